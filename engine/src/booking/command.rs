@@ -1,0 +1,131 @@
+use crate::ids::UserId;
+use crate::model::{CancelledBy, CarType, LatLng, Millis, PaymentMode, Role, Settings, TimerKind, User};
+use rust_decimal::Decimal;
+
+/// Who causes a transition. The scheduler and the dispatcher act as `System`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Rider(UserId),
+    Driver(UserId),
+    Fleetadmin(UserId),
+    Admin(UserId),
+    System,
+}
+
+impl By {
+    pub fn from_role(role: Role, id: UserId) -> By {
+        match role {
+            Role::Rider => By::Rider(id),
+            Role::Driver => By::Driver(id),
+            Role::Fleetadmin => By::Fleetadmin(id),
+            Role::Admin => By::Admin(id),
+        }
+    }
+
+    pub fn cancelled_by(self) -> CancelledBy {
+        match self {
+            By::Rider(_) => CancelledBy::Rider,
+            By::Driver(_) => CancelledBy::Driver,
+            By::Fleetadmin(_) => CancelledBy::Fleetadmin,
+            By::Admin(_) => CancelledBy::Admin,
+            By::System => CancelledBy::System,
+        }
+    }
+
+    pub fn user(self) -> Option<UserId> {
+        match self {
+            By::Rider(id) | By::Driver(id) | By::Fleetadmin(id) | By::Admin(id) => Some(id),
+            By::System => None,
+        }
+    }
+}
+
+/// What the booking copies of the driver who wins it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriverSnapshot {
+    pub id: UserId,
+    pub name: String,
+    pub image: String,
+    pub contact: String,
+    pub push_token: String,
+    pub rating: Decimal,
+    pub vehicle_number: String,
+    pub fleetadmin: Option<UserId>,
+    pub location: Option<LatLng>,
+}
+
+impl From<&User> for DriverSnapshot {
+    fn from(user: &User) -> Self {
+        DriverSnapshot {
+            id: user.id,
+            name: user.full_name(),
+            image: user.profile_image.clone().unwrap_or_default(),
+            contact: user.contact().to_string(),
+            push_token: user.pushToken.clone().unwrap_or_default(),
+            rating: user.rating(),
+            vehicle_number: user.vehicleNumber.clone(),
+            fleetadmin: user.fleetadmin,
+            location: user.location,
+        }
+    }
+}
+
+/// Everything that can happen to an existing booking.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// The dispatcher offers the booking to drivers (a wave, or a broadcast).
+    Offer { drivers: Vec<UserId>, wave: u32, deadline: Option<Millis> },
+    /// An admin offers it to one driver by hand (autoDispatch off).
+    Assign { driver: UserId },
+    /// An offered driver takes it; the first one wins.
+    Accept { driver: DriverSnapshot },
+    /// An offered driver says no.
+    Decline,
+    Arrive { location: Option<LatLng> },
+    Start { otp: Option<u32>, location: Option<LatLng> },
+    /// The driver is at the drop. `route` is the trip's tracked positions in
+    /// order; `drop_address` the reverse-geocoded drop, when the maps answered.
+    Reach { location: Option<LatLng>, drop_address: Option<String>, route: Vec<LatLng> },
+    /// The driver leaves the rider to pay by wallet or card: PENDING.
+    AwaitPayment,
+    /// Cash collected by the driver, or the rider paying from the wallet
+    /// (`wallet_balance` is the rider's balance when the command was made).
+    Pay { mode: PaymentMode, wallet_balance: Decimal },
+    /// A verified gateway payment; the caller keeps the gateway's reference
+    /// so a replayed confirmation is recognised before it gets here.
+    ConfirmPayment { gateway: String, amount: Decimal },
+    Rate { rating: u8 },
+    Cancel { reason: String },
+    /// A timer set by an earlier transition is due.
+    TimerFired { kind: TimerKind, generation: u64 },
+}
+
+impl Command {
+    /// A short name for logs and metrics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Offer { .. } => "offer",
+            Command::Assign { .. } => "assign",
+            Command::Accept { .. } => "accept",
+            Command::Decline => "decline",
+            Command::Arrive { .. } => "arrive",
+            Command::Start { .. } => "start",
+            Command::Reach { .. } => "reach",
+            Command::AwaitPayment => "await_payment",
+            Command::Pay { .. } => "pay",
+            Command::ConfirmPayment { .. } => "confirm_payment",
+            Command::Rate { .. } => "rate",
+            Command::Cancel { .. } => "cancel",
+            Command::TimerFired { .. } => "timer",
+        }
+    }
+}
+
+/// What a transition may read besides the booking: the time, the settings and
+/// the booking's car type (needed for the final fare and cancellation slabs).
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    pub now: Millis,
+    pub settings: &'a Settings,
+    pub car_type: Option<&'a CarType>,
+}

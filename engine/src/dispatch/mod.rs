@@ -1,0 +1,17 @@
+//! Auto-dispatch as data and pure functions: who is an eligible driver
+//! (spec §5), the spatial index of online drivers, and the planners that pick
+//! whom to offer a NEW booking next under the broadcast or waves policy
+//! (DESIGN.md "Server behaviours the spec leaves open").
+//!
+//! It does not send offers, keep time or remember anything between calls: the
+//! booking actor owns the booking and its timers, the spatial-index actor owns
+//! the [`DriverIndex`], and both call in here with `now` as a parameter. Nothing
+//! here checks who may assign a driver by hand; that is the permissions' job.
+
+mod eligibility;
+mod index;
+mod policy;
+
+pub use eligibility::{is_eligible, is_eligible_for};
+pub use index::{Candidate, DriverIndex, IndexedDriver};
+pub use policy::{BROADCAST_MAX_DRIVERS, DispatchPlan, candidates_for, plan, wave_radius_km};

@@ -1,0 +1,153 @@
+use super::AppCategory;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// How Book Now bookings are offered to drivers (DESIGN.md, "Server behaviours").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DispatchPolicy {
+    /// Every eligible driver in the radius at once, as the original product did.
+    Broadcast,
+    /// The nearest few, then the next few when the offers expire.
+    #[default]
+    Waves,
+}
+
+/// The platform settings, one row (spec §3), plus the dispatch knobs we added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default)]
+#[allow(non_snake_case)]
+pub struct Settings {
+    pub appName: String,
+    pub appcat: AppCategory,
+    /// Currency code, e.g. USD.
+    pub code: String,
+    pub symbol: String,
+    /// True puts the symbol after the amount.
+    pub swipe_symbol: bool,
+    /// Decimal places of every amount.
+    pub decimal: u32,
+    pub otp_secure: bool,
+    pub driver_approval: bool,
+    /// Referral bonus credited to both users.
+    pub bonus: Decimal,
+    /// Quick amounts offered when topping up, comma separated.
+    pub walletMoneyField: String,
+    pub country: String,
+    pub restrictCountry: String,
+    pub AllowCountrySelection: bool,
+    pub convert_to_mile: bool,
+    pub CarHornRepeat: bool,
+    pub AllowDeliveryPickupImageCapture: bool,
+    pub AllowFinalDeliveryImageCapture: bool,
+    pub RiderWithDraw: bool,
+    pub horizontal_view: bool,
+    pub useDistanceMatrix: bool,
+    /// Dispatch radius, in km (miles when `convert_to_mile`).
+    pub driverRadius: f64,
+    pub autoDispatch: bool,
+    /// Whether a wallet may go below zero when paying.
+    pub negativeBalance: bool,
+    pub bank_fields: bool,
+    pub showLiveRoute: bool,
+    /// Panic (emergency) phone number.
+    pub panic: String,
+    /// False is demo mode: writes refused, contact data masked.
+    pub AllowCriticalEditsAdmin: bool,
+    pub FacebookLoginEnabled: bool,
+    pub CompanyName: String,
+    pub CompanyAddress: String,
+    pub CompanyWebsite: String,
+    pub contact_email: String,
+    pub CompanyPhone: String,
+    pub CompanyTerms: String,
+    pub FacebookHandle: String,
+    pub TwitterHandle: String,
+    pub InstagramHandle: String,
+    pub AppleStoreLink: String,
+    pub PlayStoreLink: String,
+    pub dispatchPolicy: DispatchPolicy,
+    /// Drivers offered at once in a wave.
+    pub dispatchWaveSize: u32,
+    /// How long a driver has to answer an offer.
+    pub dispatchOfferSeconds: u32,
+    /// Waves tried before the booking waits for manual assignment or a retry.
+    pub dispatchMaxWaves: u32,
+    /// How much each wave after the first widens the radius, in the radius' unit.
+    pub dispatchRadiusStep: f64,
+}
+
+/// Spec §9 default driver radius.
+pub const DEFAULT_DRIVER_RADIUS: f64 = 10.0;
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            appName: "Wayfare".into(),
+            appcat: AppCategory::Taxi,
+            code: "USD".into(),
+            symbol: "$".into(),
+            swipe_symbol: false,
+            decimal: 2,
+            otp_secure: false,
+            driver_approval: true,
+            bonus: Decimal::ZERO,
+            walletMoneyField: "5,10,20,50".into(),
+            country: "United States".into(),
+            restrictCountry: String::new(),
+            AllowCountrySelection: false,
+            convert_to_mile: false,
+            CarHornRepeat: false,
+            AllowDeliveryPickupImageCapture: false,
+            AllowFinalDeliveryImageCapture: false,
+            RiderWithDraw: false,
+            horizontal_view: false,
+            useDistanceMatrix: false,
+            driverRadius: DEFAULT_DRIVER_RADIUS,
+            autoDispatch: true,
+            negativeBalance: false,
+            bank_fields: false,
+            showLiveRoute: true,
+            panic: String::new(),
+            AllowCriticalEditsAdmin: true,
+            FacebookLoginEnabled: false,
+            CompanyName: String::new(),
+            CompanyAddress: String::new(),
+            CompanyWebsite: String::new(),
+            contact_email: String::new(),
+            CompanyPhone: String::new(),
+            CompanyTerms: String::new(),
+            FacebookHandle: String::new(),
+            TwitterHandle: String::new(),
+            InstagramHandle: String::new(),
+            AppleStoreLink: String::new(),
+            PlayStoreLink: String::new(),
+            dispatchPolicy: DispatchPolicy::Waves,
+            dispatchWaveSize: 3,
+            dispatchOfferSeconds: 20,
+            dispatchMaxWaves: 3,
+            dispatchRadiusStep: 0.0,
+        }
+    }
+}
+
+impl Settings {
+    /// Demo mode is `AllowCriticalEditsAdmin` false (spec §6).
+    pub fn demo_mode(&self) -> bool {
+        !self.AllowCriticalEditsAdmin
+    }
+
+    /// The dispatch radius in km, whatever unit the setting is kept in.
+    pub fn driver_radius_km(&self) -> f64 {
+        let radius = if self.driverRadius > 0.0 { self.driverRadius } else { DEFAULT_DRIVER_RADIUS };
+        if self.convert_to_mile { radius * crate::fare::KM_PER_MILE } else { radius }
+    }
+
+    /// The widening per wave in km.
+    pub fn radius_step_km(&self) -> f64 {
+        let step = self.dispatchRadiusStep.max(0.0);
+        if self.convert_to_mile { step * crate::fare::KM_PER_MILE } else { step }
+    }
+}

@@ -1,0 +1,86 @@
+//! Money: rounding to `settings.decimal` and formatting with the currency
+//! symbol before or after the amount (spec §9).
+
+use crate::model::Settings;
+use rust_decimal::{Decimal, RoundingStrategy};
+
+/// The most decimal places we keep, whatever the setting says.
+pub const MAX_DECIMALS: u32 = 8;
+
+/// Rounds half away from zero, as the original's `toFixed` did for money.
+pub fn round(amount: Decimal, decimals: u32) -> Decimal {
+    amount.round_dp_with_strategy(decimals.min(MAX_DECIMALS), RoundingStrategy::MidpointAwayFromZero)
+}
+
+/// Rounds to the platform's decimal places.
+pub fn round_to(amount: Decimal, settings: &Settings) -> Decimal {
+    round(amount, settings.decimal)
+}
+
+/// True when the amount has no more places than the setting allows.
+pub fn is_rounded(amount: Decimal, decimals: u32) -> bool {
+    amount.normalize().scale() <= decimals.min(MAX_DECIMALS)
+}
+
+/// `$12.50` or `12.50 $` (with `swipe_symbol`), always with the set number of
+/// places, so an absent cancellation fee shows as `0.00` (spec §9).
+pub fn format_currency(amount: Decimal, settings: &Settings) -> String {
+    let places = settings.decimal.min(MAX_DECIMALS) as usize;
+    let rounded = round(amount, settings.decimal);
+    let number = format!("{rounded:.places$}");
+    if settings.swipe_symbol {
+        format!("{number} {}", settings.symbol)
+    } else {
+        format!("{}{number}", settings.symbol)
+    }
+}
+
+/// Converts a JSON float to money, refusing NaN and infinities.
+pub fn from_f64(value: f64) -> Option<Decimal> {
+    if value.is_finite() { Decimal::from_f64_retain(value).map(|amount| amount.normalize()) } else { None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    fn settings(decimal: u32, swipe_symbol: bool) -> Settings {
+        Settings { decimal, swipe_symbol, symbol: "$".into(), ..Settings::default() }
+    }
+
+    #[test]
+    fn rounding_is_half_away_from_zero_to_the_set_places() {
+        // spec §9: amounts rounded to settings.decimal
+        assert_eq!(round(dec!(2.345), 2), dec!(2.35));
+        assert_eq!(round(dec!(2.344), 2), dec!(2.34));
+        assert_eq!(round(dec!(-2.345), 2), dec!(-2.35));
+        assert_eq!(round(dec!(7.5), 0), dec!(8));
+    }
+
+    #[test]
+    fn symbol_goes_before_unless_swipe_symbol() {
+        // spec §9: currency symbol before or after by swipe_symbol
+        assert_eq!(format_currency(dec!(12.5), &settings(2, false)), "$12.50");
+        assert_eq!(format_currency(dec!(12.5), &settings(2, true)), "12.50 $");
+    }
+
+    #[test]
+    fn an_absent_fee_shows_as_zero_with_the_decimal_setting() {
+        // spec §9: cancellation fee shows as 0 with the decimal setting when absent
+        assert_eq!(format_currency(Decimal::ZERO, &settings(3, false)), "$0.000");
+        assert_eq!(format_currency(Decimal::ZERO, &settings(0, false)), "$0");
+    }
+
+    #[test]
+    fn is_rounded_checks_places() {
+        assert!(is_rounded(dec!(1.20), 1));
+        assert!(!is_rounded(dec!(1.23), 1));
+    }
+
+    #[test]
+    fn floats_that_are_not_numbers_are_refused() {
+        assert_eq!(from_f64(f64::NAN), None);
+        assert_eq!(from_f64(1.5), Some(dec!(1.5)));
+    }
+}

@@ -1,0 +1,1327 @@
+//! Who may see which page and do what (spec §2 route table, §6 roles, §5 demo
+//! mode; DESIGN.md invariant 6, least privilege): page guards for the UI, one
+//! `authorize` for every server operation, list scopes per role, and the
+//! masking of contact data in demo mode.
+//!
+//! Authorisation answers in a fixed order so it never leaks what it guards:
+//! no session is `not_logged_in`; a role that may never do the action is
+//! `not_allowed` whatever the resource; a resource the caller may not know
+//! exists (another rider's booking, a booking never offered to this driver,
+//! another fleet's driver) is `not_found`, so ids cannot be probed; a known
+//! resource the caller may not act on is `not_allowed`; and only then demo
+//! mode refuses admin-panel writes with `demo_mode`. Whether the booking's
+//! status allows the step is the state machine's business, not this module's.
+
+use crate::error::{DomainError, DomainResult, ErrorKey};
+use crate::ids::UserId;
+use crate::model::{Booking, Role, Settings, User};
+use std::collections::BTreeSet;
+
+/// The signed-in caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Principal {
+    pub id: UserId,
+    pub role: Role,
+    /// A driver's owning fleet admin.
+    pub fleet: Option<UserId>,
+}
+
+impl Principal {
+    pub fn new(id: UserId, role: Role) -> Self {
+        Principal { id, role, fleet: None }
+    }
+
+    pub fn from_user(user: &User) -> Self {
+        Principal { id: user.id, role: user.usertype, fleet: user.fleetadmin }
+    }
+}
+
+const EVERY_ROLE: &[Role] = &[Role::Rider, Role::Driver, Role::Fleetadmin, Role::Admin];
+const ADMIN_AND_FLEET: &[Role] = &[Role::Admin, Role::Fleetadmin];
+const ADMIN_ONLY: &[Role] = &[Role::Admin];
+
+// ---------------------------------------------------------------------------
+// Pages (spec §2)
+// ---------------------------------------------------------------------------
+
+/// The UI routes of spec §2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Page {
+    Home,
+    ContactUs,
+    AboutUs,
+    PrivacyPolicy,
+    Login,
+    Bookings,
+    Profile,
+    Dashboard,
+    Drivers,
+    DriverEarning,
+    CarTypes,
+    CancelReasons,
+    AddBookings,
+    Promos,
+    Riders,
+    AllAdmin,
+    FleetAdmins,
+    Notifications,
+    EarningReports,
+    AddToWallet,
+    Withdraws,
+    Settings,
+    AppInfo,
+    LanguageSetting,
+}
+
+impl Page {
+    pub const ALL: [Page; 24] = [
+        Page::Home,
+        Page::ContactUs,
+        Page::AboutUs,
+        Page::PrivacyPolicy,
+        Page::Login,
+        Page::Bookings,
+        Page::Profile,
+        Page::Dashboard,
+        Page::Drivers,
+        Page::DriverEarning,
+        Page::CarTypes,
+        Page::CancelReasons,
+        Page::AddBookings,
+        Page::Promos,
+        Page::Riders,
+        Page::AllAdmin,
+        Page::FleetAdmins,
+        Page::Notifications,
+        Page::EarningReports,
+        Page::AddToWallet,
+        Page::Withdraws,
+        Page::Settings,
+        Page::AppInfo,
+        Page::LanguageSetting,
+    ];
+
+    pub fn path(self) -> &'static str {
+        match self {
+            Page::Home => "/",
+            Page::ContactUs => "/contact-us",
+            Page::AboutUs => "/about-us",
+            Page::PrivacyPolicy => "/privacy-policy",
+            Page::Login => "/login",
+            Page::Bookings => "/bookings",
+            Page::Profile => "/profile",
+            Page::Dashboard => "/dashboard",
+            Page::Drivers => "/drivers",
+            Page::DriverEarning => "/driverearning",
+            Page::CarTypes => "/cartypes",
+            Page::CancelReasons => "/cancelreasons",
+            Page::AddBookings => "/addbookings",
+            Page::Promos => "/promos",
+            Page::Riders => "/riders",
+            Page::AllAdmin => "/alladmin",
+            Page::FleetAdmins => "/fleetadmins",
+            Page::Notifications => "/notifications",
+            Page::EarningReports => "/earningreports",
+            Page::AddToWallet => "/addtowallet",
+            Page::Withdraws => "/withdraws",
+            Page::Settings => "/settings",
+            Page::AppInfo => "/appinfo",
+            Page::LanguageSetting => "/languagesetting",
+        }
+    }
+
+    pub fn from_path(path: &str) -> Option<Page> {
+        Page::ALL.into_iter().find(|page| page.path() == path)
+    }
+
+    /// The allow-list of a protected route; `None` for a public one.
+    pub fn allowed_roles(self) -> Option<&'static [Role]> {
+        match self {
+            Page::Home | Page::ContactUs | Page::AboutUs | Page::PrivacyPolicy | Page::Login => None,
+            Page::Bookings | Page::Profile => Some(EVERY_ROLE),
+            Page::Dashboard | Page::Drivers | Page::DriverEarning => Some(ADMIN_AND_FLEET),
+            Page::CarTypes
+            | Page::CancelReasons
+            | Page::AddBookings
+            | Page::Promos
+            | Page::Riders
+            | Page::AllAdmin
+            | Page::FleetAdmins
+            | Page::Notifications
+            | Page::EarningReports
+            | Page::AddToWallet
+            | Page::Withdraws
+            | Page::Settings
+            | Page::AppInfo
+            | Page::LanguageSetting => Some(ADMIN_ONLY),
+        }
+    }
+}
+
+/// Whether a visitor may open a page; anyone refused is sent to /login (spec §2).
+pub fn page_allowed(principal: Option<&Principal>, page: Page) -> bool {
+    match page.allowed_roles() {
+        None => true,
+        Some(roles) => principal.is_some_and(|principal| roles.contains(&principal.role)),
+    }
+}
+
+/// Where a user lands after signing in (spec §4 "Login").
+pub fn home_after_login(role: Role) -> Page {
+    match role {
+        Role::Admin | Role::Fleetadmin => Page::Dashboard,
+        Role::Driver => Page::Bookings,
+        Role::Rider => Page::Home,
+    }
+}
+
+/// The landing page shows its booking form to visitors, riders and admins;
+/// drivers (and fleet admins, whom the spec does not mention) see the slogan.
+pub fn landing_shows_booking_form(principal: Option<&Principal>) -> bool {
+    principal.is_none_or(|principal| matches!(principal.role, Role::Rider | Role::Admin))
+}
+
+// ---------------------------------------------------------------------------
+// Server operations
+// ---------------------------------------------------------------------------
+
+/// Every server operation that needs a decision.
+///
+/// Promos and notifications are split where demo mode treats them apart
+/// (spec §5: promo add and notification delete are unguarded). `UserEdit` is
+/// a manager editing an account; a user editing their own profile is
+/// `ProfileUpdate`, so no one reaches the admin edit path by naming themself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    BookingRead,
+    BookingList,
+    BookingCreate,
+    BookingEstimate,
+    BookingAccept,
+    BookingDecline,
+    BookingArrive,
+    BookingStart,
+    BookingReach,
+    BookingPay,
+    BookingRate,
+    BookingCancel,
+    BookingAssign,
+    BookingChat,
+    BookingTracking,
+    DriverStatus,
+    DriverLocation,
+    DriverTasks,
+    WalletRead,
+    WalletCredit,
+    WithdrawCreate,
+    WithdrawList,
+    WithdrawComplete,
+    UsersList,
+    UserAdd,
+    UserEdit,
+    UserDelete,
+    UserApprove,
+    ProfileUpdate,
+    CarTypesRead,
+    CarTypesWrite,
+    CancelReasonsRead,
+    CancelReasonsWrite,
+    PromosRead,
+    PromoAdd,
+    PromoEdit,
+    NotificationsRead,
+    NotificationSend,
+    NotificationDelete,
+    SettingsRead,
+    SettingsWrite,
+    LanguagesRead,
+    LanguagesWrite,
+    ReportsRead,
+    ReportsExport,
+    Upload,
+}
+
+/// What kind of resource an action is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Nothing,
+    Booking,
+    User,
+    NewUser,
+}
+
+impl Action {
+    pub const ALL: [Action; 46] = [
+        Action::BookingRead,
+        Action::BookingList,
+        Action::BookingCreate,
+        Action::BookingEstimate,
+        Action::BookingAccept,
+        Action::BookingDecline,
+        Action::BookingArrive,
+        Action::BookingStart,
+        Action::BookingReach,
+        Action::BookingPay,
+        Action::BookingRate,
+        Action::BookingCancel,
+        Action::BookingAssign,
+        Action::BookingChat,
+        Action::BookingTracking,
+        Action::DriverStatus,
+        Action::DriverLocation,
+        Action::DriverTasks,
+        Action::WalletRead,
+        Action::WalletCredit,
+        Action::WithdrawCreate,
+        Action::WithdrawList,
+        Action::WithdrawComplete,
+        Action::UsersList,
+        Action::UserAdd,
+        Action::UserEdit,
+        Action::UserDelete,
+        Action::UserApprove,
+        Action::ProfileUpdate,
+        Action::CarTypesRead,
+        Action::CarTypesWrite,
+        Action::CancelReasonsRead,
+        Action::CancelReasonsWrite,
+        Action::PromosRead,
+        Action::PromoAdd,
+        Action::PromoEdit,
+        Action::NotificationsRead,
+        Action::NotificationSend,
+        Action::NotificationDelete,
+        Action::SettingsRead,
+        Action::SettingsWrite,
+        Action::LanguagesRead,
+        Action::LanguagesWrite,
+        Action::ReportsRead,
+        Action::ReportsExport,
+        Action::Upload,
+    ];
+
+    /// Open to visitors who are not signed in: what the landing page loads
+    /// (`GET /settings` public subset, `GET /cartypes`, the languages).
+    pub fn is_public(self) -> bool {
+        matches!(self, Action::CarTypesRead | Action::SettingsRead | Action::LanguagesRead)
+    }
+
+    /// The roles that may ever do this (before looking at the resource).
+    ///
+    /// Admins manage everything but do not act as a trip's rider or driver:
+    /// accepting, running, paying, rating and chatting stay with the parties
+    /// (DESIGN.md contract table). Riders do not list users, although the
+    /// original client loaded them (least privilege).
+    pub fn allowed_roles(self) -> &'static [Role] {
+        use Role::{Admin, Driver, Fleetadmin, Rider};
+        match self {
+            Action::BookingRead | Action::BookingList => EVERY_ROLE,
+            Action::BookingCreate | Action::BookingEstimate => &[Rider, Admin],
+            Action::BookingAccept
+            | Action::BookingDecline
+            | Action::BookingArrive
+            | Action::BookingStart
+            | Action::BookingReach => &[Driver],
+            Action::BookingPay | Action::BookingChat => &[Rider, Driver],
+            Action::BookingRate => &[Rider],
+            Action::BookingCancel => &[Rider, Driver, Admin],
+            Action::BookingAssign => ADMIN_ONLY,
+            Action::BookingTracking => EVERY_ROLE,
+            Action::DriverStatus | Action::DriverLocation | Action::DriverTasks => &[Driver],
+            Action::WalletRead => EVERY_ROLE,
+            Action::WalletCredit => ADMIN_ONLY,
+            // Withdraws come out of a rider's or driver's earnings wallet.
+            Action::WithdrawCreate => &[Rider, Driver],
+            Action::WithdrawList => &[Rider, Driver, Admin],
+            Action::WithdrawComplete => ADMIN_ONLY,
+            Action::UsersList | Action::UserAdd | Action::UserEdit | Action::UserDelete | Action::UserApprove => {
+                &[Fleetadmin, Admin]
+            }
+            Action::ProfileUpdate | Action::Upload => EVERY_ROLE,
+            Action::CarTypesRead | Action::SettingsRead | Action::LanguagesRead => EVERY_ROLE,
+            Action::CancelReasonsRead => EVERY_ROLE,
+            Action::PromosRead => &[Rider, Admin],
+            Action::CarTypesWrite
+            | Action::CancelReasonsWrite
+            | Action::PromoAdd
+            | Action::PromoEdit
+            | Action::NotificationsRead
+            | Action::NotificationSend
+            | Action::NotificationDelete
+            | Action::SettingsWrite
+            | Action::LanguagesWrite => ADMIN_ONLY,
+            Action::ReportsRead | Action::ReportsExport => ADMIN_AND_FLEET,
+        }
+    }
+
+    fn target(self) -> Target {
+        match self {
+            Action::BookingRead
+            | Action::BookingAccept
+            | Action::BookingDecline
+            | Action::BookingArrive
+            | Action::BookingStart
+            | Action::BookingReach
+            | Action::BookingPay
+            | Action::BookingRate
+            | Action::BookingCancel
+            | Action::BookingAssign
+            | Action::BookingChat
+            | Action::BookingTracking => Target::Booking,
+            Action::WalletRead | Action::UserEdit | Action::UserDelete | Action::UserApprove => Target::User,
+            Action::UserAdd => Target::NewUser,
+            _ => Target::Nothing,
+        }
+    }
+
+    /// Refused with `demo_mode` when critical edits are off.
+    ///
+    /// Demo mode is an admin-panel switch: it guards the panel's table
+    /// mutations, settings, wallet tools and exports (spec §5, §6), but not
+    /// the booking flow people try in a demo (booking, running trips, paying,
+    /// rating, chat, location, withdraw requests) nor the spec's unguarded
+    /// writes (promo add, user updates and approval, own profile, notification
+    /// delete). Cancelling by the panel's button is guarded for riders and
+    /// admins (spec §4); a driver leaving an offer or trip is not.
+    pub fn refused_in_demo_mode(self, role: Role) -> bool {
+        match self {
+            Action::BookingCancel => matches!(role, Role::Rider | Role::Admin),
+            Action::BookingAssign
+            | Action::WalletCredit
+            | Action::WithdrawComplete
+            | Action::UserAdd
+            | Action::UserDelete
+            | Action::CarTypesWrite
+            | Action::CancelReasonsWrite
+            | Action::PromoEdit
+            | Action::NotificationSend
+            | Action::SettingsWrite
+            | Action::LanguagesWrite
+            | Action::ReportsExport => true,
+            _ => false,
+        }
+    }
+}
+
+/// What a booking-level check needs to know about a booking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BookingRef<'a> {
+    pub customer: UserId,
+    pub driver: Option<UserId>,
+    pub requested_drivers: &'a BTreeSet<UserId>,
+    pub fleetadmin: Option<UserId>,
+}
+
+impl<'a> From<&'a Booking> for BookingRef<'a> {
+    fn from(booking: &'a Booking) -> Self {
+        BookingRef {
+            customer: booking.customer,
+            driver: booking.driver,
+            requested_drivers: &booking.requestedDrivers.0,
+            fleetadmin: booking.fleetadmin,
+        }
+    }
+}
+
+/// What a user-level check needs to know about an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserRef {
+    pub id: UserId,
+    pub role: Role,
+    pub fleetadmin: Option<UserId>,
+}
+
+impl From<&User> for UserRef {
+    fn from(user: &User) -> Self {
+        UserRef { id: user.id, role: user.usertype, fleetadmin: user.fleetadmin }
+    }
+}
+
+/// The resource an action is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource<'a> {
+    /// Lists, creation, settings and other platform-wide actions.
+    None,
+    Booking(BookingRef<'a>),
+    User(UserRef),
+    /// An account about to be added, by its role.
+    NewUser {
+        role: Role,
+    },
+}
+
+/// Decides whether `principal` may do `action` on `resource` (see the module
+/// comment for the order of answers).
+///
+/// - Riders act on their own bookings; drivers on bookings they are offered
+///   or assigned (the trip steps, payment and chat only when assigned);
+///   fleet admins on their fleet's bookings and drivers; admins on everything.
+/// - A driver accepting or declining a booking already taken by another driver
+///   passes, so the state machine answers `booking_taken` (409, invariant 2)
+///   instead of a 404 the loser could not make sense of.
+/// - Riders may ask for a withdraw only when `RiderWithDraw` is on.
+/// - An admin may not delete their own account.
+/// - An action given the wrong kind of resource is refused as `not_found`:
+///   fail closed on a caller's mistake.
+pub fn authorize(
+    principal: Option<&Principal>,
+    action: Action,
+    resource: Resource<'_>,
+    settings: &Settings,
+) -> DomainResult<()> {
+    let Some(principal) = principal else {
+        return if action.is_public() { Ok(()) } else { Err(ErrorKey::NotLoggedIn.into()) };
+    };
+    if !action.allowed_roles().contains(&principal.role) {
+        return Err(ErrorKey::NotAllowed.into());
+    }
+    if action == Action::WithdrawCreate && principal.role == Role::Rider && !settings.RiderWithDraw {
+        return Err(ErrorKey::NotAllowed.into());
+    }
+    match (action.target(), resource) {
+        (Target::Nothing, _) => {}
+        (Target::Booking, Resource::Booking(booking)) => check_booking(principal, action, booking)?,
+        (Target::User, Resource::User(user)) => check_user(principal, action, user)?,
+        (Target::NewUser, Resource::NewUser { role }) => check_new_user(principal, role)?,
+        _ => return Err(ErrorKey::NotFound.into()),
+    }
+    if settings.demo_mode() && action.refused_in_demo_mode(principal.role) {
+        return Err(ErrorKey::DemoMode.into());
+    }
+    Ok(())
+}
+
+/// Whether the booking exists as far as this principal is concerned (spec §6).
+pub fn can_see_booking(principal: &Principal, booking: BookingRef<'_>) -> bool {
+    match principal.role {
+        Role::Rider => booking.customer == principal.id,
+        Role::Driver => booking.driver == Some(principal.id) || booking.requested_drivers.contains(&principal.id),
+        Role::Fleetadmin => booking.fleetadmin == Some(principal.id),
+        Role::Admin => true,
+    }
+}
+
+fn check_booking(principal: &Principal, action: Action, booking: BookingRef<'_>) -> DomainResult<()> {
+    let is_driver = principal.role == Role::Driver;
+    let taken_by_another = booking.driver.is_some_and(|driver| driver != principal.id);
+    if is_driver && matches!(action, Action::BookingAccept | Action::BookingDecline) && taken_by_another {
+        return Ok(());
+    }
+    if !can_see_booking(principal, booking) {
+        return Err(ErrorKey::NotFound.into());
+    }
+    // A driver who is only offered the booking may read, accept, decline or
+    // cancel it; the trip itself belongs to the assigned driver.
+    let needs_assigned_driver = matches!(
+        action,
+        Action::BookingArrive
+            | Action::BookingStart
+            | Action::BookingReach
+            | Action::BookingPay
+            | Action::BookingChat
+            | Action::BookingTracking
+    );
+    if is_driver && needs_assigned_driver && booking.driver != Some(principal.id) {
+        return Err(ErrorKey::NotAllowed.into());
+    }
+    Ok(())
+}
+
+fn check_user(principal: &Principal, action: Action, user: UserRef) -> DomainResult<()> {
+    let is_self = user.id == principal.id;
+    let in_my_fleet = user.role == Role::Driver && user.fleetadmin == Some(principal.id);
+    match (principal.role, action) {
+        (_, Action::WalletRead) if is_self => Ok(()),
+        (Role::Admin, Action::UserDelete) if is_self => Err(ErrorKey::NotAllowed.into()),
+        (Role::Admin, _) => Ok(()),
+        // The contract shows wallets to their owner and admins; a fleet admin
+        // knows their drivers exist but does not read their wallets.
+        (Role::Fleetadmin, Action::WalletRead) if in_my_fleet => Err(ErrorKey::NotAllowed.into()),
+        // Their own account goes through ProfileUpdate, not the manager's edit.
+        (Role::Fleetadmin, _) if is_self => Err(ErrorKey::NotAllowed.into()),
+        (Role::Fleetadmin, _) if in_my_fleet => Ok(()),
+        _ => Err(ErrorKey::NotFound.into()),
+    }
+}
+
+fn check_new_user(principal: &Principal, role: Role) -> DomainResult<()> {
+    match principal.role {
+        Role::Admin => Ok(()),
+        Role::Fleetadmin if role == Role::Driver => Ok(()),
+        _ => Err(ErrorKey::NotAllowed.into()),
+    }
+}
+
+/// The fleet a new account belongs to when this principal adds it: a fleet
+/// admin's drivers get their id (spec §6); an admin's choice is their own.
+pub fn fleet_for_new_user(principal: &Principal, role: Role) -> Option<UserId> {
+    (principal.role == Role::Fleetadmin && role == Role::Driver).then_some(principal.id)
+}
+
+// ---------------------------------------------------------------------------
+// List scopes (spec §6)
+// ---------------------------------------------------------------------------
+
+/// Which bookings a principal's list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BookingScope {
+    /// A rider's: `customer == id`.
+    Customer(UserId),
+    /// A driver's: `driver == id`. Offers come through the task list instead.
+    Driver(UserId),
+    /// A fleet admin's: `fleetadmin == id`.
+    Fleet(UserId),
+    All,
+}
+
+impl BookingScope {
+    pub fn matches(&self, booking: &Booking) -> bool {
+        match *self {
+            BookingScope::Customer(id) => booking.customer == id,
+            BookingScope::Driver(id) => booking.driver == Some(id),
+            BookingScope::Fleet(id) => booking.fleetadmin == Some(id),
+            BookingScope::All => true,
+        }
+    }
+}
+
+pub fn booking_list_scope(principal: &Principal) -> BookingScope {
+    match principal.role {
+        Role::Rider => BookingScope::Customer(principal.id),
+        Role::Driver => BookingScope::Driver(principal.id),
+        Role::Fleetadmin => BookingScope::Fleet(principal.id),
+        Role::Admin => BookingScope::All,
+    }
+}
+
+/// Which users a principal's list shows: these roles, and only this fleet's
+/// when `fleet` is set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserScope {
+    pub roles: Vec<Role>,
+    pub fleet: Option<UserId>,
+}
+
+impl UserScope {
+    pub fn matches(&self, user: &User) -> bool {
+        self.roles.contains(&user.usertype) && self.fleet.is_none_or(|fleet| user.fleetadmin == Some(fleet))
+    }
+}
+
+/// The user list for a table: an admin sees the asked role, and without a
+/// filter everyone but admins (the admin table asks for admins, spec §6); a
+/// fleet admin sees only their fleet's drivers and asking for another role is
+/// `not_allowed`; riders and drivers list no one.
+pub fn user_list_scope(principal: &Principal, role_filter: Option<Role>) -> DomainResult<UserScope> {
+    match (principal.role, role_filter) {
+        (Role::Admin, Some(role)) => Ok(UserScope { roles: vec![role], fleet: None }),
+        (Role::Admin, None) => Ok(UserScope { roles: vec![Role::Rider, Role::Driver, Role::Fleetadmin], fleet: None }),
+        (Role::Fleetadmin, None | Some(Role::Driver)) => {
+            Ok(UserScope { roles: vec![Role::Driver], fleet: Some(principal.id) })
+        }
+        _ => Err(DomainError::new(ErrorKey::NotAllowed)),
+    }
+}
+
+/// Whose withdraw requests a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WithdrawScope {
+    Owner(UserId),
+    All,
+}
+
+/// Admins see every withdraw request; riders and drivers their own.
+pub fn withdraw_list_scope(principal: &Principal) -> WithdrawScope {
+    match principal.role {
+        Role::Admin => WithdrawScope::All,
+        _ => WithdrawScope::Owner(principal.id),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// What is shown
+// ---------------------------------------------------------------------------
+
+/// Riders do not see the driver's share or the convenience fee (spec §2 "Bookings").
+pub fn can_see_fare_split(role: Role) -> bool {
+    role != Role::Rider
+}
+
+/// Hides a contact in demo mode (spec §6). An e-mail keeps the first and last
+/// characters of its local part and the domain (`j***n@example.com`; a local
+/// part of one or two characters keeps only the first, so nothing is shown
+/// whole). Anything else is treated as a phone and keeps its last 2 digits
+/// (`***67`). Blank stays blank; too little to keep becomes `***`.
+pub fn mask_contact(text: &str) -> String {
+    let text = text.trim();
+    if text.is_empty() {
+        return String::new();
+    }
+    if let Some((local, domain)) = text.rsplit_once('@') {
+        let characters: Vec<char> = local.chars().collect();
+        return match characters.as_slice() {
+            [] => format!("***@{domain}"),
+            [first] | [first, _] => format!("{first}***@{domain}"),
+            [first, .., last] => format!("{first}***{last}@{domain}"),
+        };
+    }
+    let digits: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
+    if digits.len() <= 2 {
+        return "***".to_string();
+    }
+    let kept: String = digits[digits.len() - 2..].iter().collect();
+    format!("***{kept}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use proptest::prelude::*;
+
+    fn id(value: u128) -> UserId {
+        UserId::from_u128(value)
+    }
+
+    // The world of the matrix: two of each role; rider 1, driver 11 (of fleet
+    // 21), fleet admin 21 and admin 31 are the callers, the others are "other".
+    const RIDER: u128 = 1;
+    const OTHER_RIDER: u128 = 2;
+    const DRIVER: u128 = 11;
+    const OTHER_DRIVER: u128 = 12;
+    const FLEET: u128 = 21;
+    const OTHER_FLEET: u128 = 22;
+    const ADMIN: u128 = 31;
+    const OTHER_ADMIN: u128 = 32;
+
+    fn caller(role: Role) -> Principal {
+        match role {
+            Role::Rider => Principal::new(id(RIDER), role),
+            Role::Driver => Principal { id: id(DRIVER), role, fleet: Some(id(FLEET)) },
+            Role::Fleetadmin => Principal::new(id(FLEET), role),
+            Role::Admin => Principal::new(id(ADMIN), role),
+        }
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Outcome {
+        Allowed,
+        NotLoggedIn,
+        NotAllowed,
+        NotFound,
+        DemoMode,
+    }
+
+    fn outcome_of(result: DomainResult<()>) -> Outcome {
+        match result {
+            Ok(()) => Outcome::Allowed,
+            Err(error) => match error.key {
+                ErrorKey::NotLoggedIn => Outcome::NotLoggedIn,
+                ErrorKey::NotAllowed => Outcome::NotAllowed,
+                ErrorKey::NotFound => Outcome::NotFound,
+                ErrorKey::DemoMode => Outcome::DemoMode,
+                other => panic!("unexpected key {other}"),
+            },
+        }
+    }
+
+    /// The bookings of the matrix.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum BookingCase {
+        /// Rider 1's, accepted by driver 11 of fleet 21.
+        Assigned,
+        /// Rider 1's, offered to driver 11, no driver yet.
+        Offered,
+        /// Rider 2's, accepted by driver 12 of fleet 22.
+        Foreign,
+        /// Rider 2's, offered to driver 12 only.
+        ForeignOpen,
+    }
+
+    const BOOKING_CASES: [BookingCase; 4] =
+        [BookingCase::Assigned, BookingCase::Offered, BookingCase::Foreign, BookingCase::ForeignOpen];
+
+    fn booking_parts(case: BookingCase) -> (UserId, Option<UserId>, BTreeSet<UserId>, Option<UserId>) {
+        match case {
+            BookingCase::Assigned => (id(RIDER), Some(id(DRIVER)), BTreeSet::new(), Some(id(FLEET))),
+            BookingCase::Offered => (id(RIDER), None, BTreeSet::from([id(DRIVER)]), None),
+            BookingCase::Foreign => (id(OTHER_RIDER), Some(id(OTHER_DRIVER)), BTreeSet::new(), Some(id(OTHER_FLEET))),
+            BookingCase::ForeignOpen => (id(OTHER_RIDER), None, BTreeSet::from([id(OTHER_DRIVER)]), None),
+        }
+    }
+
+    /// Which bookings each caller knows of (spec §6), written out by hand.
+    fn sees(role: Role, case: BookingCase) -> bool {
+        use BookingCase::*;
+        match role {
+            Role::Rider => matches!(case, Assigned | Offered),
+            Role::Driver => matches!(case, Assigned | Offered),
+            Role::Fleetadmin => matches!(case, Assigned),
+            Role::Admin => true,
+        }
+    }
+
+    /// What a role needs with a booking to do a booking action.
+    #[derive(Debug, Clone, Copy)]
+    enum Need {
+        Never,
+        Any,
+        Visible,
+        Assigned,
+    }
+
+    /// The booking rows of the matrix: (rider, driver, fleet admin, admin).
+    /// Spec §6 and DESIGN.md's contract table.
+    fn booking_needs(action: Action) -> [Need; 4] {
+        use Need::*;
+        match action {
+            Action::BookingRead => [Visible, Visible, Visible, Any],
+            Action::BookingAccept | Action::BookingDecline => [Never, Visible, Never, Never],
+            Action::BookingArrive | Action::BookingStart | Action::BookingReach => [Never, Assigned, Never, Never],
+            Action::BookingPay => [Visible, Assigned, Never, Never],
+            Action::BookingRate => [Visible, Never, Never, Never],
+            Action::BookingCancel => [Visible, Visible, Never, Any],
+            Action::BookingAssign => [Never, Never, Never, Any],
+            Action::BookingChat => [Visible, Assigned, Never, Never],
+            Action::BookingTracking => [Visible, Assigned, Visible, Any],
+            other => panic!("{other:?} is not a booking action"),
+        }
+    }
+
+    fn role_index(role: Role) -> usize {
+        match role {
+            Role::Rider => 0,
+            Role::Driver => 1,
+            Role::Fleetadmin => 2,
+            Role::Admin => 3,
+        }
+    }
+
+    fn expected_for_booking(role: Role, action: Action, case: BookingCase) -> Outcome {
+        let (_, driver, _, _) = booking_parts(case);
+        let taken_by_another_driver = driver.is_some_and(|driver| driver != id(DRIVER));
+        match booking_needs(action)[role_index(role)] {
+            Need::Never => Outcome::NotAllowed,
+            Need::Any => Outcome::Allowed,
+            // Invariant 2: a losing driver's accept reaches the state machine for its 409.
+            Need::Visible
+                if role == Role::Driver
+                    && matches!(action, Action::BookingAccept | Action::BookingDecline)
+                    && taken_by_another_driver =>
+            {
+                Outcome::Allowed
+            }
+            Need::Visible if sees(role, case) => Outcome::Allowed,
+            Need::Visible => Outcome::NotFound,
+            Need::Assigned if driver == Some(id(DRIVER)) => Outcome::Allowed,
+            Need::Assigned if sees(role, case) => Outcome::NotAllowed,
+            Need::Assigned => Outcome::NotFound,
+        }
+    }
+
+    /// The accounts of the matrix.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum UserCase {
+        Myself,
+        FleetDriver,
+        OtherFleetDriver,
+        OtherRider,
+        OtherAdmin,
+    }
+
+    const USER_CASES: [UserCase; 5] = [
+        UserCase::Myself,
+        UserCase::FleetDriver,
+        UserCase::OtherFleetDriver,
+        UserCase::OtherRider,
+        UserCase::OtherAdmin,
+    ];
+
+    fn user_ref(principal: &Principal, case: UserCase) -> UserRef {
+        match case {
+            UserCase::Myself => UserRef { id: principal.id, role: principal.role, fleetadmin: principal.fleet },
+            UserCase::FleetDriver => UserRef { id: id(DRIVER), role: Role::Driver, fleetadmin: Some(id(FLEET)) },
+            UserCase::OtherFleetDriver => {
+                UserRef { id: id(OTHER_DRIVER), role: Role::Driver, fleetadmin: Some(id(OTHER_FLEET)) }
+            }
+            UserCase::OtherRider => UserRef { id: id(OTHER_RIDER), role: Role::Rider, fleetadmin: None },
+            UserCase::OtherAdmin => UserRef { id: id(OTHER_ADMIN), role: Role::Admin, fleetadmin: None },
+        }
+    }
+
+    fn expected_for_user(role: Role, action: Action, case: UserCase) -> Outcome {
+        // The driver caller *is* the fleet's driver.
+        let is_self = case == UserCase::Myself || (role == Role::Driver && case == UserCase::FleetDriver);
+        match action {
+            // DESIGN.md contract: a wallet is read by its owner and admins.
+            Action::WalletRead => match role {
+                _ if is_self => Outcome::Allowed,
+                Role::Admin => Outcome::Allowed,
+                Role::Fleetadmin if case == UserCase::FleetDriver => Outcome::NotAllowed,
+                _ => Outcome::NotFound,
+            },
+            // Spec §6: admins edit everyone; fleet admins their own drivers.
+            Action::UserEdit | Action::UserApprove | Action::UserDelete => match role {
+                Role::Rider | Role::Driver => Outcome::NotAllowed,
+                Role::Admin if action == Action::UserDelete && is_self => Outcome::NotAllowed,
+                Role::Admin => Outcome::Allowed,
+                Role::Fleetadmin if is_self => Outcome::NotAllowed,
+                Role::Fleetadmin if case == UserCase::FleetDriver => Outcome::Allowed,
+                Role::Fleetadmin => Outcome::NotFound,
+            },
+            other => panic!("{other:?} is not a user action"),
+        }
+    }
+
+    fn expected_for_new_user(role: Role, new_role: Role) -> Outcome {
+        // Spec §6: a fleet admin adds drivers only.
+        match (role, new_role) {
+            (Role::Admin, _) | (Role::Fleetadmin, Role::Driver) => Outcome::Allowed,
+            _ => Outcome::NotAllowed,
+        }
+    }
+
+    /// Who may do the actions that have no resource.
+    fn expected_without_resource(role: Role, action: Action, settings: &Settings) -> Outcome {
+        use Role::{Admin, Driver, Fleetadmin, Rider};
+        let allowed: &[Role] = match action {
+            Action::BookingList => &[Rider, Driver, Fleetadmin, Admin],
+            Action::BookingCreate | Action::BookingEstimate => &[Rider, Admin],
+            Action::DriverStatus | Action::DriverLocation | Action::DriverTasks => &[Driver],
+            Action::WalletCredit | Action::WithdrawComplete => &[Admin],
+            Action::WithdrawCreate if settings.RiderWithDraw => &[Rider, Driver],
+            Action::WithdrawCreate => &[Driver],
+            Action::WithdrawList => &[Rider, Driver, Admin],
+            Action::UsersList => &[Fleetadmin, Admin],
+            Action::ProfileUpdate | Action::Upload | Action::CancelReasonsRead => &[Rider, Driver, Fleetadmin, Admin],
+            Action::CarTypesRead | Action::SettingsRead | Action::LanguagesRead => &[Rider, Driver, Fleetadmin, Admin],
+            Action::PromosRead => &[Rider, Admin],
+            Action::CarTypesWrite
+            | Action::CancelReasonsWrite
+            | Action::PromoAdd
+            | Action::PromoEdit
+            | Action::NotificationsRead
+            | Action::NotificationSend
+            | Action::NotificationDelete
+            | Action::SettingsWrite
+            | Action::LanguagesWrite => &[Admin],
+            Action::ReportsRead | Action::ReportsExport => &[Fleetadmin, Admin],
+            other => panic!("{other:?} needs a resource"),
+        };
+        if allowed.contains(&role) { Outcome::Allowed } else { Outcome::NotAllowed }
+    }
+
+    /// Spec §5 "Admin panel" guarded mutations, §4 cancel button, §6 export.
+    fn guarded_in_demo(role: Role, action: Action) -> bool {
+        match action {
+            Action::BookingCancel => matches!(role, Role::Rider | Role::Admin),
+            Action::BookingAssign
+            | Action::WalletCredit
+            | Action::WithdrawComplete
+            | Action::UserAdd
+            | Action::UserDelete
+            | Action::CarTypesWrite
+            | Action::CancelReasonsWrite
+            | Action::PromoEdit
+            | Action::NotificationSend
+            | Action::SettingsWrite
+            | Action::LanguagesWrite
+            | Action::ReportsExport => true,
+            _ => false,
+        }
+    }
+
+    /// Which kind of resource each action takes; exhaustive, so a new action
+    /// must join the matrix.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Kind {
+        Nothing,
+        Booking,
+        User,
+        NewUser,
+    }
+
+    fn kind(action: Action) -> Kind {
+        match action {
+            Action::BookingRead
+            | Action::BookingAccept
+            | Action::BookingDecline
+            | Action::BookingArrive
+            | Action::BookingStart
+            | Action::BookingReach
+            | Action::BookingPay
+            | Action::BookingRate
+            | Action::BookingCancel
+            | Action::BookingAssign
+            | Action::BookingChat
+            | Action::BookingTracking => Kind::Booking,
+            Action::WalletRead | Action::UserEdit | Action::UserDelete | Action::UserApprove => Kind::User,
+            Action::UserAdd => Kind::NewUser,
+            Action::BookingList
+            | Action::BookingCreate
+            | Action::BookingEstimate
+            | Action::DriverStatus
+            | Action::DriverLocation
+            | Action::DriverTasks
+            | Action::WalletCredit
+            | Action::WithdrawCreate
+            | Action::WithdrawList
+            | Action::WithdrawComplete
+            | Action::UsersList
+            | Action::ProfileUpdate
+            | Action::CarTypesRead
+            | Action::CarTypesWrite
+            | Action::CancelReasonsRead
+            | Action::CancelReasonsWrite
+            | Action::PromosRead
+            | Action::PromoAdd
+            | Action::PromoEdit
+            | Action::NotificationsRead
+            | Action::NotificationSend
+            | Action::NotificationDelete
+            | Action::SettingsRead
+            | Action::SettingsWrite
+            | Action::LanguagesRead
+            | Action::LanguagesWrite
+            | Action::ReportsRead
+            | Action::ReportsExport
+            | Action::Upload => Kind::Nothing,
+        }
+    }
+
+    fn settings_variants() -> Vec<Settings> {
+        let mut variants = Vec::new();
+        for demo in [false, true] {
+            for rider_withdraw in [false, true] {
+                variants.push(Settings {
+                    AllowCriticalEditsAdmin: !demo,
+                    RiderWithDraw: rider_withdraw,
+                    ..Settings::default()
+                });
+            }
+        }
+        variants
+    }
+
+    #[test]
+    fn every_action_for_every_role_and_resource_matches_the_matrix() {
+        // spec §2 route table, §5 demo mode, §6 roles; DESIGN.md invariant 6 and contract table
+        let mut checked = 0;
+        for settings in settings_variants() {
+            for action in Action::ALL {
+                for role in Role::ALL {
+                    let principal = caller(role);
+                    let mut cases: Vec<(String, Resource<'_>, Outcome)> = Vec::new();
+                    let booking_sets: Vec<_> = BOOKING_CASES.iter().map(|case| (*case, booking_parts(*case))).collect();
+                    match kind(action) {
+                        Kind::Nothing => cases.push((
+                            "none".into(),
+                            Resource::None,
+                            expected_without_resource(role, action, &settings),
+                        )),
+                        Kind::Booking => {
+                            for (case, (customer, driver, requested, fleetadmin)) in &booking_sets {
+                                let booking = BookingRef {
+                                    customer: *customer,
+                                    driver: *driver,
+                                    requested_drivers: requested,
+                                    fleetadmin: *fleetadmin,
+                                };
+                                let expected = expected_for_booking(role, action, *case);
+                                cases.push((format!("{case:?}"), Resource::Booking(booking), expected));
+                            }
+                        }
+                        Kind::User => {
+                            for case in USER_CASES {
+                                let user = Resource::User(user_ref(&principal, case));
+                                cases.push((format!("{case:?}"), user, expected_for_user(role, action, case)));
+                            }
+                        }
+                        Kind::NewUser => {
+                            for new_role in Role::ALL {
+                                let resource = Resource::NewUser { role: new_role };
+                                cases.push((
+                                    format!("new {new_role:?}"),
+                                    resource,
+                                    expected_for_new_user(role, new_role),
+                                ));
+                            }
+                        }
+                    }
+                    for (label, resource, mut expected) in cases {
+                        if expected == Outcome::Allowed && settings.demo_mode() && guarded_in_demo(role, action) {
+                            expected = Outcome::DemoMode;
+                        }
+                        let actual = outcome_of(authorize(Some(&principal), action, resource, &settings));
+                        assert_eq!(
+                            actual,
+                            expected,
+                            "{action:?} by {role:?} on {label} (demo {}, RiderWithDraw {})",
+                            settings.demo_mode(),
+                            settings.RiderWithDraw
+                        );
+                        // Logged out: only the public reads pass, and never with a reason beyond the session.
+                        let logged_out = outcome_of(authorize(None, action, resource, &settings));
+                        let expected_logged_out =
+                            if action.is_public() { Outcome::Allowed } else { Outcome::NotLoggedIn };
+                        assert_eq!(logged_out, expected_logged_out, "{action:?} logged out on {label}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1_000, "the matrix checked only {checked} cases");
+    }
+
+    #[test]
+    fn the_refusals_carry_the_right_kinds() {
+        // DESIGN.md API conventions: 401 no session, 403 role or demo mode, 404 unknown
+        assert_eq!(ErrorKey::NotLoggedIn.kind(), ErrorKind::Unauthenticated);
+        assert_eq!(ErrorKey::NotAllowed.kind(), ErrorKind::Forbidden);
+        assert_eq!(ErrorKey::NotFound.kind(), ErrorKind::NotFound);
+        assert_eq!(ErrorKey::DemoMode.kind(), ErrorKind::Forbidden);
+    }
+
+    #[test]
+    fn only_the_landing_pages_data_is_public() {
+        let public: Vec<Action> = Action::ALL.into_iter().filter(|action| action.is_public()).collect();
+        assert_eq!(public, [Action::CarTypesRead, Action::SettingsRead, Action::LanguagesRead]);
+    }
+
+    #[test]
+    fn an_action_given_the_wrong_kind_of_resource_is_not_found() {
+        // fail closed: a caller's mix-up never grants access
+        let admin = caller(Role::Admin);
+        let settings = Settings::default();
+        let user = Resource::User(user_ref(&admin, UserCase::OtherRider));
+        assert_eq!(
+            outcome_of(authorize(Some(&admin), Action::BookingRead, Resource::None, &settings)),
+            Outcome::NotFound
+        );
+        assert_eq!(outcome_of(authorize(Some(&admin), Action::BookingRead, user, &settings)), Outcome::NotFound);
+        assert_eq!(outcome_of(authorize(Some(&admin), Action::UserEdit, Resource::None, &settings)), Outcome::NotFound);
+        assert_eq!(outcome_of(authorize(Some(&admin), Action::UserAdd, user, &settings)), Outcome::NotFound);
+    }
+
+    #[test]
+    fn a_wrong_role_is_not_allowed_before_the_resource_is_looked_at() {
+        // spec §6: a rider cannot tell another rider's booking from a missing one by trying a driver step
+        let rider = caller(Role::Rider);
+        let (customer, driver, requested, fleetadmin) = booking_parts(BookingCase::Foreign);
+        let foreign = BookingRef { customer, driver, requested_drivers: &requested, fleetadmin };
+        let settings = Settings::default();
+        assert_eq!(
+            outcome_of(authorize(Some(&rider), Action::BookingArrive, Resource::Booking(foreign), &settings)),
+            Outcome::NotAllowed
+        );
+        assert_eq!(
+            outcome_of(authorize(Some(&rider), Action::BookingRead, Resource::Booking(foreign), &settings)),
+            Outcome::NotFound
+        );
+    }
+
+    #[test]
+    fn demo_mode_never_reveals_a_resource_the_caller_may_not_know() {
+        // ownership is answered before demo mode, so a refusal never confirms an id
+        let rider = caller(Role::Rider);
+        let (customer, driver, requested, fleetadmin) = booking_parts(BookingCase::Foreign);
+        let foreign = BookingRef { customer, driver, requested_drivers: &requested, fleetadmin };
+        let demo = Settings { AllowCriticalEditsAdmin: false, ..Settings::default() };
+        assert_eq!(
+            outcome_of(authorize(Some(&rider), Action::BookingCancel, Resource::Booking(foreign), &demo)),
+            Outcome::NotFound
+        );
+    }
+
+    #[test]
+    fn booking_refs_come_from_bookings_and_users_from_users() {
+        let mut user = crate::model::User::new(id(OTHER_DRIVER), Role::Driver, 0);
+        user.fleetadmin = Some(id(OTHER_FLEET));
+        assert_eq!(
+            UserRef::from(&user),
+            UserRef { id: id(OTHER_DRIVER), role: Role::Driver, fleetadmin: Some(id(OTHER_FLEET)) }
+        );
+        assert_eq!(
+            Principal::from_user(&user),
+            Principal { id: id(OTHER_DRIVER), role: Role::Driver, fleet: Some(id(OTHER_FLEET)) }
+        );
+    }
+
+    // ---- Pages -------------------------------------------------------------
+
+    /// Spec §2, copied row by row; `None` is a public route.
+    fn route_table() -> Vec<(&'static str, Option<Vec<Role>>)> {
+        use Role::{Admin, Driver, Fleetadmin, Rider};
+        let mut table: Vec<(&'static str, Option<Vec<Role>>)> =
+            ["/", "/contact-us", "/about-us", "/privacy-policy", "/login"]
+                .into_iter()
+                .map(|path| (path, None))
+                .collect();
+        table.push(("/bookings", Some(vec![Rider, Admin, Driver, Fleetadmin])));
+        table.push(("/profile", Some(vec![Rider, Admin, Driver, Fleetadmin])));
+        for path in ["/dashboard", "/drivers", "/driverearning"] {
+            table.push((path, Some(vec![Admin, Fleetadmin])));
+        }
+        for path in [
+            "/cartypes",
+            "/cancelreasons",
+            "/addbookings",
+            "/promos",
+            "/riders",
+            "/alladmin",
+            "/fleetadmins",
+            "/notifications",
+            "/earningreports",
+            "/addtowallet",
+            "/withdraws",
+            "/settings",
+            "/appinfo",
+            "/languagesetting",
+        ] {
+            table.push((path, Some(vec![Admin])));
+        }
+        table
+    }
+
+    #[test]
+    fn every_route_of_the_table_admits_exactly_its_roles() {
+        // spec §2: a protected route carries an allow-list; any other visitor goes to /login
+        let table = route_table();
+        assert_eq!(table.len(), Page::ALL.len());
+        for (path, allowed) in table {
+            let page = Page::from_path(path).unwrap_or_else(|| panic!("no page for {path}"));
+            assert_eq!(page.path(), path);
+            assert_eq!(page_allowed(None, page), allowed.is_none(), "{path} logged out");
+            for role in Role::ALL {
+                let expected = allowed.as_ref().is_none_or(|roles| roles.contains(&role));
+                assert_eq!(page_allowed(Some(&caller(role)), page), expected, "{path} for {role:?}");
+            }
+        }
+        assert_eq!(Page::from_path("/nowhere"), None);
+    }
+
+    #[test]
+    fn after_login_admins_and_fleet_admins_go_to_the_dashboard_drivers_to_bookings_others_home() {
+        // spec §4 Login
+        assert_eq!(home_after_login(Role::Admin), Page::Dashboard);
+        assert_eq!(home_after_login(Role::Fleetadmin), Page::Dashboard);
+        assert_eq!(home_after_login(Role::Driver), Page::Bookings);
+        assert_eq!(home_after_login(Role::Rider), Page::Home);
+    }
+
+    #[test]
+    fn the_booking_form_shows_to_visitors_riders_and_admins_only() {
+        // spec §2 Landing page: drivers see only a slogan
+        assert!(landing_shows_booking_form(None));
+        assert!(landing_shows_booking_form(Some(&caller(Role::Rider))));
+        assert!(landing_shows_booking_form(Some(&caller(Role::Admin))));
+        assert!(!landing_shows_booking_form(Some(&caller(Role::Driver))));
+        assert!(!landing_shows_booking_form(Some(&caller(Role::Fleetadmin))));
+    }
+
+    // ---- Scopes ---------------------------------------------------------------
+
+    #[test]
+    fn booking_lists_are_scoped_by_role() {
+        // spec §6: rider as customer, driver as driver, fleet admin by fleet, anyone else all
+        assert_eq!(booking_list_scope(&caller(Role::Rider)), BookingScope::Customer(id(RIDER)));
+        assert_eq!(booking_list_scope(&caller(Role::Driver)), BookingScope::Driver(id(DRIVER)));
+        assert_eq!(booking_list_scope(&caller(Role::Fleetadmin)), BookingScope::Fleet(id(FLEET)));
+        assert_eq!(booking_list_scope(&caller(Role::Admin)), BookingScope::All);
+    }
+
+    #[test]
+    fn user_lists_hide_admins_unless_asked_and_fleet_admins_see_their_drivers() {
+        // spec §6: the admin-visible user list excludes admins; fleet admins see only their drivers
+        let admin = caller(Role::Admin);
+        let everyone = user_list_scope(&admin, None).unwrap();
+        assert!(!everyone.roles.contains(&Role::Admin));
+        assert_eq!(user_list_scope(&admin, Some(Role::Admin)).unwrap().roles, [Role::Admin]);
+        let fleet = caller(Role::Fleetadmin);
+        let scope = user_list_scope(&fleet, None).unwrap();
+        assert_eq!(scope, UserScope { roles: vec![Role::Driver], fleet: Some(id(FLEET)) });
+        assert_eq!(user_list_scope(&fleet, Some(Role::Driver)).unwrap(), scope);
+        assert_eq!(user_list_scope(&fleet, Some(Role::Rider)).unwrap_err().key, ErrorKey::NotAllowed);
+        for role in [Role::Rider, Role::Driver] {
+            assert_eq!(user_list_scope(&caller(role), None).unwrap_err().key, ErrorKey::NotAllowed);
+        }
+
+        let mut mine = crate::model::User::new(id(DRIVER), Role::Driver, 0);
+        mine.fleetadmin = Some(id(FLEET));
+        let mut theirs = mine.clone();
+        theirs.fleetadmin = Some(id(OTHER_FLEET));
+        let other_admin = crate::model::User::new(id(OTHER_ADMIN), Role::Admin, 0);
+        assert!(scope.matches(&mine));
+        assert!(!scope.matches(&theirs));
+        assert!(everyone.matches(&theirs));
+        assert!(!everyone.matches(&other_admin));
+    }
+
+    #[test]
+    fn withdraw_lists_show_admins_everything_and_others_their_own() {
+        assert_eq!(withdraw_list_scope(&caller(Role::Admin)), WithdrawScope::All);
+        assert_eq!(withdraw_list_scope(&caller(Role::Driver)), WithdrawScope::Owner(id(DRIVER)));
+    }
+
+    #[test]
+    fn drivers_a_fleet_admin_adds_belong_to_their_fleet() {
+        // spec §6: new drivers they add get their id as fleetadmin
+        assert_eq!(fleet_for_new_user(&caller(Role::Fleetadmin), Role::Driver), Some(id(FLEET)));
+        assert_eq!(fleet_for_new_user(&caller(Role::Admin), Role::Driver), None);
+        assert_eq!(fleet_for_new_user(&caller(Role::Fleetadmin), Role::Rider), None);
+    }
+
+    // ---- What is shown -------------------------------------------------------
+
+    #[test]
+    fn riders_do_not_see_the_driver_share_or_convenience_fee() {
+        // spec §2 Bookings: both hidden from riders
+        assert!(!can_see_fare_split(Role::Rider));
+        for role in [Role::Driver, Role::Fleetadmin, Role::Admin] {
+            assert!(can_see_fare_split(role));
+        }
+    }
+
+    #[test]
+    fn masked_emails_keep_the_first_and_last_letters_and_the_domain() {
+        // spec §6: contact data shows as hidden in demo mode
+        assert_eq!(mask_contact("john@example.com"), "j***n@example.com");
+        assert_eq!(mask_contact(" joh@example.com "), "j***h@example.com");
+        assert_eq!(mask_contact("jo@example.com"), "j***@example.com");
+        assert_eq!(mask_contact("j@example.com"), "j***@example.com");
+        assert_eq!(mask_contact("@example.com"), "***@example.com");
+    }
+
+    #[test]
+    fn masked_phones_keep_the_last_two_digits() {
+        // spec §6: contact data shows as hidden in demo mode
+        assert_eq!(mask_contact("+44 7700 900123"), "***23");
+        assert_eq!(mask_contact("5551234567"), "***67");
+        assert_eq!(mask_contact("12"), "***");
+        assert_eq!(mask_contact("unknown"), "***");
+        assert_eq!(mask_contact("  "), "");
+    }
+
+    proptest! {
+        #[test]
+        fn a_masked_phone_shows_at_most_two_digits(text in "[+0-9 ()-]{0,24}") {
+            let masked = mask_contact(&text);
+            prop_assert!(masked.chars().filter(char::is_ascii_digit).count() <= 2);
+        }
+
+        #[test]
+        fn a_masked_email_never_shows_its_local_part_whole(local in "[a-z0-9._+-]{1,20}", domain in "[a-z]{1,10}\\.[a-z]{2,4}") {
+            let masked = mask_contact(&format!("{local}@{domain}"));
+            let kept_domain = format!("@{domain}");
+            prop_assert!(masked.ends_with(&kept_domain));
+            prop_assert!(masked.contains("***"));
+            let (shown, _) = masked.split_once("***").unwrap();
+            prop_assert!(shown.chars().count() <= 1);
+        }
+
+        #[test]
+        fn mask_contact_never_panics(text in any::<String>()) {
+            let _ = mask_contact(&text);
+        }
+    }
+}

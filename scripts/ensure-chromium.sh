@@ -1,0 +1,20 @@
+#!/bin/sh
+# Prints the path of Debian's chromium for the browser tests, installing the
+# package first when it is missing and we run as root. Browsers are never
+# downloaded through npm (they cannot be here, and Debian's is maintained).
+set -eu
+for candidate in "${CHROMIUM_PATH:-}" /usr/bin/chromium /usr/bin/chromium-browser; do
+	if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+		echo "$candidate"
+		exit 0
+	fi
+done
+if [ "$(id -u)" != 0 ]; then
+	echo "ensure-chromium: chromium is missing; install it with: sudo apt-get install -y chromium" >&2
+	exit 1
+fi
+echo "ensure-chromium: installing Debian's chromium" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update >&2
+apt-get install -y --no-install-recommends chromium fonts-dejavu-core >&2
+echo /usr/bin/chromium

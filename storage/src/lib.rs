@@ -1,0 +1,194 @@
+//! Durable storage for Wayfare behind one async [`Storage`] trait, with two
+//! backends: SQLite (the embedded default, a WAL-mode file in the data
+//! directory) and PostgreSQL (selected by a `postgres://` URL). Migrations are
+//! embedded in the binary, one folder per backend, and applied at open.
+//!
+//! Domain types come from `wayfare-engine` and carry no sqlx derives; rows map
+//! through wrapper types here. This crate stores and queries: it decides no
+//! rule. A booking transition computed by the engine is written with
+//! [`Storage::commit_booking`] in one transaction, guarded by the booking's
+//! version (compare-and-set), so two writers can never both win.
+
+mod common;
+mod error;
+mod types;
+
+pub use error::{StorageError, StorageResult};
+pub use types::*;
+
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use std::sync::Arc;
+use wayfare_engine::booking::{Effect, WalletChange};
+use wayfare_engine::{
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
+    Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User,
+    UserId, WithdrawId, WithdrawRequest,
+};
+
+/// Everything the product keeps. Object safe: the server holds an
+/// `Arc<dyn Storage>` chosen at start from the configured URL.
+#[async_trait]
+pub trait Storage: Send + Sync + 'static {
+    fn backend(&self) -> Backend;
+
+    // ---- settings and catalogue ------------------------------------------
+    /// The settings row, `None` before the first save.
+    async fn settings(&self) -> StorageResult<Option<Settings>>;
+    async fn save_settings(&self, settings: &Settings, now: Millis) -> StorageResult<()>;
+
+    async fn car_types(&self) -> StorageResult<Vec<CarType>>;
+    async fn car_type(&self, id: CarTypeId) -> StorageResult<CarType>;
+    async fn car_type_by_name(&self, name: &str) -> StorageResult<CarType>;
+    /// Inserts or replaces (by id). Names are unique: `Duplicate`.
+    async fn save_car_type(&self, car_type: &CarType, now: Millis) -> StorageResult<()>;
+    async fn delete_car_type(&self, id: CarTypeId) -> StorageResult<()>;
+
+    /// The simple list of cancellation reasons, in order.
+    async fn cancel_reasons(&self) -> StorageResult<Vec<String>>;
+    async fn save_cancel_reasons(&self, reasons: &[String], now: Millis) -> StorageResult<()>;
+
+    async fn payment_providers(&self) -> StorageResult<Vec<PaymentProvider>>;
+    async fn save_payment_providers(&self, providers: &[PaymentProvider], now: Millis) -> StorageResult<()>;
+
+    // ---- users -----------------------------------------------------------
+    /// Inserts a new user. A taken e-mail, mobile or referral code is
+    /// `Duplicate`. The wallet balance starts at zero whatever the document
+    /// says: only the ledger moves it.
+    async fn insert_user(&self, user: &User) -> StorageResult<()>;
+    async fn user(&self, id: UserId) -> StorageResult<User>;
+    async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>>;
+    async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>>;
+    async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>>;
+    /// Writes every field but the wallet balance, which only the ledger moves.
+    async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()>;
+    async fn delete_user(&self, id: UserId) -> StorageResult<()>;
+    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>>;
+    /// Push targets for a broadcast, in pages by id.
+    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>>;
+    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()>;
+    async fn set_queue(&self, driver: UserId, busy: bool, now: Millis) -> StorageResult<()>;
+    /// Latest known positions, written behind the live index in batches.
+    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()>;
+    /// Online drivers with a location: what the dispatch index is rebuilt from at start.
+    async fn online_drivers(&self) -> StorageResult<Vec<User>>;
+
+    // ---- bookings --------------------------------------------------------
+    /// Writes a booking and the persistent effects of its transition in one
+    /// transaction: the booking (insert when `expected_version` is `None`,
+    /// else compare-and-set on (id, version), `Conflict` when someone wrote
+    /// first), the offers it holds, wallet entries (idempotent), tracking
+    /// points, queue flags, ratings, saved addresses and promo uses. Effects
+    /// that are not state (notifications, timers, offers to publish) are
+    /// ignored. Returns the stored booking with its new version.
+    async fn commit_booking(
+        &self,
+        booking: &Booking,
+        expected_version: Option<u64>,
+        effects: &[Effect],
+        now: Millis,
+    ) -> StorageResult<Committed>;
+    async fn booking(&self, id: BookingId) -> StorageResult<Booking>;
+    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>>;
+    /// Every booking not COMPLETE or CANCELLED: what the actors restart from.
+    async fn active_bookings(&self) -> StorageResult<Vec<Booking>>;
+    /// Bookings whose requestedDrivers holds this driver (the driver's tasks).
+    async fn bookings_offered_to(&self, driver: UserId) -> StorageResult<Vec<Booking>>;
+
+    // ---- wallet ----------------------------------------------------------
+    /// Applies one ledger entry and moves the balance in the same transaction.
+    /// The same (user, idempotency key) twice changes nothing the second time.
+    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome>;
+    async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal>;
+    /// Newest first.
+    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>>;
+
+    // ---- withdraws -------------------------------------------------------
+    /// Debits the wallet through the ledger and stores the request, together.
+    async fn create_withdraw(
+        &self,
+        request: &WithdrawRequest,
+        debit: &WalletChange,
+        now: Millis,
+    ) -> StorageResult<WalletOutcome>;
+    /// Sets processed and procesDate once; a second time is `AlreadyProcessed`.
+    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest>;
+    /// Newest first; all users when `user` is `None`.
+    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>>;
+
+    // ---- tracking and chat -----------------------------------------------
+    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()>;
+    async fn latest_tracking(&self, booking: BookingId) -> StorageResult<Option<TrackingPoint>>;
+    /// In time order.
+    async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>>;
+    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat>;
+    /// In time order.
+    async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>>;
+    /// Marks the messages not sent by `reader` read, assigning their smsId; returns how many.
+    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64>;
+
+    // ---- promos, notifications, languages --------------------------------
+    async fn promos(&self) -> StorageResult<Vec<Promo>>;
+    async fn promo(&self, id: PromoId) -> StorageResult<Promo>;
+    async fn promo_by_name(&self, name: &str) -> StorageResult<Option<Promo>>;
+    async fn save_promo(&self, promo: &Promo, now: Millis) -> StorageResult<()>;
+    async fn delete_promo(&self, id: PromoId) -> StorageResult<()>;
+    async fn promo_used_by(&self, promo_name: &str, user: UserId) -> StorageResult<bool>;
+
+    async fn insert_notification(&self, notification: &Notification) -> StorageResult<()>;
+    /// Newest first.
+    async fn notifications(&self, page: &PageRequest) -> StorageResult<Page<Notification>>;
+    async fn delete_notification(&self, id: NotificationId) -> StorageResult<()>;
+
+    async fn languages(&self) -> StorageResult<Vec<Language>>;
+    /// Inserts or replaces by id. A language saved as default takes the flag
+    /// from every other one in the same transaction (`Conflict` if another
+    /// transaction did the same at the same moment).
+    async fn save_language(&self, language: &Language, now: Millis) -> StorageResult<()>;
+    /// Refuses the default language with `DefaultLanguage`.
+    async fn delete_language(&self, id: LanguageId) -> StorageResult<()>;
+    /// Makes one language the default and every other not, in one transaction.
+    async fn make_default_language(&self, id: LanguageId, now: Millis) -> StorageResult<()>;
+
+    // ---- files -----------------------------------------------------------
+    async fn insert_file(&self, file: &FileRecord) -> StorageResult<()>;
+    async fn file(&self, id: uuid::Uuid) -> StorageResult<FileRecord>;
+
+    // ---- sign-in ---------------------------------------------------------
+    async fn insert_challenge(&self, challenge: &Challenge) -> StorageResult<()>;
+    /// The newest unconsumed challenge for a contact.
+    async fn latest_challenge(&self, contact: &str) -> StorageResult<Option<Challenge>>;
+    /// Counts one wrong code; returns the attempts so far.
+    async fn record_failed_attempt(&self, id: uuid::Uuid) -> StorageResult<u32>;
+    async fn consume_challenge(&self, id: uuid::Uuid, now: Millis) -> StorageResult<()>;
+    /// Challenges made for a contact since a time (rate limiting).
+    async fn challenges_since(&self, contact: &str, since: Millis) -> StorageResult<u64>;
+    async fn insert_session(&self, session: &Session) -> StorageResult<()>;
+    /// A session by token hash, whether or not expired or revoked.
+    async fn session(&self, token_hash: &str) -> StorageResult<Option<Session>>;
+    async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()>;
+    async fn revoke_user_sessions(&self, user: UserId, now: Millis) -> StorageResult<u64>;
+
+    // ---- reports ---------------------------------------------------------
+    /// Spec §3 earnings rows, summed in SQL by the rules of `engine::earnings`.
+    async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>>;
+    async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>>;
+
+    /// The driver's average and details after a rating (for the live views).
+    async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>>;
+}
+
+/// Opens the storage a URL names: `postgres://…` (or `postgresql://`) for
+/// PostgreSQL, `sqlite://PATH` or a plain file path for SQLite. Applies the
+/// migrations before returning.
+pub async fn open(url: &str) -> StorageResult<Arc<dyn Storage>> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Arc::new(postgres::PostgresStorage::connect(url).await?))
+    } else {
+        let path = url.strip_prefix("sqlite://").unwrap_or(url);
+        Ok(Arc::new(sqlite::SqliteStorage::open(std::path::Path::new(path)).await?))
+    }
+}
+
+pub mod postgres;
+pub mod sqlite;

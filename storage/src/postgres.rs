@@ -1,0 +1,100 @@
+//! The PostgreSQL backend, selected by a `postgres://` URL: the system of
+//! record when Wayfare runs on more than one machine (DESIGN.md "Scale").
+//!
+//! Transactions run at READ COMMITTED: a compare-and-set `UPDATE … WHERE
+//! version = $n` that waited for a concurrent writer re-reads the row and
+//! matches nothing, and rows read for a later update are locked with
+//! `FOR UPDATE`. Text search uses a generated `tsvector` with a GIN index;
+//! the planner chooses between it and the list's sort index.
+
+use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, unique_field};
+use crate::error::StorageResult;
+use crate::types::Backend;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use std::str::FromStr;
+use std::time::Duration;
+
+// The one implementation of the trait, compiled here against this backend's
+// types (and once more in `sqlite.rs`): see the top of `shared.rs`.
+#[allow(clippy::duplicate_mod)]
+#[path = "shared.rs"]
+mod shared;
+
+type Db = sqlx::Postgres;
+type Store = PostgresStorage;
+type BackendDialect = PostgresDialect;
+const BACKEND: Backend = Backend::Postgres;
+
+const MAX_CONNECTIONS: u32 = 16;
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Storage in a PostgreSQL database.
+#[derive(Debug, Clone)]
+pub struct PostgresStorage {
+    pool: PgPool,
+}
+
+impl PostgresStorage {
+    /// Connects to the database a `postgres://` URL names and applies the
+    /// migrations.
+    pub async fn connect(url: &str) -> StorageResult<Self> {
+        Self::connect_with(PgConnectOptions::from_str(url)?).await
+    }
+
+    /// Connects with explicit options (for example a `search_path`, as the
+    /// tests do to give each test its own schema) and applies the migrations.
+    #[tracing::instrument(skip_all)]
+    pub async fn connect_with(options: PgConnectOptions) -> StorageResult<Self> {
+        let pool = PgPoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        tracing::info!("postgres storage connected");
+        Ok(PostgresStorage { pool })
+    }
+
+    /// The connection pool, for tools and tests that need raw SQL.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+/// PostgreSQL's side of the shared SQL.
+pub(crate) struct PostgresDialect;
+
+impl Dialect for PostgresDialect {
+    const BEGIN_WRITE: &'static str = "BEGIN";
+    const FOR_UPDATE: &'static str = " FOR UPDATE";
+    /// The protocol allows 65,535.
+    const MAX_BINDS_PER_STATEMENT: usize = 30_000;
+
+    const YEAR_MONTH_OF_LOCAL_SECONDS: &'static str =
+        "CAST(to_char(to_timestamp(l.local_s) AT TIME ZONE 'UTC', 'YYYYMM') AS BIGINT)";
+
+    /// The planner estimates a `tsquery`'s matches from the column statistics
+    /// and chooses between the GIN index and walking the sort index itself.
+    fn text_counts(_table: SearchTable) -> Option<TextCounts> {
+        None
+    }
+
+    /// `simple` configuration: no stemming or stop words, so `to_tsquery`
+    /// prefixes (`smi:*`) match word starts exactly as FTS5 does on SQLite.
+    fn index_text(query: &SearchQuery) -> String {
+        query.tsquery()
+    }
+
+    fn push_index_from(builder: &mut SqlBuilder, table: SearchTable, text: String) {
+        match table {
+            SearchTable::Bookings => builder.push("bookings b WHERE b.search_vector @@ to_tsquery('simple', "),
+            SearchTable::Users => builder.push("users u WHERE u.search_vector @@ to_tsquery('simple', "),
+        };
+        builder.bind(Bind::Text(text)).push(")");
+    }
+
+    /// PostgreSQL names the index or constraint: "users_email".
+    fn duplicate_field(error: &dyn sqlx::error::DatabaseError) -> &'static str {
+        unique_field(error.constraint().unwrap_or_else(|| error.message()))
+    }
+}

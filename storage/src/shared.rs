@@ -1,0 +1,1774 @@
+//! The [`Storage`] implementation, written once for both backends.
+//!
+//! This file is compiled twice: `sqlite.rs` and `postgres.rs` each declare
+//! `#[path = "shared.rs"] mod shared;`, and in each copy `super::Db` is that
+//! backend's `sqlx::Database`, `super::Store` its storage type (which holds
+//! `pool: Pool<Db>`) and `super::BackendDialect` its [`Dialect`]. The SQL
+//! here is the same text on both (`$n` placeholders, `ON CONFLICT`,
+//! `RETURNING` and row values work on SQLite and PostgreSQL alike); what
+//! really differs (text search, row locks, how a write transaction starts,
+//! how a unique violation names its index) comes from the dialect.
+//!
+//! Every write that must be atomic runs in one transaction; reads go to the
+//! pool. Lists are keyset-paginated: each page is an index seek from the last
+//! row of the previous one, and `limit + 1` rows are read to know whether
+//! there is a next page.
+
+use super::{BACKEND, BackendDialect as D, Db, Store};
+use crate::Storage;
+use crate::common::*;
+use crate::error::{StorageError, StorageResult};
+use crate::types::*;
+use async_trait::async_trait;
+use rust_decimal::Decimal;
+use sqlx::types::Json;
+use sqlx::{AssertSqlSafe, Database, FromRow};
+use std::collections::BTreeSet;
+use tracing::instrument;
+use uuid::Uuid;
+use wayfare_engine::booking::{Effect, WalletChange};
+use wayfare_engine::{
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
+    Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User,
+    UserId, WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
+};
+
+type Conn = <Db as Database>::Connection;
+type Query = sqlx::query::Query<'static, Db, <Db as Database>::Arguments>;
+
+/// Turns a built statement into a query with its values bound.
+fn built(builder: SqlBuilder) -> Query {
+    let mut query = sqlx::query(AssertSqlSafe(builder.sql));
+    for value in builder.binds {
+        query = match value {
+            Bind::Uuid(value) => query.bind(value),
+            Bind::OptUuid(value) => query.bind(value),
+            Bind::Int(value) => query.bind(value),
+            Bind::Bool(value) => query.bind(value),
+            Bind::Text(value) => query.bind(value),
+            Bind::OptText(value) => query.bind(value),
+            Bind::OptFloat(value) => query.bind(value),
+            Bind::Json(value) => query.bind(value),
+        };
+    }
+    query
+}
+
+/// Runs a built statement and decodes each row as `T`.
+async fn fetch_all<'e, T, E>(executor: E, builder: SqlBuilder) -> StorageResult<Vec<T>>
+where
+    T: for<'r> FromRow<'r, <Db as Database>::Row> + Send + Unpin,
+    E: sqlx::Executor<'e, Database = Db>,
+{
+    let rows = built(builder).fetch_all(executor).await?;
+    rows.iter().map(|row| T::from_row(row).map_err(StorageError::from)).collect()
+}
+
+/// Turns the constraint violations of a write into our errors: a taken
+/// unique value is `Duplicate`, a missing parent row `NotFound`.
+fn write_error(error: sqlx::Error) -> StorageError {
+    if let sqlx::Error::Database(database_error) = &error {
+        if database_error.is_unique_violation() {
+            return StorageError::Duplicate(D::duplicate_field(database_error.as_ref()));
+        }
+        if database_error.is_foreign_key_violation() {
+            return StorageError::NotFound;
+        }
+    }
+    StorageError::Database(error)
+}
+
+/// Moving the default flag touches two rows and the unique index; taking
+/// every language row's lock in id order first (PostgreSQL; SQLite writers
+/// take turns anyway) makes concurrent moves wait in line instead of
+/// deadlocking. There are a handful of languages.
+async fn lock_languages(conn: &mut Conn) -> StorageResult<()> {
+    if D::FOR_UPDATE.is_empty() {
+        return Ok(());
+    }
+    let mut builder = SqlBuilder::new("SELECT id FROM languages ORDER BY id");
+    builder.push(D::FOR_UPDATE);
+    built(builder).fetch_all(&mut *conn).await?;
+    Ok(())
+}
+
+/// Two transactions making different languages the default at once: the
+/// unique index lets one commit; the other lost a race, a `Conflict`.
+fn default_race(error: sqlx::Error) -> StorageError {
+    match write_error(error) {
+        StorageError::Duplicate(_) => StorageError::Conflict,
+        other => other,
+    }
+}
+
+fn json<T: serde::Serialize>(value: &T) -> StorageResult<Bind> {
+    let raw = serde_json::value::to_raw_value(value).map_err(|error| StorageError::Corrupt(error.to_string()))?;
+    Ok(Bind::Json(raw))
+}
+
+fn found<T>(value: Option<T>) -> StorageResult<T> {
+    value.ok_or(StorageError::NotFound)
+}
+
+fn must_affect(rows_affected: u64) -> StorageResult<()> {
+    if rows_affected == 0 { Err(StorageError::NotFound) } else { Ok(()) }
+}
+
+/// Splits `limit + 1` fetched rows into a page and the next cursor.
+fn page_of<T>(mut items: Vec<T>, limit: u32, cursor_of: impl Fn(&T) -> String) -> Page<T> {
+    let limit = limit as usize;
+    let next = if items.len() > limit {
+        items.truncate(limit);
+        items.last().map(cursor_of)
+    } else {
+        None
+    };
+    Page { items, next }
+}
+
+/// Appends `AND (<sort>, <id>) < ($a, $b)` (or `>` ascending) for a cursor.
+fn push_keyset(
+    builder: &mut SqlBuilder,
+    sort_column: &'static str,
+    id_column: &'static str,
+    order: SortOrder,
+    after: Option<&str>,
+) -> StorageResult<()> {
+    if let Some(cursor) = after {
+        let (sort_value, id) = decode_cursor(cursor)?;
+        let (comparison, _) = order_fragments(order);
+        builder.push(" AND (").push(sort_column).push(", ").push(id_column).push(")").push(comparison);
+        builder.push_bind("(", Bind::Int(sort_value)).push_bind(", ", Bind::Uuid(id)).push(")");
+    }
+    Ok(())
+}
+
+/// Appends `ORDER BY <sort> <dir>, <id> <dir>`.
+fn push_order(builder: &mut SqlBuilder, sort_column: &'static str, id_column: &'static str, order: SortOrder) {
+    let (_, direction) = order_fragments(order);
+    builder.push(" ORDER BY ").push(sort_column).push(direction).push(", ").push(id_column).push(direction);
+}
+
+/// Appends `ORDER BY <sort> <dir>, <id> <dir> LIMIT $n` reading one row more
+/// than the page.
+fn push_order_limit(
+    builder: &mut SqlBuilder,
+    sort_column: &'static str,
+    id_column: &'static str,
+    order: SortOrder,
+    limit: u32,
+) {
+    push_order(builder, sort_column, id_column, order);
+    builder.push_bind(" LIMIT ", Bind::Int(i64::from(limit) + 1));
+}
+
+/// Appends ` AND <column> IN ($a, $b, …)`; nothing for an empty list.
+fn push_in(builder: &mut SqlBuilder, column: &'static str, values: impl IntoIterator<Item = Bind>) {
+    let mut values = values.into_iter().peekable();
+    if values.peek().is_none() {
+        return;
+    }
+    builder.push(" AND ").push(column).push(" IN (");
+    let mut first = true;
+    for value in values {
+        if !first {
+            builder.push(", ");
+        }
+        first = false;
+        builder.bind(value);
+    }
+    builder.push(")");
+}
+
+// ---- lists -------------------------------------------------------------------
+
+/// One page of a list: the table, the columns read for each row, the sort.
+struct ListSpec<'a> {
+    table: SearchTable,
+    columns: &'static str,
+    sort_column: &'static str,
+    order: SortOrder,
+    limit: u32,
+    after: Option<&'a str>,
+}
+
+/// How a page's ids are chosen.
+enum Pick<'a> {
+    /// No search: the list's own index.
+    All,
+    /// The text index's matches of `text`, sorted; `verify` re-tests the words.
+    Index { query: &'a SearchQuery, text: String, verify: bool },
+    /// The list's own order, testing each row's words.
+    Scan { query: &'a SearchQuery },
+    /// As `Scan`, within the first [`SEARCH_SCAN_CAP`] rows of the order.
+    CappedScan { query: &'a SearchQuery },
+}
+
+/// Appends ` AND (' ' || <text>) LIKE '% word%'` for each word: each word
+/// starts a word of the search text, as the text indexes mean it.
+fn push_words(builder: &mut SqlBuilder, text_column: &'static str, query: &SearchQuery) {
+    for pattern in query.like_patterns() {
+        builder.push(" AND (' ' || ").push(text_column).push_bind(") LIKE ", Bind::Text(pattern));
+    }
+}
+
+/// Pushes `SELECT <id> AS pick_id, <sort> AS pick_sort FROM … LIMIT n + 1`,
+/// the ids of one page.
+fn push_pick(
+    builder: &mut SqlBuilder,
+    list: &ListSpec<'_>,
+    filters: &(dyn Fn(&mut SqlBuilder) + Sync),
+    pick: Pick<'_>,
+) -> StorageResult<()> {
+    let table = list.table;
+    if let Pick::CappedScan { query } = pick {
+        builder.push("SELECT pick_id, pick_sort FROM (SELECT ").push(table.id()).push(" AS pick_id, ");
+        builder.push(list.sort_column).push(" AS pick_sort, ").push(table.search_text()).push(" AS pick_text FROM ");
+        builder.push(table.from()).push(" WHERE TRUE");
+        filters(builder);
+        push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
+        push_order(builder, list.sort_column, table.id(), list.order);
+        builder.push_bind(" LIMIT ", Bind::Int(SEARCH_SCAN_CAP)).push(") capped WHERE TRUE");
+        push_words(builder, "pick_text", query);
+        push_order(builder, "pick_sort", "pick_id", list.order);
+        builder.push_bind(" LIMIT ", Bind::Int(i64::from(list.limit) + 1));
+        return Ok(());
+    }
+    builder.push("SELECT ").push(table.id()).push(" AS pick_id, ").push(list.sort_column).push(" AS pick_sort FROM ");
+    match pick {
+        Pick::All | Pick::CappedScan { .. } => {
+            builder.push(table.from()).push(" WHERE TRUE");
+        }
+        Pick::Index { query, text, verify } => {
+            D::push_index_from(builder, table, text);
+            if verify {
+                push_words(builder, table.search_text(), query);
+            }
+        }
+        Pick::Scan { query } => {
+            builder.push(table.from()).push(" WHERE TRUE");
+            push_words(builder, table.search_text(), query);
+        }
+    }
+    filters(builder);
+    push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
+    push_order(builder, list.sort_column, table.id(), list.order);
+    builder.push_bind(" LIMIT ", Bind::Int(i64::from(list.limit) + 1));
+    Ok(())
+}
+
+// ---- bookings: the shared write path ----------------------------------------
+
+const INSERT_BOOKING: &str = "INSERT INTO bookings (
+    id, version, reference, status, active, customer, driver, fleetadmin, tripdate, booking_date,
+    trip_cost_micros, driver_share_micros, convenience_fees_micros, discount_amount_micros,
+    customer_paid_micros, cancellation_fee_micros, driver_name, vehicle_number, search_text,
+    created_at, updated_at, doc
+) VALUES ";
+
+const BOOKING_VALUES: usize = 22;
+
+/// Binds one new booking's values in [`INSERT_BOOKING`]'s column order.
+fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64, now: Millis) -> StorageResult<()> {
+    let columns = BookingColumns::of(booking)?;
+    let mut document = booking.clone();
+    document.version = version;
+    let values = [
+        Bind::Uuid(booking.id.0),
+        Bind::Int(i64::try_from(version).map_err(|_| StorageError::Invalid("version"))?),
+        Bind::Text(booking.reference.clone()),
+        Bind::Text(columns.status.to_string()),
+        Bind::Bool(columns.active),
+        Bind::Uuid(booking.customer.0),
+        Bind::OptUuid(booking.driver.map(|driver| driver.0)),
+        Bind::OptUuid(booking.fleetadmin.map(|fleetadmin| fleetadmin.0)),
+        Bind::Int(booking.tripdate),
+        Bind::Int(booking.bookingDate),
+        Bind::Int(columns.trip_cost),
+        Bind::Int(columns.driver_share),
+        Bind::Int(columns.convenience_fees),
+        Bind::Int(columns.discount_amount),
+        Bind::Int(columns.customer_paid),
+        Bind::Int(columns.cancellation_fee),
+        Bind::Text(booking.driver_name.clone()),
+        Bind::Text(booking.vehicle_number.clone()),
+        Bind::Text(columns.search_text),
+        Bind::Int(now),
+        Bind::Int(now),
+        json(&document)?,
+    ];
+    debug_assert_eq!(values.len(), BOOKING_VALUES);
+    push_row(builder, values);
+    Ok(())
+}
+
+/// Appends `($a, $b, …)` binding the values.
+fn push_row(builder: &mut SqlBuilder, values: impl IntoIterator<Item = Bind>) {
+    builder.push("(");
+    for (index, value) in values.into_iter().enumerate() {
+        if index > 0 {
+            builder.push(", ");
+        }
+        builder.bind(value);
+    }
+    builder.push(")");
+}
+
+/// The compare-and-set update: the row is written only if it still has the
+/// version the writer read.
+const UPDATE_BOOKING: &str = "UPDATE bookings SET
+    version = version + 1, reference = $3, status = $4, active = $5, customer = $6, driver = $7,
+    fleetadmin = $8, tripdate = $9, booking_date = $10, trip_cost_micros = $11,
+    driver_share_micros = $12, convenience_fees_micros = $13, discount_amount_micros = $14,
+    customer_paid_micros = $15, cancellation_fee_micros = $16, driver_name = $17,
+    vehicle_number = $18, search_text = $19, updated_at = $20, doc = $21
+WHERE id = $1 AND version = $2";
+
+async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> StorageResult<()> {
+    let mut builder = SqlBuilder::new(INSERT_BOOKING);
+    push_booking_values(&mut builder, booking, 1, now)?;
+    match built(builder).execute(&mut *conn).await.map_err(write_error) {
+        Err(StorageError::Duplicate(_)) => Err(StorageError::Conflict),
+        other => other.map(|_| ()),
+    }
+}
+
+async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: Millis) -> StorageResult<()> {
+    let columns = BookingColumns::of(booking)?;
+    let expected_signed = i64::try_from(expected).map_err(|_| StorageError::Invalid("version"))?;
+    let mut document = booking.clone();
+    document.version = expected + 1;
+    let result = sqlx::query(UPDATE_BOOKING)
+        .bind(booking.id.0)
+        .bind(expected_signed)
+        .bind(&booking.reference)
+        .bind(columns.status)
+        .bind(columns.active)
+        .bind(booking.customer.0)
+        .bind(booking.driver.map(|driver| driver.0))
+        .bind(booking.fleetadmin.map(|fleetadmin| fleetadmin.0))
+        .bind(booking.tripdate)
+        .bind(booking.bookingDate)
+        .bind(columns.trip_cost)
+        .bind(columns.driver_share)
+        .bind(columns.convenience_fees)
+        .bind(columns.discount_amount)
+        .bind(columns.customer_paid)
+        .bind(columns.cancellation_fee)
+        .bind(&booking.driver_name)
+        .bind(&booking.vehicle_number)
+        .bind(columns.search_text)
+        .bind(now)
+        .bind(Json(&document))
+        .execute(&mut *conn)
+        .await
+        .map_err(write_error)?;
+    if result.rows_affected() == 1 {
+        return Ok(());
+    }
+    let exists: Option<i64> = sqlx::query_scalar("SELECT version FROM bookings WHERE id = $1")
+        .bind(booking.id.0)
+        .fetch_optional(&mut *conn)
+        .await?;
+    match exists {
+        Some(_) => {
+            tracing::debug!(booking_id = %booking.id, expected, "booking version conflict");
+            Err(StorageError::Conflict)
+        }
+        None => Err(StorageError::NotFound),
+    }
+}
+
+/// Rewrites the offer rows of a booking from its requestedDrivers.
+async fn replace_offers(conn: &mut Conn, booking: &Booking, fresh: bool, now: Millis) -> StorageResult<()> {
+    if !fresh {
+        sqlx::query("DELETE FROM booking_offers WHERE booking_id = $1").bind(booking.id.0).execute(&mut *conn).await?;
+    }
+    if booking.requestedDrivers.0.is_empty() {
+        return Ok(());
+    }
+    let mut builder =
+        SqlBuilder::new("INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ");
+    for (index, driver) in booking.requestedDrivers.0.iter().enumerate() {
+        if index > 0 {
+            builder.push(", ");
+        }
+        push_row(&mut builder, [Bind::Uuid(booking.id.0), Bind::Uuid(driver.0), Bind::Int(now), Bind::Int(now)]);
+    }
+    built(builder).execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Writes one ledger entry unless its (user, idempotency key) exists, and
+/// moves the balance only when the entry is new. Returns whether it was
+/// applied and the balance after, in micro-units.
+async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> StorageResult<(bool, i64)> {
+    if change.amount < Decimal::ZERO {
+        return Err(StorageError::Invalid("amount"));
+    }
+    let amount = to_micros(change.amount, "amount")?;
+    let inserted = sqlx::query(
+        "INSERT INTO wallet_entries
+            (id, user_id, entry_type, amount_micros, date, tx_ref, idempotency_key, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $5, $5)
+         ON CONFLICT (user_id, idempotency_key) DO NOTHING",
+    )
+    .bind(Uuid::now_v7())
+    .bind(change.user.0)
+    .bind(entry_type_text(change.entry_type))
+    .bind(amount)
+    .bind(now)
+    .bind(&change.tx_ref)
+    .bind(&change.idempotency_key)
+    .execute(&mut *conn)
+    .await
+    .map_err(write_error)?
+    .rows_affected()
+        == 1;
+    if !inserted {
+        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+            .bind(change.user.0)
+            .fetch_optional(&mut *conn)
+            .await?;
+        return Ok((false, found(balance)?));
+    }
+    let signed = match change.entry_type {
+        WalletEntryType::Credit => amount,
+        WalletEntryType::Debit | WalletEntryType::Withdraw => -amount,
+    };
+    let balance: Option<i64> = sqlx::query_scalar(
+        "UPDATE users SET wallet_balance_micros = wallet_balance_micros + $1, updated_at = $2
+         WHERE id = $3 RETURNING wallet_balance_micros",
+    )
+    .bind(signed)
+    .bind(now)
+    .bind(change.user.0)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok((true, found(balance)?))
+}
+
+/// Reads a user's document for an update later in the same transaction.
+async fn user_document_for_update(conn: &mut Conn, user: UserId) -> StorageResult<Option<User>> {
+    let mut builder = SqlBuilder::new("SELECT doc FROM users WHERE id = ");
+    builder.bind(Bind::Uuid(user.0)).push(D::FOR_UPDATE);
+    let row = built(builder).fetch_optional(&mut *conn).await?;
+    row.map(|row| <(Json<User>,)>::from_row(&row).map(|(document,)| document.0)).transpose().map_err(StorageError::from)
+}
+
+async fn write_user_document(conn: &mut Conn, user: &User, now: Millis) -> StorageResult<()> {
+    sqlx::query("UPDATE users SET doc = $1, updated_at = $2 WHERE id = $3")
+        .bind(Json(user))
+        .bind(now)
+        .bind(user.id.0)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// The users a transition's effects write, so PostgreSQL can lock them in
+/// one order and two transitions never deadlock on each other's users.
+fn users_touched(effects: &[Effect]) -> BTreeSet<Uuid> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Wallet(change) => Some(change.user),
+            Effect::SetQueue { driver, .. } | Effect::RecordRating { driver, .. } => Some(*driver),
+            Effect::SaveAddress { customer, .. } => Some(*customer),
+            _ => None,
+        })
+        .map(|user| user.0)
+        .collect()
+}
+
+async fn lock_users(conn: &mut Conn, users: &BTreeSet<Uuid>) -> StorageResult<()> {
+    if D::FOR_UPDATE.is_empty() || users.is_empty() {
+        return Ok(());
+    }
+    let mut builder = SqlBuilder::new("SELECT id FROM users WHERE TRUE");
+    push_in(&mut builder, "id", users.iter().map(|user| Bind::Uuid(*user)));
+    builder.push(" ORDER BY id").push(D::FOR_UPDATE);
+    built(builder).fetch_all(&mut *conn).await?;
+    Ok(())
+}
+
+/// Carries out the persistent effects of a transition, in order. Returns the
+/// balances of the users whose wallets moved.
+async fn apply_effects(
+    conn: &mut Conn,
+    booking: BookingId,
+    effects: &[Effect],
+    now: Millis,
+) -> StorageResult<Vec<(UserId, Decimal)>> {
+    let mut balances: Vec<(UserId, Decimal)> = Vec::new();
+    for effect in effects {
+        match effect {
+            Effect::Wallet(change) => {
+                let (applied, balance) = apply_ledger(conn, change, now).await?;
+                if applied {
+                    balances.retain(|(user, _)| *user != change.user);
+                    balances.push((change.user, from_micros(balance)));
+                }
+            }
+            Effect::Tracking(point) => insert_tracking(conn, booking, point).await?,
+            Effect::SetQueue { driver, busy } => {
+                sqlx::query("UPDATE users SET queue = $1, updated_at = $2 WHERE id = $3")
+                    .bind(*busy)
+                    .bind(now)
+                    .bind(driver.0)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            Effect::RecordRating { driver, customer, rating } => {
+                if let Some(mut user) = user_document_for_update(conn, *driver).await? {
+                    add_rating(user.ratings.get_or_insert_with(Ratings::default), *customer, *rating);
+                    write_user_document(conn, &user, now).await?;
+                }
+            }
+            Effect::SaveAddress { customer, place } => {
+                if let Some(mut user) = user_document_for_update(conn, *customer).await? {
+                    wayfare_engine::geo::save_address(&mut user.savedAddresses, &place.add, place.point());
+                    write_user_document(conn, &user, now).await?;
+                }
+            }
+            Effect::PromoUsed { promo_name, customer } => {
+                let first_use = sqlx::query(
+                    "INSERT INTO promo_uses (promo_name, user_id, created_at, updated_at) VALUES ($1, $2, $3, $3)
+                     ON CONFLICT (promo_name, user_id) DO NOTHING",
+                )
+                .bind(promo_name)
+                .bind(customer.0)
+                .bind(now)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected()
+                    == 1;
+                if first_use {
+                    sqlx::query("UPDATE promos SET user_avail = user_avail + 1, updated_at = $1 WHERE name = $2")
+                        .bind(now)
+                        .bind(promo_name)
+                        .execute(&mut *conn)
+                        .await?;
+                }
+            }
+            // Not state: the actors publish these.
+            Effect::Notify { .. }
+            | Effect::OfferMade { .. }
+            | Effect::OfferWithdrawn { .. }
+            | Effect::RequestDispatch
+            | Effect::TimerSet { .. }
+            | Effect::TimerCleared { .. } => {}
+        }
+    }
+    Ok(balances)
+}
+
+async fn insert_tracking(conn: &mut Conn, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
+    sqlx::query(
+        "INSERT INTO tracking_points (booking_id, at, status, lat, lng, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $2, $2)",
+    )
+    .bind(booking.0)
+    .bind(point.at)
+    .bind(status_text(point.status))
+    .bind(point.lat)
+    .bind(point.lng)
+    .execute(&mut *conn)
+    .await
+    .map_err(write_error)?;
+    Ok(())
+}
+
+// ---- users: the shared write path -------------------------------------------
+
+const INSERT_USER: &str = "INSERT INTO users (
+    id, role, email, mobile, referral, fleetadmin, approved, driver_active, queue, car_type,
+    lat, lng, platform, push_token, language, search_text, created_at, updated_at, doc
+) VALUES ";
+
+const USER_VALUES: usize = 19;
+
+/// Binds one user's values in [`INSERT_USER`]'s column order; `updated_at`
+/// is `now`. The wallet balance column starts at zero.
+fn push_user_values(builder: &mut SqlBuilder, user: &User, now: Millis) -> StorageResult<()> {
+    let columns = UserColumns::of(user);
+    let values = [
+        Bind::Uuid(user.id.0),
+        Bind::Text(columns.role.to_string()),
+        Bind::Text(user.email.clone()),
+        Bind::Text(user.mobile.clone()),
+        Bind::Text(user.referralId.clone()),
+        Bind::OptUuid(columns.fleetadmin),
+        Bind::Bool(user.approved),
+        Bind::Bool(user.driverActiveStatus),
+        Bind::Bool(user.queue),
+        Bind::OptText(user.carType.clone()),
+        Bind::OptFloat(columns.lat),
+        Bind::OptFloat(columns.lng),
+        Bind::Text(columns.platform.to_string()),
+        Bind::OptText(user.pushToken.clone()),
+        Bind::OptText(columns.language),
+        Bind::Text(columns.search_text),
+        Bind::Int(user.createdAt),
+        Bind::Int(now),
+        json(user)?,
+    ];
+    debug_assert_eq!(values.len(), USER_VALUES);
+    push_row(builder, values);
+    Ok(())
+}
+
+/// Runs `rows` through a multi-row insert, as many rows per statement as the
+/// bound-value limit allows.
+async fn insert_in_chunks<T>(
+    conn: &mut Conn,
+    start: &'static str,
+    values_per_row: usize,
+    rows: &[T],
+    push_row: impl Fn(&mut SqlBuilder, &T) -> StorageResult<()>,
+) -> StorageResult<()> {
+    let rows_per_statement = (D::MAX_BINDS_PER_STATEMENT / values_per_row).max(1);
+    for chunk in rows.chunks(rows_per_statement) {
+        let mut builder = SqlBuilder::new(start);
+        for (index, row) in chunk.iter().enumerate() {
+            if index > 0 {
+                builder.push(", ");
+            }
+            push_row(&mut builder, row)?;
+        }
+        built(builder).execute(&mut *conn).await.map_err(write_error)?;
+    }
+    Ok(())
+}
+
+// ---- helpers that are not part of the trait ---------------------------------
+
+impl Store {
+    /// Inserts many users in one transaction with multi-row statements: for
+    /// imports, seeds and load tests. Same rules as [`Storage::insert_user`].
+    pub async fn import_users(&self, users: &[User], now: Millis) -> StorageResult<()> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        insert_in_chunks(&mut tx, INSERT_USER, USER_VALUES, users, |builder, user| {
+            push_user_values(builder, user, now)
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Inserts many new bookings (version 1) and their offers in one
+    /// transaction with multi-row statements. Effects are not applied.
+    pub async fn import_bookings(&self, bookings: &[Booking], now: Millis) -> StorageResult<()> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        insert_in_chunks(&mut tx, INSERT_BOOKING, BOOKING_VALUES, bookings, |builder, booking| {
+            push_booking_values(builder, booking, 1, now)
+        })
+        .await?;
+        let offers: Vec<(Uuid, Uuid)> = bookings
+            .iter()
+            .flat_map(|booking| booking.requestedDrivers.0.iter().map(|driver| (booking.id.0, driver.0)))
+            .collect();
+        insert_in_chunks(
+            &mut tx,
+            "INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ",
+            4,
+            &offers,
+            |builder, (booking, driver)| {
+                push_row(builder, [Bind::Uuid(*booking), Bind::Uuid(*driver), Bind::Int(now), Bind::Int(now)]);
+                Ok(())
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Refreshes the planner's statistics (after a bulk load).
+    pub async fn analyze(&self) -> StorageResult<()> {
+        sqlx::query("ANALYZE").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Chooses how to run a text search on a backend that asks (SQLite), from
+    /// counts the text index answers by reading at most a few thousand
+    /// entries: a word with few matches makes the search rare (read its
+    /// matches from the index, re-test the other words); when every word is
+    /// common, a subset of the matches that reaches the limit makes it common
+    /// (walk the sort order); otherwise a bounded walk comes first. A list
+    /// narrowed to one rider or driver is short, so it is always walked.
+    async fn search_plan(&self, table: SearchTable, query: &SearchQuery, narrow: bool) -> StorageResult<SearchPlan> {
+        let Some(counts) = D::text_counts(table) else {
+            return Ok(SearchPlan::Index { text: D::index_text(query), verify: false });
+        };
+        if narrow {
+            return Ok(SearchPlan::Scan);
+        }
+        let mut rare_words = Vec::new();
+        for word in &query.words {
+            let matches: i64 = if is_short_word(word) {
+                sqlx::query_scalar(counts.documents)
+                    .bind(SearchQuery::fts5_of([word]))
+                    .bind(SEARCH_INDEX_LIMIT)
+                    .fetch_one(&self.pool)
+                    .await?
+            } else {
+                sqlx::query_scalar(counts.occurrences)
+                    .bind(word)
+                    .bind(prefix_range_end(word))
+                    .bind(SEARCH_INDEX_LIMIT)
+                    .fetch_one(&self.pool)
+                    .await?
+            };
+            if matches < SEARCH_INDEX_LIMIT {
+                rare_words.push(word);
+            }
+        }
+        if !rare_words.is_empty() {
+            let verify = rare_words.len() < query.words.len();
+            return Ok(SearchPlan::Index { text: SearchQuery::fts5_of(rare_words), verify });
+        }
+        let together: i64 = sqlx::query_scalar(counts.documents)
+            .bind(query.fts5_subset())
+            .bind(SEARCH_INDEX_LIMIT)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(if together >= SEARCH_INDEX_LIMIT { SearchPlan::Scan } else { SearchPlan::ScanThenIndex })
+    }
+
+    /// Reads one page of a list: chooses the page's ids from the indexes
+    /// (with the search, when there is one), then reads only those rows.
+    async fn list_page<T>(
+        &self,
+        list: &ListSpec<'_>,
+        filters: &(dyn Fn(&mut SqlBuilder) + Sync),
+        search: Option<&SearchQuery>,
+        narrow: bool,
+    ) -> StorageResult<Vec<T>>
+    where
+        T: for<'r> FromRow<'r, <Db as Database>::Row> + Send + Unpin,
+    {
+        let Some(query) = search else {
+            return self.fetch_page(list, filters, Pick::All).await;
+        };
+        match self.search_plan(list.table, query, narrow).await? {
+            SearchPlan::Index { text, verify } => {
+                self.fetch_page(list, filters, Pick::Index { query, text, verify }).await
+            }
+            SearchPlan::Scan => self.fetch_page(list, filters, Pick::Scan { query }).await,
+            SearchPlan::ScanThenIndex => {
+                let rows: Vec<T> = self.fetch_page(list, filters, Pick::CappedScan { query }).await?;
+                if rows.len() > list.limit as usize {
+                    return Ok(rows);
+                }
+                let text = D::index_text(query);
+                self.fetch_page(list, filters, Pick::Index { query, text, verify: false }).await
+            }
+        }
+    }
+
+    async fn fetch_page<T>(
+        &self,
+        list: &ListSpec<'_>,
+        filters: &(dyn Fn(&mut SqlBuilder) + Sync),
+        pick: Pick<'_>,
+    ) -> StorageResult<Vec<T>>
+    where
+        T: for<'r> FromRow<'r, <Db as Database>::Row> + Send + Unpin,
+    {
+        let (_, direction) = order_fragments(list.order);
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(list.columns).push(" FROM (");
+        push_pick(&mut builder, list, filters, pick)?;
+        builder.push(") page JOIN ").push(list.table.from()).push(" ON ").push(list.table.id());
+        builder.push(" = page.pick_id ORDER BY page.pick_sort").push(direction).push(", page.pick_id").push(direction);
+        fetch_all(&self.pool, builder).await
+    }
+
+    async fn earnings_groups(&self, scope: &EarningsScope, counted: &'static str) -> StorageResult<Vec<EarningsGroup>> {
+        let (offset_ms, first_placeable, last_placeable) = earnings_bounds(scope.utc_offset_minutes);
+        let mut builder = SqlBuilder::new(EARNINGS_COUNTED);
+        builder.binds = vec![Bind::Int(offset_ms), Bind::Int(first_placeable), Bind::Int(last_placeable)];
+        match single_month(scope) {
+            Some(year_month) => builder.bind(Bind::Int(year_month)),
+            None => builder.push("COALESCE(").push(D::YEAR_MONTH_OF_LOCAL_SECONDS).push(", 0)"),
+        };
+        builder.push(EARNINGS_LOCAL).push(counted);
+        if let Some(fleetadmin) = scope.fleetadmin {
+            builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleetadmin.0));
+        }
+        if let Some(driver) = scope.driver {
+            builder.push_bind(" AND b.driver = ", Bind::Uuid(driver.0));
+        }
+        if let Some(from) = scope.tripdate_from {
+            builder.push_bind(" AND b.tripdate >= ", Bind::Int(from));
+        }
+        if let Some(until) = scope.tripdate_until {
+            builder.push_bind(" AND b.tripdate < ", Bind::Int(until));
+        }
+        builder.push(EARNINGS_GROUP);
+        let mut groups: Vec<EarningsGroup> = fetch_all(&self.pool, builder).await?;
+        sort_earnings(&mut groups);
+        Ok(groups)
+    }
+}
+
+fn user_rows(rows: Vec<UserRow>) -> Vec<User> {
+    rows.into_iter().map(UserRow::into_user).collect()
+}
+
+fn booking_rows(rows: Vec<BookingRow>) -> Vec<Booking> {
+    rows.into_iter().map(BookingRow::into_booking).collect()
+}
+
+#[async_trait]
+impl Storage for Store {
+    fn backend(&self) -> Backend {
+        BACKEND
+    }
+
+    // ---- settings and catalogue ---------------------------------------------
+
+    async fn settings(&self) -> StorageResult<Option<Settings>> {
+        let row: Option<(Json<Settings>,)> =
+            sqlx::query_as("SELECT doc FROM settings WHERE id = 1").fetch_optional(&self.pool).await?;
+        Ok(row.map(|(document,)| document.0))
+    }
+
+    async fn save_settings(&self, settings: &Settings, now: Millis) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO settings (id, created_at, updated_at, doc) VALUES (1, $1, $1, $2)
+             ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, doc = excluded.doc",
+        )
+        .bind(now)
+        .bind(Json(settings))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn car_types(&self) -> StorageResult<Vec<CarType>> {
+        let rows: Vec<(Json<CarType>,)> =
+            sqlx::query_as("SELECT doc FROM car_types ORDER BY created_at, name").fetch_all(&self.pool).await?;
+        Ok(rows.into_iter().map(|(document,)| document.0).collect())
+    }
+
+    async fn car_type(&self, id: CarTypeId) -> StorageResult<CarType> {
+        let row: Option<(Json<CarType>,)> =
+            sqlx::query_as("SELECT doc FROM car_types WHERE id = $1").bind(id.0).fetch_optional(&self.pool).await?;
+        found(row).map(|(document,)| document.0)
+    }
+
+    async fn car_type_by_name(&self, name: &str) -> StorageResult<CarType> {
+        let row: Option<(Json<CarType>,)> =
+            sqlx::query_as("SELECT doc FROM car_types WHERE name = $1").bind(name).fetch_optional(&self.pool).await?;
+        found(row).map(|(document,)| document.0)
+    }
+
+    async fn save_car_type(&self, car_type: &CarType, now: Millis) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO car_types (id, name, created_at, updated_at, doc) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at, doc = excluded.doc",
+        )
+        .bind(car_type.id.0)
+        .bind(&car_type.name)
+        .bind(car_type.createdAt)
+        .bind(now)
+        .bind(Json(car_type))
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn delete_car_type(&self, id: CarTypeId) -> StorageResult<()> {
+        let result = sqlx::query("DELETE FROM car_types WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn cancel_reasons(&self) -> StorageResult<Vec<String>> {
+        Ok(sqlx::query_scalar("SELECT reason FROM cancel_reasons ORDER BY position").fetch_all(&self.pool).await?)
+    }
+
+    async fn save_cancel_reasons(&self, reasons: &[String], now: Millis) -> StorageResult<()> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        sqlx::query("DELETE FROM cancel_reasons").execute(&mut *tx).await?;
+        for (position, reason) in reasons.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO cancel_reasons (position, reason, created_at, updated_at) VALUES ($1, $2, $3, $3)",
+            )
+            .bind(position as i64)
+            .bind(reason)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn payment_providers(&self) -> StorageResult<Vec<PaymentProvider>> {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT name, link FROM payment_providers ORDER BY position").fetch_all(&self.pool).await?;
+        Ok(rows.into_iter().map(|(name, link)| PaymentProvider { name, link }).collect())
+    }
+
+    async fn save_payment_providers(&self, providers: &[PaymentProvider], now: Millis) -> StorageResult<()> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        sqlx::query("DELETE FROM payment_providers").execute(&mut *tx).await?;
+        for (position, provider) in providers.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO payment_providers (position, name, link, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+            )
+            .bind(position as i64)
+            .bind(&provider.name)
+            .bind(&provider.link)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    // ---- users --------------------------------------------------------------
+
+    #[instrument(skip_all, fields(user_id = %user.id))]
+    async fn insert_user(&self, user: &User) -> StorageResult<()> {
+        let mut builder = SqlBuilder::new(INSERT_USER);
+        push_user_values(&mut builder, user, user.createdAt)?;
+        built(builder).execute(&self.pool).await.map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn user(&self, id: UserId) -> StorageResult<User> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        found(rows.into_iter().next()).map(UserRow::into_user)
+    }
+
+    async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.email <> ''");
+        builder.push_bind(" AND u.email = ", Bind::Text(email.to_string()));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(UserRow::into_user))
+    }
+
+    async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.mobile <> ''");
+        builder.push_bind(" AND u.mobile = ", Bind::Text(mobile.to_string()));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(UserRow::into_user))
+    }
+
+    async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.referral <> ''");
+        builder.push_bind(" AND u.referral = ", Bind::Text(referral_id.to_string()));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(UserRow::into_user))
+    }
+
+    #[instrument(skip_all, fields(user_id = %user.id))]
+    async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()> {
+        let columns = UserColumns::of(user);
+        let result = sqlx::query(
+            "UPDATE users SET
+                role = $2, email = $3, mobile = $4, referral = $5, fleetadmin = $6, approved = $7,
+                driver_active = $8, queue = $9, car_type = $10, lat = $11, lng = $12, platform = $13,
+                push_token = $14, language = $15, search_text = $16, updated_at = $17, doc = $18
+             WHERE id = $1",
+        )
+        .bind(user.id.0)
+        .bind(columns.role)
+        .bind(&user.email)
+        .bind(&user.mobile)
+        .bind(&user.referralId)
+        .bind(columns.fleetadmin)
+        .bind(user.approved)
+        .bind(user.driverActiveStatus)
+        .bind(user.queue)
+        .bind(&user.carType)
+        .bind(columns.lat)
+        .bind(columns.lng)
+        .bind(columns.platform)
+        .bind(&user.pushToken)
+        .bind(columns.language)
+        .bind(columns.search_text)
+        .bind(now)
+        .bind(Json(user))
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        must_affect(result.rows_affected())
+    }
+
+    #[instrument(skip_all, fields(user_id = %id))]
+    async fn delete_user(&self, id: UserId) -> StorageResult<()> {
+        let result = sqlx::query("DELETE FROM users WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let list = ListSpec {
+            table: SearchTable::Users,
+            columns: USER_COLUMNS,
+            sort_column: "u.created_at",
+            order,
+            limit,
+            after: page.after.as_deref(),
+        };
+        let filters = |builder: &mut SqlBuilder| {
+            push_in(builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
+            if let Some(fleetadmin) = filter.fleetadmin {
+                builder.push_bind(" AND u.fleetadmin = ", Bind::Uuid(fleetadmin.0));
+            }
+            if let Some(approved) = filter.approved {
+                builder.push_bind(" AND u.approved = ", Bind::Bool(approved));
+            }
+        };
+        let search = filter.search.as_deref().and_then(SearchQuery::parse);
+        let rows = self.list_page(&list, &filters, search.as_ref(), false).await?;
+        let users = user_rows(rows);
+        Ok(page_of(users, limit, |user| encode_cursor(user.createdAt, user.id.0)))
+    }
+
+    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>> {
+        let limit = page.limit();
+        let mut builder =
+            SqlBuilder::new("SELECT u.id, u.role, u.platform, u.push_token, u.language FROM users u WHERE TRUE");
+        push_in(&mut builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
+        push_in(
+            &mut builder,
+            "u.platform",
+            filter.platforms.iter().map(|platform| Bind::Text(platform_text(*platform).to_string())),
+        );
+        if let Some(cursor) = page.after.as_deref() {
+            let (_, after) = decode_cursor(cursor)?;
+            builder.push_bind(" AND u.id > ", Bind::Uuid(after));
+        }
+        builder.push_bind(" ORDER BY u.id LIMIT ", Bind::Int(i64::from(limit) + 1));
+        let rows: Vec<PushTargetRow> = fetch_all(&self.pool, builder).await?;
+        let targets = rows
+            .into_iter()
+            .map(|row| {
+                Ok(PushTarget {
+                    user: UserId(row.id),
+                    role: parse_role(&row.role)?,
+                    platform: parse_platform(&row.platform)?,
+                    push_token: row.push_token,
+                    language: row.language,
+                })
+            })
+            .collect::<StorageResult<Vec<_>>>()?;
+        Ok(page_of(targets, limit, |target| encode_cursor(0, target.user.0)))
+    }
+
+    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query("UPDATE users SET driver_active = $1, updated_at = $2 WHERE id = $3")
+            .bind(active)
+            .bind(now)
+            .bind(driver.0)
+            .execute(&self.pool)
+            .await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn set_queue(&self, driver: UserId, busy: bool, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query("UPDATE users SET queue = $1, updated_at = $2 WHERE id = $3")
+            .bind(busy)
+            .bind(now)
+            .bind(driver.0)
+            .execute(&self.pool)
+            .await?;
+        must_affect(result.rows_affected())
+    }
+
+    #[instrument(skip_all, fields(positions = positions.len()))]
+    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()> {
+        if positions.is_empty() {
+            return Ok(());
+        }
+        // One order for every batch, so two batches never wait on each other's rows.
+        let mut ordered: Vec<&(UserId, LatLng)> = positions.iter().collect();
+        ordered.sort_by_key(|(user, _)| *user);
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        for (user, location) in ordered {
+            sqlx::query("UPDATE users SET lat = $1, lng = $2, updated_at = $3 WHERE id = $4")
+                .bind(location.lat)
+                .bind(location.lng)
+                .bind(now)
+                .bind(user.0)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn online_drivers(&self) -> StorageResult<Vec<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(
+            " FROM users u WHERE u.driver_active AND u.role = 'driver' AND u.lat IS NOT NULL AND u.lng IS NOT NULL
+             ORDER BY u.id",
+        );
+        Ok(user_rows(fetch_all(&self.pool, builder).await?))
+    }
+
+    // ---- bookings -------------------------------------------------------------
+
+    #[instrument(skip_all, fields(booking_id = %booking.id, expected_version = ?expected_version))]
+    async fn commit_booking(
+        &self,
+        booking: &Booking,
+        expected_version: Option<u64>,
+        effects: &[Effect],
+        now: Millis,
+    ) -> StorageResult<Committed> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let version = match expected_version {
+            None => {
+                insert_booking(&mut tx, booking, now).await?;
+                1
+            }
+            Some(expected) => {
+                update_booking(&mut tx, booking, expected, now).await?;
+                expected + 1
+            }
+        };
+        replace_offers(&mut tx, booking, expected_version.is_none(), now).await?;
+        lock_users(&mut tx, &users_touched(effects)).await?;
+        let balances = apply_effects(&mut tx, booking.id, effects, now).await?;
+        tx.commit().await?;
+        let mut stored = booking.clone();
+        stored.version = version;
+        Ok(Committed { booking: stored, balances })
+    }
+
+    async fn booking(&self, id: BookingId) -> StorageResult<Booking> {
+        let row: Option<BookingRow> = sqlx::query_as("SELECT version, doc FROM bookings WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        found(row).map(BookingRow::into_booking)
+    }
+
+    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>> {
+        let limit = page.limit();
+        let list = ListSpec {
+            table: SearchTable::Bookings,
+            columns: "b.version, b.doc",
+            sort_column: booking_sort_column(filter.sort),
+            order: filter.order,
+            limit,
+            after: page.after.as_deref(),
+        };
+        let filters = |builder: &mut SqlBuilder| {
+            if let Some(customer) = filter.customer {
+                builder.push_bind(" AND b.customer = ", Bind::Uuid(customer.0));
+            }
+            if let Some(driver) = filter.driver {
+                builder.push_bind(" AND b.driver = ", Bind::Uuid(driver.0));
+            }
+            if let Some(fleetadmin) = filter.fleetadmin {
+                builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleetadmin.0));
+            }
+            push_in(
+                builder,
+                "b.status",
+                filter.statuses.iter().map(|status| Bind::Text(status_text(*status).to_string())),
+            );
+        };
+        let search = filter.search.as_deref().and_then(SearchQuery::parse);
+        let narrow = filter.customer.is_some() || filter.driver.is_some();
+        let rows = self.list_page(&list, &filters, search.as_ref(), narrow).await?;
+        let bookings = booking_rows(rows);
+        Ok(page_of(bookings, limit, |booking| encode_cursor(booking_sort_value(booking, filter.sort), booking.id.0)))
+    }
+
+    async fn active_bookings(&self) -> StorageResult<Vec<Booking>> {
+        let rows: Vec<BookingRow> =
+            sqlx::query_as("SELECT b.version, b.doc FROM bookings b WHERE b.active ORDER BY b.tripdate, b.id")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(booking_rows(rows))
+    }
+
+    async fn bookings_offered_to(&self, driver: UserId) -> StorageResult<Vec<Booking>> {
+        let rows: Vec<BookingRow> = sqlx::query_as(
+            "SELECT b.version, b.doc FROM booking_offers o JOIN bookings b ON b.id = o.booking_id
+             WHERE o.driver_id = $1 ORDER BY b.tripdate, b.id",
+        )
+        .bind(driver.0)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(booking_rows(rows))
+    }
+
+    // ---- wallet -----------------------------------------------------------------
+
+    #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
+    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (applied, balance) = apply_ledger(&mut tx, change, now).await?;
+        tx.commit().await?;
+        if !applied {
+            tracing::debug!("wallet entry already applied");
+        }
+        Ok(WalletOutcome { applied, balance: from_micros(balance) })
+    }
+
+    async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal> {
+        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+            .bind(user.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        found(balance).map(from_micros)
+    }
+
+    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new(
+            "SELECT w.entry_type, w.amount_micros, w.date, w.tx_ref, w.idempotency_key, w.id
+             FROM wallet_entries w WHERE w.user_id = ",
+        );
+        builder.bind(Bind::Uuid(user.0));
+        push_keyset(&mut builder, "w.date", "w.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "w.date", "w.id", order, limit);
+        let rows: Vec<WalletRow> = fetch_all(&self.pool, builder).await?;
+        let records = rows
+            .into_iter()
+            .map(|row| {
+                let record = WalletRecord {
+                    entry: WalletEntry {
+                        entry_type: parse_entry_type(&row.entry_type)?,
+                        amount: from_micros(row.amount_micros),
+                        date: row.date,
+                        txRef: row.tx_ref,
+                    },
+                    idempotency_key: row.idempotency_key,
+                };
+                Ok((record, row.id))
+            })
+            .collect::<StorageResult<Vec<_>>>()?;
+        let page = page_of(records, limit, |(record, id)| encode_cursor(record.entry.date, *id));
+        Ok(Page { items: page.items.into_iter().map(|(record, _)| record).collect(), next: page.next })
+    }
+
+    // ---- withdraws ----------------------------------------------------------------
+
+    #[instrument(skip_all, fields(withdraw_id = %request.id, user_id = %request.uid))]
+    async fn create_withdraw(
+        &self,
+        request: &WithdrawRequest,
+        debit: &WalletChange,
+        now: Millis,
+    ) -> StorageResult<WalletOutcome> {
+        if debit.user != request.uid {
+            return Err(StorageError::Invalid("debit"));
+        }
+        let amount = to_micros(request.amount, "amount")?;
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (applied, balance) = apply_ledger(&mut tx, debit, now).await?;
+        // A replayed debit means this request was stored the first time.
+        if applied {
+            sqlx::query(
+                "INSERT INTO withdraws (id, user_id, date, amount_micros, processed, proces_date, created_at, updated_at, doc)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+                 ON CONFLICT (id) DO NOTHING",
+            )
+            .bind(request.id.0)
+            .bind(request.uid.0)
+            .bind(request.date)
+            .bind(amount)
+            .bind(request.processed)
+            .bind(request.procesDate)
+            .bind(now)
+            .bind(Json(request))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(WalletOutcome { applied, balance: from_micros(balance) })
+    }
+
+    #[instrument(skip_all, fields(withdraw_id = %id))]
+    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest> {
+        let completed: Option<WithdrawRow> = sqlx::query_as(
+            "UPDATE withdraws SET processed = TRUE, proces_date = $2, updated_at = $2
+             WHERE id = $1 AND NOT processed
+             RETURNING processed, proces_date, doc",
+        )
+        .bind(id.0)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some(row) = completed {
+            return Ok(row.into_withdraw());
+        }
+        let exists: Option<bool> = sqlx::query_scalar("SELECT processed FROM withdraws WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        match exists {
+            Some(_) => Err(StorageError::AlreadyProcessed),
+            None => Err(StorageError::NotFound),
+        }
+    }
+
+    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new("SELECT w.processed, w.proces_date, w.doc FROM withdraws w WHERE TRUE");
+        if let Some(user) = user {
+            builder.push_bind(" AND w.user_id = ", Bind::Uuid(user.0));
+        }
+        push_keyset(&mut builder, "w.date", "w.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "w.date", "w.id", order, limit);
+        let rows: Vec<WithdrawRow> = fetch_all(&self.pool, builder).await?;
+        let requests = rows.into_iter().map(WithdrawRow::into_withdraw).collect();
+        Ok(page_of(requests, limit, |request: &WithdrawRequest| encode_cursor(request.date, request.id.0)))
+    }
+
+    // ---- tracking and chat ------------------------------------------------------------
+
+    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
+        let mut conn = self.pool.acquire().await?;
+        insert_tracking(&mut conn, booking, point).await
+    }
+
+    async fn latest_tracking(&self, booking: BookingId) -> StorageResult<Option<TrackingPoint>> {
+        let row: Option<TrackingRow> = sqlx::query_as(
+            "SELECT at, status, lat, lng FROM tracking_points WHERE booking_id = $1 ORDER BY at DESC, seq DESC LIMIT 1",
+        )
+        .bind(booking.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
+            .transpose()
+    }
+
+    async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>> {
+        let rows: Vec<TrackingRow> =
+            sqlx::query_as("SELECT at, status, lat, lng FROM tracking_points WHERE booking_id = $1 ORDER BY at, seq")
+                .bind(booking.0)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter()
+            .map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
+            .collect()
+    }
+
+    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat> {
+        let id = Uuid::now_v7();
+        sqlx::query(
+            "INSERT INTO chat_messages (id, booking_id, sender, read_at, created_at, updated_at, doc)
+             VALUES ($1, $2, $3, NULL, $4, $4, $5)",
+        )
+        .bind(id)
+        .bind(booking.0)
+        .bind(message.from.0)
+        .bind(message.createdAt)
+        .bind(Json(message))
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        Ok(StoredChat { id, message: message.clone(), read_at: None })
+    }
+
+    async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>> {
+        let rows: Vec<ChatRow> =
+            sqlx::query_as("SELECT id, read_at, doc FROM chat_messages WHERE booking_id = $1 ORDER BY created_at, seq")
+                .bind(booking.0)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let mut message = row.doc.0;
+                // A read message's smsId is its id, unless it came with one.
+                if row.read_at.is_some() && message.smsId.is_none() {
+                    message.smsId = Some(row.id.to_string());
+                }
+                StoredChat { id: row.id, message, read_at: row.read_at }
+            })
+            .collect())
+    }
+
+    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64> {
+        let result = sqlx::query(
+            "UPDATE chat_messages SET read_at = $3, updated_at = $3
+             WHERE booking_id = $1 AND sender <> $2 AND read_at IS NULL",
+        )
+        .bind(booking.0)
+        .bind(reader.0)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected())
+    }
+
+    // ---- promos, notifications, languages ---------------------------------------------
+
+    async fn promos(&self) -> StorageResult<Vec<Promo>> {
+        let rows: Vec<PromoRow> =
+            sqlx::query_as("SELECT user_avail, doc FROM promos ORDER BY created_at, id").fetch_all(&self.pool).await?;
+        Ok(rows.into_iter().map(PromoRow::into_promo).collect())
+    }
+
+    async fn promo(&self, id: PromoId) -> StorageResult<Promo> {
+        let row: Option<PromoRow> = sqlx::query_as("SELECT user_avail, doc FROM promos WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        found(row).map(PromoRow::into_promo)
+    }
+
+    async fn promo_by_name(&self, name: &str) -> StorageResult<Option<Promo>> {
+        let row: Option<PromoRow> = sqlx::query_as("SELECT user_avail, doc FROM promos WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(PromoRow::into_promo))
+    }
+
+    async fn save_promo(&self, promo: &Promo, now: Millis) -> StorageResult<()> {
+        // user_avail is counted by the store: written on insert, kept on update.
+        sqlx::query(
+            "INSERT INTO promos (id, name, user_avail, created_at, updated_at, doc) VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at, doc = excluded.doc",
+        )
+        .bind(promo.id.0)
+        .bind(&promo.promo_name)
+        .bind(i64::from(promo.user_avail))
+        .bind(promo.createdAt)
+        .bind(now)
+        .bind(Json(promo))
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn delete_promo(&self, id: PromoId) -> StorageResult<()> {
+        let result = sqlx::query("DELETE FROM promos WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn promo_used_by(&self, promo_name: &str, user: UserId) -> StorageResult<bool> {
+        let uses: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM promo_uses WHERE promo_name = $1 AND user_id = $2")
+            .bind(promo_name)
+            .bind(user.0)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(uses > 0)
+    }
+
+    async fn insert_notification(&self, notification: &Notification) -> StorageResult<()> {
+        sqlx::query("INSERT INTO notifications (id, created_at, updated_at, doc) VALUES ($1, $2, $2, $3)")
+            .bind(notification.id.0)
+            .bind(notification.createdAt)
+            .bind(Json(notification))
+            .execute(&self.pool)
+            .await
+            .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn notifications(&self, page: &PageRequest) -> StorageResult<Page<Notification>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new("SELECT n.doc FROM notifications n WHERE TRUE");
+        push_keyset(&mut builder, "n.created_at", "n.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "n.created_at", "n.id", order, limit);
+        let rows: Vec<(Json<Notification>,)> = fetch_all(&self.pool, builder).await?;
+        let notifications = rows.into_iter().map(|(document,)| document.0).collect();
+        Ok(page_of(notifications, limit, |notification: &Notification| {
+            encode_cursor(notification.createdAt, notification.id.0)
+        }))
+    }
+
+    async fn delete_notification(&self, id: NotificationId) -> StorageResult<()> {
+        let result = sqlx::query("DELETE FROM notifications WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn languages(&self) -> StorageResult<Vec<Language>> {
+        let rows: Vec<(bool, Json<Language>)> =
+            sqlx::query_as("SELECT is_default, doc FROM languages ORDER BY created_at, id")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|(is_default, document)| Language { default: is_default, ..document.0 }).collect())
+    }
+
+    #[instrument(skip_all, fields(language_id = %language.id))]
+    async fn save_language(&self, language: &Language, now: Millis) -> StorageResult<()> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        if language.default {
+            lock_languages(&mut tx).await?;
+        }
+        let mut builder = SqlBuilder::new("SELECT is_default FROM languages WHERE id = ");
+        builder.bind(Bind::Uuid(language.id.0)).push(D::FOR_UPDATE);
+        let current: Option<(bool,)> = fetch_all(&mut *tx, builder).await?.into_iter().next();
+        if language.default {
+            sqlx::query("UPDATE languages SET is_default = FALSE, updated_at = $1 WHERE is_default AND id <> $2")
+                .bind(now)
+                .bind(language.id.0)
+                .execute(&mut *tx)
+                .await?;
+        } else if current == Some((true,)) {
+            return Err(StorageError::DefaultLanguage);
+        }
+        sqlx::query(
+            "INSERT INTO languages (id, locale, is_default, created_at, updated_at, doc) VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (id) DO UPDATE SET
+                locale = excluded.locale, is_default = excluded.is_default,
+                updated_at = excluded.updated_at, doc = excluded.doc",
+        )
+        .bind(language.id.0)
+        .bind(&language.langLocale)
+        .bind(language.default)
+        .bind(language.createdAt)
+        .bind(now)
+        .bind(Json(language))
+        .execute(&mut *tx)
+        .await
+        .map_err(default_race)?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    #[instrument(skip_all, fields(language_id = %id))]
+    async fn delete_language(&self, id: LanguageId) -> StorageResult<()> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let mut builder = SqlBuilder::new("SELECT is_default FROM languages WHERE id = ");
+        builder.bind(Bind::Uuid(id.0)).push(D::FOR_UPDATE);
+        let current: Option<(bool,)> = fetch_all(&mut *tx, builder).await?.into_iter().next();
+        match current {
+            None => return Err(StorageError::NotFound),
+            Some((true,)) => return Err(StorageError::DefaultLanguage),
+            Some((false,)) => {}
+        }
+        sqlx::query("DELETE FROM languages WHERE id = $1").bind(id.0).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    #[instrument(skip_all, fields(language_id = %id))]
+    async fn make_default_language(&self, id: LanguageId, now: Millis) -> StorageResult<()> {
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        lock_languages(&mut tx).await?;
+        // Two statements: a unique index is checked row by row, so the old
+        // default must be cleared before the new one is set.
+        sqlx::query("UPDATE languages SET is_default = FALSE, updated_at = $1 WHERE is_default AND id <> $2")
+            .bind(now)
+            .bind(id.0)
+            .execute(&mut *tx)
+            .await?;
+        let result = sqlx::query("UPDATE languages SET is_default = TRUE, updated_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(id.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(default_race)?;
+        must_affect(result.rows_affected())?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    // ---- files ------------------------------------------------------------------------
+
+    async fn insert_file(&self, file: &FileRecord) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO files (id, owner, key, mime, size, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+        )
+        .bind(file.id)
+        .bind(file.owner.map(|owner| owner.0))
+        .bind(&file.key)
+        .bind(&file.mime)
+        .bind(i64::try_from(file.size).map_err(|_| StorageError::Invalid("size"))?)
+        .bind(file.created_at)
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn file(&self, id: Uuid) -> StorageResult<FileRecord> {
+        let row: Option<FileRow> =
+            sqlx::query_as("SELECT id, owner, key, mime, size, created_at FROM files WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        let row = found(row)?;
+        Ok(FileRecord {
+            id: row.id,
+            owner: row.owner.map(UserId),
+            key: row.key,
+            mime: row.mime,
+            size: u64::try_from(row.size).unwrap_or_default(),
+            created_at: row.created_at,
+        })
+    }
+
+    // ---- sign-in ----------------------------------------------------------------------
+
+    async fn insert_challenge(&self, challenge: &Challenge) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO otp_challenges
+                (id, contact, code_hash, expires_at, attempts, consumed_at, client, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+        )
+        .bind(challenge.id)
+        .bind(&challenge.contact)
+        .bind(&challenge.code_hash)
+        .bind(challenge.expires_at)
+        .bind(i64::from(challenge.attempts))
+        .bind(challenge.consumed_at)
+        .bind(&challenge.client)
+        .bind(challenge.created_at)
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn latest_challenge(&self, contact: &str) -> StorageResult<Option<Challenge>> {
+        let row: Option<ChallengeRow> = sqlx::query_as(
+            "SELECT id, contact, code_hash, created_at, expires_at, attempts, consumed_at, client
+             FROM otp_challenges WHERE contact = $1 AND consumed_at IS NULL
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(contact)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|row| Challenge {
+            id: row.id,
+            contact: row.contact,
+            code_hash: row.code_hash,
+            created_at: row.created_at,
+            expires_at: row.expires_at,
+            attempts: u32::try_from(row.attempts).unwrap_or(u32::MAX),
+            consumed_at: row.consumed_at,
+            client: row.client,
+        }))
+    }
+
+    async fn record_failed_attempt(&self, id: Uuid) -> StorageResult<u32> {
+        let attempts: Option<i64> =
+            sqlx::query_scalar("UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        found(attempts).map(|attempts| u32::try_from(attempts).unwrap_or(u32::MAX))
+    }
+
+    async fn consume_challenge(&self, id: Uuid, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query(
+            "UPDATE otp_challenges SET consumed_at = $2, updated_at = $2 WHERE id = $1 AND consumed_at IS NULL",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        if result.rows_affected() == 1 {
+            return Ok(());
+        }
+        // Two verifications of one code: only the first signs in.
+        let exists: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE id = $1")
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?;
+        if exists > 0 { Err(StorageError::AlreadyProcessed) } else { Err(StorageError::NotFound) }
+    }
+
+    async fn challenges_since(&self, contact: &str, since: Millis) -> StorageResult<u64> {
+        let count: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE contact = $1 AND created_at >= $2")
+                .bind(contact)
+                .bind(since)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(u64::try_from(count).unwrap_or_default())
+    }
+
+    async fn insert_session(&self, session: &Session) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, user_id, expires_at, revoked_at, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $5)",
+        )
+        .bind(&session.token_hash)
+        .bind(session.user.0)
+        .bind(session.expires_at)
+        .bind(session.revoked_at)
+        .bind(session.created_at)
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn session(&self, token_hash: &str) -> StorageResult<Option<Session>> {
+        let row: Option<SessionRow> = sqlx::query_as(
+            "SELECT token_hash, user_id, created_at, expires_at, revoked_at FROM sessions WHERE token_hash = $1",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|row| Session {
+            token_hash: row.token_hash,
+            user: UserId(row.user_id),
+            created_at: row.created_at,
+            expires_at: row.expires_at,
+            revoked_at: row.revoked_at,
+        }))
+    }
+
+    async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()> {
+        // Revoking twice keeps the first time.
+        let result = sqlx::query(
+            "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2), updated_at = $2 WHERE token_hash = $1",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn revoke_user_sessions(&self, user: UserId, now: Millis) -> StorageResult<u64> {
+        let result = sqlx::query(
+            "UPDATE sessions SET revoked_at = $2, updated_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(user.0)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected())
+    }
+
+    // ---- reports ----------------------------------------------------------------------
+
+    #[instrument(skip_all)]
+    async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>> {
+        let groups = self.earnings_groups(scope, EARNINGS_RIDES).await?;
+        Ok(groups.iter().map(|group| group.earnings_row(scope.decimals)).collect())
+    }
+
+    #[instrument(skip_all)]
+    async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>> {
+        let groups = self.earnings_groups(scope, EARNINGS_REPORTED).await?;
+        Ok(groups.iter().map(|group| group.report_row(scope.decimals)).collect())
+    }
+
+    async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>> {
+        let row: Option<(Json<User>,)> =
+            sqlx::query_as("SELECT doc FROM users WHERE id = $1").bind(driver.0).fetch_optional(&self.pool).await?;
+        found(row).map(|(document,)| document.0.ratings)
+    }
+}

@@ -1,0 +1,128 @@
+//! The SQLite backend: the embedded default, one file in the data directory.
+//!
+//! The file is created when missing and opened in WAL mode (readers never
+//! wait for the writer), with foreign keys on, `synchronous = FULL` (a commit
+//! is on disk before it is acknowledged: DESIGN.md invariant 3) and a busy
+//! timeout so concurrent writers queue for the write lock instead of failing.
+//! Write transactions start with `BEGIN IMMEDIATE`. Text search uses FTS5
+//! tables kept in step by triggers (see the migration).
+
+use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, unique_field};
+use crate::error::StorageResult;
+use crate::types::Backend;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use std::path::Path;
+use std::time::Duration;
+
+// The one implementation of the trait, compiled here against this backend's
+// types (and once more in `postgres.rs`): see the top of `shared.rs`.
+#[allow(clippy::duplicate_mod)]
+#[path = "shared.rs"]
+mod shared;
+
+type Db = sqlx::Sqlite;
+type Store = SqliteStorage;
+type BackendDialect = SqliteDialect;
+const BACKEND: Backend = Backend::Sqlite;
+
+/// How long a writer waits for another's transaction before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Readers run in parallel in WAL mode; writes take turns.
+const MAX_CONNECTIONS: u32 = 8;
+/// 64 MiB of page cache per connection.
+const CACHE_KIB: u32 = 64 * 1024;
+/// Up to 1 GiB of the file read through the memory map.
+const MMAP_BYTES: u64 = 1 << 30;
+
+/// Storage in one SQLite file.
+#[derive(Debug, Clone)]
+pub struct SqliteStorage {
+    pool: SqlitePool,
+}
+
+impl SqliteStorage {
+    /// Opens (creating when missing) the database file and applies the
+    /// migrations.
+    #[tracing::instrument(skip_all, fields(path = %path.display()))]
+    pub async fn open(path: &Path) -> StorageResult<Self> {
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(sqlx::Error::Io)?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT)
+            // Page cache per connection (negative: KiB) and memory-mapped
+            // reads shared by all of them: the hot indexes stay in memory.
+            .pragma("cache_size", format!("-{}", CACHE_KIB))
+            .pragma("mmap_size", MMAP_BYTES.to_string())
+            .pragma("temp_store", "memory");
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .acquire_timeout(BUSY_TIMEOUT)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+        tracing::info!("sqlite storage open");
+        Ok(SqliteStorage { pool })
+    }
+
+    /// The connection pool, for tools and tests that need raw SQL.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+}
+
+/// SQLite's side of the shared SQL.
+pub(crate) struct SqliteDialect;
+
+impl Dialect for SqliteDialect {
+    const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
+    const FOR_UPDATE: &'static str = "";
+    /// SQLite looks a parameter's name up by a linear scan (sqlx asks for
+    /// each one), so a statement with n parameters costs n²: keep n small.
+    const MAX_BINDS_PER_STATEMENT: usize = 1_000;
+
+    /// Exact for years 0000..=9999 (the date functions' range).
+    const YEAR_MONTH_OF_LOCAL_SECONDS: &'static str = "CAST(strftime('%Y%m', l.local_s, 'unixepoch') AS INTEGER)";
+
+    /// SQLite's planner has no estimate of how many rows an FTS5 query
+    /// matches, so the shared code counts (up to a limit) and picks the plan.
+    fn text_counts(table: SearchTable) -> Option<TextCounts> {
+        Some(match table {
+            SearchTable::Bookings => TextCounts {
+                documents: "SELECT COUNT(*) FROM (SELECT rowid FROM bookings_fts WHERE bookings_fts MATCH $1 LIMIT $2)",
+                occurrences: "SELECT COUNT(*) FROM (SELECT 1 FROM bookings_fts_words WHERE term >= $1 AND term < $2 LIMIT $3)",
+            },
+            SearchTable::Users => TextCounts {
+                documents: "SELECT COUNT(*) FROM (SELECT rowid FROM users_fts WHERE users_fts MATCH $1 LIMIT $2)",
+                occurrences: "SELECT COUNT(*) FROM (SELECT 1 FROM users_fts_words WHERE term >= $1 AND term < $2 LIMIT $3)",
+            },
+        })
+    }
+
+    fn index_text(query: &SearchQuery) -> String {
+        query.fts5()
+    }
+
+    /// Drives the join from the FTS5 matches (`CROSS JOIN` fixes the join
+    /// order in SQLite).
+    fn push_index_from(builder: &mut SqlBuilder, table: SearchTable, text: String) {
+        match table {
+            SearchTable::Bookings => builder
+                .push("bookings_fts CROSS JOIN bookings b ON b.seq = bookings_fts.rowid WHERE bookings_fts MATCH "),
+            SearchTable::Users => {
+                builder.push("users_fts CROSS JOIN users u ON u.seq = users_fts.rowid WHERE users_fts MATCH ")
+            }
+        };
+        builder.bind(Bind::Text(text));
+    }
+
+    /// SQLite names the columns: "UNIQUE constraint failed: users.email".
+    fn duplicate_field(error: &dyn sqlx::error::DatabaseError) -> &'static str {
+        unique_field(error.message())
+    }
+}

@@ -1,0 +1,183 @@
+//! Queries, pages and records that exist only in storage.
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use wayfare_engine::{Booking, BookingStatus, ChatMessage, Millis, Role, UserId, UserPlatform, WalletEntry};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Keyset pagination: `after` is the cursor of the last row of the previous
+/// page, so every page costs an index seek, however deep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRequest {
+    pub limit: u32,
+    pub after: Option<String>,
+}
+
+impl PageRequest {
+    pub const MAX_LIMIT: u32 = 500;
+
+    pub fn first(limit: u32) -> Self {
+        PageRequest { limit: limit.clamp(1, Self::MAX_LIMIT), after: None }
+    }
+
+    pub fn limit(&self) -> u32 {
+        self.limit.clamp(1, Self::MAX_LIMIT)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// The cursor of the next page, `None` on the last one.
+    pub next: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortOrder {
+    #[default]
+    Desc,
+    Asc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BookingSort {
+    /// The trip date (the default).
+    #[default]
+    Tripdate,
+    BookingDate,
+}
+
+/// Which bookings a list shows. The http edge fills the scope fields from the
+/// caller's role (spec §6); all set fields must match.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BookingFilter {
+    pub customer: Option<UserId>,
+    pub driver: Option<UserId>,
+    pub fleetadmin: Option<UserId>,
+    /// Only these statuses, when not empty.
+    pub statuses: Vec<BookingStatus>,
+    /// Text search over reference, customer and driver names and addresses.
+    pub search: Option<String>,
+    pub sort: BookingSort,
+    pub order: SortOrder,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UserFilter {
+    /// Only these roles, when not empty.
+    pub roles: Vec<Role>,
+    /// Drivers of this fleet admin only.
+    pub fleetadmin: Option<UserId>,
+    /// Over names, e-mail and mobile.
+    pub search: Option<String>,
+    pub approved: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PushFilter {
+    /// Only these roles, when not empty.
+    pub roles: Vec<Role>,
+    /// Only these platforms, when not empty.
+    pub platforms: Vec<UserPlatform>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PushTarget {
+    pub user: UserId,
+    pub role: Role,
+    pub platform: UserPlatform,
+    pub push_token: Option<String>,
+    pub language: Option<String>,
+}
+
+/// A booking as written, with its new version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Committed {
+    pub booking: Booking,
+    /// Balances after the wallet entries of the transition, per user.
+    pub balances: Vec<(UserId, Decimal)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalletOutcome {
+    /// False when the idempotency key had been used: nothing changed.
+    pub applied: bool,
+    pub balance: Decimal,
+}
+
+/// A ledger entry with its key, as the wallet history lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WalletRecord {
+    #[serde(flatten)]
+    pub entry: WalletEntry,
+    pub idempotency_key: String,
+}
+
+/// A chat message with its id and read time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredChat {
+    pub id: uuid::Uuid,
+    #[serde(flatten)]
+    pub message: ChatMessage,
+    pub read_at: Option<Millis>,
+}
+
+/// Metadata of an uploaded file; the bytes live in the file store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub id: uuid::Uuid,
+    pub owner: Option<UserId>,
+    /// Where the file store keeps it.
+    pub key: String,
+    pub mime: String,
+    pub size: u64,
+    pub created_at: Millis,
+}
+
+/// A one-time sign-in code sent to a contact. Only its hash is kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Challenge {
+    pub id: uuid::Uuid,
+    pub contact: String,
+    pub code_hash: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+    pub attempts: u32,
+    pub consumed_at: Option<Millis>,
+    /// The client address that asked, for rate limiting.
+    pub client: Option<String>,
+}
+
+/// A signed-in session. Only the token's hash is kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    pub token_hash: String,
+    pub user: UserId,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+    pub revoked_at: Option<Millis>,
+}
+
+/// Which bookings an earnings query sums.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EarningsScope {
+    /// A fleet admin's drivers only.
+    pub fleetadmin: Option<UserId>,
+    pub driver: Option<UserId>,
+    /// Only bookings whose tripdate is at or after this instant.
+    pub tripdate_from: Option<Millis>,
+    /// Only bookings whose tripdate is before this instant. With
+    /// `tripdate_from`, the start and end of a local month make the report of
+    /// one month, which is an index range however long the history.
+    pub tripdate_until: Option<Millis>,
+    /// Minutes east of UTC that months are cut in.
+    pub utc_offset_minutes: i32,
+    pub decimals: u32,
+}

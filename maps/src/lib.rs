@@ -1,0 +1,39 @@
+//! Routing, geocoding and place autocomplete for Wayfare, behind one async
+//! provider trait ([`MapsProvider`]): the geo calls of spec §7 —
+//! autocomplete, place id to coordinates, coordinates to address, directions
+//! through up to 25 waypoints, distance matrix — with the errors of spec §8.
+//!
+//! It ships the pure pieces every provider shares (Google's encoded
+//! polyline, thinning a long track to the waypoint limit, an in-memory
+//! [`Gazetteer`] with the demo city's landmarks) and the
+//! [`StraightLineProvider`], which works offline: great-circle distance ×
+//! a detour factor at an average speed. [`provider_from`] builds the
+//! configured provider. The OpenStreetMap provider (road graph, geocoder,
+//! basemap from `data/baltimore.osm.pbf`) and HTTP clients for OSRM,
+//! Nominatim and Google come later behind the same trait.
+//!
+//! It deliberately has no HTTP server, no routes and no UI: the http crate
+//! exposes these calls, maps their errors to status codes and draws nothing.
+//! Fares are the engine's business; this crate only says how far and how long.
+
+pub mod config;
+pub mod error;
+pub mod gazetteer;
+pub mod polyline;
+pub mod provider;
+pub mod straight_line;
+pub mod waypoints;
+
+#[cfg(test)]
+mod test_support;
+
+pub use config::{MapsConfig, MapsConfigError, ProviderKind, provider_from};
+pub use error::{GeoCall, MapsError};
+pub use gazetteer::{Gazetteer, GazetteerError, GazetteerPlace};
+pub use polyline::PolylineError;
+pub use provider::{
+    DistanceMatrix, Leg, MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS, MapsProvider, PlaceDetails, Route, Suggestion,
+    check_matrix_size, check_waypoints,
+};
+pub use straight_line::StraightLineProvider;
+pub use waypoints::thin_waypoints;

@@ -1,0 +1,229 @@
+//! One actor per active booking: the only writer of that booking (DESIGN.md
+//! invariant 1). Each message goes engine `apply` → one storage transaction →
+//! events → reply; the mailbox makes accepts one at a time, so the first
+//! valid accept wins and the storage version check is the second guard.
+
+use crate::driver::DriverMsg;
+use crate::error::{ActorError, ActorResult};
+use crate::events::{DispatchEntry, DispatchLog, Event};
+use crate::index::IndexMsg;
+use crate::scheduler::SchedulerMsg;
+use crate::shared::Shared;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::sync::Arc;
+use tracing::{instrument, warn};
+use wayfare_engine::booking::{self, By, Command, Context, Effect, Transition};
+use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, PaymentMode, TimerKind};
+use wayfare_storage::StorageError;
+
+pub type BookingReply = RpcReplyPort<ActorResult<Arc<Booking>>>;
+
+pub enum BookingMsg {
+    Command { by: By, command: Command, reply: Option<BookingReply> },
+    Timer { kind: TimerKind, generation: u64 },
+    Snapshot(RpcReplyPort<Arc<Booking>>),
+    #[cfg(feature = "fault-injection")]
+    Crash,
+}
+
+pub struct BookingActor {
+    pub shared: Arc<Shared>,
+}
+
+pub struct BookingArgs {
+    pub booking: Booking,
+    /// Effects of the transition that made the booking (creation), to carry
+    /// out once the actor runs.
+    pub effects: Vec<Effect>,
+}
+
+pub struct BookingState {
+    pub booking: Arc<Booking>,
+}
+
+impl Actor for BookingActor {
+    type Msg = BookingMsg;
+    type State = BookingState;
+    type Arguments = BookingArgs;
+
+    async fn pre_start(&self, myself: ActorRef<BookingMsg>, args: BookingArgs) -> Result<BookingState, ActorProcessingErr> {
+        let booking = Arc::new(args.booking);
+        self.shared.bookings.insert(booking.id, myself.clone());
+        // Timers live in the booking, so a restart re-arms them from storage.
+        let scheduler = self.shared.core().scheduler;
+        for kind in TimerKind::ALL {
+            if let Some(timer) = booking.timers.get(kind) {
+                let _ = scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind, timer });
+            }
+        }
+        let mut state = BookingState { booking };
+        self.carry_out(&myself, &mut state, &args.effects, &[]);
+        Ok(state)
+    }
+
+    async fn post_start(&self, myself: ActorRef<BookingMsg>, state: &mut BookingState) -> Result<(), ActorProcessingErr> {
+        if !state.booking.status.is_active() {
+            myself.stop(None);
+        }
+        Ok(())
+    }
+
+    async fn post_stop(&self, myself: ActorRef<BookingMsg>, state: &mut BookingState) -> Result<(), ActorProcessingErr> {
+        self.shared.bookings.remove_if(&state.booking.id, myself.get_id());
+        Ok(())
+    }
+
+    async fn handle(&self, myself: ActorRef<BookingMsg>, message: BookingMsg, state: &mut BookingState) -> Result<(), ActorProcessingErr> {
+        match message {
+            BookingMsg::Command { by, command, reply } => {
+                let result = self.run(&myself, state, by, command).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                } else if let Err(error) = result {
+                    warn!(booking_id = %state.booking.id, %error, "system command refused");
+                }
+            }
+            BookingMsg::Timer { kind, generation } => {
+                let command = Command::TimerFired { kind, generation };
+                match self.run(&myself, state, By::System, command).await {
+                    Ok(_) => {}
+                    Err(ActorError::Domain(error)) if error.key == ErrorKey::StaleTimer => {}
+                    Err(error) => warn!(booking_id = %state.booking.id, ?kind, %error, "timer failed"),
+                }
+            }
+            BookingMsg::Snapshot(reply) => {
+                let _ = reply.send(state.booking.clone());
+            }
+            #[cfg(feature = "fault-injection")]
+            BookingMsg::Crash => panic!("fault injection: booking actor crash"),
+        }
+        if !state.booking.status.is_active() {
+            myself.stop(None);
+        }
+        Ok(())
+    }
+}
+
+impl BookingActor {
+    /// engine → storage → events; a lost compare-and-set reloads and tries once more.
+    #[instrument(skip_all, fields(booking_id = %state.booking.id, command = command.name()))]
+    async fn run(&self, myself: &ActorRef<BookingMsg>, state: &mut BookingState, by: By, command: Command) -> ActorResult<Arc<Booking>> {
+        let command = self.gather_inputs(state, command).await?;
+        for attempt in 0..2 {
+            let transition = self.decide(&state.booking, by, command.clone())?;
+            let now = self.shared.now();
+            let committed = self
+                .shared
+                .storage
+                .commit_booking(&transition.booking, Some(state.booking.version), &transition.effects, now)
+                .await;
+            match committed {
+                Ok(committed) => {
+                    state.booking = Arc::new(committed.booking);
+                    self.carry_out(myself, state, &transition.effects, &committed.balances);
+                    return Ok(state.booking.clone());
+                }
+                Err(StorageError::Conflict) if attempt == 0 => {
+                    // Another process wrote first: start again from what it wrote.
+                    state.booking = Arc::new(self.shared.storage.booking(state.booking.id).await?);
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Err(StorageError::Conflict.into())
+    }
+
+    fn decide(&self, booking: &Booking, by: By, command: Command) -> ActorResult<Transition> {
+        let catalog = self.shared.catalog();
+        let context = Context { now: self.shared.now(), settings: &catalog.settings, car_type: catalog.car_type(&booking.carType) };
+        Ok(booking::apply(booking, by, command, &context)?)
+    }
+
+    /// The server's own figures for the commands that need them: the tracked
+    /// route at the drop, the rider's real wallet balance.
+    async fn gather_inputs(&self, state: &BookingState, command: Command) -> ActorResult<Command> {
+        Ok(match command {
+            Command::Reach { location, drop_address, route } if route.is_empty() => {
+                let started = state.booking.trip_start_time.unwrap_or(i64::MIN);
+                let points = self.shared.storage.tracking(state.booking.id).await?;
+                let route = points
+                    .iter()
+                    .filter(|point| point.at >= started)
+                    .map(|point| LatLng::new(point.lat, point.lng))
+                    .collect();
+                Command::Reach { location, drop_address, route }
+            }
+            Command::Pay { mode: PaymentMode::Wallet, .. } => {
+                let wallet_balance = self.shared.storage.wallet_balance(state.booking.customer).await?;
+                Command::Pay { mode: PaymentMode::Wallet, wallet_balance }
+            }
+            other => other,
+        })
+    }
+
+    /// Publishes what happened and tells the other actors.
+    fn carry_out(&self, myself: &ActorRef<BookingMsg>, state: &mut BookingState, effects: &[Effect], balances: &[(wayfare_engine::UserId, rust_decimal::Decimal)]) {
+        let shared = &self.shared;
+        let booking = &state.booking;
+        let now = shared.now();
+        let core = shared.core();
+        let log = |log| shared.bus.publish(Event::Dispatch(DispatchEntry { at: now, booking: booking.id, log }));
+        shared.bus.publish(Event::BookingChanged(booking.clone()));
+        for effect in effects {
+            match effect {
+                Effect::Notify { to, key } => {
+                    shared.bus.publish(Event::Notification { to: *to, key: *key, booking: Some(booking.id) })
+                }
+                Effect::Tracking(point) => shared.bus.publish(Event::Tracking { booking: booking.id, point: *point }),
+                Effect::SetQueue { driver, busy } => {
+                    if let Some(actor) = shared.drivers.get(driver) {
+                        let _ = actor.cast(DriverMsg::SetBusy(*busy));
+                    }
+                }
+                Effect::OfferMade { drivers, deadline } => {
+                    shared.bus.publish(Event::OfferMade { booking: booking.clone(), drivers: drivers.clone(), deadline: *deadline });
+                    log(DispatchLog::Offered { wave: booking.dispatch.wave, drivers: drivers.clone(), deadline: *deadline });
+                    for driver in drivers {
+                        if let Some(actor) = shared.drivers.get(driver) {
+                            let _ = actor.cast(DriverMsg::OfferReceived(booking.id));
+                        }
+                    }
+                }
+                Effect::OfferWithdrawn { drivers, reason } => {
+                    shared.bus.publish(Event::OfferWithdrawn { booking: booking.id, drivers: drivers.clone(), reason: *reason });
+                    log(DispatchLog::Withdrawn { drivers: drivers.clone(), reason: *reason });
+                    for driver in drivers {
+                        if let Some(actor) = shared.drivers.get(driver) {
+                            let _ = actor.cast(DriverMsg::OfferWithdrawn(booking.id));
+                        }
+                    }
+                }
+                Effect::RequestDispatch => {
+                    let _ = core.index.cast(IndexMsg::Dispatch { booking: booking.clone(), reply_to: myself.clone() });
+                }
+                Effect::TimerSet { kind, timer } => {
+                    let _ = core.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind: *kind, timer: *timer });
+                }
+                Effect::TimerCleared { kind } => {
+                    let _ = core.scheduler.cast(SchedulerMsg::Cancel { booking: booking.id, kind: *kind });
+                }
+                // Stored by the commit; nothing else to tell.
+                Effect::Wallet(_) | Effect::RecordRating { .. } | Effect::SaveAddress { .. } | Effect::PromoUsed { .. } => {}
+            }
+        }
+        for (user, balance) in balances {
+            shared.bus.publish(Event::WalletChanged { user: *user, balance: *balance });
+        }
+        if let Some(driver) = booking.driver {
+            if booking.status == BookingStatus::Accepted && effects.iter().any(|effect| matches!(effect, Effect::SetQueue { busy: true, .. })) {
+                log(DispatchLog::Accepted { driver });
+            }
+            if let Some(actor) = shared.drivers.get(&driver) {
+                let _ = actor.cast(DriverMsg::Trip { booking: booking.id, status: booking.status });
+            }
+        }
+        if booking.status == BookingStatus::Cancelled {
+            log(DispatchLog::Cancelled);
+        }
+    }
+}

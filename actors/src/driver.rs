@@ -1,0 +1,187 @@
+//! One actor per online driver: position, heading, busy flag and the offers
+//! it holds. Positions go to the spatial index at once and to storage behind,
+//! in batches; during a trip a tracking point is stored every few seconds or
+//! metres.
+
+use crate::events::Event;
+use crate::index::IndexMsg;
+use crate::shared::Shared;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use tracing::warn;
+use wayfare_engine::{BookingId, BookingStatus, LatLng, Millis, TrackingPoint, User, UserId, geo};
+
+/// The socket's `location` event (DESIGN.md API conventions).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LocationUpdate {
+    pub lat: f64,
+    pub lng: f64,
+    #[serde(default)]
+    pub heading: Option<f64>,
+    #[serde(default)]
+    pub speed: Option<f64>,
+    #[serde(default)]
+    pub accuracy: Option<f64>,
+    /// When the device took the fix; the server's clock is used when absent.
+    #[serde(default)]
+    pub at: Option<Millis>,
+}
+
+impl LocationUpdate {
+    pub fn at(point: LatLng) -> Self {
+        LocationUpdate { lat: point.lat, lng: point.lng, heading: None, speed: None, accuracy: None, at: None }
+    }
+
+    pub fn point(&self) -> LatLng {
+        LatLng::new(self.lat, self.lng)
+    }
+}
+
+pub enum DriverMsg {
+    Location(LocationUpdate),
+    SetBusy(bool),
+    OfferReceived(BookingId),
+    OfferWithdrawn(BookingId),
+    /// The driver's booking changed status.
+    Trip { booking: BookingId, status: BookingStatus },
+    Snapshot(RpcReplyPort<DriverView>),
+}
+
+/// A driver's live state, for tests and the console.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DriverView {
+    pub id: UserId,
+    pub car_type: String,
+    pub position: Option<LatLng>,
+    pub heading: Option<f64>,
+    pub busy: bool,
+    pub offers: Vec<BookingId>,
+    pub trip: Option<(BookingId, BookingStatus)>,
+    pub updates: u64,
+}
+
+pub struct DriverState {
+    view: DriverView,
+    last_track: Option<(Millis, LatLng)>,
+    last_moved_event: Option<Millis>,
+}
+
+pub struct DriverActor {
+    pub shared: Arc<Shared>,
+}
+
+impl Actor for DriverActor {
+    type Msg = DriverMsg;
+    type State = DriverState;
+    type Arguments = User;
+
+    async fn pre_start(&self, myself: ActorRef<DriverMsg>, user: User) -> Result<DriverState, ActorProcessingErr> {
+        self.shared.drivers.insert(user.id, myself);
+        let view = DriverView {
+            id: user.id,
+            car_type: user.carType.clone().unwrap_or_default(),
+            position: user.location.filter(LatLng::is_valid),
+            heading: None,
+            busy: user.queue,
+            offers: Vec::new(),
+            trip: None,
+            updates: 0,
+        };
+        let state = DriverState { view, last_track: None, last_moved_event: None };
+        self.index_upsert(&state.view, user.approved);
+        Ok(state)
+    }
+
+    async fn post_stop(&self, myself: ActorRef<DriverMsg>, state: &mut DriverState) -> Result<(), ActorProcessingErr> {
+        self.shared.drivers.remove_if(&state.view.id, myself.get_id());
+        Ok(())
+    }
+
+    async fn handle(&self, _myself: ActorRef<DriverMsg>, message: DriverMsg, state: &mut DriverState) -> Result<(), ActorProcessingErr> {
+        match message {
+            DriverMsg::Location(update) => self.location(state, update).await,
+            DriverMsg::SetBusy(busy) => {
+                state.view.busy = busy;
+                if !busy {
+                    state.view.trip = None;
+                }
+                let _ = self.shared.core().index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
+            }
+            DriverMsg::OfferReceived(booking) => {
+                if !state.view.offers.contains(&booking) {
+                    state.view.offers.push(booking);
+                }
+            }
+            DriverMsg::OfferWithdrawn(booking) => state.view.offers.retain(|offer| *offer != booking),
+            DriverMsg::Trip { booking, status } => {
+                state.view.offers.retain(|offer| *offer != booking);
+                state.view.trip = status.is_tracked().then_some((booking, status));
+                if state.view.trip.is_none() {
+                    state.last_track = None;
+                }
+            }
+            DriverMsg::Snapshot(reply) => {
+                let _ = reply.send(state.view.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl DriverActor {
+    fn index_upsert(&self, view: &DriverView, approved: bool) {
+        if let Some(position) = view.position {
+            let index = self.shared.core().index;
+            let available = approved && !view.busy;
+            let _ = index.cast(IndexMsg::Upsert { driver: view.id, car_type: view.car_type.clone(), position, available });
+        }
+    }
+
+    async fn location(&self, state: &mut DriverState, update: LocationUpdate) {
+        let point = update.point();
+        if !point.is_valid() {
+            return;
+        }
+        let shared = &self.shared;
+        let now = shared.now();
+        let first = state.view.position.is_none();
+        state.view.position = Some(point);
+        state.view.heading = update.heading.or(state.view.heading);
+        state.view.updates += 1;
+        let index = shared.core().index;
+        if first {
+            let car_type = state.view.car_type.clone();
+            let _ = index.cast(IndexMsg::Upsert { driver: state.view.id, car_type, position: point, available: !state.view.busy });
+        } else {
+            let _ = index.cast(IndexMsg::Move { driver: state.view.id, position: point });
+        }
+        shared.positions.put(state.view.id, point);
+        if state.last_moved_event.is_none_or(|last| now - last >= shared.options.moved_event_every_ms) {
+            state.last_moved_event = Some(now);
+            shared.bus.publish(Event::DriverMoved {
+                driver: state.view.id,
+                position: point,
+                heading: state.view.heading,
+                available: !state.view.busy,
+                at: now,
+            });
+        }
+        if let Some((booking, status)) = state.view.trip {
+            let due = match state.last_track {
+                None => true,
+                Some((at, last)) => {
+                    now - at >= shared.options.tracking_every_ms || geo::distance_km(last, point) >= shared.options.tracking_every_km
+                }
+            };
+            if due {
+                state.last_track = Some((now, point));
+                let tracked = TrackingPoint { at: now, status, lat: point.lat, lng: point.lng };
+                match shared.storage.append_tracking(booking, &tracked).await {
+                    Ok(()) => shared.bus.publish(Event::Tracking { booking, point: tracked }),
+                    Err(error) => warn!(booking_id = %booking, %error, "tracking point not stored"),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! The spatial index actor: owns the engine's `DriverIndex`, answers radius
+//! queries, serves live positions to the dispatch console and plans dispatch
+//! waves, handing the offers to the booking actor.
+
+use crate::booking::BookingMsg;
+use crate::events::{DispatchEntry, DispatchLog, Event};
+use crate::shared::Shared;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use serde::Serialize;
+use std::sync::Arc;
+use tracing::debug;
+use wayfare_engine::booking::{By, Command};
+use wayfare_engine::dispatch::{self, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
+use wayfare_engine::{Booking, LatLng, UserId};
+
+pub enum IndexMsg {
+    Upsert { driver: UserId, car_type: String, position: LatLng, available: bool },
+    Move { driver: UserId, position: LatLng },
+    SetAvailable { driver: UserId, available: bool },
+    Remove { driver: UserId },
+    /// Plan the next offers for a booking and send them to its actor.
+    Dispatch { booking: Arc<Booking>, reply_to: ActorRef<BookingMsg> },
+    Nearest { car_type: String, point: LatLng, radius_km: f64, limit: usize, reply: RpcReplyPort<Vec<Candidate>> },
+    Positions(RpcReplyPort<Vec<DriverPosition>>),
+    Counts(RpcReplyPort<IndexCounts>),
+}
+
+/// A driver on the console's map.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[allow(non_snake_case)]
+pub struct DriverPosition {
+    pub id: UserId,
+    pub carType: String,
+    pub lat: f64,
+    pub lng: f64,
+    pub available: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct IndexCounts {
+    pub online: usize,
+    pub available: usize,
+}
+
+pub struct SpatialIndexActor {
+    pub shared: Arc<Shared>,
+}
+
+impl Actor for SpatialIndexActor {
+    type Msg = IndexMsg;
+    type State = DriverIndex;
+    type Arguments = DriverIndex;
+
+    async fn pre_start(&self, _myself: ActorRef<IndexMsg>, index: DriverIndex) -> Result<DriverIndex, ActorProcessingErr> {
+        Ok(index)
+    }
+
+    async fn handle(&self, _myself: ActorRef<IndexMsg>, message: IndexMsg, index: &mut DriverIndex) -> Result<(), ActorProcessingErr> {
+        match message {
+            IndexMsg::Upsert { driver, car_type, position, available } => {
+                index.upsert(driver, &car_type, position, available);
+            }
+            IndexMsg::Move { driver, position } => {
+                index.move_to(driver, position);
+            }
+            IndexMsg::SetAvailable { driver, available } => {
+                index.set_available(driver, available);
+            }
+            IndexMsg::Remove { driver } => {
+                index.remove(driver);
+            }
+            IndexMsg::Dispatch { booking, reply_to } => self.dispatch(index, &booking, &reply_to),
+            IndexMsg::Nearest { car_type, point, radius_km, limit, reply } => {
+                let _ = reply.send(index.nearest(&car_type, point, radius_km, limit, |_| false));
+            }
+            IndexMsg::Positions(reply) => {
+                let _ = reply.send(index.iter().map(position_of).collect());
+            }
+            IndexMsg::Counts(reply) => {
+                let _ = reply.send(IndexCounts { online: index.len(), available: index.available_len() });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn position_of(driver: IndexedDriver<'_>) -> DriverPosition {
+    DriverPosition {
+        id: driver.driver,
+        carType: driver.car_type.to_string(),
+        lat: driver.position.lat,
+        lng: driver.position.lng,
+        available: driver.available,
+    }
+}
+
+impl SpatialIndexActor {
+    fn dispatch(&self, index: &DriverIndex, booking: &Booking, reply_to: &ActorRef<BookingMsg>) {
+        let now = self.shared.now();
+        let catalog = self.shared.catalog();
+        let log = |log| self.shared.bus.publish(Event::Dispatch(DispatchEntry { at: now, booking: booking.id, log }));
+        match dispatch::plan(booking, index, &catalog.settings, now) {
+            DispatchPlan::Offer { drivers, wave, deadline } => {
+                let drivers = drivers.into_iter().map(|candidate| candidate.driver).collect();
+                let command = Command::Offer { drivers, wave, deadline };
+                if reply_to.cast(BookingMsg::Command { by: By::System, command, reply: None }).is_err() {
+                    debug!(booking_id = %booking.id, "booking actor gone before its offers");
+                }
+            }
+            // The booking stays NEW; the retry timer asks again.
+            DispatchPlan::NoCandidates { wave } => log(DispatchLog::NoCandidates { wave }),
+            DispatchPlan::Exhausted => log(DispatchLog::Exhausted),
+            DispatchPlan::NotDispatchable => {}
+        }
+    }
+}

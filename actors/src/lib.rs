@@ -1,0 +1,31 @@
+//! The realtime dispatch runtime of Wayfare, on ractor.
+//!
+//! One `BookingActor` per active booking and one `DriverActor` per online
+//! driver, each a thin shell around the engine; a `SpatialIndexActor` owning
+//! the engine's driver index and planning dispatch waves; a `SchedulerActor`
+//! for Book Later, retries, auto-cancel and offer deadlines; a `Supervisor`
+//! that restarts failed actors from storage. Every booking change goes engine
+//! → one storage transaction → events → reply. [`Runtime`] starts it all from
+//! a `Storage` and is the only door in. This crate holds no rule of its own
+//! and knows nothing of HTTP or sockets: the edge subscribes to its events.
+
+mod booking;
+mod clock;
+mod driver;
+mod error;
+mod events;
+mod index;
+mod runtime;
+mod scheduler;
+mod shared;
+mod supervisor;
+
+pub use booking::{BookingMsg, BookingReply};
+pub use clock::{Clock, ManualClock, Sleep, SystemClock};
+pub use driver::{DriverView, LocationUpdate};
+pub use error::{ActorError, ActorResult};
+pub use events::{DispatchEntry, DispatchLog, Event, EventBus};
+pub use index::{DriverPosition, IndexCounts};
+pub use runtime::{Runtime, RuntimeCounts};
+pub use shared::{Catalog, RuntimeOptions};
+pub use supervisor::SupervisorCounts;

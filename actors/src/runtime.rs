@@ -1,0 +1,305 @@
+//! The handle that starts the dispatch runtime from a `Storage` and is how the
+//! edge talks to it.
+
+use crate::booking::BookingMsg;
+use crate::clock::Clock;
+use crate::driver::{DriverMsg, DriverView, LocationUpdate};
+use crate::error::{ActorError, ActorResult};
+use crate::events::{Event, EventBus};
+use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor};
+use crate::scheduler::{SchedulerActor, SchedulerMsg};
+use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
+use crate::supervisor::{Supervisor, SupervisorCounts, SupervisorMsg};
+use ractor::{Actor, ActorRef};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tracing::{info, warn};
+use wayfare_engine::booking::{self, By, Command, Context, NewBooking};
+use wayfare_engine::dispatch::{Candidate, DriverIndex};
+use wayfare_engine::{Booking, BookingId, DomainError, ErrorKey, LatLng, Millis, User, UserId};
+use wayfare_storage::Storage;
+
+/// Live counts for tests, metrics and the console.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct RuntimeCounts {
+    pub active_bookings: usize,
+    pub by_status: BTreeMap<String, usize>,
+    pub online_drivers: usize,
+    pub available_drivers: usize,
+    pub booking_restarts: u64,
+    pub driver_restarts: u64,
+    pub pending_timers: usize,
+}
+
+#[derive(Clone)]
+pub struct Runtime {
+    shared: Arc<Shared>,
+    supervisor: ActorRef<SupervisorMsg>,
+    core: CoreActors,
+    writer: Arc<JoinHandle<()>>,
+}
+
+impl Runtime {
+    /// Starts every actor and restores the live state from storage: online
+    /// drivers into the index, every active booking with its timers.
+    pub async fn start(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, options: RuntimeOptions) -> ActorResult<Runtime> {
+        let settings = storage.settings().await?.unwrap_or_default();
+        let car_types = storage.car_types().await?;
+        let shared = Arc::new(Shared::new(storage.clone(), clock, options, Catalog { settings, car_types }));
+
+        let online = storage.online_drivers().await?;
+        let mut index = DriverIndex::new();
+        for driver in &online {
+            index.upsert_user(driver);
+        }
+        let (index, _) = Actor::spawn(None, SpatialIndexActor { shared: shared.clone() }, index)
+            .await
+            .map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        let (scheduler, _) = Actor::spawn(None, SchedulerActor { shared: shared.clone() }, ())
+            .await
+            .map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        let core = CoreActors { index, scheduler };
+        shared.set_core(core.clone());
+        let (supervisor, _) = Actor::spawn(None, Supervisor { shared: shared.clone() }, ())
+            .await
+            .map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        let writer = Arc::new(tokio::spawn(write_positions_behind(shared.clone())));
+        let runtime = Runtime { shared, supervisor, core, writer };
+
+        for driver in online {
+            runtime.spawn_driver(driver).await?;
+        }
+        let active = storage.active_bookings().await?;
+        let restored = active.len();
+        for booking in active {
+            runtime.spawn_booking(booking, Vec::new()).await?;
+        }
+        info!(restored, drivers = runtime.shared.drivers.len(), "runtime started");
+        Ok(runtime)
+    }
+
+    pub fn now(&self) -> Millis {
+        self.shared.now()
+    }
+
+    pub fn bus(&self) -> &EventBus {
+        &self.shared.bus
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.shared.bus.subscribe()
+    }
+
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.shared.storage
+    }
+
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.shared.catalog()
+    }
+
+    /// Reads settings and car types again, after an admin changed them.
+    pub async fn reload_catalog(&self) -> ActorResult<()> {
+        let settings = self.shared.storage.settings().await?.unwrap_or_default();
+        let car_types = self.shared.storage.car_types().await?;
+        self.shared.set_catalog(Catalog { settings, car_types });
+        Ok(())
+    }
+
+    async fn spawn_booking(&self, booking: Booking, effects: Vec<booking::Effect>) -> ActorResult<ActorRef<BookingMsg>> {
+        let reply = self
+            .supervisor
+            .call(|reply| SupervisorMsg::SpawnBooking { booking, effects, reply }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)?.map_err(ActorError::Unavailable)
+    }
+
+    async fn spawn_driver(&self, user: User) -> ActorResult<ActorRef<DriverMsg>> {
+        let reply = self
+            .supervisor
+            .call(|reply| SupervisorMsg::SpawnDriver { user, reply }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)?.map_err(ActorError::Unavailable)
+    }
+
+    /// Makes a booking (engine), stores it, and starts its actor, which
+    /// dispatches it or sets its timers.
+    pub async fn create_booking(&self, car_type: &str, request: NewBooking, customer: &User, by: By) -> ActorResult<Arc<Booking>> {
+        let catalog = self.shared.catalog();
+        let now = self.shared.now();
+        let context = Context { now, settings: &catalog.settings, car_type: catalog.car_type(car_type) };
+        let id = BookingId(uuid::Uuid::now_v7());
+        let transition = booking::create(id, request, customer, by, &context, &mut rand::rng())?;
+        let committed = self.shared.storage.commit_booking(&transition.booking, None, &transition.effects, now).await?;
+        let booking = Arc::new(committed.booking.clone());
+        self.spawn_booking(committed.booking, transition.effects).await?;
+        Ok(booking)
+    }
+
+    /// Sends a command to a booking's actor and waits for the committed result.
+    pub async fn command(&self, id: BookingId, by: By, command: Command) -> ActorResult<Arc<Booking>> {
+        let actor = match self.shared.bookings.get(&id) {
+            Some(actor) => actor,
+            None => {
+                let stored = self.shared.storage.booking(id).await?;
+                if !stored.status.is_active() {
+                    // Finished bookings have no actor; the engine gives the right refusal.
+                    let catalog = self.shared.catalog();
+                    let context = Context { now: self.now(), settings: &catalog.settings, car_type: catalog.car_type(&stored.carType) };
+                    booking::apply(&stored, by, command, &context)?;
+                    return Err(DomainError::new(ErrorKey::StatusNotAllowed).into());
+                }
+                self.spawn_booking(stored, Vec::new()).await?
+            }
+        };
+        let reply = actor
+            .call(|reply| BookingMsg::Command { by, command, reply: Some(reply) }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)?
+    }
+
+    /// The live booking, or the stored one when it has no actor.
+    pub async fn booking(&self, id: BookingId) -> ActorResult<Arc<Booking>> {
+        if let Some(actor) = self.shared.bookings.get(&id)
+            && let Ok(reply) = actor.call(BookingMsg::Snapshot, self.shared.options.call_timeout).await
+            && let Ok(booking) = unwrap_call(reply)
+        {
+            return Ok(booking);
+        }
+        Ok(Arc::new(self.shared.storage.booking(id).await?))
+    }
+
+    /// A driver goes online: stored, then an actor and an index entry.
+    pub async fn driver_online(&self, driver: &User) -> ActorResult<()> {
+        let now = self.now();
+        self.shared.storage.set_driver_active(driver.id, true, now).await?;
+        let mut user = driver.clone();
+        user.driverActiveStatus = true;
+        self.spawn_driver(user).await?;
+        Ok(())
+    }
+
+    /// A driver goes offline: stored, actor stopped, out of the index.
+    pub async fn driver_offline(&self, driver: UserId) -> ActorResult<()> {
+        self.shared.storage.set_driver_active(driver, false, self.now()).await?;
+        if let Some(actor) = self.shared.drivers.get(&driver) {
+            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
+        }
+        let _ = self.core.index.cast(IndexMsg::Remove { driver });
+        Ok(())
+    }
+
+    /// A position from a driver's device; accepted when the driver is online.
+    pub fn driver_location(&self, driver: UserId, update: LocationUpdate) -> ActorResult<()> {
+        if !update.point().is_valid() {
+            return Err(DomainError::on_field(ErrorKey::InvalidInput, "location").into());
+        }
+        let actor = self.shared.drivers.get(&driver).ok_or_else(|| DomainError::new(ErrorKey::DriverNotEligible))?;
+        actor.cast(DriverMsg::Location(update)).map_err(|error| ActorError::Unavailable(error.to_string()))
+    }
+
+    pub async fn driver(&self, driver: UserId) -> Option<DriverView> {
+        let actor = self.shared.drivers.get(&driver)?;
+        let reply = actor.call(DriverMsg::Snapshot, self.shared.options.call_timeout).await.ok()?;
+        unwrap_call(reply).ok()
+    }
+
+    pub fn is_online(&self, driver: UserId) -> bool {
+        self.shared.drivers.get(&driver).is_some()
+    }
+
+    /// Every online driver's position, for the console's live map.
+    pub async fn driver_positions(&self) -> ActorResult<Vec<DriverPosition>> {
+        let reply = self.core.index.call(IndexMsg::Positions, self.shared.options.call_timeout).await?;
+        unwrap_call(reply)
+    }
+
+    pub async fn nearest(&self, car_type: &str, point: LatLng, radius_km: f64, limit: usize) -> ActorResult<Vec<Candidate>> {
+        let car_type = car_type.to_string();
+        let reply = self
+            .core
+            .index
+            .call(|reply| IndexMsg::Nearest { car_type, point, radius_km, limit, reply }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)
+    }
+
+    pub async fn counts(&self) -> ActorResult<RuntimeCounts> {
+        let timeout = self.shared.options.call_timeout;
+        let mut by_status = BTreeMap::new();
+        let live = self.shared.bookings.all();
+        for (_, actor) in &live {
+            if let Ok(reply) = actor.call(BookingMsg::Snapshot, timeout).await
+                && let Ok(booking) = unwrap_call(reply)
+                && booking.status.is_active()
+            {
+                *by_status.entry(booking.status.as_str().to_string()).or_insert(0) += 1;
+            }
+        }
+        let index: IndexCounts = unwrap_call(self.core.index.call(IndexMsg::Counts, timeout).await?)?;
+        let restarts: SupervisorCounts = unwrap_call(self.supervisor.call(SupervisorMsg::Counts, timeout).await?)?;
+        let pending_timers = unwrap_call(self.core.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
+        Ok(RuntimeCounts {
+            active_bookings: by_status.values().sum(),
+            by_status,
+            online_drivers: index.online,
+            available_drivers: index.available,
+            booking_restarts: restarts.booking_restarts,
+            driver_restarts: restarts.driver_restarts,
+            pending_timers,
+        })
+    }
+
+    /// Stops every actor cleanly and writes the last positions.
+    pub async fn shutdown(&self) {
+        let timeout = self.shared.options.call_timeout;
+        for (_, actor) in self.shared.bookings.all() {
+            actor.stop_and_wait(None, timeout).await.ok();
+        }
+        for (_, actor) in self.shared.drivers.all() {
+            actor.stop_and_wait(None, timeout).await.ok();
+        }
+        self.supervisor.stop_and_wait(None, timeout).await.ok();
+        self.core.scheduler.stop_and_wait(None, timeout).await.ok();
+        self.core.index.stop_and_wait(None, timeout).await.ok();
+        self.writer.abort();
+        flush_positions(&self.shared).await;
+    }
+
+    #[cfg(feature = "fault-injection")]
+    /// Makes a booking's actor panic (tests of supervision).
+    pub fn crash_booking(&self, id: BookingId) -> bool {
+        self.shared.bookings.get(&id).is_some_and(|actor| actor.cast(BookingMsg::Crash).is_ok())
+    }
+}
+
+fn unwrap_call<T>(result: ractor::rpc::CallResult<T>) -> ActorResult<T> {
+    match result {
+        ractor::rpc::CallResult::Success(value) => Ok(value),
+        ractor::rpc::CallResult::Timeout => Err(ActorError::Unavailable("timed out".into())),
+        ractor::rpc::CallResult::SenderError => Err(ActorError::Unavailable("the actor stopped".into())),
+    }
+}
+
+async fn flush_positions(shared: &Shared) {
+    let positions = shared.positions.drain();
+    if positions.is_empty() {
+        return;
+    }
+    if let Err(error) = shared.storage.save_locations(&positions, shared.now()).await {
+        warn!(%error, count = positions.len(), "driver positions not written");
+    }
+}
+
+/// Writes the latest positions of moving drivers every `location_flush`.
+async fn write_positions_behind(shared: Arc<Shared>) {
+    let mut interval = tokio::time::interval(shared.options.location_flush);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        flush_positions(&shared).await;
+    }
+}

@@ -1,0 +1,170 @@
+//! What every actor of one runtime shares: storage, clock, event bus, the
+//! catalogue (settings and car types) and the registries of live actors.
+
+use crate::booking::BookingMsg;
+use crate::clock::Clock;
+use crate::driver::DriverMsg;
+use crate::events::EventBus;
+use crate::index::IndexMsg;
+use crate::scheduler::SchedulerMsg;
+use ractor::ActorRef;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use wayfare_engine::{BookingId, CarType, Millis, Settings, UserId};
+use wayfare_storage::Storage;
+
+/// Settings and car types as the engine reads them. Replaced whole when an
+/// admin changes them, so readers never see half an update.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub settings: Settings,
+    pub car_types: Vec<CarType>,
+}
+
+impl Catalog {
+    pub fn car_type(&self, name: &str) -> Option<&CarType> {
+        self.car_types.iter().find(|car_type| car_type.name == name)
+    }
+}
+
+/// A map of live actors by key; cheap to read from any task.
+#[derive(Debug)]
+pub struct Registry<K, M> {
+    actors: RwLock<HashMap<K, ActorRef<M>>>,
+}
+
+impl<K: std::hash::Hash + Eq + Copy, M> Default for Registry<K, M> {
+    fn default() -> Self {
+        Registry { actors: RwLock::new(HashMap::new()) }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Copy, M> Registry<K, M> {
+    pub fn get(&self, key: &K) -> Option<ActorRef<M>> {
+        self.actors.read().expect("registry lock").get(key).cloned()
+    }
+
+    pub fn insert(&self, key: K, actor: ActorRef<M>) {
+        self.actors.write().expect("registry lock").insert(key, actor);
+    }
+
+    /// Removes the entry only if it is still this actor (a restarted actor
+    /// may have replaced it already).
+    pub fn remove_if(&self, key: &K, actor_id: ractor::ActorId) {
+        let mut actors = self.actors.write().expect("registry lock");
+        if actors.get(key).is_some_and(|actor| actor.get_id() == actor_id) {
+            actors.remove(key);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.actors.read().expect("registry lock").len()
+    }
+
+    pub fn all(&self) -> Vec<(K, ActorRef<M>)> {
+        self.actors.read().expect("registry lock").iter().map(|(key, actor)| (*key, actor.clone())).collect()
+    }
+}
+
+/// Positions waiting to be written to storage; the writer task drains it.
+#[derive(Debug, Default)]
+pub struct PositionSink {
+    pending: std::sync::Mutex<HashMap<UserId, wayfare_engine::LatLng>>,
+}
+
+impl PositionSink {
+    pub fn put(&self, driver: UserId, position: wayfare_engine::LatLng) {
+        self.pending.lock().expect("sink lock").insert(driver, position);
+    }
+
+    pub fn drain(&self) -> Vec<(UserId, wayfare_engine::LatLng)> {
+        self.pending.lock().expect("sink lock").drain().collect()
+    }
+}
+
+/// Tunables of the runtime.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// How long a caller waits for an actor's answer. `None` waits as long
+    /// as it takes: paused-time tests use it, since tokio would otherwise
+    /// jump its clock to the time-out while storage works on another thread.
+    pub call_timeout: Option<Duration>,
+    /// How often driver positions are written to storage.
+    pub location_flush: Duration,
+    /// A tracking point is stored during a trip at most this often...
+    pub tracking_every_ms: Millis,
+    /// ...or when the driver moved this far since the last one.
+    pub tracking_every_km: f64,
+    /// `DriverMoved` events per driver at most this often.
+    pub moved_event_every_ms: Millis,
+    pub event_capacity: usize,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            call_timeout: Some(Duration::from_secs(10)),
+            location_flush: Duration::from_secs(2),
+            tracking_every_ms: 5_000,
+            tracking_every_km: 0.05,
+            moved_event_every_ms: 1_000,
+            event_capacity: 65_536,
+        }
+    }
+}
+
+pub struct Shared {
+    pub storage: Arc<dyn Storage>,
+    pub clock: Arc<dyn Clock>,
+    pub bus: EventBus,
+    pub options: RuntimeOptions,
+    catalog: RwLock<Arc<Catalog>>,
+    pub bookings: Registry<BookingId, BookingMsg>,
+    pub drivers: Registry<UserId, DriverMsg>,
+    pub positions: PositionSink,
+    actors: RwLock<Option<CoreActors>>,
+}
+
+/// The singletons every booking and driver actor talks to.
+#[derive(Clone)]
+pub struct CoreActors {
+    pub index: ActorRef<IndexMsg>,
+    pub scheduler: ActorRef<SchedulerMsg>,
+}
+
+impl Shared {
+    pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, options: RuntimeOptions, catalog: Catalog) -> Self {
+        Shared {
+            storage,
+            clock,
+            bus: EventBus::new(options.event_capacity),
+            options,
+            catalog: RwLock::new(Arc::new(catalog)),
+            bookings: Registry::default(),
+            drivers: Registry::default(),
+            positions: PositionSink::default(),
+            actors: RwLock::new(None),
+        }
+    }
+
+    pub fn now(&self) -> Millis {
+        self.clock.now()
+    }
+
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().expect("catalog lock").clone()
+    }
+
+    pub fn set_catalog(&self, catalog: Catalog) {
+        *self.catalog.write().expect("catalog lock") = Arc::new(catalog);
+    }
+
+    pub(crate) fn set_core(&self, core: CoreActors) {
+        *self.actors.write().expect("core lock") = Some(core);
+    }
+
+    pub fn core(&self) -> CoreActors {
+        self.actors.read().expect("core lock").clone().expect("the runtime starts its core actors first")
+    }
+}

@@ -1,0 +1,144 @@
+//! The supervisor of booking and driver actors: it spawns them linked to
+//! itself and, when one fails, starts it again from storage and counts the
+//! restart.
+
+use crate::booking::{BookingActor, BookingArgs, BookingMsg};
+use crate::driver::{DriverActor, DriverMsg};
+use crate::shared::Shared;
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tracing::{error, info, warn};
+use wayfare_engine::booking::Effect;
+use wayfare_engine::{Booking, BookingId, User, UserId};
+
+pub enum SupervisorMsg {
+    SpawnBooking { booking: Booking, effects: Vec<Effect>, reply: RpcReplyPort<Result<ActorRef<BookingMsg>, String>> },
+    SpawnDriver { user: User, reply: RpcReplyPort<Result<ActorRef<DriverMsg>, String>> },
+    Counts(RpcReplyPort<SupervisorCounts>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct SupervisorCounts {
+    pub booking_restarts: u64,
+    pub driver_restarts: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Child {
+    Booking(BookingId),
+    Driver(UserId),
+}
+
+#[derive(Default)]
+pub struct SupervisorState {
+    children: HashMap<ActorId, Child>,
+    counts: SupervisorCounts,
+}
+
+pub struct Supervisor {
+    pub shared: Arc<Shared>,
+}
+
+impl Actor for Supervisor {
+    type Msg = SupervisorMsg;
+    type State = SupervisorState;
+    type Arguments = ();
+
+    async fn pre_start(&self, _myself: ActorRef<SupervisorMsg>, _: ()) -> Result<SupervisorState, ActorProcessingErr> {
+        Ok(SupervisorState::default())
+    }
+
+    async fn handle(&self, myself: ActorRef<SupervisorMsg>, message: SupervisorMsg, state: &mut SupervisorState) -> Result<(), ActorProcessingErr> {
+        match message {
+            SupervisorMsg::SpawnBooking { booking, effects, reply } => {
+                let result = self.spawn_booking(&myself, state, booking, effects).await;
+                let _ = reply.send(result);
+            }
+            SupervisorMsg::SpawnDriver { user, reply } => {
+                let result = self.spawn_driver(&myself, state, user).await;
+                let _ = reply.send(result);
+            }
+            SupervisorMsg::Counts(reply) => {
+                let _ = reply.send(state.counts);
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(&self, myself: ActorRef<SupervisorMsg>, event: SupervisionEvent, state: &mut SupervisorState) -> Result<(), ActorProcessingErr> {
+        match event {
+            SupervisionEvent::ActorStarted(_) => {}
+            SupervisionEvent::ActorTerminated(cell, _, _) => {
+                state.children.remove(&cell.get_id());
+            }
+            SupervisionEvent::ActorFailed(cell, failure) => {
+                let Some(child) = state.children.remove(&cell.get_id()) else { return Ok(()) };
+                warn!(?child, %failure, "actor failed; restarting from storage");
+                // A panicking actor skips post_stop: forget it here.
+                match child {
+                    Child::Booking(id) => self.shared.bookings.remove_if(&id, cell.get_id()),
+                    Child::Driver(id) => self.shared.drivers.remove_if(&id, cell.get_id()),
+                }
+                self.restart(&myself, state, child).await;
+            }
+            SupervisionEvent::ProcessGroupChanged(_) => {}
+        }
+        Ok(())
+    }
+}
+
+impl Supervisor {
+    async fn spawn_booking(&self, myself: &ActorRef<SupervisorMsg>, state: &mut SupervisorState, booking: Booking, effects: Vec<Effect>) -> Result<ActorRef<BookingMsg>, String> {
+        let actor = BookingActor { shared: self.shared.clone() };
+        let (actor_ref, _) = Actor::spawn_linked(None, actor, BookingArgs { booking: booking.clone(), effects }, myself.get_cell())
+            .await
+            .map_err(|error| error.to_string())?;
+        state.children.insert(actor_ref.get_id(), Child::Booking(booking.id));
+        Ok(actor_ref)
+    }
+
+    async fn spawn_driver(&self, myself: &ActorRef<SupervisorMsg>, state: &mut SupervisorState, user: User) -> Result<ActorRef<DriverMsg>, String> {
+        if let Some(existing) = self.shared.drivers.get(&user.id) {
+            return Ok(existing);
+        }
+        let id = user.id;
+        let actor = DriverActor { shared: self.shared.clone() };
+        let (actor_ref, _) = Actor::spawn_linked(None, actor, user, myself.get_cell()).await.map_err(|error| error.to_string())?;
+        state.children.insert(actor_ref.get_id(), Child::Driver(id));
+        Ok(actor_ref)
+    }
+
+    async fn restart(&self, myself: &ActorRef<SupervisorMsg>, state: &mut SupervisorState, child: Child) {
+        let storage = &self.shared.storage;
+        match child {
+            Child::Booking(id) => {
+                state.counts.booking_restarts += 1;
+                match storage.booking(id).await {
+                    Ok(booking) if booking.status.is_active() => {
+                        if let Err(failure) = self.spawn_booking(myself, state, booking, Vec::new()).await {
+                            error!(booking_id = %id, %failure, "booking actor could not be restarted");
+                        } else {
+                            info!(booking_id = %id, "booking actor restarted");
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(failure) => error!(booking_id = %id, %failure, "booking not readable for restart"),
+                }
+            }
+            Child::Driver(id) => {
+                state.counts.driver_restarts += 1;
+                match storage.user(id).await {
+                    Ok(user) if user.driverActiveStatus => {
+                        if let Err(failure) = self.spawn_driver(myself, state, user).await {
+                            error!(driver_id = %id, %failure, "driver actor could not be restarted");
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(failure) => error!(driver_id = %id, %failure, "driver not readable for restart"),
+                }
+            }
+        }
+    }
+}

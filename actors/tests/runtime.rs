@@ -1,0 +1,404 @@
+//! Scenario tests of the dispatch runtime on a real database and a virtual
+//! clock (issue 4): races, waves, timers, a whole trip, crashes and restarts.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeSet;
+use std::time::Duration;
+use wayfare_actors::{ActorError, DispatchLog, Event};
+use wayfare_engine::booking::{By, Command, NoticeKey, WithdrawReason};
+use wayfare_engine::*;
+
+fn taken(result: &Result<std::sync::Arc<Booking>, ActorError>) -> bool {
+    matches!(result, Err(ActorError::Domain(error)) if error.key == ErrorKey::BookingTaken)
+}
+
+fn offers_for(event: &Event, booking: BookingId) -> Option<Vec<UserId>> {
+    match event {
+        Event::OfferMade { booking: made, drivers, .. } if made.id == booking => Some(drivers.clone()),
+        _ => None,
+    }
+}
+
+fn ids(users: &[User]) -> Vec<UserId> {
+    users.iter().map(|user| user.id).collect()
+}
+
+// ---- first accept wins ------------------------------------------------------
+
+both_backends!(first_accept_wins_among_fifty_drivers_a_thousand_times, first_accept_wins);
+
+async fn first_accept_wins(backend: Backend) {
+    let drivers: Vec<User> = (1..=50).map(|n| driver(n, "Economy", 0.2 + n as f64 * 0.01)).collect();
+    let mut manual = settings();
+    manual.autoDispatch = false;
+    let mut world = World::start(backend, manual, &drivers).await;
+    let customer = rider(1);
+    let mut winners = BTreeSet::new();
+    for _round in 0..1_000 {
+        let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+        let offer = Command::Offer { drivers: ids(&drivers), wave: 1, deadline: None };
+        world.runtime.command(booking.id, By::System, offer).await.unwrap();
+        let booking_id = booking.id;
+        let mut attempts = tokio::task::JoinSet::new();
+        for user in &drivers {
+            let runtime = world.runtime.clone();
+            let snapshot = snapshot(user);
+            attempts.spawn(async move {
+                let id = snapshot.id;
+                (id, runtime.command(booking_id, By::Driver(id), Command::Accept { driver: snapshot }).await)
+            });
+        }
+        let results = attempts.join_all().await;
+        let won: Vec<UserId> = results.iter().filter(|(_, result)| result.is_ok()).map(|(id, _)| *id).collect();
+        assert_eq!(won.len(), 1, "exactly one driver is confirmed");
+        assert_eq!(results.iter().filter(|(_, result)| taken(result)).count(), 49, "every other accept gets booking_taken");
+        let stored = world.storage.booking(booking.id).await.unwrap();
+        assert_eq!(stored.driver, Some(won[0]));
+        assert_eq!(stored.status, BookingStatus::Accepted);
+        let withdrawn = world.wait_for(|event| match event {
+            Event::OfferWithdrawn { booking: id, drivers, reason: WithdrawReason::Taken } if *id == booking.id => Some(drivers.clone()),
+            _ => None,
+        }).await;
+        assert_eq!(withdrawn.len(), 49);
+        assert!(!withdrawn.contains(&won[0]));
+        winners.insert(won[0]);
+        // Free the driver for the next round.
+        let cancel = Command::Cancel { reason: "next round".into() };
+        world.runtime.command(booking.id, By::Admin(admin().id), cancel).await.unwrap();
+        world.drain();
+    }
+    assert!(winners.len() > 1, "the race is real: different drivers win");
+    world.finish().await;
+}
+
+both_backends!(two_runtimes_on_one_database_never_both_win, two_runtimes);
+
+async fn two_runtimes(backend: Backend) {
+    // DESIGN.md invariant 1: the storage version check keeps "first accept
+    // wins" true across processes.
+    let drivers = vec![driver(1, "Economy", 0.5), driver(2, "Economy", 0.6)];
+    let mut manual = settings();
+    manual.autoDispatch = false;
+    let world = World::start(backend, manual, &drivers).await;
+    let other_storage = world.database.open().await;
+    let other = wayfare_actors::Runtime::start(other_storage, std::sync::Arc::new(world.clock.clone()), options()).await.unwrap();
+    let customer = rider(1);
+    for _ in 0..100 {
+        let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+        world.runtime.command(booking.id, By::System, Command::Offer { drivers: ids(&drivers), wave: 1, deadline: None }).await.unwrap();
+        let (first, second) = (snapshot(&drivers[0]), snapshot(&drivers[1]));
+        let here = world.runtime.command(booking.id, By::Driver(first.id), Command::Accept { driver: first });
+        let there = other.command(booking.id, By::Driver(second.id), Command::Accept { driver: second });
+        let (here, there) = tokio::join!(here, there);
+        assert_eq!(usize::from(here.is_ok()) + usize::from(there.is_ok()), 1, "{here:?} / {there:?}");
+        assert!(taken(&here) || taken(&there));
+        world.runtime.command(booking.id, By::Admin(admin().id), Command::Cancel { reason: "again".into() }).await.unwrap();
+    }
+    other.shutdown().await;
+    world.finish().await;
+}
+
+// ---- dispatch policies --------------------------------------------------------
+
+/// Six Economy drivers 0.5..3 km away, and four who must never be offered.
+fn dispatch_drivers() -> Vec<User> {
+    let mut drivers: Vec<User> = (1..=6).map(|n| driver(n, "Economy", 0.5 * n as f64)).collect();
+    drivers.push(driver(7, "Comfort", 0.2));
+    let mut busy = driver(8, "Economy", 0.3);
+    busy.queue = true;
+    drivers.push(busy);
+    let mut offline = driver(9, "Economy", 0.4);
+    offline.driverActiveStatus = false;
+    drivers.push(offline);
+    drivers.push(driver(10, "Economy", 8.0));
+    drivers
+}
+
+both_backends!(waves_offer_the_nearest_then_the_next_and_stop, waves);
+
+async fn waves(backend: Backend) {
+    let drivers = dispatch_drivers();
+    let d = |n: usize| drivers[n - 1].id;
+    let mut world = World::start(backend, settings(), &drivers).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    let wave1 = world.wait_for(|event| offers_for(event, booking.id)).await;
+    assert_eq!(wave1, vec![d(1), d(2)], "wave 1 is the two nearest eligible");
+    world.runtime.command(booking.id, By::Driver(d(1)), Command::Decline).await.unwrap();
+
+    world.clock.advance(Duration::from_secs(15));
+    let wave2 = world.wait_for(|event| offers_for(event, booking.id)).await;
+    assert_eq!(wave2, vec![d(3), d(4)], "wave 2 skips the decliner and the lapsed offer");
+    world.clock.advance(Duration::from_secs(15));
+    let wave3 = world.wait_for(|event| offers_for(event, booking.id)).await;
+    assert_eq!(wave3, vec![d(5), d(6)]);
+    world.clock.advance(Duration::from_secs(15));
+    world.wait_for(|event| matches!(event, Event::Dispatch(entry) if entry.booking == booking.id && entry.log == DispatchLog::Exhausted).then_some(())).await;
+    world.settle().await;
+    assert!(world.drain().iter().all(|event| offers_for(event, booking.id).is_none()), "no offer after the last wave");
+    let stored = world.runtime.booking(booking.id).await.unwrap();
+    assert_eq!(stored.status, BookingStatus::New, "the booking waits for a retry or an admin");
+
+    // The retry a minute after creation starts a fresh round; the decliner stays skipped.
+    world.clock.advance(Duration::from_secs(15));
+    let retry = world.wait_for(|event| offers_for(event, booking.id)).await;
+    assert_eq!(retry, vec![d(2), d(3)]);
+    world.finish().await;
+}
+
+both_backends!(broadcast_offers_every_eligible_driver_in_the_radius_at_once, broadcast);
+
+async fn broadcast(backend: Backend) {
+    let drivers = dispatch_drivers();
+    let mut everyone = settings();
+    everyone.dispatchPolicy = DispatchPolicy::Broadcast;
+    let mut world = World::start(backend, everyone, &drivers).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    let offered: BTreeSet<UserId> = world.wait_for(|event| offers_for(event, booking.id)).await.into_iter().collect();
+    let expected: BTreeSet<UserId> = drivers[..6].iter().map(|user| user.id).collect();
+    assert_eq!(offered, expected, "only eligible Economy drivers within the radius");
+    let tasks = world.storage.bookings_offered_to(drivers[0].id).await.unwrap();
+    assert_eq!(tasks.iter().map(|task| task.id).collect::<Vec<_>>(), vec![booking.id]);
+    assert!(world.storage.bookings_offered_to(drivers[6].id).await.unwrap().is_empty());
+    world.finish().await;
+}
+
+// ---- timers -----------------------------------------------------------------------
+
+both_backends!(book_later_dispatches_fifteen_minutes_before_the_trip, book_later);
+
+async fn book_later(backend: Backend) {
+    let drivers = vec![driver(1, "Economy", 0.5)];
+    let mut world = World::start(backend, settings(), &drivers).await;
+    let customer = rider(1);
+    let mut later = request();
+    later.book_later = true;
+    later.tripdate = Some(T0 + 60 * MINUTE_MS);
+    let booking = world.runtime.create_booking("Economy", later, &customer, By::Rider(customer.id)).await.unwrap();
+    world.clock.advance(Duration::from_secs(44 * 60));
+    world.settle().await;
+    assert!(world.drain().iter().all(|event| offers_for(event, booking.id).is_none()), "nothing before tripdate - 15 min");
+    world.clock.advance(Duration::from_secs(60));
+    let offered = world.wait_for(|event| offers_for(event, booking.id)).await;
+    assert_eq!(offered, vec![drivers[0].id]);
+    assert!(world.now() >= T0 + 45 * MINUTE_MS);
+    world.finish().await;
+}
+
+both_backends!(a_booking_nobody_took_is_retried_then_cancelled_by_the_system, retry_and_auto_cancel);
+
+async fn retry_and_auto_cancel(backend: Backend) {
+    let late_driver = driver(1, "Economy", 0.5);
+    let mut offline = late_driver.clone();
+    offline.driverActiveStatus = false;
+    let mut world = World::start(backend, settings(), &[offline]).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| matches!(event, Event::Dispatch(entry) if entry.booking == booking.id && matches!(entry.log, DispatchLog::NoCandidates { .. })).then_some(())).await;
+    // A driver comes online; the retry a minute after creation finds them.
+    world.runtime.driver_online(&late_driver).await.unwrap();
+    world.clock.advance(Duration::from_secs(30));
+    world.settle().await;
+    assert!(world.drain().iter().all(|event| offers_for(event, booking.id).is_none()), "no retry before a minute");
+    world.clock.advance(Duration::from_secs(30));
+    let offered = world.wait_for(|event| offers_for(event, booking.id)).await;
+    assert_eq!(offered, vec![late_driver.id]);
+    world.runtime.command(booking.id, By::Driver(late_driver.id), Command::Decline).await.unwrap();
+
+    // 30 minutes after the trip date the system cancels it.
+    world.clock.set(T0 + 29 * MINUTE_MS);
+    world.settle().await;
+    assert_eq!(world.runtime.booking(booking.id).await.unwrap().status, BookingStatus::New);
+    world.clock.set(T0 + 30 * MINUTE_MS);
+    let cancelled = world.wait_for(|event| match event {
+        Event::BookingChanged(changed) if changed.id == booking.id && changed.status == BookingStatus::Cancelled => Some(changed.clone()),
+        _ => None,
+    }).await;
+    assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
+    assert_eq!(cancelled.reason, wayfare_engine::booking::REASON_NO_DRIVER);
+    assert!(cancelled.updatedAt >= T0 + 30 * MINUTE_MS);
+    world.finish().await;
+}
+
+both_backends!(a_stale_offer_timer_after_acceptance_does_nothing, stale_timer);
+
+async fn stale_timer(backend: Backend) {
+    let drivers = vec![driver(1, "Economy", 0.5), driver(2, "Economy", 0.7)];
+    let mut world = World::start(backend, settings(), &drivers).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, booking.id)).await;
+    world.runtime.command(booking.id, By::Driver(drivers[0].id), Command::Accept { driver: snapshot(&drivers[0]) }).await.unwrap();
+    world.clock.advance(Duration::from_secs(120));
+    world.settle().await;
+    let expired = world.drain().iter().any(|event| matches!(&**event, Event::OfferWithdrawn { reason: WithdrawReason::Expired, .. }));
+    assert!(!expired, "the lapsed offer timer was dropped");
+    let live = world.runtime.booking(booking.id).await.unwrap();
+    assert_eq!(live.status, BookingStatus::Accepted);
+    assert_eq!(live.driver, Some(drivers[0].id));
+    world.finish().await;
+}
+
+// ---- a whole trip -------------------------------------------------------------------
+
+async fn run_trip_to_reached(world: &mut World, booking: BookingId, user: &User) {
+    let by = By::Driver(user.id);
+    world.runtime.command(booking, by, Command::Arrive { location: Some(PICKUP) }).await.unwrap();
+    let started = world.runtime.command(booking, by, Command::Start { otp: None, location: Some(PICKUP) }).await.unwrap();
+    assert_eq!(started.status, BookingStatus::Started);
+    world.settle().await;
+    // The driver streams positions along the way; one point every 5 s is stored.
+    for step in 1..=4 {
+        world.clock.advance(Duration::from_secs(5));
+        let along = LatLng::new(PICKUP.lat + (DROP.lat - PICKUP.lat) * step as f64 / 4.0, PICKUP.lng + (DROP.lng - PICKUP.lng) * step as f64 / 4.0);
+        world.runtime.driver_location(user.id, wayfare_actors::LocationUpdate::at(along)).unwrap();
+        // This very point stored, before the clock moves again.
+        world
+            .wait_for(|event| {
+                matches!(event, Event::Tracking { booking: id, point } if *id == booking && point.lat == along.lat && point.lng == along.lng)
+                    .then_some(())
+            })
+            .await;
+    }
+    let reached = world.runtime.command(booking, by, Command::Reach { location: Some(DROP), drop_address: None, route: vec![] }).await.unwrap();
+    assert_eq!(reached.status, BookingStatus::Reached);
+}
+
+both_backends!(a_whole_trip_makes_each_wallet_entry_tracking_point_and_notification_once, whole_trip);
+
+async fn whole_trip(backend: Backend) {
+    let the_driver = driver(1, "Economy", 0.5);
+    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, booking.id)).await;
+    world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    run_trip_to_reached(&mut world, booking.id, &the_driver).await;
+    let paid = world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() }).await.unwrap();
+    assert_eq!(paid.status, BookingStatus::Paid);
+    let complete = world.runtime.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 4 }).await.unwrap();
+    assert_eq!(complete.status, BookingStatus::Complete);
+    world.settle().await;
+
+    // Wallet: the share credited and the cash debited, once each.
+    let history = world.storage.wallet_history(the_driver.id, &wayfare_storage::PageRequest::first(50)).await.unwrap();
+    assert_eq!(history.items.len(), 2);
+    let balance = world.storage.wallet_balance(the_driver.id).await.unwrap();
+    assert_eq!(balance, complete.driver_share - complete.cashPaymentAmount);
+    assert!(world.storage.wallet_history(customer.id, &wayfare_storage::PageRequest::first(50)).await.unwrap().items.is_empty());
+
+    // Tracking: one point per stage and the streamed ones.
+    let points = world.storage.tracking(booking.id).await.unwrap();
+    let stages: Vec<BookingStatus> = points.iter().map(|point| point.status).collect();
+    for stage in [BookingStatus::Accepted, BookingStatus::Arrived, BookingStatus::Reached] {
+        assert_eq!(stages.iter().filter(|status| **status == stage).count(), 1, "{stage:?} once");
+    }
+    assert_eq!(stages.iter().filter(|status| **status == BookingStatus::Started).count(), 5, "start plus four streamed");
+    assert!(points.windows(2).all(|pair| pair[0].at <= pair[1].at));
+    assert!(complete.distance > 3.0, "the fare came from the tracked route: {}", complete.distance);
+
+    // Notifications: each of the spec's once.
+    let notices: Vec<(UserId, NoticeKey)> = world_notices(&mut world, booking.id);
+    for (to, key) in [
+        (customer.id, NoticeKey::BookingAccepted),
+        (customer.id, NoticeKey::DriverArrived),
+        (customer.id, NoticeKey::TripStarted),
+        (customer.id, NoticeKey::TripReached),
+        (customer.id, NoticeKey::PaymentReceived),
+        (the_driver.id, NoticeKey::PaymentReceived),
+        (the_driver.id, NoticeKey::RatingReceived),
+        (the_driver.id, NoticeKey::AcceptBookingRequest),
+    ] {
+        assert_eq!(notices.iter().filter(|notice| **notice == (to, key)).count(), 1, "{key:?} to {to}");
+    }
+    let ratings = world.storage.ratings(the_driver.id).await.unwrap().unwrap();
+    assert_eq!(ratings.userrating, rust_decimal::Decimal::from(4));
+    let counts = world.runtime.counts().await.unwrap();
+    assert_eq!(counts.active_bookings, 0, "the actor stopped at COMPLETE");
+    assert_eq!(counts.available_drivers, 1, "the driver is free again");
+    world.finish().await;
+}
+
+/// Every notification about a booking published so far (the world's
+/// receiver was created before the booking, so none were missed).
+fn world_notices(world: &mut World, booking: BookingId) -> Vec<(UserId, NoticeKey)> {
+    world.drain();
+    world
+        .seen
+        .iter()
+        .filter_map(|event| match &**event {
+            Event::Notification { to, key, booking: Some(id) } if *id == booking => Some((*to, *key)),
+            _ => None,
+        })
+        .collect()
+}
+
+// ---- crashes and restarts ---------------------------------------------------------------
+
+both_backends!(a_panicking_booking_actor_is_restarted_from_storage, panic_restart);
+
+async fn panic_restart(backend: Backend) {
+    let the_driver = driver(1, "Economy", 0.5);
+    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, booking.id)).await;
+    world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    world.drain();
+    assert!(world.runtime.crash_booking(booking.id));
+    // The restarted actor announces the booking it read back from storage.
+    let restored = world
+        .wait_for(|event| match event {
+            Event::BookingChanged(changed) if changed.id == booking.id => Some(changed.clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(restored.status, BookingStatus::Accepted);
+    assert_eq!(world.runtime.counts().await.unwrap().booking_restarts, 1, "the supervisor counted one restart");
+    let live = world.runtime.booking(booking.id).await.unwrap();
+    assert_eq!(live.status, BookingStatus::Accepted, "state came back from storage");
+    run_trip_to_reached(&mut world, booking.id, &the_driver).await;
+    let paid = world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() }).await.unwrap();
+    assert_eq!(paid.status, BookingStatus::Paid);
+    world.finish().await;
+}
+
+both_backends!(a_restarted_runtime_restores_active_bookings_and_their_timers, runtime_restart);
+
+async fn runtime_restart(backend: Backend) {
+    let the_driver = driver(1, "Economy", 0.5);
+    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    let customer = rider(1);
+    let on_trip = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, on_trip.id)).await;
+    world.runtime.command(on_trip.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    world.runtime.command(on_trip.id, By::Driver(the_driver.id), Command::Arrive { location: Some(PICKUP) }).await.unwrap();
+    // A second booking nobody will take: its auto-cancel timer must survive the restart.
+    let waiting = world.runtime.create_booking("Comfort", request(), &rider(2), By::Rider(rider(2).id)).await.unwrap();
+    world.settle().await;
+
+    world.restart().await;
+    let counts = world.runtime.counts().await.unwrap();
+    assert_eq!(counts.active_bookings, 2, "both active bookings are back");
+    assert_eq!(counts.online_drivers, 1);
+    assert_eq!(world.runtime.booking(on_trip.id).await.unwrap().status, BookingStatus::Arrived);
+    assert!(counts.pending_timers >= 1, "the waiting booking's timers were re-armed");
+
+    world.clock.set(T0 + 31 * MINUTE_MS);
+    let cancelled = world.wait_for(|event| match event {
+        Event::BookingChanged(changed) if changed.id == waiting.id && changed.status == BookingStatus::Cancelled => Some(changed.clone()),
+        _ => None,
+    }).await;
+    assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
+
+    let by = By::Driver(the_driver.id);
+    world.runtime.command(on_trip.id, by, Command::Start { otp: None, location: Some(PICKUP) }).await.unwrap();
+    world.runtime.command(on_trip.id, by, Command::Reach { location: Some(DROP), drop_address: None, route: vec![] }).await.unwrap();
+    world.runtime.command(on_trip.id, by, Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() }).await.unwrap();
+    let done = world.runtime.command(on_trip.id, By::Rider(customer.id), Command::Rate { rating: 5 }).await.unwrap();
+    assert_eq!(done.status, BookingStatus::Complete);
+    world.finish().await;
+}

@@ -1,0 +1,104 @@
+//! Who is calling: the session token from `Authorization: Bearer …` or the
+//! `wayfare_session` cookie, checked against storage on every request.
+
+use super::tokens;
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::http::header::{AUTHORIZATION, COOKIE};
+use axum::http::request::Parts;
+use wayfare_engine::booking::By;
+use wayfare_engine::permissions::Principal;
+use wayfare_engine::{ErrorKey, User};
+
+pub const SESSION_COOKIE: &str = "wayfare_session";
+
+/// A signed-in, approved user.
+#[derive(Debug, Clone)]
+pub struct CurrentUser {
+    pub principal: Principal,
+    pub user: User,
+    pub token_hash: String,
+}
+
+impl CurrentUser {
+    pub fn by(&self) -> By {
+        By::from_role(self.principal.role, self.principal.id)
+    }
+}
+
+/// `Some` when a valid session came with the request; a stale or revoked
+/// token is just no user, so public pages keep working with an old cookie.
+pub struct MaybeUser(pub Option<CurrentUser>);
+
+/// The raw token of a request, if any.
+pub fn token_of(parts: &Parts) -> Option<String> {
+    if let Some(value) = parts.headers.get(AUTHORIZATION).and_then(|value| value.to_str().ok())
+        && let Some(token) = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer "))
+    {
+        return Some(token.trim().to_string());
+    }
+    parts
+        .headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, token)| token.to_string())
+}
+
+/// The user a token belongs to, if the session is live and the account may sign in.
+pub async fn authenticate(state: &AppState, token: &str) -> Result<CurrentUser, ApiError> {
+    let token_hash = tokens::hash(token);
+    let session = state.storage.session(&token_hash).await?.ok_or(ErrorKey::NotLoggedIn)?;
+    if session.revoked_at.is_some() || session.expires_at <= state.now() {
+        return Err(ErrorKey::NotLoggedIn.into());
+    }
+    let user = match state.storage.user(session.user).await {
+        Ok(user) => user,
+        // Spec §6: a missing profile is told to contact the admin.
+        Err(wayfare_storage::StorageError::NotFound) => return Err(ErrorKey::UserIssueContactAdmin.into()),
+        Err(error) => return Err(error.into()),
+    };
+    if !user.approved {
+        return Err(ErrorKey::RequireApproval.into());
+    }
+    Ok(CurrentUser { principal: Principal::from_user(&user), user, token_hash })
+}
+
+impl FromRequestParts<AppState> for CurrentUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let token = token_of(parts).ok_or(ErrorKey::NotLoggedIn)?;
+        authenticate(state, &token).await
+    }
+}
+
+impl OptionalFromRequestParts<AppState> for CurrentUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Option<Self>, ApiError> {
+        match token_of(parts) {
+            None => Ok(None),
+            Some(token) => authenticate(state, &token).await.map(Some),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for MaybeUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match token_of(parts) {
+            None => Ok(MaybeUser(None)),
+            Some(token) => match authenticate(state, &token).await {
+                Ok(user) => Ok(MaybeUser(Some(user))),
+                Err(ApiError::Domain(_)) => Ok(MaybeUser(None)),
+                Err(other) => Err(other),
+            },
+        }
+    }
+}

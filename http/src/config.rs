@@ -1,0 +1,231 @@
+//! Configuration: defaults, then a TOML file, then `WAYFARE_*` environment
+//! variables (nested keys with `__`, e.g. `WAYFARE_AUTH__CODE_TTL_SECS`),
+//! then command-line flags. Every key is documented in docs/configuration.md.
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Address and port to listen on.
+    pub listen: SocketAddr,
+    /// Where the SQLite database, uploads and generated keys live.
+    pub data_dir: PathBuf,
+    /// `postgres://…` for PostgreSQL; empty for SQLite in `data_dir`.
+    pub database_url: Option<String>,
+    /// Seed the demo city once and turn the dev outbox on.
+    pub demo: bool,
+    /// Where the built web app is served from, when it exists.
+    pub ui_dir: PathBuf,
+    pub auth: AuthConfig,
+    pub delivery: DeliveryConfig,
+    pub realtime: RealtimeConfig,
+    /// What `--demo` seeds into a fresh database.
+    pub demo_seed: DemoSeedConfig,
+    pub maps: wayfare_maps::MapsConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AuthConfig {
+    /// How long a sign-in code is valid.
+    pub code_ttl_secs: u64,
+    /// Wrong tries allowed per code.
+    pub max_attempts: u32,
+    /// Codes one contact may ask for per window.
+    pub codes_per_contact: u32,
+    /// Code requests one client address may make per window.
+    pub codes_per_client: u32,
+    /// The rate-limit window.
+    pub window_secs: u64,
+    /// Session lifetime.
+    pub session_days: u32,
+    /// Mark the session cookie `Secure` (behind HTTPS).
+    pub cookie_secure: bool,
+}
+
+/// How sign-in codes reach people.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DeliveryConfig {
+    /// Keep every message in memory and serve it at `/api/v1/dev/outbox`.
+    /// For development and demos only: it shows sign-in codes to anyone.
+    pub dev_outbox: bool,
+    /// `smtp://user:password@host:port` or `smtps://…`; e-mail codes are
+    /// refused when neither this nor the dev outbox is set.
+    pub smtp_url: Option<String>,
+    pub email_from: String,
+    /// A Twilio-compatible endpoint, e.g.
+    /// `https://api.twilio.com/2010-04-01/Accounts/SID/Messages.json`.
+    pub sms_url: Option<String>,
+    pub sms_account: Option<String>,
+    pub sms_token: Option<String>,
+    pub sms_from: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RealtimeConfig {
+    /// How often the admins' `drivers` feed is sent, at most.
+    pub drivers_feed_ms: u64,
+}
+
+/// The demo city's size and dispatch policy. Read only when the demo is
+/// seeded, i.e. on the first `--demo` start on an empty database; later
+/// starts keep what the database holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DemoSeedConfig {
+    /// Demo drivers (`driver1@demo.wayfare` … `driverN@demo.wayfare`). The
+    /// realtime load generator seeds 2,000 this way.
+    pub drivers: u32,
+    /// `waves` (the default) or `broadcast`. The realtime test uses
+    /// `broadcast` so that five drivers near a pickup are all offered it.
+    pub dispatch_policy: wayfare_engine::DispatchPolicy,
+}
+
+impl Default for DemoSeedConfig {
+    fn default() -> Self {
+        DemoSeedConfig { drivers: crate::demo::DRIVERS, dispatch_policy: wayfare_engine::DispatchPolicy::default() }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: "0.0.0.0:8080".parse().expect("valid default address"),
+            data_dir: PathBuf::from("wayfare-data"),
+            database_url: None,
+            demo: false,
+            ui_dir: PathBuf::from("ui/dist"),
+            auth: AuthConfig::default(),
+            delivery: DeliveryConfig::default(),
+            realtime: RealtimeConfig::default(),
+            demo_seed: DemoSeedConfig::default(),
+            maps: wayfare_maps::MapsConfig::default(),
+        }
+    }
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        AuthConfig {
+            code_ttl_secs: 600,
+            max_attempts: 5,
+            codes_per_contact: 5,
+            codes_per_client: 30,
+            window_secs: 600,
+            session_days: 30,
+            cookie_secure: false,
+        }
+    }
+}
+
+impl Default for DeliveryConfig {
+    fn default() -> Self {
+        DeliveryConfig {
+            dev_outbox: false,
+            smtp_url: None,
+            email_from: "Wayfare <no-reply@wayfare.local>".into(),
+            sms_url: None,
+            sms_account: None,
+            sms_token: None,
+            sms_from: None,
+        }
+    }
+}
+
+impl Default for RealtimeConfig {
+    fn default() -> Self {
+        RealtimeConfig { drivers_feed_ms: 1_000 }
+    }
+}
+
+/// Flags given on the command line; they win over the file and environment.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub config_file: Option<PathBuf>,
+    pub data_dir: Option<PathBuf>,
+    pub listen: Option<SocketAddr>,
+    pub database_url: Option<String>,
+    pub demo: bool,
+}
+
+impl Config {
+    pub fn load(overrides: &Overrides) -> Result<Config, figment::Error> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        if let Some(file) = &overrides.config_file {
+            figment = figment.merge(Toml::file_exact(file));
+        }
+        figment = figment.merge(Env::prefixed("WAYFARE_").split("__"));
+        let mut config: Config = figment.extract()?;
+        if let Some(data_dir) = &overrides.data_dir {
+            config.data_dir = data_dir.clone();
+        }
+        if let Some(listen) = overrides.listen {
+            config.listen = listen;
+        }
+        if let Some(url) = &overrides.database_url {
+            config.database_url = Some(url.clone());
+        }
+        if overrides.demo {
+            config.demo = true;
+        }
+        if config.demo {
+            config.delivery.dev_outbox = true;
+        }
+        Ok(config)
+    }
+
+    /// The storage URL: the configured one, or SQLite in the data directory.
+    pub fn storage_url(&self) -> String {
+        match self.database_url.as_deref().filter(|url| !url.is_empty()) {
+            Some(url) => url.to_string(),
+            None => format!("sqlite://{}", self.database_path().display()),
+        }
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.data_dir.join("wayfare.db")
+    }
+
+    pub fn uploads_dir(&self) -> PathBuf {
+        self.data_dir.join("uploads")
+    }
+
+    pub fn ui_index(&self) -> Option<PathBuf> {
+        let index = self.ui_dir.join("index.html");
+        Path::new(&index).exists().then_some(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_listen_on_8080_with_sqlite_in_the_data_dir() {
+        let config = Config::load(&Overrides::default()).unwrap();
+        assert_eq!(config.listen.port(), 8080);
+        assert!(config.storage_url().starts_with("sqlite://"));
+        assert!(!config.delivery.dev_outbox);
+    }
+
+    #[test]
+    fn a_file_then_flags_override_the_defaults() {
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("wayfare.toml");
+        std::fs::write(&file, "listen = \"127.0.0.1:9000\"\n[auth]\ncode_ttl_secs = 60\n").unwrap();
+        let overrides = Overrides { config_file: Some(file), demo: true, ..Overrides::default() };
+        let config = Config::load(&overrides).unwrap();
+        assert_eq!(config.listen.port(), 9000);
+        assert_eq!(config.auth.code_ttl_secs, 60);
+        assert!(config.demo && config.delivery.dev_outbox, "demo turns the dev outbox on");
+        let overrides = Overrides { database_url: Some("postgres://db/wayfare".into()), ..Overrides::default() };
+        assert_eq!(Config::load(&overrides).unwrap().storage_url(), "postgres://db/wayfare");
+    }
+}

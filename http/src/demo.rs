@@ -1,0 +1,232 @@
+//! The demo city (DESIGN.md contract): Baltimore, seeded once — an admin, a
+//! fleet admin, five riders, twenty approved drivers spread over the city,
+//! car types with realistic rates, cancellation reasons and the test payment
+//! gateway. Running it again on the same data changes nothing. The number
+//! of drivers and the dispatch policy can be chosen for a fresh database
+//! (`DemoSeedConfig`): the realtime test and load generator use that.
+
+use crate::config::DemoSeedConfig;
+use rust_decimal::Decimal;
+use wayfare_engine::{
+    AmountType, CancelSlab, CarType, CarTypeId, LatLng, PaymentProvider, PricedChoice, RegType, Role, Settings, User, UserId,
+};
+use wayfare_storage::Storage;
+
+pub const ADMIN_EMAIL: &str = "admin@demo.wayfare";
+pub const FLEET_EMAIL: &str = "fleet@demo.wayfare";
+pub const RIDERS: u32 = 5;
+pub const DRIVERS: u32 = 20;
+/// The middle of the demo map extract (east of the Inner Harbor, by Fells
+/// Point); every demo driver stands inside the extract.
+pub const CENTRE: LatLng = LatLng { lat: 39.2860, lng: -76.5800 };
+
+/// Stable ids, so a re-seed finds what it made.
+fn demo_id(kind: u128, number: u128) -> UserId {
+    UserId::from_u128(0x0000_0000_0000_7000_8000_d000_0000_0000 | (kind << 32) | number)
+}
+
+pub fn settings() -> Settings {
+    Settings {
+        appName: "Wayfare".into(),
+        code: "USD".into(),
+        symbol: "$".into(),
+        decimal: 2,
+        otp_secure: true,
+        driver_approval: true,
+        bonus: Decimal::new(5, 0),
+        country: "United States".into(),
+        restrictCountry: "us".into(),
+        autoDispatch: true,
+        driverRadius: 10.0,
+        AllowCriticalEditsAdmin: true,
+        CompanyName: "Wayfare Demo".into(),
+        CompanyAddress: "401 Light St, Baltimore, MD 21202".into(),
+        CompanyWebsite: "https://wayfare.example".into(),
+        contact_email: "hello@demo.wayfare".into(),
+        CompanyPhone: "+1 410 555 0100".into(),
+        ..Settings::default()
+    }
+}
+
+fn car(number: u128, name: &str, base: i64, per_km: i64, per_hour: i64, min: i64, extra: &str) -> CarType {
+    CarType {
+        id: CarTypeId::from_u128(0x0000_0000_0000_7000_8000_ca00_0000_0000 | number),
+        name: name.into(),
+        image: String::new(),
+        base_fare: Decimal::new(base, 2),
+        rate_per_unit_distance: Decimal::new(per_km, 2),
+        rate_per_hour: Decimal::new(per_hour, 2),
+        min_fare: Decimal::new(min, 2),
+        convenience_fees: Decimal::new(10, 0),
+        convenience_fee_type: AmountType::Percentage,
+        extra_info: extra.into(),
+        createdAt: 0,
+        parcelTypes: vec![
+            PricedChoice { description: "Envelope".into(), amount: Decimal::new(0, 0) },
+            PricedChoice { description: "Small box".into(), amount: Decimal::new(300, 2) },
+        ],
+        options: vec![PricedChoice { description: "Fragile handling".into(), amount: Decimal::new(200, 2) }],
+        cancelSlab: vec![
+            CancelSlab { minsDelayed: 2, amount: Decimal::new(200, 2) },
+            CancelSlab { minsDelayed: 5, amount: Decimal::new(500, 2) },
+        ],
+    }
+}
+
+pub fn car_types() -> Vec<CarType> {
+    vec![
+        car(1, "Economy", 250, 110, 1500, 700, "Up to 4 riders, everyday rides"),
+        car(2, "Comfort", 350, 150, 1800, 1000, "Newer cars with extra legroom"),
+        car(3, "XL", 450, 190, 2400, 1400, "Up to 6 riders"),
+    ]
+}
+
+fn person(id: UserId, role: Role, first: &str, last: &str, email: &str, mobile: &str) -> User {
+    let mut user = User::new(id, role, 0);
+    user.firstName = first.into();
+    user.lastName = last.into();
+    user.email = email.into();
+    user.mobile = mobile.into();
+    user.regType = if role == Role::Admin { RegType::Admin } else { RegType::Email };
+    user.approved = true;
+    user.referralId = referral(id);
+    user
+}
+
+/// Five capital letters (spec §3), unique per demo id: the kind's letter and
+/// the number in base 26.
+fn referral(id: UserId) -> String {
+    let raw = id.0.as_u128();
+    let kind = ((raw >> 32) & 0xff) as u8;
+    let mut number = (raw & 0xffff_ffff) as u32;
+    let mut code = String::from(char::from(b'A' + kind % 26));
+    for _ in 0..4 {
+        code.push(char::from(b'A' + (number % 26) as u8));
+        number /= 26;
+    }
+    code
+}
+
+/// Twenty spots spread over the city: rings around downtown.
+fn driver_spot(number: u32) -> LatLng {
+    let ring = 0.5 + f64::from(number % 4) * 0.6; // km
+    let angle = f64::from(number) * 2.399_963; // the golden angle spreads them evenly
+    let lat = CENTRE.lat + ring * angle.cos() / 111.195;
+    let lng = CENTRE.lng + ring * angle.sin() / (111.195 * CENTRE.lat.to_radians().cos());
+    LatLng::new(lat, lng)
+}
+
+pub fn users() -> Vec<User> {
+    users_with(DRIVERS)
+}
+
+/// The demo people with `drivers` drivers; past the twentieth they keep
+/// being spread over the same rings around the centre.
+pub fn users_with(drivers: u32) -> Vec<User> {
+    let mut users = vec![
+        person(demo_id(1, 1), Role::Admin, "Ada", "Admin", ADMIN_EMAIL, "+14105550101"),
+        person(demo_id(2, 1), Role::Fleetadmin, "Fran", "Fleet", FLEET_EMAIL, "+14105550102"),
+    ];
+    let fleet = demo_id(2, 1);
+    for number in 1..=RIDERS {
+        let email = format!("rider{number}@demo.wayfare");
+        users.push(person(demo_id(3, u128::from(number)), Role::Rider, "Rider", &number.to_string(), &email, &format!("+1410555{:04}", 200 + number)));
+    }
+    let kinds = car_types();
+    for number in 1..=drivers {
+        let email = format!("driver{number}@demo.wayfare");
+        let mut driver = person(demo_id(4, u128::from(number)), Role::Driver, "Driver", &number.to_string(), &email, &format!("+1410555{:04}", 300 + number));
+        driver.carType = Some(kinds[(number as usize - 1) % kinds.len()].name.clone());
+        driver.vehicleMake = ["Toyota", "Honda", "Ford", "Hyundai"][number as usize % 4].into();
+        driver.vehicleModel = ["Camry", "Accord", "Explorer", "Sonata"][number as usize % 4].into();
+        driver.vehicleNumber = format!("MD-{:04}", 7000 + number);
+        driver.location = Some(driver_spot(number));
+        // Half the fleet belongs to the demo fleet admin.
+        if number % 2 == 0 {
+            driver.fleetadmin = Some(fleet);
+        }
+        users.push(driver);
+    }
+    users
+}
+
+pub fn cancel_reasons() -> Vec<String> {
+    ["Driver is taking too long", "Changed my plans", "Booked by mistake", "Found another ride", "Other"]
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+/// Seeds what is missing; never overwrites what exists.
+pub async fn seed(storage: &dyn Storage) -> anyhow::Result<()> {
+    seed_with(storage, &DemoSeedConfig::default()).await
+}
+
+/// Seeds the demo city with `options`' size and dispatch policy.
+pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyhow::Result<()> {
+    if storage.user_by_email(ADMIN_EMAIL).await?.is_some() {
+        tracing::info!("demo city already seeded");
+        return Ok(());
+    }
+    if storage.settings().await?.is_none() {
+        let settings = Settings { dispatchPolicy: options.dispatch_policy, ..settings() };
+        storage.save_settings(&settings, 0).await?;
+    }
+    for car_type in car_types() {
+        if storage.car_type_by_name(&car_type.name).await.is_err() {
+            storage.save_car_type(&car_type, 0).await?;
+        }
+    }
+    if storage.cancel_reasons().await?.is_empty() {
+        storage.save_cancel_reasons(&cancel_reasons(), 0).await?;
+    }
+    if storage.payment_providers().await?.is_empty() {
+        storage.save_payment_providers(&[PaymentProvider { name: "test".into(), link: "/api/v1/payments/test/checkout".into() }], 0).await?;
+    }
+    for user in users_with(options.drivers) {
+        if storage.user_by_email(&user.email).await?.is_none() {
+            storage.insert_user(&user).await?;
+        }
+    }
+    tracing::info!(riders = RIDERS, drivers = options.drivers, dispatch_policy = ?options.dispatch_policy, "demo city seeded");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfare_engine::geo;
+
+    #[test]
+    fn demo_people_have_unique_ids_emails_and_referral_codes() {
+        let users = users();
+        assert_eq!(users.len(), 2 + RIDERS as usize + DRIVERS as usize);
+        let ids: std::collections::BTreeSet<_> = users.iter().map(|user| user.id).collect();
+        let emails: std::collections::BTreeSet<_> = users.iter().map(|user| user.email.clone()).collect();
+        let referrals: std::collections::BTreeSet<_> = users.iter().map(|user| user.referralId.clone()).collect();
+        assert_eq!(ids.len(), users.len());
+        assert_eq!(emails.len(), users.len());
+        assert_eq!(referrals.len(), users.len());
+        assert!(emails.contains("driver20@demo.wayfare") && emails.contains("rider5@demo.wayfare"));
+    }
+
+    #[test]
+    fn a_large_demo_keeps_ids_emails_and_referral_codes_unique() {
+        let users = users_with(2_000);
+        assert_eq!(users.len(), 2 + RIDERS as usize + 2_000);
+        let ids: std::collections::BTreeSet<_> = users.iter().map(|user| user.id).collect();
+        let emails: std::collections::BTreeSet<_> = users.iter().map(|user| user.email.clone()).collect();
+        let referrals: std::collections::BTreeSet<_> = users.iter().map(|user| user.referralId.clone()).collect();
+        assert_eq!((ids.len(), emails.len(), referrals.len()), (users.len(), users.len(), users.len()));
+        assert!(emails.contains("driver2000@demo.wayfare"));
+    }
+
+    #[test]
+    fn demo_drivers_are_spread_over_the_city() {
+        for user in users().iter().filter(|user| user.usertype == Role::Driver) {
+            let distance = geo::distance_km(CENTRE, user.location.unwrap());
+            assert!((0.4..2.5).contains(&distance), "{distance}");
+            assert!(user.approved && user.carType.is_some());
+        }
+    }
+}

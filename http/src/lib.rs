@@ -1,0 +1,212 @@
+//! The HTTP and realtime edge of Wayfare: axum REST under `/api/v1`, the
+//! Socket.IO endpoint on the same port, sign-in, files, and the `wayfare`
+//! binary's commands. It is the only crate that knows about HTTP, sockets,
+//! tokens and the outside services; routes validate, authorise and forward
+//! to the actors or to storage. It decides no product rule itself.
+
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod error;
+pub mod extract;
+pub mod messages;
+pub mod metrics;
+pub mod openapi;
+pub mod present;
+pub mod realtime;
+pub mod routes;
+pub mod state;
+#[cfg(test)]
+mod test_support;
+
+use crate::auth::delivery::Deliveries;
+use crate::config::Config;
+use crate::state::AppState;
+use axum::Router;
+use axum::serve::ListenerExt;
+use socketioxide::SocketIo;
+use std::sync::Arc;
+use wayfare_actors::{Runtime, RuntimeOptions, SystemClock};
+
+/// Every route of the API and the Socket.IO endpoint on one router (tests
+/// call it without a server). Must run inside a Tokio runtime: it starts the
+/// sockets' event fan-out.
+pub fn app(state: AppState) -> Router {
+    app_with_sockets(state).0
+}
+
+/// The app and the handle of its Socket.IO server, which `serve` closes on
+/// shutdown so that open sockets do not hold it up.
+pub fn app_with_sockets(state: AppState) -> (Router, SocketIo) {
+    let (sockets, io) = realtime::layer(&state);
+    (routes(state).layer(sockets), io)
+}
+
+fn routes(state: AppState) -> Router {
+    let mut router = Router::new()
+        .merge(auth::routes::router())
+        .merge(routes::catalog::router())
+        .merge(routes::bookings::router())
+        .merge(routes::drivers::router())
+        .merge(routes::wallet::router())
+        .merge(routes::geo::router())
+        .merge(routes::health::router())
+        .merge(crate::metrics::router())
+        .merge(openapi::router());
+    // Unknown API paths answer in the API's error shape; anything else is
+    // the web app (index.html for its client-side routes), when built.
+    let files = state.config.ui_index().map(|index| ui_files(&state.config.ui_dir, index));
+    router = router
+        .fallback(move |request: axum::extract::Request| fallback(files.clone(), request))
+        .method_not_allowed_fallback(method_not_allowed);
+    crate::metrics::install();
+    // Last, so it wraps every route above and sees the matched route.
+    router.layer(axum::middleware::from_fn(crate::metrics::track)).with_state(state)
+}
+
+type WebApp = tower_http::services::ServeDir<tower_http::services::ServeFile>;
+
+/// The built web app. Unknown paths get index.html with 200 (`fallback`, not
+/// `not_found_service`, which would answer 404): they are the app's own
+/// routes, and a 404 document is an error in the browser's console.
+fn ui_files(ui_dir: &std::path::Path, index: std::path::PathBuf) -> WebApp {
+    tower_http::services::ServeDir::new(ui_dir).fallback(tower_http::services::ServeFile::new(index))
+}
+
+async fn fallback(files: Option<WebApp>, request: axum::extract::Request) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    use tower::ServiceExt;
+    match files {
+        Some(files) if !request.uri().path().starts_with("/api/") => match files.oneshot(request).await {
+            Ok(response) => response.into_response(),
+            Err(error) => error::ApiError::Internal(error.to_string()).into_response(),
+        },
+        _ => error::ApiError::key(wayfare_engine::ErrorKey::NotFound).into_response(),
+    }
+}
+
+async fn method_not_allowed() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let body = serde_json::json!({ "error": { "code": "method_not_allowed", "message": "This method is not allowed here." } });
+    (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn client_routes_get_the_app_with_200() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index.html");
+        std::fs::write(&index, "<!doctype html><title>app</title>").unwrap();
+        std::fs::write(dir.path().join("app.js"), "console.log(1)").unwrap();
+        for (path, body) in [("/bookings", "<!doctype html>"), ("/app.js", "console.log(1)"), ("/", "<!doctype html>")] {
+            let response = ui_files(dir.path(), index.clone()).oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "{path}");
+            let bytes = axum::body::to_bytes(Body::new(response.into_body()), 1 << 16).await.unwrap();
+            assert!(String::from_utf8_lossy(&bytes).starts_with(body), "{path}");
+        }
+    }
+}
+
+/// Opens storage, applies migrations, seeds the demo when asked, and starts the runtime.
+pub async fn start(config: Config) -> anyhow::Result<AppState> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    let storage = wayfare_storage::open(&config.storage_url()).await?;
+    if config.demo {
+        demo::seed_with(storage.as_ref(), &config.demo_seed).await?;
+    }
+    let runtime = Runtime::start(storage, Arc::new(SystemClock), RuntimeOptions::default()).await?;
+    let deliveries = Deliveries::from_config(&config.delivery)?;
+    if deliveries.outbox.is_some() {
+        tracing::warn!("the dev outbox is ON: sign-in codes are readable at /api/v1/dev/outbox; never use this in production");
+    }
+    let maps = wayfare_maps::provider_from(&config.maps);
+    crate::metrics::observe_dispatch(&runtime);
+    Ok(AppState::new(config, runtime, deliveries, maps))
+}
+
+/// Serves until SIGINT or SIGTERM, then finishes in-flight requests and stops the actors.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let listen = config.listen;
+    let state = start(config).await?;
+    let runtime = state.runtime.clone();
+    let (router, sockets) = app_with_sockets(state);
+    let listener = tokio::net::TcpListener::bind(listen).await?;
+    tracing::info!(address = %listener.local_addr()?, "wayfare listening");
+    let shutdown = async move {
+        shutdown_signal().await;
+        tracing::info!("closing the sockets");
+        sockets.close().await;
+    };
+    // Small socket packets (acks, events) go out at once instead of waiting
+    // for the peer's ACK of the previous one (Nagle).
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY not set");
+        }
+    });
+    axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    tracing::info!("stopping the runtime");
+    runtime.shutdown().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}
+
+/// Applies the migrations (opening storage does) and exits.
+pub async fn migrate(config: Config) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    wayfare_storage::open(&config.storage_url()).await?;
+    tracing::info!("migrations applied");
+    Ok(())
+}
+
+/// Makes the first admin of a real installation.
+pub async fn create_admin(config: Config, email: &str) -> anyhow::Result<()> {
+    let email = match wayfare_engine::validation::validate_login_contact(email, None, false) {
+        Ok(wayfare_engine::validation::Contact::Email(email)) => email,
+        _ => anyhow::bail!("{email} is not a valid e-mail address"),
+    };
+    std::fs::create_dir_all(&config.data_dir)?;
+    let storage = wayfare_storage::open(&config.storage_url()).await?;
+    if storage.user_by_email(&email).await?.is_some() {
+        anyhow::bail!("a user with {email} already exists");
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as i64;
+    let mut admin = wayfare_engine::User::new(wayfare_engine::UserId(uuid::Uuid::now_v7()), wayfare_engine::Role::Admin, now);
+    admin.email = email.clone();
+    admin.regType = wayfare_engine::RegType::Admin;
+    admin.approved = true;
+    admin.referralId = wayfare_engine::generate::referral_code(&mut rand::rng());
+    storage.insert_user(&admin).await?;
+    println!("admin {email} created; sign in with a code sent to that address");
+    Ok(())
+}

@@ -1,0 +1,368 @@
+//! What each documented route needs (a session or not) and which
+//! translation keys it can refuse with. The document's security and error
+//! responses are built from this table, with each key's status taken from
+//! its kind (`crate::error::status_of`), so a status in the document can
+//! never disagree with the one the server answers. The tests require an
+//! entry for every documented operation.
+
+use wayfare_engine::ErrorKey::{self, *};
+
+/// Who may call a route, as far as the session goes (roles are in the errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// No session needed or looked at.
+    Public,
+    /// Works without a session; a session changes the answer.
+    OptionalSession,
+    /// A bearer token or the session cookie.
+    Session,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RouteDoc {
+    /// Lower case, as in the document: `get`, `post`.
+    pub method: &'static str,
+    /// The route as the router writes it, `{id}` for parameters.
+    pub path: &'static str,
+    pub access: Access,
+    pub errors: &'static [ErrorKey],
+}
+
+const fn route(
+    method: &'static str,
+    path: &'static str,
+    access: Access,
+    errors: &'static [ErrorKey],
+) -> RouteDoc {
+    RouteDoc {
+        method,
+        path,
+        access,
+        errors,
+    }
+}
+
+/// The `CurrentUser` extractor: no, stale or revoked session; an account not
+/// approved; a session whose user is gone.
+const SESSION: [ErrorKey; 3] = [NotLoggedIn, RequireApproval, UserIssueContactAdmin];
+
+/// Every booking command: someone else's booking or a malformed id is 404;
+/// a role that may not do it 403; a status that does not allow it 409; a
+/// concurrent change that won the version check 409.
+macro_rules! booking_command {
+    ($($key:ident),* $(,)?) => {
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotFound, NotAllowed, StatusNotAllowed, UpdateFailed, $($key),*]
+    };
+}
+
+/// The JSON body extractor: a body that is not the expected JSON is 400
+/// `invalid_input` (with `field: "body"`), one over the size limit 413.
+macro_rules! with_body {
+    ($($key:ident),* $(,)?) => {
+        &[InvalidInput, FileTooLarge, $($key),*]
+    };
+}
+
+/// A signed-in caller with a JSON body, and the maps provider's refusals
+/// (`wayfare_maps::MapsError::key`).
+const GEO: [ErrorKey; 8] = [
+    NotLoggedIn,
+    RequireApproval,
+    UserIssueContactAdmin,
+    InvalidInput,
+    FileTooLarge,
+    NoRouteFound,
+    PlaceToCoordsError,
+    GooglePlacesError,
+];
+
+pub const ROUTES: &[RouteDoc] = &[
+    // ---- sign-in
+    route(
+        "post",
+        "/api/v1/auth/otp/request",
+        Access::Public,
+        with_body![
+            ProperEmail,
+            MobileNoBlankError,
+            CountryBlankError,
+            ContactInputError,
+            TooManyAttempts
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/auth/otp/verify",
+        Access::Public,
+        with_body![
+            ProperEmail,
+            MobileNoBlankError,
+            CountryBlankError,
+            ContactInputError,
+            OtpValidateError,
+            CodeExpired,
+            InvalidCode,
+            TooManyAttempts,
+            RequireApproval,
+            UserExists
+        ],
+    ),
+    route("get", "/api/v1/auth/me", Access::Session, &SESSION),
+    route("post", "/api/v1/auth/logout", Access::Session, &SESSION),
+    route(
+        "get",
+        "/api/v1/dev/outbox",
+        Access::Public,
+        &[
+            NotFound,
+            InvalidInput,
+            ProperEmail,
+            MobileNoBlankError,
+            CountryBlankError,
+            ContactInputError,
+        ],
+    ),
+    // ---- catalog
+    route("get", "/api/v1/settings", Access::OptionalSession, &[]),
+    route("get", "/api/v1/cartypes", Access::Public, &[]),
+    route("get", "/api/v1/languages", Access::Public, &[]),
+    route("get", "/api/v1/cancelreasons", Access::Public, &[]),
+    route("get", "/api/v1/payments/providers", Access::Public, &[]),
+    // ---- bookings
+    route(
+        "post",
+        "/api/v1/bookings/estimate",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            SelectProper,
+            NoRouteFound,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings",
+        Access::Session,
+        &[
+            MustLogin,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            UserIssueContactAdmin,
+            IncompleteUser,
+            SelectProper,
+            PastBookingError,
+            DeliveryDetailMissing,
+            PlaceToCoordsError,
+            PromoInvalid,
+            PromoExpired,
+            PromoMinOrder,
+            PromoLimitReached,
+        ],
+    ),
+    route(
+        "get",
+        "/api/v1/bookings",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+        ],
+    ),
+    route(
+        "get",
+        "/api/v1/bookings/{id}",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotFound,
+        ],
+    ),
+    route(
+        "get",
+        "/api/v1/tasks",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotAllowed,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/accept",
+        Access::Session,
+        booking_command![BookingTaken, NotOffered],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/decline",
+        Access::Session,
+        booking_command![NotOffered],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/arrive",
+        Access::Session,
+        booking_command![],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/start",
+        Access::Session,
+        booking_command![InvalidInput, OtpMismatch],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/reach",
+        Access::Session,
+        booking_command![],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/pay",
+        Access::Session,
+        booking_command![
+            InvalidInput,
+            FileTooLarge,
+            InsufficientWalletBalance,
+            InvalidAmount
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/rate",
+        Access::Session,
+        booking_command![InvalidInput, FileTooLarge, InvalidRating],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/cancel",
+        Access::Session,
+        booking_command![
+            InvalidInput,
+            FileTooLarge,
+            SelectProper,
+            NotOffered,
+            DemoMode
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/assign",
+        Access::Session,
+        booking_command![
+            InvalidInput,
+            FileTooLarge,
+            DriverNotEligible,
+            AutoDispatchOn,
+            DemoMode
+        ],
+    ),
+    route(
+        "get",
+        "/api/v1/bookings/{id}/chat",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotFound,
+            NotAllowed,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/chat",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+            FileTooLarge,
+            NotFound,
+            NotAllowed,
+        ],
+    ),
+    route(
+        "get",
+        "/api/v1/bookings/{id}/tracking",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotFound,
+            NotAllowed,
+        ],
+    ),
+    // ---- drivers
+    route(
+        "post",
+        "/api/v1/drivers/me/status",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            DriverNotEligible,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/drivers/me/location",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            DriverNotEligible,
+        ],
+    ),
+    // ---- wallet
+    route(
+        "get",
+        "/api/v1/users/{id}/wallet",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+            NotFound,
+            NotAllowed,
+        ],
+    ),
+    // ---- geo
+    route("post", "/api/v1/geo/autocomplete", Access::Session, &GEO),
+    route("post", "/api/v1/geo/place", Access::Session, &GEO),
+    route("post", "/api/v1/geo/address", Access::Session, &GEO),
+    route("post", "/api/v1/geo/directions", Access::Session, &GEO),
+    route("post", "/api/v1/geo/matrix", Access::Session, &GEO),
+    // ---- operations
+    route("get", "/healthz", Access::Public, &[]),
+    route("get", "/metrics", Access::Public, &[]),
+];
+
+pub fn find(method: &str, path: &str) -> Option<&'static RouteDoc> {
+    ROUTES
+        .iter()
+        .find(|route| route.method == method && route.path == path)
+}

@@ -1,0 +1,205 @@
+//! Shapes of answers the handlers build as JSON values, and of types from
+//! crates that do not derive schemas (storage, actors, maps), written out
+//! for the document only. Each mirrors the code named in its comment; the
+//! tests in `super::tests` compare real answers with these.
+
+#![allow(non_snake_case, dead_code)]
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use utoipa::ToSchema;
+use wayfare_engine::{Booking, ChatMessage, Coord, LatLng, Millis, TrackingPoint, WalletEntry};
+
+/// Every refusal: an HTTP status and this body (`crate::error::ApiError`).
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"error": {"code": "booking_taken", "message": "This booking was taken by another driver"}}))]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// A translation key (see the `ErrorKey` schema), or `internal_error` /
+    /// `unavailable` for a 5xx.
+    #[schema(example = "select_proper")]
+    pub code: String,
+    /// The text of the key in English.
+    pub message: String,
+    /// The input field that was wrong, when one was.
+    #[schema(nullable = false)]
+    pub field: Option<String>,
+}
+
+/// `POST /api/v1/bookings/estimate` (`routes::bookings::estimate`).
+#[derive(Serialize, ToSchema)]
+pub struct EstimateResponse {
+    /// The fare a booking would be quoted: trip cost plus convenience fee.
+    pub estimateFare: Decimal,
+    pub convenience_fees: Decimal,
+    pub distance_in_km: f64,
+    pub time_in_secs: u64,
+    /// Google's encoded polyline (precision 5).
+    pub polylinePoints: String,
+    /// The driver's share of the fare; admins only.
+    #[schema(nullable = false)]
+    pub driver_share: Option<Decimal>,
+}
+
+/// A page of bookings, newest first unless sorted otherwise.
+#[derive(Serialize, ToSchema)]
+pub struct BookingPage {
+    /// Bookings as the caller may see them: riders get no `driver_share` or
+    /// `convenience_fees`; push tokens are never shown; in demo mode other
+    /// people's contact data is masked.
+    pub items: Vec<Booking>,
+    /// Pass as `after` for the next page; `null` on the last one.
+    pub next: Option<String>,
+}
+
+/// The bookings offered to the calling driver.
+#[derive(Serialize, ToSchema)]
+pub struct BookingItems {
+    pub items: Vec<Booking>,
+}
+
+/// A stored chat message (`wayfare_storage::StoredChat`).
+#[derive(Serialize, ToSchema)]
+pub struct StoredChatMessage {
+    pub id: uuid::Uuid,
+    #[serde(flatten)]
+    pub message: ChatMessage,
+    /// When the other party read it.
+    pub read_at: Option<Millis>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ChatMessages {
+    /// In time order.
+    pub messages: Vec<StoredChatMessage>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TrackingResponse {
+    /// The newest point, `null` before the first.
+    pub latest: Option<TrackingPoint>,
+    /// In time order.
+    pub points: Vec<TrackingPoint>,
+}
+
+/// A wallet ledger entry (`wayfare_storage::WalletRecord`).
+#[derive(Serialize, ToSchema)]
+pub struct WalletRecord {
+    #[serde(flatten)]
+    pub entry: WalletEntry,
+    /// Makes each change happen once (e.g. `booking:{id}:driver_share`).
+    pub idempotency_key: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WalletResponse {
+    pub walletBalance: Decimal,
+    /// Newest first.
+    pub walletHistory: Vec<WalletRecord>,
+    /// Pass as `after` for the next page; `null` on the last one.
+    pub next: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DriverStatusResponse {
+    pub driverActiveStatus: bool,
+}
+
+/// A position from a driver's device (`wayfare_actors::LocationUpdate`,
+/// the same as the socket's `location` event).
+#[derive(Serialize, ToSchema)]
+#[schema(example = json!({"lat": 39.2904, "lng": -76.6122, "heading": 90, "speed": 8.5, "accuracy": 5, "at": 1767225600000_i64}))]
+pub struct LocationUpdate {
+    pub lat: f64,
+    pub lng: f64,
+    /// Degrees clockwise from north.
+    #[schema(nullable = false)]
+    pub heading: Option<f64>,
+    /// Metres per second.
+    #[schema(nullable = false)]
+    pub speed: Option<f64>,
+    /// Metres.
+    #[schema(nullable = false)]
+    pub accuracy: Option<f64>,
+    /// When the device took the fix; the server's clock when absent.
+    #[schema(nullable = false)]
+    pub at: Option<Millis>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct LocationAccepted {
+    pub ok: bool,
+    pub lat: f64,
+    pub lng: f64,
+}
+
+/// `GET /api/v1/dev/outbox`.
+#[derive(Serialize, ToSchema)]
+pub struct OutboxMessages {
+    /// Newest first.
+    pub messages: Vec<crate::auth::OutboxEntry>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SignedOut {
+    pub signedOut: bool,
+}
+
+/// One autocomplete answer (`wayfare_maps::Suggestion`).
+#[derive(Serialize, ToSchema)]
+pub struct Suggestion {
+    /// Pass to `/api/v1/geo/place`.
+    pub place_id: String,
+    pub description: String,
+    pub main_text: String,
+    pub secondary_text: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AutocompleteResponse {
+    pub searchResults: Vec<Suggestion>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PlaceResponse {
+    pub coords: LatLng,
+    pub address: String,
+    pub place_id: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AddressResponse {
+    pub address: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DirectionsResponse {
+    pub distance_in_km: f64,
+    pub time_in_secs: u64,
+    /// Google's encoded polyline (precision 5).
+    pub polylinePoints: String,
+    pub coords: Vec<Coord>,
+}
+
+/// One origin-destination pair (`wayfare_maps::Leg`).
+#[derive(Serialize, ToSchema)]
+pub struct Leg {
+    pub distance_km: f64,
+    pub time_secs: u64,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct MatrixResponse {
+    /// Rows by origin, columns by destination; `null` where no route joins the pair.
+    pub rows: Vec<Vec<Option<Leg>>>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    #[schema(example = "ok")]
+    pub status: String,
+}

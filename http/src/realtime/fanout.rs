@@ -1,0 +1,373 @@
+//! One task between the runtime's event bus and the sockets: each event goes
+//! to the rooms that may see it, presented for each viewer; driver positions
+//! are batched into the `drivers` feed for the maps.
+//!
+//! The task owns its caches — who the parties of a booking are, where each
+//! driver was last seen, which fleet each driver belongs to — so no event
+//! costs a storage query. What it does not know yet it looks up in a spawned
+//! task, once, and is told the answer through its own mailbox (`Note`); the
+//! loop itself only ever waits on its inputs.
+
+use super::{events, rooms};
+use crate::present;
+use crate::state::AppState;
+use serde::Serialize;
+use socketioxide::SocketIo;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tracing::{debug, warn};
+use wayfare_actors::{DriverPosition, Event};
+use wayfare_engine::permissions::Principal;
+use wayfare_engine::{Booking, BookingId, LatLng, Role, UserId, geo};
+
+/// What the sessions and the fan-out's own helpers tell the fan-out.
+#[derive(Debug)]
+pub(super) enum Note {
+    /// A driver's socket connected: their fleet, fresh from the session.
+    DriverFleet { driver: UserId, fleet: Option<UserId> },
+    /// An admin (`None`) or a fleet admin connected: send the feed at the
+    /// next tick even if nothing moved (an empty list included), so their map
+    /// fills at once.
+    FeedWanted { fleet: Option<UserId> },
+    /// Every online driver, from the spatial index.
+    Positions(Vec<DriverPosition>),
+    /// Fleets looked up for drivers the cache did not know; those `asked`
+    /// but not `found` (storage failed) are asked again at a later tick.
+    Fleets { asked: Vec<UserId>, found: Vec<(UserId, Option<UserId>)> },
+    /// The parties of a booking the cache did not know.
+    Parties { booking: BookingId, parties: Parties },
+}
+
+/// The two people a booking's trip events go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Parties {
+    customer: UserId,
+    driver: Option<UserId>,
+}
+
+impl Parties {
+    fn of(booking: &Booking) -> Self {
+        Parties { customer: booking.customer, driver: booking.driver }
+    }
+
+    fn rooms(&self) -> Vec<String> {
+        std::iter::once(self.customer).chain(self.driver).map(rooms::user).collect()
+    }
+}
+
+pub(super) struct Fanout {
+    io: SocketIo,
+    state: AppState,
+    /// For helpers to report back.
+    notes: UnboundedSender<Note>,
+    parties: HashMap<BookingId, Parties>,
+    /// Each online driver's last known position, for an offer's distance.
+    positions: HashMap<UserId, LatLng>,
+    fleets: HashMap<UserId, Option<UserId>>,
+    fleets_asked: HashSet<UserId>,
+    feed: Feed,
+}
+
+/// What the `drivers` feed last sent, so an unchanged map is not sent again.
+#[derive(Default)]
+struct Feed {
+    snapshot_in_flight: bool,
+    dispatch: Option<Vec<DriverPosition>>,
+    fleets: HashMap<UserId, Vec<DriverPosition>>,
+    /// Fleets whose admin just connected.
+    fleets_wanted: HashSet<UserId>,
+}
+
+#[derive(Serialize)]
+struct Withdrawn {
+    booking: BookingId,
+    reason: wayfare_engine::booking::WithdrawReason,
+}
+
+#[derive(Serialize)]
+struct Tracked<'a> {
+    booking: BookingId,
+    point: &'a wayfare_engine::TrackingPoint,
+}
+
+#[derive(Serialize)]
+struct Chatted<'a> {
+    booking: BookingId,
+    message: &'a wayfare_engine::ChatMessage,
+}
+
+impl Fanout {
+    pub(super) fn new(io: SocketIo, state: AppState, notes: UnboundedSender<Note>) -> Self {
+        Fanout {
+            io,
+            state,
+            notes,
+            parties: HashMap::new(),
+            positions: HashMap::new(),
+            fleets: HashMap::new(),
+            fleets_asked: HashSet::new(),
+            feed: Feed::default(),
+        }
+    }
+
+    /// Runs until the event bus closes. A slow fan-out skips the events it
+    /// lagged behind on (logged); it never stops for them.
+    pub(super) async fn run(mut self, mut events: broadcast::Receiver<Arc<Event>>, mut notes: UnboundedReceiver<Note>) {
+        let period = Duration::from_millis(self.state.config.realtime.drivers_feed_ms.max(1));
+        let mut feed_tick = tokio::time::interval(period);
+        feed_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                received = events.recv() => match received {
+                    Ok(event) => self.event(&event).await,
+                    Err(RecvError::Lagged(skipped)) => warn!(skipped, "socket fan-out lagged behind the event bus"),
+                    Err(RecvError::Closed) => break,
+                },
+                Some(note) = notes.recv() => self.note(note).await,
+                _ = feed_tick.tick() => self.ask_positions(),
+            }
+        }
+        debug!("socket fan-out stopped");
+    }
+
+    async fn emit<T: Serialize + ?Sized>(&self, to: Vec<String>, event: &'static str, data: &T) {
+        if to.is_empty() {
+            return;
+        }
+        if let Err(error) = self.io.to(to).emit(event, data).await {
+            debug!(%error, event, "socket emit failed");
+        }
+    }
+
+    async fn event(&mut self, event: &Event) {
+        match event {
+            Event::BookingChanged(booking) => self.booking_changed(booking).await,
+            Event::OfferMade { booking, drivers, deadline } => {
+                self.parties.insert(booking.id, Parties::of(booking));
+                let catalog = self.state.runtime.catalog();
+                let pickup = booking.pickup.point();
+                for driver in drivers {
+                    let viewer = Principal::new(*driver, Role::Driver);
+                    let distance_km = self.positions.get(driver).map(|position| geo::distance_km(*position, pickup));
+                    let offer = present::offer(booking, &viewer, &catalog.settings, *deadline, distance_km);
+                    self.emit(vec![rooms::user(*driver)], events::OFFER, &offer).await;
+                }
+            }
+            Event::OfferWithdrawn { booking, drivers, reason } => {
+                let to = drivers.iter().copied().map(rooms::user).collect();
+                self.emit(to, events::OFFER_WITHDRAWN, &Withdrawn { booking: *booking, reason: *reason }).await;
+            }
+            Event::DriverMoved { driver, position, .. } => {
+                self.positions.insert(*driver, *position);
+            }
+            Event::Tracking { booking, point } => {
+                let payload = serde_json::to_value(Tracked { booking: *booking, point }).unwrap_or_default();
+                self.send_to_parties(*booking, events::TRACKING, payload).await;
+            }
+            Event::Chat { booking, message } => {
+                let payload = serde_json::to_value(Chatted { booking: *booking, message }).unwrap_or_default();
+                self.send_to_parties(*booking, events::CHAT, payload).await;
+            }
+            Event::WalletChanged { user, balance } => {
+                self.emit(vec![rooms::user(*user)], events::WALLET, &present::wallet(*balance)).await;
+            }
+            Event::Notification { to, key, booking } => {
+                let catalog = self.state.runtime.catalog();
+                let notification = present::notification(*key, *booking, &catalog.settings);
+                self.emit(vec![rooms::user(*to)], events::NOTIFICATION, &notification).await;
+            }
+            Event::Dispatch(entry) => self.emit(vec![rooms::DISPATCH.to_string()], events::DISPATCH, entry).await,
+        }
+    }
+
+    /// Each viewer of the booking gets it as they may see it.
+    async fn booking_changed(&mut self, booking: &Booking) {
+        if booking.status.is_active() {
+            self.parties.insert(booking.id, Parties::of(booking));
+        } else {
+            self.parties.remove(&booking.id);
+        }
+        let catalog = self.state.runtime.catalog();
+        for viewer in present::booking_viewers(booking) {
+            let room = match viewer.role {
+                Role::Rider | Role::Driver => rooms::user(viewer.id),
+                Role::Fleetadmin => rooms::fleet(viewer.id),
+                Role::Admin => rooms::DISPATCH.to_string(),
+            };
+            let presented = present::booking(booking, &viewer, &catalog.settings);
+            self.emit(vec![room], events::BOOKING, &presented).await;
+        }
+    }
+
+    /// A trip event for the booking's rider and driver. A booking the cache
+    /// does not know (restored at start, or finished) is looked up once, off
+    /// the loop.
+    async fn send_to_parties(&mut self, booking: BookingId, event: &'static str, payload: serde_json::Value) {
+        if let Some(parties) = self.parties.get(&booking) {
+            self.emit(parties.rooms(), event, &payload).await;
+            return;
+        }
+        let runtime = self.state.runtime.clone();
+        let io = self.io.clone();
+        let notes = self.notes.clone();
+        tokio::spawn(async move {
+            let found = match runtime.booking(booking).await {
+                Ok(found) => found,
+                Err(error) => {
+                    warn!(booking_id = %booking, %error, event, "socket event for an unknown booking dropped");
+                    return;
+                }
+            };
+            let parties = Parties::of(&found);
+            if let Err(error) = io.to(parties.rooms()).emit(event, &payload).await {
+                debug!(%error, event, "socket emit failed");
+            }
+            if found.status.is_active() {
+                let _ = notes.send(Note::Parties { booking, parties });
+            }
+        });
+    }
+
+    async fn note(&mut self, note: Note) {
+        match note {
+            Note::DriverFleet { driver, fleet } => {
+                self.fleets.insert(driver, fleet);
+            }
+            Note::FeedWanted { fleet: None } => self.feed.dispatch = None,
+            Note::FeedWanted { fleet: Some(fleet) } => {
+                self.feed.fleets_wanted.insert(fleet);
+            }
+            Note::Positions(positions) => {
+                self.feed.snapshot_in_flight = false;
+                self.send_feed(positions).await;
+            }
+            Note::Fleets { asked, found } => {
+                for driver in asked {
+                    self.fleets_asked.remove(&driver);
+                }
+                self.fleets.extend(found);
+            }
+            Note::Parties { booking, parties } => {
+                self.parties.entry(booking).or_insert(parties);
+            }
+        }
+    }
+
+    /// Asks the spatial index for every online driver, unless still waiting
+    /// for the last answer.
+    fn ask_positions(&mut self) {
+        if self.feed.snapshot_in_flight {
+            return;
+        }
+        self.feed.snapshot_in_flight = true;
+        let runtime = self.state.runtime.clone();
+        let notes = self.notes.clone();
+        tokio::spawn(async move {
+            let positions = match runtime.driver_positions().await {
+                Ok(positions) => positions,
+                Err(error) => {
+                    debug!(%error, "driver positions not read");
+                    Vec::new()
+                }
+            };
+            let _ = notes.send(Note::Positions(positions));
+        });
+    }
+
+    /// The whole map to the console, each fleet's drivers to its fleet admin,
+    /// each only when it changed since the last time.
+    async fn send_feed(&mut self, mut positions: Vec<DriverPosition>) {
+        positions.sort_by_key(|position| position.id);
+        self.positions = positions.iter().map(|position| (position.id, LatLng::new(position.lat, position.lng))).collect();
+        let (by_fleet, unknown) = group_by_fleet(&positions, &self.fleets);
+        self.ask_fleets(unknown);
+        if self.feed.dispatch.as_ref() != Some(&positions) {
+            self.emit(vec![rooms::DISPATCH.to_string()], events::DRIVERS, &positions).await;
+            self.feed.dispatch = Some(positions);
+        }
+        let wanted = std::mem::take(&mut self.feed.fleets_wanted);
+        let fleets: HashSet<UserId> = by_fleet.keys().chain(self.feed.fleets.keys()).chain(&wanted).copied().collect();
+        for fleet in fleets {
+            let current = by_fleet.get(&fleet).cloned().unwrap_or_default();
+            let unchanged = self.feed.fleets.get(&fleet).map_or(current.is_empty(), |last| *last == current);
+            if unchanged && !wanted.contains(&fleet) {
+                continue;
+            }
+            self.emit(vec![rooms::fleet(fleet)], events::DRIVERS, &current).await;
+            if current.is_empty() {
+                self.feed.fleets.remove(&fleet);
+            } else {
+                self.feed.fleets.insert(fleet, current);
+            }
+        }
+    }
+
+    /// Looks up, once, the fleet of drivers the cache does not know.
+    fn ask_fleets(&mut self, unknown: Vec<UserId>) {
+        let unknown: Vec<UserId> = unknown.into_iter().filter(|driver| self.fleets_asked.insert(*driver)).collect();
+        if unknown.is_empty() {
+            return;
+        }
+        let storage = self.state.storage.clone();
+        let notes = self.notes.clone();
+        tokio::spawn(async move {
+            let mut found = Vec::with_capacity(unknown.len());
+            for driver in unknown.iter().copied() {
+                match storage.user(driver).await {
+                    Ok(user) => found.push((driver, user.fleetadmin)),
+                    Err(wayfare_storage::StorageError::NotFound) => found.push((driver, None)),
+                    // Asked again at a later tick.
+                    Err(error) => warn!(%error, user = %driver, "driver's fleet not read"),
+                }
+            }
+            let _ = notes.send(Note::Fleets { asked: unknown, found });
+        });
+    }
+}
+
+/// Each fleet's drivers, and the drivers whose fleet is not known yet.
+fn group_by_fleet(
+    positions: &[DriverPosition],
+    fleets: &HashMap<UserId, Option<UserId>>,
+) -> (BTreeMap<UserId, Vec<DriverPosition>>, Vec<UserId>) {
+    let mut by_fleet: BTreeMap<UserId, Vec<DriverPosition>> = BTreeMap::new();
+    let mut unknown = Vec::new();
+    for position in positions {
+        match fleets.get(&position.id) {
+            Some(Some(fleet)) => by_fleet.entry(*fleet).or_default().push(position.clone()),
+            Some(None) => {}
+            None => unknown.push(position.id),
+        }
+    }
+    (by_fleet, unknown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(number: u128) -> DriverPosition {
+        DriverPosition { id: UserId::from_u128(number), carType: "Economy".into(), lat: 39.29, lng: -76.61, available: true }
+    }
+
+    #[test]
+    fn fleets_see_only_their_drivers_and_unknown_drivers_are_looked_up() {
+        let fleet = UserId::from_u128(100);
+        let fleets = HashMap::from([(UserId::from_u128(1), Some(fleet)), (UserId::from_u128(2), None)]);
+        let (by_fleet, unknown) = group_by_fleet(&[position(1), position(2), position(3)], &fleets);
+        assert_eq!(by_fleet.len(), 1);
+        assert_eq!(by_fleet[&fleet], vec![position(1)]);
+        assert_eq!(unknown, vec![UserId::from_u128(3)]);
+    }
+
+    #[test]
+    fn trip_events_go_to_the_rider_and_the_assigned_driver() {
+        let parties = Parties { customer: UserId::from_u128(1), driver: Some(UserId::from_u128(2)) };
+        assert_eq!(parties.rooms(), vec![rooms::user(UserId::from_u128(1)), rooms::user(UserId::from_u128(2))]);
+        let unassigned = Parties { customer: UserId::from_u128(1), driver: None };
+        assert_eq!(unassigned.rooms(), vec![rooms::user(UserId::from_u128(1))]);
+    }
+}

@@ -1,0 +1,609 @@
+//! The booking flow (DESIGN.md contract): estimate, create, list, read, and
+//! every command of the state machine, plus chat and tracking.
+
+use crate::auth::{CurrentUser, MaybeUser};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Body, PathParam, QueryParams};
+use crate::present;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use wayfare_actors::Event;
+use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, NewBooking, NoticeKey, RouteInfo};
+use wayfare_engine::permissions::{self, Action, BookingScope, Resource, authorize};
+use wayfare_engine::validation::{self, BookingChannel, BookingRequest, DeliveryDetails, ProfileNames, TripRequest};
+use wayfare_engine::{
+    Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, UserId, dispatch, promo, timefmt,
+};
+use wayfare_storage::{BookingFilter, BookingSort, PageRequest, SortOrder};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/bookings/estimate", post(estimate))
+        .route("/api/v1/bookings", post(create).get(list))
+        .route("/api/v1/bookings/{id}", get(read))
+        .route("/api/v1/bookings/{id}/accept", post(accept))
+        .route("/api/v1/bookings/{id}/decline", post(decline))
+        .route("/api/v1/bookings/{id}/arrive", post(arrive))
+        .route("/api/v1/bookings/{id}/start", post(start))
+        .route("/api/v1/bookings/{id}/reach", post(reach))
+        .route("/api/v1/bookings/{id}/pay", post(pay))
+        .route("/api/v1/bookings/{id}/rate", post(rate))
+        .route("/api/v1/bookings/{id}/cancel", post(cancel))
+        .route("/api/v1/bookings/{id}/assign", post(assign))
+        .route("/api/v1/bookings/{id}/chat", get(chat).post(send_chat))
+        .route("/api/v1/bookings/{id}/tracking", get(tracking))
+        .route("/api/v1/tasks", get(tasks))
+}
+
+// ---- estimate and create ------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+#[allow(non_snake_case)]
+pub struct TripBody {
+    pub pickup: Option<Place>,
+    pub drop: Option<Place>,
+    pub carType: Option<String>,
+    #[serde(default)]
+    pub parcelTypeIndex: Option<usize>,
+    #[serde(default)]
+    pub optionIndex: Option<usize>,
+    #[serde(default)]
+    pub waypoints: Vec<Place>,
+}
+
+/// The route and its encoded polyline.
+async fn route_between(state: &AppState, pickup: &Place, drop: &Place, waypoints: &[Place]) -> ApiResult<(RouteInfo, String)> {
+    let stops: Vec<LatLng> = waypoints.iter().map(Place::point).collect();
+    let route = state.maps.directions(pickup.point(), drop.point(), &stops).await.map_err(|error| {
+        tracing::debug!(%error, "no route");
+        ApiError::key(ErrorKey::NoRouteFound)
+    })?;
+    let info = RouteInfo { distance_km: route.distance_km, time_secs: route.time_secs, coords: route.coords, waypoints: waypoints.to_vec() };
+    Ok((info, route.polyline))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/estimate",
+    tag = "bookings",
+    summary = "Estimate a fare",
+    description = "The fare of a trip from the engine and its route from the maps provider. Riders and admins; admins also get `driver_share`.",
+    request_body = TripBody,
+    responses((status = 200, description = "The fare and the route", body = crate::openapi::schemas::EstimateResponse))
+)]
+async fn estimate(State(state): State<AppState>, current: CurrentUser, Body(body): Body<TripBody>) -> ApiResult<Json<Value>> {
+    let catalog = state.runtime.catalog();
+    let settings = &catalog.settings;
+    authorize(Some(&current.principal), Action::BookingEstimate, Resource::None, settings)?;
+    let car_type = body.carType.as_deref().and_then(|name| catalog.car_type(name));
+    let trip = TripRequest {
+        pickup: body.pickup.as_ref(),
+        drop: body.drop.as_ref(),
+        car_type,
+        parcel_type_index: body.parcelTypeIndex,
+        option_index: body.optionIndex,
+    };
+    let choice = validation::validate_trip(&trip, settings.appcat)?;
+    let (route, polyline) = route_between(&state, choice.pickup, choice.drop, &body.waypoints).await?;
+    let mut request = new_booking(choice.pickup.clone(), choice.drop.clone(), false, None, route.clone(), &body, DeliveryDetails::default(), None);
+    // Taxi trips have no parcel type or option: validation ignored the indexes, and so does the fare.
+    request.parcel_type_index = choice.parcel_type.and(body.parcelTypeIndex);
+    request.option_index = choice.option.and(body.optionIndex);
+    let context = Context { now: state.now(), settings, car_type: Some(choice.car_type) };
+    let fare = booking::estimate(&request, &context)?;
+    let mut answer = json!({
+        "estimateFare": fare.grand_total,
+        "convenience_fees": fare.convenience_fees,
+        "distance_in_km": route.distance_km,
+        "time_in_secs": route.time_secs,
+        "polylinePoints": polyline,
+    });
+    if permissions::can_see_fare_split(current.principal.role) {
+        answer["driver_share"] = json!(fare.driver_share());
+    }
+    Ok(Json(answer))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn new_booking(
+    pickup: Place,
+    drop: Place,
+    book_later: bool,
+    tripdate: Option<i64>,
+    route: RouteInfo,
+    body: &TripBody,
+    delivery: DeliveryDetails,
+    promo: Option<wayfare_engine::PromoDetails>,
+) -> NewBooking {
+    NewBooking {
+        pickup,
+        drop,
+        book_later,
+        tripdate,
+        route,
+        parcel_type_index: body.parcelTypeIndex,
+        option_index: body.optionIndex,
+        delivery,
+        promo,
+        payment_mode: None,
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+#[allow(non_snake_case)]
+pub struct CreateBody {
+    #[serde(flatten)]
+    pub trip: TripBody,
+    #[serde(default)]
+    pub bookLater: bool,
+    #[serde(default)]
+    pub tripdate: Option<i64>,
+    #[serde(flatten)]
+    pub delivery: DeliveryDetails,
+    /// A promo code.
+    #[serde(default)]
+    pub promo: Option<String>,
+    #[serde(default)]
+    pub payment_mode: Option<PaymentMode>,
+    /// The rider an admin books for.
+    #[serde(default)]
+    pub customer: Option<UserId>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings",
+    tag = "bookings",
+    summary = "Book a trip",
+    description = "A rider books for themself; an admin books for the rider named in `customer`. Book Now bookings are dispatched at once, Book Later ones 15 minutes before `tripdate`. On a delivery platform a rider's booking is prepaid by card and waits in PAYMENT_PENDING until the payment is confirmed.",
+    request_body = CreateBody,
+    responses((status = 201, description = "The created booking", body = Booking))
+)]
+async fn create(State(state): State<AppState>, MaybeUser(current): MaybeUser, Body(body): Body<CreateBody>) -> ApiResult<(StatusCode, Json<Value>)> {
+    let catalog = state.runtime.catalog();
+    let settings = &catalog.settings;
+    let Some(current) = current else { return Err(ErrorKey::MustLogin.into()) };
+    authorize(Some(&current.principal), Action::BookingCreate, Resource::None, settings)?;
+    let admin_rider = match (current.principal.role, body.customer) {
+        (Role::Admin, Some(customer)) => match state.storage.user(customer).await {
+            Ok(user) => Some(user),
+            Err(wayfare_storage::StorageError::NotFound) => None,
+            Err(error) => return Err(error.into()),
+        },
+        _ => None,
+    };
+    let channel = if current.principal.role == Role::Admin {
+        BookingChannel::AdminForm { rider: admin_rider.as_ref() }
+    } else {
+        BookingChannel::Landing
+    };
+    let car_type = body.trip.carType.as_deref().and_then(|name| catalog.car_type(name));
+    let request = BookingRequest {
+        channel,
+        booker_role: Some(current.principal.role),
+        booker_profile: Some(ProfileNames::from(&current.user)),
+        category: settings.appcat,
+        trip: TripRequest {
+            pickup: body.trip.pickup.as_ref(),
+            drop: body.trip.drop.as_ref(),
+            car_type,
+            parcel_type_index: body.trip.parcelTypeIndex,
+            option_index: body.trip.optionIndex,
+        },
+        book_later: body.bookLater,
+        trip_date: body.tripdate,
+        delivery: &body.delivery,
+    };
+    let now = state.now();
+    let checked = validation::validate_booking(&request, now)?;
+    // Times are JavaScript dates (at most 8.64e15 ms): a later one is no date, and would overflow the booking's timers.
+    if checked.tripdate > 8_640_000_000_000_000 {
+        return Err(ApiError::field(ErrorKey::InvalidInput, "tripdate"));
+    }
+    let car_type = checked.trip.car_type;
+    // Spec §5: a route failure when booking is `place_to_coords_error`.
+    let (route, _) = route_between(&state, checked.trip.pickup, checked.trip.drop, &body.trip.waypoints)
+        .await
+        .map_err(|_| ApiError::key(ErrorKey::PlaceToCoordsError))?;
+    let customer = admin_rider.clone().unwrap_or_else(|| current.user.clone());
+    let mut new = new_booking(
+        checked.trip.pickup.clone(),
+        checked.trip.drop.clone(),
+        body.bookLater,
+        body.bookLater.then_some(checked.tripdate),
+        route,
+        &body.trip,
+        checked.delivery.clone().unwrap_or_default(),
+        None,
+    );
+    new.payment_mode = body.payment_mode;
+    new.parcel_type_index = checked.trip.parcel_type.and(body.trip.parcelTypeIndex);
+    new.option_index = checked.trip.option.and(body.trip.optionIndex);
+    if let Some(code) = body.promo.as_deref().map(str::trim).filter(|code| !code.is_empty()) {
+        let found = state.storage.promo_by_name(code).await?.ok_or(ErrorKey::PromoInvalid)?;
+        let context = Context { now, settings, car_type: Some(car_type) };
+        let order = booking::estimate(&new, &context)?.grand_total;
+        let used = state.storage.promo_used_by(&found.promo_name, customer.id).await?;
+        new.promo = Some(promo::check(&found, order, now, used)?);
+    }
+    let by = By::from_role(current.principal.role, current.principal.id);
+    let created = state.runtime.create_booking(&car_type.name, new, &customer, by).await?;
+    Ok((StatusCode::CREATED, Json(present::booking(&created, &current.principal, settings))))
+}
+
+// ---- reading -------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, Default)]
+pub struct ListQuery {
+    /// Comma-separated statuses.
+    pub status: Option<String>,
+    pub search: Option<String>,
+    pub sort: Option<BookingSort>,
+    pub order: Option<SortOrder>,
+    pub limit: Option<u32>,
+    pub after: Option<String>,
+    /// Only active bookings.
+    #[serde(default)]
+    pub active: bool,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/bookings",
+    tag = "bookings",
+    summary = "List bookings",
+    description = "Scoped by role: a rider sees their bookings, a driver those assigned to them, a fleet admin their fleet's, an admin all. Paginated with `limit` and `after` (the previous page's `next`).",
+    params(("status" = Option<String>, Query, description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = Option<String>, Query, description = "`tripdate` (default) or `bookingDate`"), ("order" = Option<String>, Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
+    responses((status = 200, description = "A page of bookings", body = crate::openapi::schemas::BookingPage))
+)]
+async fn list(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ListQuery>) -> ApiResult<Json<Value>> {
+    let settings = state.runtime.catalog().settings.clone();
+    authorize(Some(&current.principal), Action::BookingList, Resource::None, &settings)?;
+    let mut filter = BookingFilter::default();
+    match permissions::booking_list_scope(&current.principal) {
+        BookingScope::Customer(id) => filter.customer = Some(id),
+        BookingScope::Driver(id) => filter.driver = Some(id),
+        BookingScope::Fleet(id) => filter.fleetadmin = Some(id),
+        BookingScope::All => {}
+    }
+    let mut statuses = Vec::new();
+    for name in query.status.iter().flat_map(|text| text.split(',')).map(str::trim).filter(|name| !name.is_empty()) {
+        statuses.push(BookingStatus::parse(name).ok_or(ApiError::field(ErrorKey::InvalidInput, "status"))?);
+    }
+    if query.active && statuses.is_empty() {
+        statuses = BookingStatus::ALL.into_iter().filter(|status| status.is_active()).collect();
+    }
+    filter.statuses = statuses;
+    filter.search = query.search.filter(|text| !text.trim().is_empty());
+    filter.sort = query.sort.unwrap_or_default();
+    filter.order = query.order.unwrap_or_default();
+    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let found = state.storage.list_bookings(&filter, &page).await?;
+    let items: Vec<Value> = found.items.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
+    Ok(Json(json!({ "items": items, "next": found.next })))
+}
+
+/// The booking if the caller may do `action` on it; others' bookings are 404.
+async fn authorised(state: &AppState, current: &CurrentUser, id: BookingId, action: Action) -> ApiResult<Arc<Booking>> {
+    // A role that may never do this is refused before the lookup, so a 404 never tells it which ids exist.
+    if !action.allowed_roles().contains(&current.principal.role) {
+        return Err(ErrorKey::NotAllowed.into());
+    }
+    let booking = state.runtime.booking(id).await?;
+    let settings = &state.runtime.catalog().settings;
+    authorize(Some(&current.principal), action, Resource::Booking((&*booking).into()), settings)?;
+    Ok(booking)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/bookings/{id}",
+    tag = "bookings",
+    summary = "Read a booking",
+    description = "Someone else's booking is 404, as if it did not exist.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    responses((status = 200, description = "The booking, as the caller may see it", body = Booking))
+)]
+async fn read(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+    let booking = authorised(&state, &current, id, Action::BookingRead).await?;
+    Ok(Json(present::booking(&booking, &current.principal, &state.runtime.catalog().settings)))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/tasks",
+    tag = "drivers",
+    summary = "Bookings offered to me",
+    description = "The bookings currently offered to the calling driver.",
+    responses((status = 200, description = "The offered bookings", body = crate::openapi::schemas::BookingItems))
+)]
+async fn tasks(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Value>> {
+    let settings = state.runtime.catalog().settings.clone();
+    authorize(Some(&current.principal), Action::DriverTasks, Resource::None, &settings)?;
+    let offered = state.storage.bookings_offered_to(current.principal.id).await?;
+    let items: Vec<Value> = offered.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
+    Ok(Json(json!({ "items": items })))
+}
+
+// ---- commands --------------------------------------------------------------------
+
+async fn run(state: &AppState, current: &CurrentUser, id: BookingId, action: Action, command: Command) -> ApiResult<Json<Value>> {
+    authorised(state, current, id, action).await?;
+    let updated = state.runtime.command(id, current.by(), command).await?;
+    Ok(Json(present::booking(&updated, &current.principal, &state.runtime.catalog().settings)))
+}
+
+/// The driver's live position, else the last stored one.
+async fn driver_position(state: &AppState, current: &CurrentUser) -> Option<LatLng> {
+    match state.runtime.driver(current.principal.id).await {
+        Some(view) => view.position,
+        None => current.user.location,
+    }
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/accept",
+    tag = "trip",
+    summary = "Accept an offer",
+    description = "The first driver to accept wins; every later accept gets 409 `booking_taken` and the other offers are withdrawn.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn accept(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+    let mut snapshot = DriverSnapshot::from(&current.user);
+    snapshot.location = driver_position(&state, &current).await;
+    run(&state, &current, id, Action::BookingAccept, Command::Accept { driver: snapshot }).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/decline",
+    tag = "trip",
+    summary = "Decline an offer",
+    description = "The booking is not offered to this driver again.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn decline(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+    run(&state, &current, id, Action::BookingDecline, Command::Decline).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/arrive",
+    tag = "trip",
+    summary = "Arrived at the pickup",
+    description = "ACCEPTED → ARRIVED, by the assigned driver.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn arrive(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+    let location = driver_position(&state, &current).await;
+    run(&state, &current, id, Action::BookingArrive, Command::Arrive { location }).await
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[derive(utoipa::ToSchema)]
+pub struct StartBody {
+    #[serde(default)]
+    pub otp: Option<u32>,
+}
+
+/// The body is optional: a trip without an otp needs none.
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/start",
+    tag = "trip",
+    summary = "Start the trip",
+    description = "ARRIVED → STARTED, by the assigned driver. With `otp_secure` on, the rider's `otp` must be given; otherwise the body may be empty.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    request_body(content = Option<StartBody>, description = "Optional: `{\"otp\": 12345}` when the booking has an otp", content_type = "application/json"),
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn start(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
+    let otp = if body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        serde_json::from_slice::<StartBody>(&body).map_err(|_| ApiError::field(ErrorKey::InvalidInput, "otp"))?.otp
+    };
+    let location = driver_position(&state, &current).await;
+    run(&state, &current, id, Action::BookingStart, Command::Start { otp, location }).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/reach",
+    tag = "trip",
+    summary = "Reached the drop",
+    description = "STARTED → REACHED with the final fare, by the assigned driver.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn reach(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+    let location = driver_position(&state, &current).await;
+    // Spec §4 REACHED: the drop address is looked up again from where the trip ended.
+    let drop_address = match location {
+        Some(point) => state.maps.reverse(point).await.ok(),
+        None => None,
+    };
+    run(&state, &current, id, Action::BookingReach, Command::Reach { location, drop_address, route: Vec::new() }).await
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct PayBody {
+    pub payment_mode: PaymentMode,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/pay",
+    tag = "trip",
+    summary = "Pay for the trip",
+    description = "REACHED → PAID (or PENDING). `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet. Cards are paid through a gateway checkout, not here.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    request_body = PayBody,
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn pay(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<PayBody>) -> ApiResult<Json<Value>> {
+    if body.payment_mode == PaymentMode::Card {
+        // Cards are paid through a gateway's checkout, which confirms the payment.
+        return Err(ApiError::field(ErrorKey::NotAllowed, "payment_mode"));
+    }
+    let command = Command::Pay { mode: body.payment_mode, wallet_balance: Decimal::ZERO };
+    run(&state, &current, id, Action::BookingPay, command).await
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct RateBody {
+    pub rating: i64,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/rate",
+    tag = "trip",
+    summary = "Rate the driver",
+    description = "PAID → COMPLETE, by the rider; `rating` is 1 to 5.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    request_body = RateBody,
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn rate(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<RateBody>) -> ApiResult<Json<Value>> {
+    let rating = validation::validate_rating(body.rating)?;
+    run(&state, &current, id, Action::BookingRate, Command::Rate { rating }).await
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct CancelBody {
+    #[serde(default)]
+    pub reason: String,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/cancel",
+    tag = "trip",
+    summary = "Cancel",
+    description = "The rider, an admin, or the assigned driver cancel the booking (a cancellation fee may apply after the driver accepted); a driver who is only offered the booking leaves `requestedDrivers`.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    request_body = CancelBody,
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn cancel(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<CancelBody>) -> ApiResult<Json<Value>> {
+    let reason = validation::validate_cancel_reason(&body.reason)?.to_string();
+    run(&state, &current, id, Action::BookingCancel, Command::Cancel { reason }).await
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct AssignBody {
+    pub driver: UserId,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/assign",
+    tag = "trip",
+    summary = "Offer to a driver",
+    description = "Admins, when `autoDispatch` is off: adds an online, eligible driver to `requestedDrivers`.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    request_body = AssignBody,
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+)]
+async fn assign(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<AssignBody>) -> ApiResult<Json<Value>> {
+    let booking = authorised(&state, &current, id, Action::BookingAssign).await?;
+    let driver = match state.storage.user(body.driver).await {
+        Ok(driver) => driver,
+        Err(wayfare_storage::StorageError::NotFound) => return Err(ApiError::field(ErrorKey::DriverNotEligible, "driver")),
+        Err(error) => return Err(error.into()),
+    };
+    if !dispatch::is_eligible_for(&driver, &booking.carType) || !state.runtime.is_online(driver.id) {
+        return Err(ApiError::field(ErrorKey::DriverNotEligible, "driver"));
+    }
+    run(&state, &current, id, Action::BookingAssign, Command::Assign { driver: driver.id }).await
+}
+
+// ---- chat and tracking --------------------------------------------------------------
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/bookings/{id}/chat",
+    tag = "chat",
+    summary = "Read the chat",
+    description = "The booking's messages between the rider and the assigned driver; marks the other party's messages read.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    responses((status = 200, description = "The messages", body = crate::openapi::schemas::ChatMessages))
+)]
+async fn chat(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+    authorised(&state, &current, id, Action::BookingChat).await?;
+    let messages = state.storage.chat(id).await?;
+    state.storage.mark_chat_read(id, current.principal.id, state.now()).await?;
+    Ok(Json(json!({ "messages": messages })))
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct ChatBody {
+    pub message: String,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/bookings/{id}/chat",
+    tag = "chat",
+    summary = "Send a chat message",
+    description = "Also sent to the booking's room over the socket (`chat` event).",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    request_body = ChatBody,
+    responses((status = 201, description = "The stored message", body = crate::openapi::schemas::StoredChatMessage))
+)]
+async fn send_chat(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<ChatBody>) -> ApiResult<(StatusCode, Json<Value>)> {
+    let booking = authorised(&state, &current, id, Action::BookingChat).await?;
+    let text = validation::validate_chat_message(&body.message)?;
+    let now = state.now();
+    let message = ChatMessage {
+        message: text.to_string(),
+        from: current.principal.id,
+        message_type: "msg".into(),
+        msgDate: timefmt::chat_date(now, 0),
+        msgTime: timefmt::chat_time(now, 0),
+        source: current.principal.role,
+        smsId: None,
+        createdAt: now,
+    };
+    let stored = state.storage.append_chat(id, &message).await?;
+    state.runtime.bus().publish(Event::Chat { booking: id, message: message.clone() });
+    let other = if current.principal.id == booking.customer { booking.driver } else { Some(booking.customer) };
+    if let Some(to) = other {
+        state.runtime.bus().publish(Event::Notification { to, key: NoticeKey::ChatRequested, booking: Some(id) });
+    }
+    Ok((StatusCode::CREATED, Json(serde_json::to_value(stored).unwrap_or(Value::Null))))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/bookings/{id}/tracking",
+    tag = "chat",
+    summary = "Tracking points",
+    description = "The driver's stored positions for the booking: one at each stage and during the trip every few seconds or metres.",
+    params(("id" = BookingId, Path, description = "The booking's id")),
+    responses((status = 200, description = "The points", body = crate::openapi::schemas::TrackingResponse))
+)]
+async fn tracking(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+    authorised(&state, &current, id, Action::BookingTracking).await?;
+    let points = state.storage.tracking(id).await?;
+    Ok(Json(json!({ "latest": points.last(), "points": points })))
+}

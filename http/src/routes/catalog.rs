@@ -1,0 +1,92 @@
+//! Settings (the public subset) and car types: what the app loads at start.
+
+use crate::auth::MaybeUser;
+use crate::error::ApiResult;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::Value;
+use wayfare_engine::{CancellationReason, CarType, Language, PaymentProvider, Role};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/settings", get(settings))
+        .route("/api/v1/cartypes", get(car_types))
+        .route("/api/v1/languages", get(languages))
+        .route("/api/v1/cancelreasons", get(cancel_reasons))
+        .route("/api/v1/payments/providers", get(payment_providers))
+}
+
+/// Dispatch tuning is the admins' business; everything else the app shows.
+const ADMIN_ONLY: [&str; 5] = ["dispatchPolicy", "dispatchWaveSize", "dispatchOfferSeconds", "dispatchMaxWaves", "dispatchRadiusStep"];
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/settings",
+    tag = "catalog",
+    summary = "Platform settings",
+    description = "Everyone; admins also get the dispatch tuning (`dispatchPolicy`, `dispatchWaveSize`, `dispatchOfferSeconds`, `dispatchMaxWaves`, `dispatchRadiusStep`).",
+    responses((status = 200, description = "The settings", body = wayfare_engine::Settings))
+)]
+async fn settings(State(state): State<AppState>, MaybeUser(user): MaybeUser) -> ApiResult<Json<Value>> {
+    let catalog = state.runtime.catalog();
+    let mut value = serde_json::to_value(&catalog.settings).unwrap_or(Value::Null);
+    let is_admin = user.is_some_and(|user| user.principal.role == Role::Admin);
+    if let Value::Object(fields) = &mut value
+        && !is_admin
+    {
+        for field in ADMIN_ONLY {
+            fields.remove(field);
+        }
+    }
+    Ok(Json(value))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/cartypes",
+    tag = "catalog",
+    summary = "Car types",
+    description = "Every car type with its rates.",
+    responses((status = 200, description = "The car types", body = Vec<CarType>))
+)]
+async fn car_types(State(state): State<AppState>) -> Json<Vec<CarType>> {
+    Json(state.runtime.catalog().car_types.clone())
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/languages",
+    tag = "catalog",
+    summary = "Languages",
+    description = "Every language with its dictionary (spec §3 `langlist`); the default one is marked. The app falls back to its bundled dictionaries, then `en`, for keys a language lacks.",
+    responses((status = 200, description = "The languages", body = Vec<Language>))
+)]
+pub(crate) async fn languages(State(state): State<AppState>) -> ApiResult<Json<Vec<Language>>> {
+    Ok(Json(state.storage.languages().await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/cancelreasons",
+    tag = "catalog",
+    summary = "Cancellation reasons",
+    description = "The reasons a rider or admin picks from when cancelling, as label and index (spec §3).",
+    responses((status = 200, description = "The reasons", body = Vec<CancellationReason>))
+)]
+pub(crate) async fn cancel_reasons(State(state): State<AppState>) -> ApiResult<Json<Vec<CancellationReason>>> {
+    Ok(Json(CancellationReason::from_list(&state.storage.cancel_reasons().await?)))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/payments/providers",
+    tag = "catalog",
+    summary = "Payment providers",
+    description = "The gateways riders may pay through (spec §7 `get_providers`).",
+    responses((status = 200, description = "The providers", body = Vec<PaymentProvider>))
+)]
+pub(crate) async fn payment_providers(State(state): State<AppState>) -> ApiResult<Json<Vec<PaymentProvider>>> {
+    Ok(Json(state.storage.payment_providers().await?))
+}

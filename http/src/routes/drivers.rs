@@ -1,0 +1,70 @@
+//! A driver going online or offline and streaming positions over REST (the
+//! socket's `location` event does the same).
+
+use crate::auth::CurrentUser;
+use crate::error::ApiResult;
+use crate::extract::Body;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use wayfare_actors::LocationUpdate;
+use wayfare_engine::permissions::{Action, Resource, authorize};
+use wayfare_engine::{ErrorKey, LatLng};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/drivers/me/status", post(status))
+        .route("/api/v1/drivers/me/location", post(location))
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+#[allow(non_snake_case)]
+pub struct StatusBody {
+    pub driverActiveStatus: bool,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/drivers/me/status",
+    tag = "drivers",
+    summary = "Go online or offline",
+    description = "An online driver is in the dispatch index and receives offers.",
+    request_body = StatusBody,
+    responses((status = 200, description = "The new status", body = crate::openapi::schemas::DriverStatusResponse))
+)]
+async fn status(State(state): State<AppState>, current: CurrentUser, Body(body): Body<StatusBody>) -> ApiResult<Json<Value>> {
+    let settings = state.runtime.catalog().settings.clone();
+    authorize(Some(&current.principal), Action::DriverStatus, Resource::None, &settings)?;
+    if body.driverActiveStatus {
+        // A driver without a car type could never be offered anything.
+        let car_type = current.user.carType.as_deref().filter(|name| !name.is_empty());
+        if car_type.is_none_or(|name| state.runtime.catalog().car_type(name).is_none()) {
+            return Err(crate::error::ApiError::field(ErrorKey::DriverNotEligible, "carType"));
+        }
+        state.runtime.driver_online(&current.user).await?;
+    } else {
+        state.runtime.driver_offline(current.principal.id).await?;
+    }
+    Ok(Json(json!({ "driverActiveStatus": body.driverActiveStatus })))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/drivers/me/location",
+    tag = "drivers",
+    summary = "Report my position",
+    description = "The same as the socket's `location` event; the driver must be online.",
+    request_body = crate::openapi::schemas::LocationUpdate,
+    responses((status = 200, description = "Accepted", body = crate::openapi::schemas::LocationAccepted))
+)]
+async fn location(State(state): State<AppState>, current: CurrentUser, Body(update): Body<LocationUpdate>) -> ApiResult<Json<Value>> {
+    let settings = state.runtime.catalog().settings.clone();
+    authorize(Some(&current.principal), Action::DriverLocation, Resource::None, &settings)?;
+    state.runtime.driver_location(current.principal.id, update)?;
+    let point = LatLng::new(update.lat, update.lng);
+    Ok(Json(json!({ "ok": true, "lat": point.lat, "lng": point.lng })))
+}

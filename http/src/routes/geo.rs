@@ -1,0 +1,142 @@
+//! The geo calls of spec §7 "Cloud backend" under `/api/v1/geo`, through the
+//! configured maps provider: autocomplete, place to coordinates, coordinates
+//! to address, directions (up to 25 waypoints) and distance matrix.
+
+use crate::auth::CurrentUser;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Body;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use wayfare_engine::{DomainError, LatLng};
+use wayfare_maps::MapsError;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/geo/autocomplete", post(autocomplete))
+        .route("/api/v1/geo/place", post(place))
+        .route("/api/v1/geo/address", post(address))
+        .route("/api/v1/geo/directions", post(directions))
+        .route("/api/v1/geo/matrix", post(matrix))
+}
+
+fn maps_error(error: MapsError) -> ApiError {
+    tracing::debug!(%error, "maps call failed");
+    ApiError::Domain(DomainError::from(error))
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+#[allow(non_snake_case)]
+pub struct AutocompleteBody {
+    pub searchKeyword: String,
+    #[serde(default)]
+    pub near: Option<LatLng>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/geo/autocomplete",
+    tag = "geo",
+    summary = "Autocomplete a place",
+    description = "Places matching the text, best first, biased towards `near`.",
+    request_body = AutocompleteBody,
+    responses((status = 200, description = "Suggestions", body = crate::openapi::schemas::AutocompleteResponse))
+)]
+async fn autocomplete(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<AutocompleteBody>) -> ApiResult<Json<Value>> {
+    let restrict = state.runtime.catalog().settings.restrictCountry.clone();
+    let country = Some(restrict.as_str()).filter(|code| !code.is_empty());
+    let results = state.maps.autocomplete(&body.searchKeyword, body.near, country).await.map_err(maps_error)?;
+    Ok(Json(json!({ "searchResults": results })))
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct PlaceBody {
+    pub place_id: String,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/geo/place",
+    tag = "geo",
+    summary = "Place to coordinates",
+    description = "The coordinates of a `place_id` from autocomplete.",
+    request_body = PlaceBody,
+    responses((status = 200, description = "The place", body = crate::openapi::schemas::PlaceResponse))
+)]
+async fn place(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<PlaceBody>) -> ApiResult<Json<Value>> {
+    let details = state.maps.place(&body.place_id).await.map_err(maps_error)?;
+    Ok(Json(json!({ "coords": { "lat": details.lat, "lng": details.lng }, "address": details.address, "place_id": details.place_id })))
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct AddressBody {
+    pub latlng: LatLng,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/geo/address",
+    tag = "geo",
+    summary = "Coordinates to address",
+    request_body = AddressBody,
+    responses((status = 200, description = "The address", body = crate::openapi::schemas::AddressResponse))
+)]
+async fn address(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<AddressBody>) -> ApiResult<Json<Value>> {
+    let address = state.maps.reverse(body.latlng).await.map_err(maps_error)?;
+    Ok(Json(json!({ "address": address })))
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct DirectionsBody {
+    pub start: LatLng,
+    pub dest: LatLng,
+    #[serde(default)]
+    pub waypoints: Vec<LatLng>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/geo/directions",
+    tag = "geo",
+    summary = "Directions",
+    description = "A route from `start` through up to 25 `waypoints` to `dest`.",
+    request_body = DirectionsBody,
+    responses((status = 200, description = "The route", body = crate::openapi::schemas::DirectionsResponse))
+)]
+async fn directions(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<DirectionsBody>) -> ApiResult<Json<Value>> {
+    let route = state.maps.directions(body.start, body.dest, &body.waypoints).await.map_err(maps_error)?;
+    Ok(Json(json!({
+        "distance_in_km": route.distance_km,
+        "time_in_secs": route.time_secs,
+        "polylinePoints": route.polyline,
+        "coords": route.coords,
+    })))
+}
+
+#[derive(Debug, Deserialize)]
+#[derive(utoipa::ToSchema)]
+pub struct MatrixBody {
+    pub start: Vec<LatLng>,
+    pub dest: Vec<LatLng>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/geo/matrix",
+    tag = "geo",
+    summary = "Distance matrix",
+    description = "Distance and time from every origin to every destination, at most 625 pairs.",
+    request_body = MatrixBody,
+    responses((status = 200, description = "The matrix", body = crate::openapi::schemas::MatrixResponse))
+)]
+async fn matrix(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<MatrixBody>) -> ApiResult<Json<Value>> {
+    let matrix = state.maps.distance_matrix(&body.start, &body.dest).await.map_err(maps_error)?;
+    Ok(Json(json!({ "rows": matrix })))
+}

@@ -1,0 +1,8 @@
+//! The REST routes, one module per resource; each exposes `router()`.
+
+pub mod bookings;
+pub mod catalog;
+pub mod drivers;
+pub mod geo;
+pub mod health;
+pub mod wallet;

@@ -1,0 +1,233 @@
+//! The realtime edge driven by a Socket.IO client nobody here wrote: the
+//! official `socket.io-client` under Node, against the real `wayfare` binary
+//! (`serve --demo` on a fresh data directory and a free port).
+//!
+//! The scenarios are the Node scripts in `tests/realtime/` (their
+//! `package.json` pins the client; `make test` runs `npm ci` there first).
+//! This file starts the server, runs a script, and — for the crash scenario —
+//! SIGKILLs the server when the script prints `@@KILL`, starts it again on the
+//! same data directory and port, and writes `@@RESTARTED` to the script.
+//! Missing Node or modules fail the test: it never skips.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+fn scripts_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("realtime")
+}
+
+/// The load generator of docs/benchmarks.md, smoke-tested here so it cannot rot.
+fn load_generator_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("benches").join("realtime")
+}
+
+/// Node 20 or newer and the pinned client in `package_dir`, or a failure
+/// saying how to get them.
+fn require_node(package_dir: &Path) {
+    let version = Command::new("node")
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|error| panic!("the realtime tests need Node 20 or newer on PATH (`node`: {error})"));
+    let version = String::from_utf8_lossy(&version.stdout);
+    let major: u32 = version.trim().trim_start_matches('v').split('.').next().and_then(|major| major.parse().ok()).unwrap_or(0);
+    assert!(major >= 20, "the realtime tests need Node 20 or newer, found {}", version.trim());
+    let client = package_dir.join("node_modules").join("socket.io-client").join("package.json");
+    assert!(
+        client.exists(),
+        "socket.io-client is not installed in {}: run `npm ci --prefix` there (`make test` does it)",
+        package_dir.display()
+    );
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a free port").port()
+}
+
+/// A `wayfare serve --demo` process; its output goes to a log file.
+struct Server {
+    child: Child,
+    port: u16,
+    data_dir: PathBuf,
+    log: PathBuf,
+    env: Vec<(&'static str, &'static str)>,
+}
+
+/// Every demo Economy driver near the pickup is offered a booking at once, so
+/// five can race to accept it (the demo default, `waves`, offers three at a
+/// time).
+const BROADCAST: (&str, &str) = ("WAYFARE_DEMO_SEED__DISPATCH_POLICY", "broadcast");
+
+impl Server {
+    fn start(directory: &Path, env: &[(&'static str, &'static str)]) -> Server {
+        Server::start_on(&directory.join("data"), free_port(), &directory.join("server.log"), env.to_vec())
+    }
+
+    fn start_on(data_dir: &Path, port: u16, log: &Path, env: Vec<(&'static str, &'static str)>) -> Server {
+        let output = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_wayfare"))
+            .args(["serve", "--demo", "--data-dir"])
+            .arg(data_dir)
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .env("RUST_LOG", "info,wayfare_http=debug")
+            .envs(env.iter().copied())
+            .stdout(output.try_clone().expect("server log file"))
+            .stderr(output)
+            .spawn()
+            .expect("the wayfare binary starts");
+        let mut server = Server { child, port, data_dir: data_dir.to_path_buf(), log: log.to_path_buf(), env };
+        server.wait_healthy();
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn wait_healthy(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("server status") {
+                panic!("the server exited with {status} before answering /healthz\n{}", self.log_tail());
+            }
+            if healthz(self.port) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not answer /healthz in 60 s\n{}", self.log_tail());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGKILL: no graceful shutdown, nothing flushed.
+    fn kill(&mut self) {
+        self.child.kill().expect("SIGKILL the server");
+        self.child.wait().expect("the killed server is reaped");
+    }
+
+    fn restart(&mut self) {
+        self.kill();
+        *self = Server::start_on(&self.data_dir.clone(), self.port, &self.log.clone(), self.env.clone());
+    }
+
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(80)..].join("\n");
+        format!("--- last lines of the server log ({}) ---\n{tail}", self.log.display())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn healthz(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    if stream.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n").is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
+}
+
+/// Runs a Node script of `tests/realtime` against the server; `on_line` sees
+/// each line it prints and may answer on its stdin.
+fn run_script(script: &str, server: &mut Server, on_line: impl FnMut(&str, &mut Server, &mut ChildStdin)) -> (ExitStatus, String) {
+    let mut node = Command::new("node");
+    node.arg(script).current_dir(scripts_dir()).env("WAYFARE_URL", server.url());
+    run_node(node, server, on_line)
+}
+
+fn run_node(mut command: Command, server: &mut Server, mut on_line: impl FnMut(&str, &mut Server, &mut ChildStdin)) -> (ExitStatus, String) {
+    let mut node = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node starts");
+    let mut stdin = node.stdin.take().expect("node stdin");
+    let stderr = node.stderr.take().expect("node stderr");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = BufReader::new(stderr).read_to_string(&mut text);
+        text
+    });
+    let mut output = String::new();
+    for line in BufReader::new(node.stdout.take().expect("node stdout")).lines() {
+        let line = line.expect("node output");
+        println!("{line}");
+        output.push_str(&line);
+        output.push('\n');
+        on_line(&line, server, &mut stdin);
+    }
+    let status = node.wait().expect("node exits");
+    let errors = errors.join().unwrap_or_default();
+    eprint!("{errors}");
+    output.push_str(&errors);
+    (status, output)
+}
+
+#[test]
+fn bad_tokens_are_refused_at_the_handshake() {
+    require_node(&scripts_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    let mut server = Server::start(directory.path(), &[]);
+    let (status, output) = run_script("handshake.mjs", &mut server, |_, _, _| {});
+    assert!(status.success(), "handshake.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    assert!(output.contains("handshake: passed"), "{output}");
+}
+
+#[test]
+fn a_trip_runs_over_sockets_and_survives_a_server_kill() {
+    require_node(&scripts_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    let mut server = Server::start(directory.path(), &[BROADCAST]);
+    let mut restarts = 0;
+    let (status, output) = run_script("trip.mjs", &mut server, |line, server, stdin| {
+        if line.trim() == "@@KILL" {
+            server.restart();
+            restarts += 1;
+            writeln!(stdin, "@@RESTARTED").and_then(|()| stdin.flush()).expect("tell node the server is back");
+        }
+    });
+    assert!(status.success(), "trip.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    assert_eq!(restarts, 1, "the scenario kills the server once mid-trip");
+    assert!(output.contains("trip: passed"), "{output}");
+}
+
+/// A short run of the load generator on the 20 demo drivers: it must connect
+/// them all, have every update acknowledged and every booking offered.
+#[test]
+fn the_load_generator_runs() {
+    require_node(&load_generator_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    // Twenty-odd sign-ins from one address in a few seconds.
+    let mut server = Server::start(directory.path(), &[("WAYFARE_AUTH__CODES_PER_CLIENT", "1000")]);
+    let mut node = Command::new("node");
+    node.arg("load.mjs").current_dir(load_generator_dir()).args([
+        "--url",
+        &server.url(),
+        "--drivers",
+        "20",
+        "--seconds",
+        "3",
+        "--warmup",
+        "1",
+        "--rate",
+        "400",
+        "--booking-rate",
+        "3",
+    ]);
+    let (status, output) = run_node(node, &mut server, |_, _, _| {});
+    assert!(status.success(), "load.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    assert!(output.contains("RESULT {"), "{output}");
+}

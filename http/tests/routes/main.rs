@@ -1,0 +1,18 @@
+//! Route tests (issue 5 "Tests"): every route of the router, called with
+//! `oneshot` and no server, on SQLite with the demo seed and a manual clock:
+//! each success with the spec's field names, each validation error with its
+//! translation key, and the authorisation matrix (every route × every role ×
+//! someone else's resource).
+
+mod support;
+
+mod bodies;
+mod bookings;
+mod catalog;
+mod drivers;
+mod geo;
+mod matrix;
+mod sign_in;
+mod trips;
+mod visibility;
+mod wallet;

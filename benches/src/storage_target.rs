@@ -1,0 +1,174 @@
+//! The database a storage benchmark runs on, named by one argument: a
+//! `postgres://` URL or a SQLite file path. Fills it from a [`Plan`] with the
+//! storage crate's bulk imports (multi-row inserts, one transaction per
+//! batch) and prepares it for reading (statistics, text-index merge).
+
+use crate::storage_data::Plan;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use wayfare_engine::{Booking, User};
+use wayfare_storage::postgres::PostgresStorage;
+use wayfare_storage::sqlite::SqliteStorage;
+use wayfare_storage::{Storage, StorageResult};
+
+/// Rows per bulk-import transaction.
+const BATCH: u64 = 10_000;
+
+pub enum BenchStorage {
+    Sqlite(SqliteStorage),
+    Postgres(PostgresStorage),
+}
+
+/// How long each part of a fill took.
+#[derive(Debug, Clone, Copy)]
+pub struct FillTimes {
+    pub users: Duration,
+    pub bookings: Duration,
+    pub prepare: Duration,
+}
+
+impl BenchStorage {
+    pub async fn open(target: &str) -> StorageResult<Self> {
+        if target.starts_with("postgres://") || target.starts_with("postgresql://") {
+            Ok(BenchStorage::Postgres(PostgresStorage::connect(target).await?))
+        } else {
+            let path = target.strip_prefix("sqlite://").unwrap_or(target);
+            Ok(BenchStorage::Sqlite(SqliteStorage::open(std::path::Path::new(path)).await?))
+        }
+    }
+
+    pub fn storage(&self) -> Arc<dyn Storage> {
+        match self {
+            BenchStorage::Sqlite(storage) => Arc::new(storage.clone()),
+            BenchStorage::Postgres(storage) => Arc::new(storage.clone()),
+        }
+    }
+
+    pub async fn count(&self, table: Table) -> i64 {
+        let sql = match table {
+            Table::Users => "SELECT COUNT(*) FROM users",
+            Table::Bookings => "SELECT COUNT(*) FROM bookings",
+        };
+        let counted = match self {
+            BenchStorage::Sqlite(storage) => sqlx::query_scalar(sql).fetch_one(storage.pool()).await,
+            BenchStorage::Postgres(storage) => sqlx::query_scalar(sql).fetch_one(storage.pool()).await,
+        };
+        counted.expect("count rows")
+    }
+
+    /// How many bookings a one-word search matches (a word start, as the
+    /// storage's search means it).
+    pub async fn count_matches(&self, word: &str) -> i64 {
+        let word = word.to_lowercase();
+        let counted = match self {
+            BenchStorage::Sqlite(storage) => {
+                sqlx::query_scalar("SELECT COUNT(*) FROM bookings_fts WHERE bookings_fts MATCH $1")
+                    .bind(format!("\"{word}\"*"))
+                    .fetch_one(storage.pool())
+                    .await
+            }
+            BenchStorage::Postgres(storage) => {
+                sqlx::query_scalar("SELECT COUNT(*) FROM bookings WHERE search_vector @@ to_tsquery('simple', $1)")
+                    .bind(format!("{word}:*"))
+                    .fetch_one(storage.pool())
+                    .await
+            }
+        };
+        counted.expect("count matches")
+    }
+
+    async fn import_users(&self, users: &[User]) -> StorageResult<()> {
+        match self {
+            BenchStorage::Sqlite(storage) => storage.import_users(users, crate::storage_data::END).await,
+            BenchStorage::Postgres(storage) => storage.import_users(users, crate::storage_data::END).await,
+        }
+    }
+
+    async fn import_bookings(&self, bookings: &[Booking]) -> StorageResult<()> {
+        match self {
+            BenchStorage::Sqlite(storage) => storage.import_bookings(bookings, crate::storage_data::END).await,
+            BenchStorage::Postgres(storage) => storage.import_bookings(bookings, crate::storage_data::END).await,
+        }
+    }
+
+    /// Fills an empty database. Records are generated on a thread of their
+    /// own while the previous batch is written.
+    pub async fn fill(&self, plan: Plan, progress: impl Fn(&str, u64, u64)) -> StorageResult<FillTimes> {
+        let started = Instant::now();
+        let users = plan.fleets + plan.riders + plan.drivers;
+        let (sender, mut receiver) = mpsc::channel::<Vec<User>>(2);
+        let generator = std::thread::spawn(move || {
+            let all = (0..plan.fleets)
+                .map(move |index| plan.fleetadmin(index))
+                .chain((0..plan.riders).map(move |index| plan.rider(index)))
+                .chain((0..plan.drivers).map(move |index| plan.driver(index)));
+            let mut batch = Vec::with_capacity(BATCH as usize);
+            for user in all {
+                batch.push(user);
+                if batch.len() as u64 == BATCH && sender.blocking_send(std::mem::take(&mut batch)).is_err() {
+                    return;
+                }
+            }
+            let _ = sender.blocking_send(batch);
+        });
+        let mut done = 0;
+        while let Some(batch) = receiver.recv().await {
+            self.import_users(&batch).await?;
+            done += batch.len() as u64;
+            progress("users", done, users);
+        }
+        generator.join().expect("user generator");
+        let users_time = started.elapsed();
+
+        let started = Instant::now();
+        let (sender, mut receiver) = mpsc::channel::<Vec<Booking>>(2);
+        let generator = std::thread::spawn(move || {
+            let mut start = 0;
+            while start < plan.bookings {
+                let end = (start + BATCH).min(plan.bookings);
+                if sender.blocking_send((start..end).map(|index| plan.booking(index)).collect()).is_err() {
+                    return;
+                }
+                start = end;
+            }
+        });
+        let mut done = 0;
+        while let Some(batch) = receiver.recv().await {
+            self.import_bookings(&batch).await?;
+            done += batch.len() as u64;
+            progress("bookings", done, plan.bookings);
+        }
+        generator.join().expect("booking generator");
+        let bookings_time = started.elapsed();
+
+        let started = Instant::now();
+        self.prepare().await?;
+        Ok(FillTimes { users: users_time, bookings: bookings_time, prepare: started.elapsed() })
+    }
+
+    /// What an operator does after a bulk load: fresh planner statistics;
+    /// on PostgreSQL a VACUUM so index-only scans need not visit the heap; on
+    /// SQLite one merge of the FTS5 segments the load left behind.
+    pub async fn prepare(&self) -> StorageResult<()> {
+        match self {
+            BenchStorage::Sqlite(storage) => {
+                sqlx::query("INSERT INTO bookings_fts (bookings_fts) VALUES ('optimize')")
+                    .execute(storage.pool())
+                    .await?;
+                sqlx::query("INSERT INTO users_fts (users_fts) VALUES ('optimize')").execute(storage.pool()).await?;
+                storage.analyze().await?;
+            }
+            BenchStorage::Postgres(storage) => {
+                sqlx::query("VACUUM ANALYZE").execute(storage.pool()).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum Table {
+    Users,
+    Bookings,
+}

@@ -1,0 +1,88 @@
+// One chromium per test file; a context per person, each collecting the
+// console errors and uncaught page errors that the tests assert are absent.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+const SCREENSHOTS = resolve(import.meta.dirname, '..', 'screenshots');
+
+export function baseUrl() {
+  return inject('baseUrl');
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: inject('chromiumPath'), args: CHROMIUM_FLAGS });
+}
+
+export interface Person {
+  name: string;
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and page errors seen so far. */
+  errors: string[];
+}
+
+export async function newPerson(
+  browser: Browser,
+  name: string,
+  options: { viewport?: { width: number; height: number }; locale?: string } = {},
+): Promise<Person> {
+  const context = await browser.newContext({
+    baseURL: baseUrl(),
+    viewport: options.viewport ?? { width: 1366, height: 900 },
+    locale: options.locale ?? 'en-US',
+    timezoneId: 'America/New_York',
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`${name} console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => errors.push(`${name} page error: ${error.message}`));
+  return { name, context, page, errors };
+}
+
+export async function screenshot(page: Page, name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // Let dialogs finish their entrance and maps their first frame.
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+}
+
+/** The newest sign-in code sent to a contact, from the dev outbox. */
+export async function latestCode(contact: string, after = 0): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${baseUrl()}/api/v1/dev/outbox?to=${encodeURIComponent(contact)}`);
+    const body = (await response.json()) as { messages: { code: string; at: number }[] };
+    const message = body.messages.find((entry) => entry.at >= after);
+    if (message) return message.code;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no code for ${contact}`);
+}
+
+/** Signs in through the login page and the dev outbox; resolves on the page the user lands on. */
+export async function signIn(person: Person, contact: string) {
+  const { page } = person;
+  await page.goto('/login');
+  await page.getByTestId('login-contact').fill(contact);
+  const asked = Date.now() - 1000;
+  await page.getByTestId('login-request').click();
+  await page.getByTestId('login-code').waitFor();
+  const code = await latestCode(contact, asked);
+  await page.getByTestId('login-code').fill(code);
+  await page.getByTestId('login-verify').click();
+  await page.waitForURL((url) => url.pathname !== '/login');
+}

@@ -1,0 +1,5 @@
+import { ContactPage } from '@/features/info/components/contact-page';
+
+export default function ContactRoute() {
+  return <ContactPage />;
+}

@@ -1,0 +1,96 @@
+import 'maplibre-gl/dist/maplibre-gl.css';
+import { Box } from '@mui/material';
+import { useEffect, useMemo, useRef } from 'react';
+import MapGL, { Layer, Marker, NavigationControl, Source, type MapRef } from 'react-map-gl/maplibre';
+import { MarkerGraphic } from './markers';
+import { offlineStyle } from './offline-style';
+import { ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, type MapViewProps } from './types';
+
+const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
+
+export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, styleUrl }: MapViewProps) {
+  const mapRef = useRef<MapRef>(null);
+  const first = markers[0] ?? route[0] ?? FALLBACK_CENTRE;
+  // The style is made once: a new object would reload the map.
+  const style = useMemo(() => styleUrl || offlineStyle(first), [styleUrl]); // eslint-disable-line react-hooks/exhaustive-deps
+  const routeData = useMemo<GeoJSON.Feature>(
+    () => ({
+      type: 'Feature',
+      properties: {},
+      geometry: { type: 'LineString', coordinates: route.map((point) => [point.lng, point.lat]) },
+    }),
+    [route],
+  );
+  // Fit the view to what matters when the places (not the moving car) change.
+  const fixed = markers.filter((marker) => marker.kind === 'pickup' || marker.kind === 'drop');
+  // The moving car joins the view when it first appears, not on every move.
+  const hasCar = markers.some((marker) => marker.kind === 'car' || marker.kind === 'me');
+  const fitKey = JSON.stringify([fixed.map((marker) => [marker.lat, marker.lng]), route.length, hasCar]);
+  useEffect(() => {
+    const map = mapRef.current;
+    const points = [...fixed, ...route, ...markers];
+    if (!map || points.length === 0) return;
+    const lngs = points.map((point) => point.lng);
+    const lats = points.map((point) => point.lat);
+    const bounds: [[number, number], [number, number]] = [
+      [Math.min(...lngs), Math.min(...lats)],
+      [Math.max(...lngs), Math.max(...lats)],
+    ];
+    if (bounds[0][0] === bounds[1][0] && bounds[0][1] === bounds[1][1]) {
+      map.flyTo({ center: [bounds[0][0], bounds[0][1]], zoom: 14, duration: 0 });
+    } else {
+      map.fitBounds(bounds, { padding: 60, duration: 0, maxZoom: 15 });
+    }
+  }, [fitKey]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  return (
+    <Box sx={{ height, borderRadius: 2, overflow: 'hidden', position: 'relative' }} data-testid="map" data-renderer="maplibre">
+      <MapGL
+        ref={mapRef}
+        initialViewState={{ latitude: first.lat, longitude: first.lng, zoom: DEFAULT_ZOOM }}
+        mapStyle={style}
+        style={{ width: '100%', height: '100%' }}
+        attributionControl={{ compact: false, customAttribution: ATTRIBUTION }}
+        onLoad={(event) => {
+          const points = [...markers, ...route];
+          if (points.length > 1) {
+            const lngs = points.map((point) => point.lng);
+            const lats = points.map((point) => point.lat);
+            event.target.fitBounds(
+              [
+                [Math.min(...lngs), Math.min(...lats)],
+                [Math.max(...lngs), Math.max(...lats)],
+              ],
+              { padding: 60, duration: 0, maxZoom: 15 },
+            );
+          }
+        }}
+      >
+        <NavigationControl position="top-right" showCompass={false} />
+        {route.length > 1 && (
+          <Source id="route" type="geojson" data={routeData}>
+            <Layer id="route-casing" type="line" paint={{ 'line-color': '#ffffff', 'line-width': 9 }} layout={{ 'line-cap': 'round', 'line-join': 'round' }} />
+            <Layer id="route-line" type="line" paint={{ 'line-color': '#0b5c56', 'line-width': 5 }} layout={{ 'line-cap': 'round', 'line-join': 'round' }} />
+          </Source>
+        )}
+        {markers.map((marker) => (
+          <Marker
+            key={marker.id}
+            latitude={marker.lat}
+            longitude={marker.lng}
+            anchor={marker.kind === 'car' || marker.kind === 'me' ? 'center' : 'bottom'}
+          >
+            <div
+              data-testid={`map-marker-${marker.kind}`}
+              data-lat={marker.lat.toFixed(6)}
+              data-lng={marker.lng.toFixed(6)}
+              title={marker.label}
+            >
+              <MarkerGraphic kind={marker.kind} heading={marker.heading} />
+            </div>
+          </Marker>
+        ))}
+      </MapGL>
+    </Box>
+  );
+}

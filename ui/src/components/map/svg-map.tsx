@@ -1,0 +1,63 @@
+// The map without WebGL: the same markers and route on a plain background,
+// projected into the box (for browsers without WebGL, and the unit tests).
+import { Box, Typography } from '@mui/material';
+import { MarkerGraphic } from './markers';
+import { ATTRIBUTION, MAP_HEIGHT, type MapViewProps } from './types';
+
+export function SvgMap({ markers, route = [], height = MAP_HEIGHT }: MapViewProps) {
+  const points = [...markers, ...route];
+  const lats = points.map((point) => point.lat);
+  const lngs = points.map((point) => point.lng);
+  const pad = 0.004;
+  const south = Math.min(...lats, Infinity) - pad;
+  const north = Math.max(...lats, -Infinity) + pad;
+  const west = Math.min(...lngs, Infinity) - pad;
+  const east = Math.max(...lngs, -Infinity) + pad;
+  const width = 1000;
+  const box = 600;
+  const project = (lat: number, lng: number) => ({
+    x: points.length ? ((lng - west) / (east - west || 1)) * width : width / 2,
+    y: points.length ? ((north - lat) / (north - south || 1)) * box : box / 2,
+  });
+  const path = route.map((point) => project(point.lat, point.lng));
+  return (
+    <Box sx={{ position: 'relative', height, bgcolor: '#e9eee9', borderRadius: 2, overflow: 'hidden' }} data-testid="map" data-renderer="svg">
+      <svg viewBox={`0 0 ${width} ${box}`} preserveAspectRatio="none" width="100%" height="100%" aria-hidden="true">
+        {path.length > 1 && (
+          <polyline
+            points={path.map((point) => `${point.x},${point.y}`).join(' ')}
+            fill="none"
+            stroke="#0b5c56"
+            strokeWidth={6}
+            strokeLinejoin="round"
+            vectorEffect="non-scaling-stroke"
+          />
+        )}
+      </svg>
+      {markers.map((marker) => {
+        const { x, y } = project(marker.lat, marker.lng);
+        return (
+          <Box
+            key={marker.id}
+            data-testid={`map-marker-${marker.kind}`}
+            data-lat={marker.lat.toFixed(6)}
+            data-lng={marker.lng.toFixed(6)}
+            title={marker.label}
+            sx={{
+              position: 'absolute',
+              left: `${(x / width) * 100}%`,
+              top: `${(y / box) * 100}%`,
+              transform: marker.kind === 'car' || marker.kind === 'me' ? 'translate(-50%, -50%)' : 'translate(-50%, -100%)',
+              transition: 'left 900ms linear, top 900ms linear',
+            }}
+          >
+            <MarkerGraphic kind={marker.kind} heading={marker.heading} />
+          </Box>
+        );
+      })}
+      <Typography variant="caption" sx={{ position: 'absolute', bottom: 4, insetInlineEnd: 8, bgcolor: 'rgba(255,255,255,0.8)', px: 0.5 }}>
+        {ATTRIBUTION}
+      </Typography>
+    </Box>
+  );
+}

@@ -1,0 +1,29 @@
+import type { LatLng } from '@/types/api';
+
+export type MarkerKind = 'pickup' | 'drop' | 'car' | 'me';
+
+export interface MapMarker extends LatLng {
+  id: string;
+  kind: MarkerKind;
+  label?: string;
+  /** Degrees clockwise from north, for the car. */
+  heading?: number;
+}
+
+/** A height, or one per breakpoint (MUI's sx), e.g. `{ xs: 300, md: 480 }`. */
+export type MapHeight = number | string | Partial<Record<'xs' | 'sm' | 'md' | 'lg' | 'xl', number | string>>;
+
+export interface MapViewProps {
+  markers: MapMarker[];
+  /** The route line, pickup to drop. */
+  route?: LatLng[];
+  height?: MapHeight;
+  /** A MapLibre style URL; the offline style when absent. */
+  styleUrl?: string;
+}
+
+export const DEFAULT_ZOOM = 10;
+export const MAP_HEIGHT = 480;
+/** Spec §9: the car marker is 35 by 25. */
+export const CAR_MARKER_SIZE = { width: 35, height: 25 };
+export const ATTRIBUTION = '© OpenStreetMap contributors';

@@ -1,0 +1,27 @@
+import { atom } from 'jotai';
+import { appStore } from '@/lib/store';
+
+export type NotificationSeverity = 'success' | 'info' | 'warning' | 'error';
+
+export interface AppNotification {
+  id: number;
+  severity: NotificationSeverity;
+  /** A translation key, or already translated text when `translated`. */
+  message: string;
+  values?: Record<string, string | number>;
+  translated?: boolean;
+}
+
+export const notificationsAtom = atom<AppNotification[]>([]);
+
+let nextId = 1;
+
+export function notify(notification: Omit<AppNotification, 'id'>) {
+  const entry = { ...notification, id: nextId++ };
+  appStore.set(notificationsAtom, (current) => [...current.slice(-3), entry]);
+  return entry.id;
+}
+
+export function dismissNotification(id: number) {
+  appStore.set(notificationsAtom, (current) => current.filter((entry) => entry.id !== id));
+}

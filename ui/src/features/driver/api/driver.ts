@@ -1,0 +1,89 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, isApiError } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
+import { emitLocation, type LocationPayload } from '@/lib/socket';
+import type { Booking, Offer, User } from '@/types/api';
+
+export function setDriverStatus(driverActiveStatus: boolean) {
+  return api.post<{ driverActiveStatus: boolean }>('/drivers/me/status', { driverActiveStatus });
+}
+
+export function useDriverStatus() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: setDriverStatus,
+    onSuccess: ({ driverActiveStatus }) => {
+      client.setQueryData<User | null>(queryKeys.me, (user) => (user ? { ...user, driverActiveStatus } : user));
+      if (!driverActiveStatus) client.setQueryData<Offer[]>(queryKeys.tasks, []);
+      else void client.invalidateQueries({ queryKey: queryKeys.tasks });
+    },
+  });
+}
+
+/** Over the socket when it is connected (with its ack), else over REST: the
+ * server treats both the same. */
+export async function sendLocation(payload: LocationPayload) {
+  const acked = emitLocation(payload);
+  if (acked) {
+    const answer = await acked;
+    if ('ok' in answer) return;
+    if (answer.error.code !== 'unavailable') throw new Error(answer.error.code);
+  }
+  await api.post('/drivers/me/location', payload);
+}
+
+export async function getTasks(): Promise<Offer[]> {
+  const answer = await api.get<{ items: Booking[] }>('/tasks');
+  return (answer.items ?? []).map((booking) => ({ booking, deadline: booking.dispatch?.deadline ?? null }));
+}
+
+export const tasksQueryOptions = () => queryOptions({ queryKey: queryKeys.tasks, queryFn: getTasks });
+
+export function useTasks(enabled: boolean) {
+  return useQuery({ ...tasksQueryOptions(), enabled });
+}
+
+export function acceptOffer(id: string) {
+  return api.post<Booking>(`/bookings/${id}/accept`);
+}
+
+export function declineOffer(id: string) {
+  return api.post<Booking>(`/bookings/${id}/decline`);
+}
+
+function dropOffer(client: ReturnType<typeof useQueryClient>, id: string) {
+  client.setQueryData<Offer[]>(queryKeys.tasks, (offers) => offers?.filter((offer) => offer.booking.id !== id));
+}
+
+export function useAcceptOffer() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: acceptOffer,
+    meta: { handlesErrors: true },
+    onSuccess: (booking) => {
+      dropOffer(client, booking.id);
+      client.setQueryData(queryKeys.bookings.detail(booking.id), booking);
+      void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
+    },
+    onError: (error, id) => {
+      // A lost race or a lapsed offer: it is no longer ours to take.
+      if (isApiError(error) && (error.status === 409 || error.status === 403 || error.status === 404)) dropOffer(client, id);
+    },
+  });
+}
+
+export function useDeclineOffer() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: declineOffer,
+    onSettled: (_booking, _error, id) => dropOffer(client, id),
+  });
+}
+
+/** The road route the simulated car follows. */
+export function getRoute(start: { lat: number; lng: number }, dest: { lat: number; lng: number }) {
+  return api.post<{ polylinePoints: string; coords: { latitude: number; longitude: number }[] }>('/geo/directions', {
+    start: { lat: start.lat, lng: start.lng },
+    dest: { lat: dest.lat, lng: dest.lng },
+  });
+}

@@ -1,0 +1,24 @@
+// Spec §2 Profile and §5: which fields lock for which account, and the e-mail check.
+import { z } from 'zod';
+import type { RegType } from '@/types/api';
+
+export function emailLocked(regType: RegType) {
+  return regType === 'email' || regType === 'admin' || regType === 'registration';
+}
+
+export function phoneLocked(regType: RegType) {
+  return regType === 'mobile' || regType === 'admin' || regType === 'registration';
+}
+
+// Spec §5 Profile: letters/digits, @, letters/digits, a dot, letters.
+const PROFILE_EMAIL = /^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]+$/;
+
+export const profileSchema = z.object({
+  firstName: z.string().trim().min(1, 'profile.first_name_required'),
+  lastName: z.string().trim().min(1, 'profile.last_name_required'),
+  email: z.string().trim().refine((value) => value === '' || PROFILE_EMAIL.test(value), 'proper_email'),
+  mobile: z.string().trim(),
+  langLocale: z.string(),
+});
+
+export type ProfileValues = z.infer<typeof profileSchema>;

@@ -1,0 +1,105 @@
+import { QueryClient } from '@tanstack/react-query';
+import { describe, expect, it, vi } from 'vitest';
+import { queryKeys } from '@/lib/query-keys';
+import { assigned, testBooking } from '@/testing/fixtures';
+import { testUser } from '@/testing/test-utils';
+import type { Booking, ChatMessage, Offer, Page, Tracking, Wallet } from '@/types/api';
+import { serverEventHandlers } from '../lib/apply-server-event';
+
+function setup(userId = 'user-driver-1') {
+  const client = new QueryClient();
+  const notify = vi.fn();
+  const handlers = serverEventHandlers(client, { userId, notify });
+  return { client, notify, handlers };
+}
+
+const message = (overrides: Partial<ChatMessage> = {}): ChatMessage => ({
+  message: 'On my way',
+  from: 'user-driver-1',
+  type: 'msg',
+  msgDate: '11:21:2026',
+  msgTime: '05:52',
+  source: 'driver',
+  smsId: null,
+  createdAt: 1_795_240_000_000,
+  ...overrides,
+});
+
+describe('socket events written into the query cache', () => {
+  it('a booking event replaces the booking and its row in the list', () => {
+    const { client, handlers } = setup('user-rider-1');
+    client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), { items: [testBooking(), testBooking({ id: 'other' })], next: null });
+    handlers.booking(assigned());
+    expect(client.getQueryData<Booking>(queryKeys.bookings.detail('booking-1'))?.status).toBe('ACCEPTED');
+    const list = client.getQueryData<Page<Booking>>(queryKeys.bookings.list());
+    expect(list?.items.map((item) => item.status)).toEqual(['ACCEPTED', 'NEW']);
+    expect(list?.items[0].driver_name).toBe('Driver 1');
+  });
+
+  it('a booking the list does not hold yet makes the list read again', () => {
+    const { client, handlers } = setup('user-rider-1');
+    client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), { items: [], next: null });
+    handlers.booking(testBooking({ id: 'new-one' }));
+    expect(client.getQueryState(queryKeys.bookings.list())?.isInvalidated).toBe(true);
+  });
+
+  it('an offer joins the driver\'s requests with its deadline, in either shape', () => {
+    const { client, handlers } = setup();
+    handlers.offer({ booking: testBooking(), deadline: 1234 });
+    handlers.offer({ ...testBooking({ id: 'flat' }), deadline: 5678 });
+    const offers = client.getQueryData<Offer[]>(queryKeys.tasks);
+    expect(offers?.map((offer) => [offer.booking.id, offer.deadline])).toEqual([
+      ['booking-1', 1234],
+      ['flat', 5678],
+    ]);
+  });
+
+  it('a withdrawn offer leaves the requests and says when another driver took it', () => {
+    const { client, notify, handlers } = setup();
+    handlers.offer({ booking: testBooking(), deadline: 1234 });
+    handlers.offer_withdrawn({ booking: 'booking-1', reason: 'taken' });
+    expect(client.getQueryData<Offer[]>(queryKeys.tasks)).toEqual([]);
+    expect(notify).toHaveBeenCalledWith({ key: 'driver.offer_taken', severity: 'warning' });
+  });
+
+  it('a booking accepted by someone else drops the offer', () => {
+    const { client, handlers } = setup();
+    handlers.offer({ booking: testBooking(), deadline: 1234 });
+    handlers.booking(assigned({ driver: 'user-driver-2' }));
+    expect(client.getQueryData<Offer[]>(queryKeys.tasks)).toEqual([]);
+  });
+
+  it('a tracking point becomes the latest position of the car', () => {
+    const { client, handlers } = setup('user-rider-1');
+    const point = { at: 1, status: 'ACCEPTED' as const, lat: 39.28, lng: -76.59 };
+    handlers.tracking({ booking: 'booking-1', point });
+    handlers.tracking({ booking: 'booking-1', point: { ...point, at: 2, lat: 39.281 } });
+    const tracking = client.getQueryData<Tracking>(queryKeys.tracking('booking-1'));
+    expect(tracking?.latest?.lat).toBe(39.281);
+    expect(tracking?.points).toHaveLength(2);
+  });
+
+  it('a chat message is added once, even when the sender also stored it', () => {
+    const { client, notify, handlers } = setup('user-rider-1');
+    client.setQueryData<ChatMessage[]>(queryKeys.chat('booking-1'), [message({ createdAt: 1, message: 'Hi' })]);
+    handlers.chat({ booking: 'booking-1', message: message() });
+    handlers.chat({ booking: 'booking-1', message: message() });
+    expect(client.getQueryData<ChatMessage[]>(queryKeys.chat('booking-1'))?.map((entry) => entry.message)).toEqual(['Hi', 'On my way']);
+    expect(notify).toHaveBeenCalledWith({ key: 'chat_requested' });
+  });
+
+  it('a wallet event updates the balance of the wallet and of the signed-in user', () => {
+    const { client, handlers } = setup();
+    client.setQueryData<Wallet>(queryKeys.wallet('user-driver-1'), { walletBalance: 0, walletHistory: [], next: null });
+    client.setQueryData(queryKeys.me, testUser({ id: 'user-driver-1', usertype: 'driver' }));
+    handlers.wallet({ walletBalance: 7 });
+    expect(client.getQueryData<Wallet>(queryKeys.wallet('user-driver-1'))?.walletBalance).toBe(7);
+    expect(client.getQueryData<{ walletBalance: number }>(queryKeys.me)?.walletBalance).toBe(7);
+  });
+
+  it('a notification is shown by its translation key, with the server text as a fallback', () => {
+    const { notify, handlers } = setup('user-rider-1');
+    handlers.notification({ key: 'driver_arrived', title: 'Wayfare', body: 'Your driver has arrived.', booking: 'booking-1' });
+    expect(notify).toHaveBeenCalledWith({ key: 'driver_arrived', text: 'Your driver has arrived.', severity: 'info' });
+  });
+});

@@ -1,0 +1,32 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { notify } from '@/components/ui/notifications/notifications-store';
+import { connectSocket, disconnectSocket } from '@/lib/socket';
+import { refreshLiveQueries, serverEventHandlers } from '../lib/apply-server-event';
+
+/** Keeps the socket open while someone is signed in and writes its events into the cache. */
+export function useRealtime(userId: string | undefined) {
+  const client = useQueryClient();
+  const { i18n } = useTranslation();
+  useEffect(() => {
+    if (!userId) return;
+    const socket = connectSocket();
+    const handlers = serverEventHandlers(client, {
+      userId,
+      notify: ({ key, text, severity }) => {
+        // The server's text is English; a key we know is shown in the user's language.
+        if (key && i18n.exists(key)) notify({ severity: severity ?? 'info', message: key });
+        else if (text) notify({ severity: severity ?? 'info', message: text, translated: true });
+      },
+    });
+    const onConnect = () => refreshLiveQueries(client);
+    socket.on('connect', onConnect);
+    for (const [event, handler] of Object.entries(handlers)) socket.on(event, handler as (...args: unknown[]) => void);
+    return () => {
+      socket.off('connect', onConnect);
+      for (const [event, handler] of Object.entries(handlers)) socket.off(event, handler as (...args: unknown[]) => void);
+      disconnectSocket();
+    };
+  }, [client, userId, i18n]);
+}

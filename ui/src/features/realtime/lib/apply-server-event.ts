@@ -1,0 +1,152 @@
+// Server events (DESIGN.md "Socket.IO") written into the query cache, so the
+// screens that read those queries update without a second copy of the data.
+import type { QueryClient } from '@tanstack/react-query';
+import { queryKeys } from '@/lib/query-keys';
+import type {
+  Booking,
+  ChatMessage,
+  Offer,
+  Page,
+  Tracking,
+  TrackingPoint,
+  User,
+  Wallet,
+} from '@/types/api';
+
+export interface EventContext {
+  /** The signed-in user's id. */
+  userId: string;
+  /** Shows a toast: a translation key, or server text when `translated`. */
+  notify: (notice: { key: string; text?: string; severity?: 'info' | 'success' | 'warning' }) => void;
+}
+
+export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
+
+export function applyBooking(client: QueryClient, booking: Booking, context: EventContext) {
+  client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), booking);
+  let listed = false;
+  client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), (page) => {
+    if (!page) return page;
+    const items = page.items.map((item) => {
+      if (item.id !== booking.id) return item;
+      listed = true;
+      return booking;
+    });
+    return { ...page, items };
+  });
+  if (!listed) void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
+  // An offer stops being one once this driver is no longer asked.
+  const stillOffered = booking.status === 'NEW' && booking.requestedDrivers?.[context.userId];
+  if (!stillOffered) removeOffer(client, booking.id);
+}
+
+/** `offer` carries the booking and its deadline: `{booking, deadline}` or the booking with a `deadline` field. */
+export function applyOffer(client: QueryClient, payload: unknown) {
+  const offer = normaliseOffer(payload);
+  if (!offer) return null;
+  client.setQueryData<Offer[]>(queryKeys.tasks, (offers = []) => [
+    ...offers.filter((existing) => existing.booking.id !== offer.booking.id),
+    offer,
+  ]);
+  client.setQueryData<Booking>(queryKeys.bookings.detail(offer.booking.id), offer.booking);
+  return offer;
+}
+
+export function normaliseOffer(payload: unknown): Offer | null {
+  if (!payload || typeof payload !== 'object') return null;
+  const record = payload as Record<string, unknown>;
+  const booking = (typeof record.booking === 'object' && record.booking !== null ? record.booking : record) as Booking;
+  if (!booking.id) return null;
+  const deadline =
+    typeof record.deadline === 'number' ? record.deadline : (booking.dispatch?.deadline ?? null);
+  return { booking, deadline };
+}
+
+export function removeOffer(client: QueryClient, bookingId: string) {
+  client.setQueryData<Offer[]>(queryKeys.tasks, (offers) =>
+    offers ? offers.filter((offer) => offer.booking.id !== bookingId) : offers,
+  );
+}
+
+export function applyOfferWithdrawn(
+  client: QueryClient,
+  payload: { booking: string; reason: WithdrawReason },
+  context: EventContext,
+) {
+  const offers = client.getQueryData<Offer[]>(queryKeys.tasks);
+  const hadIt = offers?.some((offer) => offer.booking.id === payload.booking) ?? false;
+  removeOffer(client, payload.booking);
+  if (hadIt && payload.reason === 'taken') context.notify({ key: 'driver.offer_taken', severity: 'warning' });
+  if (hadIt && payload.reason === 'cancelled') context.notify({ key: 'driver.offer_cancelled', severity: 'info' });
+  if (hadIt && payload.reason === 'expired') context.notify({ key: 'driver.offer_expired', severity: 'info' });
+}
+
+export function applyTracking(client: QueryClient, payload: { booking: string; point: TrackingPoint }) {
+  client.setQueryData<Tracking>(queryKeys.tracking(payload.booking), (tracking) => ({
+    latest: payload.point,
+    points: [...(tracking?.points ?? []), payload.point],
+  }));
+}
+
+function sameMessage(a: ChatMessage, b: ChatMessage) {
+  return a.from === b.from && a.createdAt === b.createdAt && a.message === b.message;
+}
+
+export function appendChatMessage(client: QueryClient, bookingId: string, message: ChatMessage) {
+  client.setQueryData<ChatMessage[]>(queryKeys.chat(bookingId), (messages = []) =>
+    messages.some((existing) => sameMessage(existing, message)) ? messages : [...messages, message],
+  );
+}
+
+export function applyChat(
+  client: QueryClient,
+  payload: { booking: string; message: ChatMessage },
+  context: EventContext,
+) {
+  appendChatMessage(client, payload.booking, payload.message);
+  if (payload.message.from !== context.userId) context.notify({ key: 'chat_requested' });
+}
+
+export function applyWallet(client: QueryClient, payload: { walletBalance: number }, context: EventContext) {
+  client.setQueryData<Wallet>(queryKeys.wallet(context.userId), (wallet) =>
+    wallet ? { ...wallet, walletBalance: payload.walletBalance } : wallet,
+  );
+  client.setQueryData<User | null>(queryKeys.me, (user) =>
+    user ? { ...user, walletBalance: payload.walletBalance } : user,
+  );
+  // The new history entry comes with the next read.
+  void client.invalidateQueries({ queryKey: queryKeys.wallet(context.userId) });
+}
+
+export function applyNotification(
+  payload: { key?: string; title?: string; body?: string; booking?: string | null },
+  context: EventContext,
+) {
+  // Chat has its own toast; the others say what happened to a booking.
+  if (payload.key === 'chat_requested') return;
+  context.notify({ key: payload.key ?? '', text: payload.body, severity: 'info' });
+}
+
+/** Every event the app listens to, for one place to subscribe and unsubscribe. */
+export function serverEventHandlers(client: QueryClient, context: EventContext) {
+  return {
+    booking: (payload: Booking | { booking: Booking }) =>
+      applyBooking(client, 'booking' in payload && typeof payload.booking === 'object' ? payload.booking : (payload as Booking), context),
+    offer: (payload: unknown) => applyOffer(client, payload),
+    offer_withdrawn: (payload: { booking: string; reason: WithdrawReason }) => applyOfferWithdrawn(client, payload, context),
+    tracking: (payload: { booking: string; point: TrackingPoint }) => applyTracking(client, payload),
+    chat: (payload: { booking: string; message: ChatMessage }) => applyChat(client, payload, context),
+    wallet: (payload: { walletBalance: number }) => applyWallet(client, payload, context),
+    notification: (payload: { key?: string; title?: string; body?: string; booking?: string | null }) =>
+      applyNotification(payload, context),
+    drivers: (payload: unknown) => client.setQueryData(queryKeys.liveDrivers, payload),
+  } as const;
+}
+
+/** After a (re)connection, anything live may have changed while we were away. */
+export function refreshLiveQueries(client: QueryClient) {
+  void client.invalidateQueries({ queryKey: queryKeys.tasks });
+  void client.invalidateQueries({ queryKey: queryKeys.bookings.all });
+  void client.invalidateQueries({ queryKey: ['chat'] });
+  void client.invalidateQueries({ queryKey: ['tracking'] });
+}

@@ -1,0 +1,36 @@
+import { Alert, Button, Paper, Rating, Stack, Typography } from '@mui/material';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+export function RatingPanel({
+  driverName,
+  busy,
+  error,
+  onRate,
+}: {
+  driverName: string;
+  busy: boolean;
+  error: string | null;
+  onRate: (rating: number) => void;
+}) {
+  const { t } = useTranslation();
+  const [rating, setRating] = useState<number | null>(null);
+  return (
+    <Paper variant="outlined" sx={{ p: 2 }} data-testid="rating-panel">
+      <Stack spacing={1} alignItems="flex-start">
+        <Typography fontWeight={700}>{t('trip.rate_title', { name: driverName })}</Typography>
+        <Rating
+          value={rating}
+          onChange={(_, value) => setRating(value)}
+          size="large"
+          getLabelText={(value) => t('trip.stars', { count: value })}
+          data-testid="rating-stars"
+        />
+        {error && <Alert severity="error">{t(error)}</Alert>}
+        <Button variant="contained" disabled={!rating || busy} onClick={() => rating && onRate(rating)} data-testid="rate-submit">
+          {t('trip.rate_submit')}
+        </Button>
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,59 @@
+import type { Booking, BookingStatus, Role } from '@/types/api';
+
+/** The path a trip normally takes, for the progress display. */
+export const TRIP_STEPS: BookingStatus[] = ['NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PAID', 'COMPLETE'];
+
+export function isActive(status: BookingStatus) {
+  return status !== 'COMPLETE' && status !== 'CANCELLED';
+}
+
+export function stepIndex(status: BookingStatus) {
+  if (status === 'PENDING') return TRIP_STEPS.indexOf('REACHED');
+  if (status === 'PAYMENT_PENDING') return 0;
+  return TRIP_STEPS.indexOf(status);
+}
+
+export const STATUS_COLOURS: Record<BookingStatus, 'default' | 'primary' | 'secondary' | 'success' | 'warning' | 'error' | 'info'> = {
+  PAYMENT_PENDING: 'warning',
+  NEW: 'info',
+  ACCEPTED: 'primary',
+  ARRIVED: 'primary',
+  STARTED: 'secondary',
+  REACHED: 'secondary',
+  PENDING: 'warning',
+  PAID: 'success',
+  COMPLETE: 'success',
+  CANCELLED: 'error',
+};
+
+/** Spec §4 "Panel actions": cancel is offered for NEW, ACCEPTED or PAYMENT_PENDING, to riders and
+ * admins, when critical edits are allowed (not in demo mode). */
+export function canCancel(booking: Booking, role: Role, criticalEditsAllowed = true) {
+  return criticalEditsAllowed && (role === 'rider' || role === 'admin') && ['NEW', 'ACCEPTED', 'PAYMENT_PENDING'].includes(booking.status);
+}
+
+/** The rider pays from the wallet once the trip reached its end, or by card when PENDING (spec §4 pay now). */
+export function canPayByWallet(booking: Booking, role: Role) {
+  return role === 'rider' && !booking.prepaid && (booking.status === 'REACHED' || booking.status === 'PENDING');
+}
+
+export function canPayNow(booking: Booking, role: Role) {
+  return role === 'rider' && booking.status === 'PENDING';
+}
+
+export function canRate(booking: Booking, role: Role) {
+  return role === 'rider' && booking.status === 'PAID';
+}
+
+/** Whether the otp is still worth showing to the rider. */
+export function showsOtp(booking: Booking) {
+  return booking.otp !== false && booking.otp !== null && ['NEW', 'ACCEPTED', 'ARRIVED'].includes(booking.status);
+}
+
+/** The driver's active trip: the booking they run now. */
+export function isDriverTrip(booking: Booking, driverId: string) {
+  return booking.driver === driverId && ['ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID'].includes(booking.status);
+}
+
+/** A fixed reason for cancelling an unpaid prepaid booking (spec §4). */
+export const INCOMPLETE_BOOKING_REASON = 'cancel.reason_incomplete';

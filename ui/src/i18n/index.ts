@@ -1,0 +1,102 @@
+// i18next with the bundled English and Arabic dictionaries; the server's
+// languages (when it serves them) are merged over these, its default language
+// is used unless the visitor chose one, and `en` is the fallback (spec §1).
+import dayjs from 'dayjs';
+import 'dayjs/locale/ar';
+import i18n from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import type { Language } from '@/types/api';
+import ar from './locales/ar.json';
+import en from './locales/en.json';
+
+export const FALLBACK_LANGUAGE = 'en';
+const STORAGE_KEY = 'wayfare.lang';
+const RTL_LOCALES = new Set(['ar', 'he', 'fa', 'ur', 'ps', 'ckb', 'yi', 'dv']);
+
+export interface LanguageOption {
+  langLocale: string;
+  langName: string;
+  dateLocale: string;
+}
+
+export const bundledLanguages: LanguageOption[] = [
+  { langLocale: 'en', langName: 'English', dateLocale: 'en' },
+  { langLocale: 'ar', langName: 'العربية', dateLocale: 'ar' },
+];
+
+export function directionOf(locale: string): 'ltr' | 'rtl' {
+  return RTL_LOCALES.has(locale.split('-')[0].toLowerCase()) ? 'rtl' : 'ltr';
+}
+
+function storedLanguage(): string | null {
+  try {
+    return window.localStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function applyToDocument(locale: string) {
+  if (typeof document === 'undefined') return;
+  document.documentElement.lang = locale;
+  document.documentElement.dir = directionOf(locale);
+  const dayjsLocale = locale.split('-')[0];
+  dayjs.locale(dayjsLocale === 'ar' ? 'ar' : 'en');
+}
+
+export function initI18n(initial?: string) {
+  const language = initial ?? storedLanguage() ?? FALLBACK_LANGUAGE;
+  if (!i18n.isInitialized) {
+    void i18n.use(initReactI18next).init({
+      resources: { en: { translation: en }, ar: { translation: ar } },
+      lng: language,
+      fallbackLng: FALLBACK_LANGUAGE,
+      interpolation: { escapeValue: false },
+      returnNull: false,
+      initImmediate: false,
+      showSupportNotice: false,
+    });
+    i18n.on('languageChanged', applyToDocument);
+  }
+  applyToDocument(i18n.language ?? language);
+  return i18n;
+}
+
+/** The visitor's choice, remembered in this browser. */
+export function chooseLanguage(locale: string) {
+  try {
+    window.localStorage.setItem(STORAGE_KEY, locale);
+  } catch {
+    // private mode: the choice lasts for this page only
+  }
+  return i18n.changeLanguage(locale);
+}
+
+/** Merges the server's dictionaries and switches to its default language
+ * unless the visitor already chose one. */
+export function applyServerLanguages(languages: Language[]) {
+  for (const language of languages) {
+    if (language.keyValuePairs && Object.keys(language.keyValuePairs).length > 0) {
+      i18n.addResourceBundle(language.langLocale, 'translation', language.keyValuePairs, true, true);
+    }
+  }
+  const preferred = languages.find((language) => language.default);
+  if (!storedLanguage() && preferred && preferred.langLocale !== i18n.language) {
+    void i18n.changeLanguage(preferred.langLocale);
+  }
+}
+
+/** Bundled languages plus the server's, without duplicates. */
+export function languageOptions(serverLanguages: Language[] | undefined): LanguageOption[] {
+  const options = new Map(bundledLanguages.map((language) => [language.langLocale, language]));
+  for (const language of serverLanguages ?? []) {
+    options.set(language.langLocale, {
+      langLocale: language.langLocale,
+      langName: language.langName,
+      dateLocale: language.dateLocale,
+    });
+  }
+  return [...options.values()];
+}
+
+export { i18n };

@@ -1,0 +1,38 @@
+// The route table of spec §2: which user types may open which route.
+import type { Role } from '@/types/api';
+
+export const PUBLIC_ROUTES = ['/', '/contact-us', '/about-us', '/privacy-policy', '/login'] as const;
+
+const EVERYONE_SIGNED_IN: Role[] = ['rider', 'admin', 'driver', 'fleetadmin'];
+const PANEL: Role[] = ['admin', 'fleetadmin'];
+const ADMIN: Role[] = ['admin'];
+
+export const PROTECTED_ROUTES: Record<string, Role[]> = {
+  '/bookings': EVERYONE_SIGNED_IN,
+  '/profile': EVERYONE_SIGNED_IN,
+  '/dashboard': PANEL,
+  '/drivers': PANEL,
+  '/driverearning': PANEL,
+  '/cartypes': ADMIN,
+  '/cancelreasons': ADMIN,
+  '/addbookings': ADMIN,
+  '/promos': ADMIN,
+  '/riders': ADMIN,
+  '/alladmin': ADMIN,
+  '/fleetadmins': ADMIN,
+  '/notifications': ADMIN,
+  '/earningreports': ADMIN,
+  '/addtowallet': ADMIN,
+  '/withdraws': ADMIN,
+  '/settings': ADMIN,
+  '/appinfo': ADMIN,
+  '/languagesetting': ADMIN,
+};
+
+/** True when a user of this type (undefined: not signed in) may open the path. */
+export function canAccess(path: string, role: Role | undefined): boolean {
+  if ((PUBLIC_ROUTES as readonly string[]).includes(path)) return true;
+  const allowed = PROTECTED_ROUTES[path];
+  if (!allowed || !role) return false;
+  return allowed.includes(role);
+}

@@ -1,0 +1,55 @@
+// Amounts, distances and the chat's date and time formats (spec §9).
+import dayjs from 'dayjs';
+import type { Settings } from '@/types/api';
+
+type MoneySettings = Pick<Settings, 'symbol' | 'swipe_symbol' | 'decimal'>;
+
+/** The amount rounded to settings.decimal, the symbol before it, or after it
+ * when swipe_symbol is set. */
+export function formatMoney(amount: number | null | undefined, settings: MoneySettings | undefined) {
+  const decimal = settings?.decimal ?? 2;
+  const value = Number.isFinite(amount) ? Number(amount) : 0;
+  const text = Math.abs(value).toFixed(decimal);
+  const sign = value < 0 && Number(text) !== 0 ? '-' : '';
+  const symbol = settings?.symbol ?? '';
+  return settings?.swipe_symbol ? `${sign}${text} ${symbol}`.trim() : `${sign}${symbol}${text}`;
+}
+
+export const KM_PER_MILE = 1.609344;
+
+/** Kilometres, or miles when convert_to_mile is on; the unit is a translation key. */
+export function distanceIn(km: number, settings: Pick<Settings, 'convert_to_mile'> | undefined) {
+  const miles = Boolean(settings?.convert_to_mile);
+  const value = miles ? km / KM_PER_MILE : km;
+  return { value: Math.round(value * 10) / 10, unit: miles ? 'units.mi' : 'units.km' };
+}
+
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/** Spec §9: MM:DD:YYYY, zero-padded, in the viewer's time zone. */
+export function chatDate(at: number) {
+  const date = new Date(at);
+  return `${pad(date.getMonth() + 1)}:${pad(date.getDate())}:${pad(date.getFullYear(), 4)}`;
+}
+
+/** Spec §9: HH:MM on a 24-hour clock, zero-padded. */
+export function chatTime(at: number) {
+  const date = new Date(at);
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+export function formatDateTime(at: number | null | undefined) {
+  if (!at) return '';
+  return dayjs(at).format('YYYY-MM-DD HH:mm');
+}
+
+/** Seconds as hours and minutes, for the `units.duration` text (`units.minutes` under an hour). */
+export function durationParts(totalSeconds: number) {
+  const minutes = Math.max(0, Math.round(totalSeconds / 60));
+  return { hours: Math.floor(minutes / 60), minutes: minutes % 60 };
+}
+
+export function durationKey(totalSeconds: number) {
+  const parts = durationParts(totalSeconds);
+  return { key: parts.hours > 0 ? 'units.duration' : 'units.minutes', values: parts };
+}

@@ -1,0 +1,26 @@
+// Every query key of the app in one place, so that the socket bridge writes
+// exactly where the queries read. Each feature's query options use these.
+
+export const queryKeys = {
+  settings: ['settings'] as const,
+  carTypes: ['cartypes'] as const,
+  languages: ['languages'] as const,
+  me: ['auth', 'me'] as const,
+  bookings: {
+    all: ['bookings'] as const,
+    list: () => ['bookings', 'list'] as const,
+    detail: (id: string) => ['bookings', 'detail', id] as const,
+  },
+  tasks: ['tasks'] as const,
+  chat: (bookingId: string) => ['chat', bookingId] as const,
+  tracking: (bookingId: string) => ['tracking', bookingId] as const,
+  wallet: (userId: string) => ['wallet', userId] as const,
+  cancelReasons: ['cancelreasons'] as const,
+  paymentProviders: ['payment-providers'] as const,
+  liveDrivers: ['drivers', 'live'] as const,
+  geo: {
+    autocomplete: (keyword: string) => ['geo', 'autocomplete', keyword] as const,
+    place: (placeId: string) => ['geo', 'place', placeId] as const,
+    directions: (from: string, to: string) => ['geo', 'directions', from, to] as const,
+  },
+};

@@ -1,0 +1,278 @@
+// The server's JSON, as the Rust engine serialises it (engine/src/model).
+// Money is a JSON number rounded to settings.decimal; times are ms since the epoch.
+
+export type Role = 'rider' | 'driver' | 'fleetadmin' | 'admin';
+export type RegType = 'email' | 'mobile' | 'social' | 'admin' | 'registration';
+export type AppCategory = 'taxi' | 'delivery';
+
+export type BookingStatus =
+  | 'PAYMENT_PENDING'
+  | 'NEW'
+  | 'ACCEPTED'
+  | 'ARRIVED'
+  | 'STARTED'
+  | 'REACHED'
+  | 'PENDING'
+  | 'PAID'
+  | 'COMPLETE'
+  | 'CANCELLED';
+
+export type PaymentMode = 'cash' | 'wallet' | 'card';
+
+export interface LatLng {
+  lat: number;
+  lng: number;
+}
+
+export interface Place extends LatLng {
+  add: string;
+}
+
+export interface Coord {
+  latitude: number;
+  longitude: number;
+}
+
+export interface Settings {
+  appName: string;
+  appcat: AppCategory;
+  code: string;
+  symbol: string;
+  swipe_symbol: boolean;
+  decimal: number;
+  otp_secure: boolean;
+  country: string;
+  restrictCountry: string;
+  AllowCountrySelection: boolean;
+  convert_to_mile: boolean;
+  AllowDeliveryPickupImageCapture: boolean;
+  AllowFinalDeliveryImageCapture: boolean;
+  RiderWithDraw: boolean;
+  autoDispatch: boolean;
+  bank_fields: boolean;
+  showLiveRoute: boolean;
+  AllowCriticalEditsAdmin: boolean;
+  FacebookLoginEnabled: boolean;
+  CompanyName: string;
+  CompanyAddress: string;
+  CompanyWebsite: string;
+  contact_email: string;
+  CompanyPhone: string;
+  CompanyTerms: string;
+  FacebookHandle: string;
+  TwitterHandle: string;
+  InstagramHandle: string;
+  AppleStoreLink: string;
+  PlayStoreLink: string;
+  /** A MapLibre style URL; the built-in offline style when absent. */
+  mapStyleUrl?: string;
+  [key: string]: unknown;
+}
+
+export interface PricedChoice {
+  description: string;
+  amount: number;
+}
+
+export interface CarType {
+  id: string;
+  name: string;
+  image: string;
+  base_fare: number;
+  rate_per_unit_distance: number;
+  rate_per_hour: number;
+  min_fare: number;
+  convenience_fees: number;
+  convenience_fee_type: 'flat' | 'percentage';
+  extra_info: string;
+  parcelTypes: PricedChoice[];
+  options: PricedChoice[];
+  cancelSlab: { minsDelayed: number; amount: number }[];
+}
+
+export interface UserLang {
+  langLocale: string;
+  dateLocale: string;
+}
+
+export interface User {
+  id: string;
+  createdAt: number;
+  usertype: Role;
+  firstName: string;
+  lastName: string;
+  mobile: string;
+  email: string;
+  regType: RegType;
+  referralId: string;
+  approved: boolean;
+  walletBalance: number;
+  profile_image: string | null;
+  licenseImage: string | null;
+  lang: UserLang | null;
+  bankName: string;
+  bankCode: string;
+  bankAccount: string;
+  ratings: { userrating: number } | null;
+  location: LatLng | null;
+  vehicleMake: string;
+  vehicleModel: string;
+  vehicleNumber: string;
+  carType: string | null;
+  driverActiveStatus: boolean;
+  queue: boolean;
+}
+
+export interface Booking {
+  id: string;
+  reference: string;
+  appcat: AppCategory;
+  carType: string;
+  carImage: string;
+  customer: string;
+  customer_name: string;
+  customer_contact: string;
+  customer_email: string;
+  customer_image: string;
+  pickup: Place;
+  drop: Place;
+  pickupAddress: string;
+  dropAddress: string;
+  estimate: number;
+  estimateDistance: number;
+  distance: number;
+  estimateTime: number;
+  status: BookingStatus;
+  bookLater: boolean;
+  tripdate: number;
+  bookingDate: number;
+  /** A 5-digit number, or false when otp_secure is off. */
+  otp: number | false;
+  coords: Coord[];
+  trip_cost: number;
+  /** Hidden from riders. */
+  convenience_fees?: number;
+  /** Hidden from riders. */
+  driver_share?: number;
+  requestedDrivers: Record<string, boolean>;
+  driver: string | null;
+  driver_image: string;
+  driver_name: string;
+  driver_contact: string;
+  driverRating: number;
+  vehicle_number: string;
+  discount_amount: number;
+  cashPaymentAmount: number;
+  cardPaymentAmount: number;
+  usedWalletMoney: number;
+  payableAmount: number;
+  customer_paid: number;
+  cancellationFee: number;
+  reason: string;
+  cancelledBy: string | null;
+  rating: number | null;
+  payment_mode: PaymentMode | null;
+  gateway: string | null;
+  prepaid: boolean;
+  trip_start_time: number | null;
+  trip_end_time: number | null;
+  total_trip_time: number;
+  pickup_image: string | null;
+  deliver_image: string | null;
+  parcelTypeSelected: PricedChoice | null;
+  optionSelected: PricedChoice | null;
+  deliveryPerson: string;
+  deliveryPersonPhone: string;
+  pickUpInstructions: string;
+  deliveryInstructions: string;
+  dispatch?: { deadline: number | null };
+  updatedAt: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+/** A booking offered to the driver, with the moment the offer lapses. */
+export interface Offer {
+  booking: Booking;
+  deadline: number | null;
+}
+
+export interface ChatMessage {
+  message: string;
+  from: string;
+  type: string;
+  msgDate: string;
+  msgTime: string;
+  source: Role;
+  smsId: string | null;
+  createdAt: number;
+}
+
+export interface TrackingPoint {
+  at: number;
+  status: BookingStatus;
+  lat: number;
+  lng: number;
+}
+
+export interface Tracking {
+  latest: TrackingPoint | null;
+  points: TrackingPoint[];
+}
+
+export interface WalletEntry {
+  type: 'Credit' | 'Debit' | 'Withdraw';
+  amount: number;
+  date: number;
+  txRef: string;
+}
+
+export interface Wallet {
+  walletBalance: number;
+  walletHistory: WalletEntry[];
+  next: string | null;
+}
+
+export interface Language {
+  id: string;
+  langName: string;
+  langLocale: string;
+  dateLocale: string;
+  default: boolean;
+  keyValuePairs: Record<string, string>;
+}
+
+export interface PaymentProvider {
+  name: string;
+  link: string;
+}
+
+export interface CancellationReason {
+  label: string;
+  value: number;
+}
+
+export interface Estimate {
+  estimateFare: number;
+  convenience_fees: number;
+  distance_in_km: number;
+  time_in_secs: number;
+  polylinePoints: string;
+}
+
+export interface PlaceSuggestion {
+  place_id: string;
+  description: string;
+  main_text?: string;
+  secondary_text?: string;
+}
+
+export interface Directions {
+  distance_in_km: number;
+  time_in_secs: number;
+  polylinePoints: string;
+  coords: Coord[];
+}

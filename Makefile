@@ -47,12 +47,14 @@ ui:
 
 # The web app's unit tests (Vitest), then its browser tests: Debian's chromium
 # (installed by scripts/ensure-chromium.sh when missing and running as root)
-# driven through a whole trip against a real `wayfare serve --demo`.
+# driven through a whole trip against a real `wayfare serve --demo`. The
+# server binary is built as `cargo test --all-targets` built it (same features),
+# so after test-rust this build is a no-op.
 # e2e/pending (steps waiting for the server's socket events) is not run yet:
 # `cd ui && npm run e2e:pending`.
 test-ui: ui
 	cd ui && $(NPM) test
-	$(CARGO) build --locked -p wayfare-http --bin wayfare
+	$(CARGO) build --workspace --all-targets --locked
 	scripts/ensure-chromium.sh >/dev/null
 	cd ui && WAYFARE_BIN=$(abspath $(TARGET_DIR))/debug/wayfare $(NPM) run e2e
 

@@ -113,6 +113,11 @@ error_keys! {
     FileTooLarge => "file_too_large", TooLarge;
     // A profile field fixed by how the account was made (spec §2 "Profile").
     FieldLocked => "field_locked", Forbidden;
+    // Admin panel (spec §5 "Admin panel"): users, car types.
+    ContactNotEditable => "contact_not_editable", Forbidden;
+    UserHasActiveBookings => "user_has_active_bookings", Conflict;
+    CarTypeExists => "car_type_exists", Conflict;
+    CarTypeInUse => "car_type_in_use", Conflict;
 }
 
 impl std::fmt::Display for ErrorKey {

@@ -7,6 +7,7 @@
 //! the actors carry the effects out. That keeps every rule testable in
 //! microseconds and lets the simulator replay the same engine deterministically.
 
+pub mod admin;
 pub mod booking;
 pub mod dispatch;
 pub mod earnings;

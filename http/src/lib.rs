@@ -50,6 +50,9 @@ fn routes(state: AppState) -> Router {
         .merge(routes::bookings::router())
         .merge(routes::drivers::router())
         .merge(routes::wallet::router())
+        // admin panel: users, profile, car types, cancel reasons, settings, app info
+        .merge(routes::users::router())
+        .merge(routes::admin_catalog::router())
         .merge(routes::geo::router())
         .merge(routes::health::router())
         .merge(crate::metrics::router())

@@ -76,6 +76,20 @@ const GEO: [ErrorKey; 8] = [
     GooglePlacesError,
 ];
 
+/// A signed-in caller (`SESSION`) and more keys.
+macro_rules! session {
+    ($($key:ident),* $(,)?) => {
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, $($key),*]
+    };
+}
+
+/// A signed-in caller with a JSON body (`SESSION` and `with_body!`) and more keys.
+macro_rules! session_with_body {
+    ($($key:ident),* $(,)?) => {
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, FileTooLarge, $($key),*]
+    };
+}
+
 pub const ROUTES: &[RouteDoc] = &[
     // ---- sign-in
     route(
@@ -350,6 +364,78 @@ pub const ROUTES: &[RouteDoc] = &[
             NotAllowed,
         ],
     ),
+    // ---- admin panel: users, profile, car types, cancel reasons, settings, app info
+    route("get", "/api/v1/users", Access::Session, session![NotAllowed, InvalidInput]),
+    route("get", "/api/v1/users/exists", Access::Session, session![NotAllowed, InvalidInput, EmailOrMobileIssue]),
+    route(
+        "post",
+        "/api/v1/users",
+        Access::Session,
+        session_with_body![NotAllowed, DemoMode, EmailOrMobileIssue, UserExists],
+    ),
+    route("get", "/api/v1/users/{id}", Access::Session, session![NotAllowed, NotFound]),
+    route(
+        "patch",
+        "/api/v1/users/{id}",
+        Access::Session,
+        session_with_body![NotAllowed, NotFound, ContactNotEditable],
+    ),
+    route("post", "/api/v1/users/{id}/approve", Access::Session, session![NotAllowed, NotFound]),
+    route(
+        "delete",
+        "/api/v1/users/{id}",
+        Access::Session,
+        session![NotAllowed, NotFound, DemoMode, UserHasActiveBookings],
+    ),
+    route(
+        "patch",
+        "/api/v1/users/me",
+        Access::Session,
+        session_with_body![
+            ProfileIncomplete,
+            FieldLocked,
+            ProperEmail,
+            MobileNoBlankError,
+            EmailOrMobileIssue,
+            UserExists
+        ],
+    ),
+    route("post", "/api/v1/cartypes", Access::Session, session_with_body![NotAllowed, DemoMode, CarTypeExists]),
+    route(
+        "put",
+        "/api/v1/cartypes/{id}",
+        Access::Session,
+        session_with_body![NotAllowed, DemoMode, NotFound, CarTypeExists, CarTypeInUse],
+    ),
+    route(
+        "delete",
+        "/api/v1/cartypes/{id}",
+        Access::Session,
+        session![NotAllowed, DemoMode, NotFound, CarTypeInUse],
+    ),
+    route("put", "/api/v1/cancelreasons", Access::Session, session_with_body![NotAllowed, DemoMode, SelectProper]),
+    route("post", "/api/v1/cancelreasons", Access::Session, session_with_body![NotAllowed, DemoMode, SelectProper]),
+    route(
+        "put",
+        "/api/v1/cancelreasons/{index}",
+        Access::Session,
+        session_with_body![NotAllowed, DemoMode, NotFound, SelectProper],
+    ),
+    route(
+        "delete",
+        "/api/v1/cancelreasons/{index}",
+        Access::Session,
+        session![NotAllowed, DemoMode, NotFound],
+    ),
+    route(
+        "patch",
+        "/api/v1/settings",
+        Access::Session,
+        session_with_body![NotAllowed, DemoMode, ProperBonus, ProperEmail],
+    ),
+    route("get", "/api/v1/appinfo", Access::Public, &[]),
+    route("patch", "/api/v1/appinfo", Access::Session, session_with_body![NotAllowed, DemoMode, ProperEmail]),
+    // ---- end of admin panel
     // ---- geo
     route("post", "/api/v1/geo/autocomplete", Access::Session, &GEO),
     route("post", "/api/v1/geo/place", Access::Session, &GEO),

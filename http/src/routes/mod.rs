@@ -1,8 +1,10 @@
 //! The REST routes, one module per resource; each exposes `router()`.
 
+pub mod admin_catalog;
 pub mod bookings;
 pub mod catalog;
 pub mod drivers;
 pub mod geo;
 pub mod health;
+pub mod users;
 pub mod wallet;

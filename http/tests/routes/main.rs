@@ -6,6 +6,13 @@
 
 mod support;
 
+// admin panel: users, profile, car types, cancel reasons, settings, app info
+mod admin_catalog;
+mod admin_support;
+mod matrix_admin;
+mod profile;
+mod users;
+
 mod bodies;
 mod bookings;
 mod catalog;

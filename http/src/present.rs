@@ -97,6 +97,11 @@ pub fn user(user: &User, viewer: &Principal, settings: &Settings) -> Value {
     let mut value = serde_json::to_value(user).unwrap_or(Value::Null);
     let Value::Object(fields) = &mut value else { return value };
     fields.remove("pushToken");
+    // Wallets are their owner's and the admins' (permissions: a fleet admin
+    // manages their drivers but does not read their wallets).
+    if viewer.id != user.id && viewer.role != Role::Admin {
+        fields.remove("walletBalance");
+    }
     if settings.demo_mode() && viewer.id != user.id {
         mask(fields, &["email", "mobile"]);
     }

@@ -29,6 +29,7 @@ async fn the_admin_list_shows_everyone_but_admins_unless_the_admin_table_asks() 
     assert_eq!(roles_of(body), BTreeSet::from(["rider".into(), "driver".into(), "fleetadmin".into()]));
     assert_eq!(body["items"].as_array().unwrap().len(), 5 + 20 + 1);
     assert!(body["items"].as_array().unwrap().iter().all(|user| user.get("pushToken").is_none()));
+    assert!(body["items"].as_array().unwrap().iter().all(|user| user["walletBalance"].is_number()), "admins see balances");
 
     let admins = app.get("/api/v1/users?role=admin", Some(&admin)).await;
     assert_eq!(emails_of(admins.expect(200)), vec![ADMIN.to_string()]);
@@ -86,6 +87,7 @@ async fn a_fleet_admin_lists_only_their_own_drivers() {
     let fleet_id = fleet_admin().id.to_string();
     assert_eq!(body["items"].as_array().unwrap().len(), 10, "the even demo drivers");
     assert!(body["items"].as_array().unwrap().iter().all(|user| user["usertype"] == "driver" && user["fleetadmin"] == fleet_id));
+    assert!(body["items"].as_array().unwrap().iter().all(|user| user.get("walletBalance").is_none()), "wallets are the owner's and admins'");
     let asked = app.get("/api/v1/users?role=driver&search=Otherfleet", Some(&fleet)).await;
     assert!(asked.expect(200)["items"].as_array().unwrap().is_empty(), "never another fleet's driver");
     app.get("/api/v1/users?role=rider", Some(&fleet)).await.refused(403, "not_allowed");

@@ -420,7 +420,10 @@ pub struct ProfileBody {
 pub(crate) async fn update_profile(State(state): State<AppState>, current: CurrentUser, Body(body): Body<ProfileBody>) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::ProfileUpdate, Resource::None, &settings)?;
-    let mut user = current.user.clone();
+    // Read again rather than the session's copy: the fewer the moments
+    // between reading and writing, the less a concurrent change (a driver's
+    // queue flag, their position) can be written back stale.
+    let mut user = state.storage.user(current.principal.id).await?;
     let update = ProfileUpdate { firstName: body.firstName, lastName: body.lastName, email: body.email, mobile: body.mobile };
     let checked = admin::validate_own_profile(&user, &update)?;
     let lang = match body.lang {

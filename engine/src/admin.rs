@@ -254,7 +254,7 @@ pub fn edit_account(editor: &Principal, current: &User, fields: &AccountFields, 
         return fail(ErrorKey::NotAllowed, "usertype");
     }
     if let Some(email) = fields.email.as_deref()
-        && email.trim().to_ascii_lowercase() != current.email.trim().to_ascii_lowercase()
+        && !email.trim().eq_ignore_ascii_case(current.email.trim())
     {
         return fail(ErrorKey::ContactNotEditable, "email");
     }
@@ -716,9 +716,12 @@ mod tests {
         assert_eq!(failure(validate_car_type(&comfort, &[])), (ErrorKey::InvalidInput, Some("name")));
     }
 
+    /// Makes one field of a car type wrong.
+    type Breakage = fn(&mut CarType);
+
     #[test]
     fn car_type_rates_are_never_negative() {
-        let cases: [(&str, fn(&mut CarType)); 5] = [
+        let cases: [(&str, Breakage); 5] = [
             ("base_fare", |car| car.base_fare = dec!(-1)),
             ("rate_per_unit_distance", |car| car.rate_per_unit_distance = dec!(-0.01)),
             ("rate_per_hour", |car| car.rate_per_hour = dec!(-3)),

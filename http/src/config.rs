@@ -27,6 +27,7 @@ pub struct Config {
     /// What `--demo` seeds into a fresh database.
     pub demo_seed: DemoSeedConfig,
     pub maps: wayfare_maps::MapsConfig,
+    pub reports: ReportsConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,6 +75,23 @@ pub struct RealtimeConfig {
     pub drivers_feed_ms: u64,
 }
 
+/// The platform's reporting time zone, as a fixed offset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReportsConfig {
+    /// Minutes east of UTC that earnings months are cut in (e.g. -300 for
+    /// UTC−5). The monthly earnings roll-up is kept in this offset and is
+    /// rebuilt from the bookings at start when it changes; every server on
+    /// one database must use the same value.
+    pub utc_offset_minutes: i32,
+}
+
+impl Default for ReportsConfig {
+    fn default() -> Self {
+        ReportsConfig { utc_offset_minutes: 0 }
+    }
+}
+
 /// The demo city's size and dispatch policy. Read only when the demo is
 /// seeded, i.e. on the first `--demo` start on an empty database; later
 /// starts keep what the database holds.
@@ -107,6 +125,7 @@ impl Default for Config {
             realtime: RealtimeConfig::default(),
             demo_seed: DemoSeedConfig::default(),
             maps: wayfare_maps::MapsConfig::default(),
+            reports: ReportsConfig::default(),
         }
     }
 }

@@ -122,6 +122,7 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     if config.demo {
         demo::seed_with(storage.as_ref(), &config.demo_seed).await?;
     }
+    storage.prepare_earnings_rollup(config.reports.utc_offset_minutes).await?;
     let runtime = Runtime::start(storage, Arc::new(SystemClock), RuntimeOptions::default()).await?;
     let deliveries = Deliveries::from_config(&config.delivery)?;
     if deliveries.outbox.is_some() {

@@ -93,6 +93,7 @@ async fn stored(state: &AppState, id: LanguageId) -> ApiResult<Language> {
 
 #[utoipa::path(
     post,
+    operation_id = "add_language",
     path = "/api/v1/languages",
     tag = "languages",
     summary = "Add a language",
@@ -113,6 +114,7 @@ pub(crate) async fn add(State(state): State<AppState>, current: CurrentUser, Bod
 
 #[utoipa::path(
     put,
+    operation_id = "update_language",
     path = "/api/v1/languages/{id}",
     tag = "languages",
     summary = "Edit a language",
@@ -138,6 +140,7 @@ pub(crate) async fn update(
 
 #[utoipa::path(
     delete,
+    operation_id = "delete_language",
     path = "/api/v1/languages/{id}",
     tag = "languages",
     summary = "Delete a language",
@@ -154,6 +157,7 @@ pub(crate) async fn remove(State(state): State<AppState>, current: CurrentUser, 
 
 #[utoipa::path(
     post,
+    operation_id = "make_default_language",
     path = "/api/v1/languages/{id}/default",
     tag = "languages",
     summary = "Make a language the default",

@@ -83,6 +83,7 @@ fn text(value: Option<String>, field: &'static str, limit: usize) -> ApiResult<S
 
 #[utoipa::path(
     post,
+    operation_id = "send_notification",
     path = "/api/v1/notifications",
     tag = "notifications",
     summary = "Send a notification",
@@ -149,6 +150,7 @@ pub struct ListQuery {
 
 #[utoipa::path(
     get,
+    operation_id = "list_notifications",
     path = "/api/v1/notifications",
     tag = "notifications",
     summary = "List notifications",
@@ -166,6 +168,7 @@ pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser, Qu
 
 #[utoipa::path(
     delete,
+    operation_id = "delete_notification",
     path = "/api/v1/notifications/{id}",
     tag = "notifications",
     summary = "Delete a notification",
@@ -193,6 +196,7 @@ pub struct PushTokenBody {
 
 #[utoipa::path(
     put,
+    operation_id = "register_push_token",
     path = "/api/v1/push/token",
     tag = "notifications",
     summary = "Register this device for push",
@@ -217,6 +221,7 @@ pub(crate) async fn register_token(State(state): State<AppState>, current: Curre
 
 #[utoipa::path(
     get,
+    operation_id = "push_config",
     path = "/api/v1/push/config",
     tag = "notifications",
     summary = "Push configuration",

@@ -74,6 +74,7 @@ fn saved(result: Result<(), StorageError>) -> ApiResult<()> {
 
 #[utoipa::path(
     get,
+    operation_id = "list_promos",
     path = "/api/v1/promos",
     tag = "promos",
     summary = "List promos",
@@ -100,6 +101,7 @@ pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser) ->
 
 #[utoipa::path(
     post,
+    operation_id = "add_promo",
     path = "/api/v1/promos",
     tag = "promos",
     summary = "Add a promo",
@@ -122,6 +124,7 @@ pub(crate) async fn add(State(state): State<AppState>, current: CurrentUser, Bod
 
 #[utoipa::path(
     put,
+    operation_id = "update_promo",
     path = "/api/v1/promos/{id}",
     tag = "promos",
     summary = "Update a promo",
@@ -157,6 +160,7 @@ pub(crate) async fn update(
 
 #[utoipa::path(
     delete,
+    operation_id = "delete_promo",
     path = "/api/v1/promos/{id}",
     tag = "promos",
     summary = "Delete a promo",

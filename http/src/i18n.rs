@@ -125,6 +125,19 @@ impl LanguageCache {
         *self.current.write().expect("language cache lock") = None;
     }
 
+    /// The localizer of a visitor: their browser's `Accept-Language`, else
+    /// the default, else `en`.
+    pub async fn for_visitor(&self, storage: &dyn Storage, headers: &axum::http::HeaderMap) -> Localizer {
+        let accepted = headers.get(ACCEPT_LANGUAGE).and_then(|value| value.to_str().ok()).map(accepted_locales).unwrap_or_default();
+        match self.get(storage).await {
+            Ok(set) => set.localizer(accepted.iter().map(String::as_str)),
+            Err(error) => {
+                tracing::warn!(%error, "languages not read; english used");
+                Localizer::english()
+            }
+        }
+    }
+
     /// The localizer of a user (their language, else the default, else `en`);
     /// English alone when the table cannot be read.
     pub async fn for_user(&self, storage: &dyn Storage, user: &User) -> Localizer {

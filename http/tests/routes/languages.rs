@@ -168,3 +168,19 @@ async fn error_messages_are_in_the_readers_language_with_fallbacks() {
     put(&app, &format!("/api/v1/languages/{}", id_of(&english)), Some(&admin), json!({ "langName": "English", "langLocale": "en", "keyValuePairs": edited })).await.expect(200);
     assert_eq!(message(&app.get("/api/v1/notifications", Some(&rider)).await), "Nope.");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_code_is_sent_in_the_language_the_browser_asks_for() {
+    let app = TestApp::demo().await;
+    let french = language(&app, "fr").await["keyValuePairs"].clone();
+    post_in(&app, "/api/v1/auth/otp/request", None, json!({ "contact": "rider3@demo.wayfare" }), "fr-FR,fr;q=0.9").await.expect(200);
+    let outbox = app.get(&format!("/api/v1/dev/outbox?to={}", query_encode("rider3@demo.wayfare")), None).await;
+    let sent = &outbox.expect(200)["messages"][0];
+    let code = sent["code"].as_str().unwrap();
+    assert_eq!(sent["subject"], french["sign_in_code_subject"]);
+    assert_eq!(sent["body"].as_str().unwrap(), french["sign_in_code_body"].as_str().unwrap().replace("{code}", code));
+    // No header: the default language (English).
+    app.request_code("rider4@demo.wayfare").await.expect(200);
+    let english = app.get(&format!("/api/v1/dev/outbox?to={}", query_encode("rider4@demo.wayfare")), None).await;
+    assert_eq!(english.expect(200)["messages"][0]["subject"], language(&app, "en").await["keyValuePairs"]["sign_in_code_subject"]);
+}

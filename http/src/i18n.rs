@@ -223,7 +223,7 @@ pub async fn localize(State(state): State<AppState>, mut request: Request, next:
         }
     };
     let localizer = languages.localizer(preferred.iter().map(String::as_str));
-    let message = localizer.text(&rendered.code);
+    let message = localizer.text(rendered.code);
     if message == rendered.message {
         return response;
     }

@@ -187,6 +187,20 @@ mod tests {
         assert_eq!(languages.iter().map(|language| language.langLocale.as_str()).collect::<Vec<_>>(), ["en", "ar", "fr"]);
     }
 
+    #[tokio::test]
+    async fn the_first_start_seeds_the_shipped_languages_once_and_never_over_the_admins() {
+        let directory = tempfile::tempdir().unwrap();
+        let storage = wayfare_storage::open(&format!("sqlite://{}", directory.path().join("w.db").display())).await.unwrap();
+        seed_languages(storage.as_ref(), 5).await.unwrap();
+        let seeded = storage.languages().await.unwrap();
+        assert_eq!(seeded.iter().map(|language| language.langLocale.as_str()).collect::<Vec<_>>(), ["en", "ar", "fr"]);
+        assert_eq!(seeded[2].keyValuePairs, bundled("fr").unwrap().pairs().clone());
+        // An admin's table is left alone, even with a shipped language missing.
+        storage.delete_language(seeded[2].id).await.unwrap();
+        seed_languages(storage.as_ref(), 6).await.unwrap();
+        assert_eq!(storage.languages().await.unwrap().len(), 2);
+    }
+
     #[test]
     fn the_spec_fixed_texts_are_kept() {
         // spec §8 fixed texts

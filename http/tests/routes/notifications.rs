@@ -249,3 +249,46 @@ async fn with_web_push_the_vapid_key_is_made_once_and_served() {
     let again = wayfare_http::notify::Notifier::from_config(&app.state.config).unwrap();
     assert_eq!(again.vapid_public_key(), Some(key.as_str()), "a restart keeps the key");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_subscribed_with_web_push_gets_the_broadcast_encrypted_and_signed() {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    // A push service: keeps what it is sent.
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let service = axum::Router::new().route(
+        "/wpush/{id}",
+        axum::routing::post(move |headers: HeaderMap, body: axum::body::Bytes| {
+            let sender = sender.clone();
+            async move {
+                sender.send((headers, body.len())).unwrap();
+                axum::http::StatusCode::CREATED
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, service).await.unwrap() });
+
+    let mut setup = Setup::default();
+    setup.config.push.senders = vec![PushKind::Expo, PushKind::Webpush];
+    setup.config.push.web_push_allow_http = true;
+    let app = TestApp::start(setup).await;
+    let vapid = app.get("/api/v1/push/config", None).await.expect(200)["vapidPublicKey"].as_str().unwrap().to_string();
+    // The browser's subscription, made with the server's key.
+    let rng = ring::rand::SystemRandom::new();
+    let browser_key = ring::agreement::EphemeralPrivateKey::generate(&ring::agreement::ECDH_P256, &rng).unwrap();
+    let subscription = json!({
+        "endpoint": format!("http://{address}/wpush/rider-1"),
+        "keys": { "p256dh": URL_SAFE_NO_PAD.encode(browser_key.compute_public_key().unwrap().as_ref()), "auth": URL_SAFE_NO_PAD.encode([7u8; 16]) }
+    });
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    put(&app, "/api/v1/push/token", Some(&rider), json!({ "pushToken": subscription.to_string(), "userPlatform": "WEB" })).await.expect(204);
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "rider", "title": "Hello", "body": "From the web" })).await.expect(201);
+    let (headers, length) = tokio::time::timeout(Duration::from_secs(20), received.recv()).await.expect("a web push came").unwrap();
+    assert_eq!(headers["content-encoding"], "aes128gcm");
+    let authorization = headers["authorization"].to_str().unwrap();
+    assert!(authorization.starts_with("vapid t=") && authorization.ends_with(&format!(", k={vapid}")), "signed with the served key: {authorization}");
+    assert!(length > 16 + 4 + 1 + 65 + 16, "salt, header, key and an encrypted record");
+}

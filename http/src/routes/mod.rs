@@ -5,4 +5,7 @@ pub mod catalog;
 pub mod drivers;
 pub mod geo;
 pub mod health;
+pub mod languages;
+pub mod notifications;
+pub mod promos;
 pub mod wallet;

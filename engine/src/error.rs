@@ -118,6 +118,9 @@ error_keys! {
     UserHasActiveBookings => "user_has_active_bookings", Conflict;
     CarTypeExists => "car_type_exists", Conflict;
     CarTypeInUse => "car_type_in_use", Conflict;
+    // Promos and languages: a code or locale that is taken.
+    PromoExists => "promo_exists", Conflict;
+    LanguageExists => "language_exists", Conflict;
 }
 
 impl std::fmt::Display for ErrorKey {

@@ -7,4 +7,7 @@ pub mod drivers;
 pub mod geo;
 pub mod health;
 pub mod users;
+pub mod languages;
+pub mod notifications;
+pub mod promos;
 pub mod wallet;

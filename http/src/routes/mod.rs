@@ -5,4 +5,6 @@ pub mod catalog;
 pub mod drivers;
 pub mod geo;
 pub mod health;
+pub mod reports;
 pub mod wallet;
+pub mod withdraws;

@@ -16,3 +16,9 @@ mod sign_in;
 mod trips;
 mod visibility;
 mod wallet;
+// money: wallet credit, withdraws, reports
+mod matrix_money;
+mod money_support;
+mod reports;
+mod wallet_credit;
+mod withdraws;

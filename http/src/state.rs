@@ -3,6 +3,8 @@
 use crate::auth::delivery::Deliveries;
 use crate::auth::limiter::Limiter;
 use crate::config::Config;
+use crate::i18n::LanguageCache;
+use crate::notify::Notifier;
 use std::ops::Deref;
 use std::sync::Arc;
 use wayfare_actors::Runtime;
@@ -20,12 +22,34 @@ pub struct Inner {
     pub deliveries: Deliveries,
     pub limiter: Limiter,
     pub maps: Arc<dyn MapsProvider>,
+    /// The languages table, cached for server messages (`crate::i18n`).
+    pub languages: LanguageCache,
+    /// In-app and push notifications (`crate::notify`).
+    pub notifier: Arc<Notifier>,
 }
 
 impl AppState {
+    /// The state with the push services of the configuration; one that
+    /// cannot start (an unreadable VAPID key) is logged and left out, so the
+    /// app still notifies in-app. `crate::start` checks it first.
     pub fn new(config: Config, runtime: Runtime, deliveries: Deliveries, maps: Arc<dyn MapsProvider>) -> Self {
+        let notifier = Notifier::from_config(&config).unwrap_or_else(|error| {
+            tracing::error!(%error, "push services not started; notifications are in-app only");
+            Notifier::in_app_only()
+        });
+        AppState::with_notifier(config, runtime, deliveries, maps, notifier)
+    }
+
+    /// The state with a given notifier. Inside a Tokio runtime it also
+    /// starts delivering the engine's booking notices.
+    pub fn with_notifier(config: Config, runtime: Runtime, deliveries: Deliveries, maps: Arc<dyn MapsProvider>, notifier: Notifier) -> Self {
         let storage = runtime.storage().clone();
-        AppState(Arc::new(Inner { config, runtime, storage, deliveries, limiter: Limiter::default(), maps }))
+        let languages = LanguageCache::default();
+        let notifier = Arc::new(notifier);
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(crate::notify::booking_notices(runtime.clone(), languages.clone(), notifier.clone()));
+        }
+        AppState(Arc::new(Inner { config, runtime, storage, deliveries, limiter: Limiter::default(), maps, languages, notifier }))
     }
 
     pub fn now(&self) -> Millis {

@@ -22,3 +22,9 @@ mod money_support;
 mod reports;
 mod wallet_credit;
 mod withdraws;
+// promos, notifications, languages
+mod languages;
+mod matrix_notify_lang;
+mod notifications;
+mod notify_lang_support;
+mod promos;

@@ -53,7 +53,8 @@ pub struct ReportQuery {
     pub month: Option<u32>,
     pub from: Option<Millis>,
     pub until: Option<Millis>,
-    /// Minutes east of UTC that months are cut in; 0 (UTC) by default.
+    /// Minutes east of UTC that months are cut in; the configured
+    /// `[reports] utc_offset_minutes` by default.
     pub utc_offset_minutes: Option<i32>,
     pub driver: Option<UserId>,
     #[serde(default)]
@@ -94,7 +95,7 @@ impl Report {
         ("month" = Option<u32>, Query, description = "1 to 12, with `year`"),
         ("from" = Option<i64>, Query, description = "Trip dates at or after this instant (ms)"),
         ("until" = Option<i64>, Query, description = "Trip dates before this instant (ms)"),
-        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840), default 0"),
+        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
         ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers only)"),
         ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
     ),
@@ -119,7 +120,7 @@ async fn earnings_report(State(state): State<AppState>, current: CurrentUser, Qu
         ("month" = Option<u32>, Query, description = "1 to 12, with `year`"),
         ("from" = Option<i64>, Query, description = "Trip dates at or after this instant (ms)"),
         ("until" = Option<i64>, Query, description = "Trip dates before this instant (ms)"),
-        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840), default 0"),
+        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
         ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers; a driver only themself)"),
         ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
     ),
@@ -140,7 +141,9 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
     if query.format != Format::Json {
         authorize(Some(principal), Action::ReportsExport, Resource::None, &settings)?;
     }
-    let utc_offset_minutes = query.utc_offset_minutes.unwrap_or(0);
+    // The platform's reporting zone unless the caller asks for another; in it,
+    // storage answers a month from its roll-up.
+    let utc_offset_minutes = query.utc_offset_minutes.unwrap_or(state.config.reports.utc_offset_minutes);
     let period = PeriodQuery { year: query.year, month: query.month, from: query.from, until: query.until };
     let period = report_period(period, utc_offset_minutes)?;
     let driver = match query.driver {

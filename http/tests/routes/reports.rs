@@ -285,3 +285,32 @@ async fn exports_are_refused_in_demo_mode_and_to_drivers() {
     let explicit_json = rows(&app.get(&format!("{DRIVER_EARNINGS}?format=json"), Some(&driver4)).await);
     assert_eq!(explicit_json.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn months_are_cut_in_the_platforms_reporting_zone_unless_a_request_asks_otherwise() {
+    // docs/configuration.md [reports] utc_offset_minutes: Tokyo, UTC+9
+    let mut setup = Setup::default();
+    setup.settings.autoDispatch = false;
+    setup.config.reports.utc_offset_minutes = 540;
+    let app = TestApp::start(setup).await;
+    // As the server does at start, so month reports read the roll-up.
+    app.state.storage.prepare_earnings_rollup(540).await.expect("the roll-up is prepared");
+    // From 2027-01-15 08:00 UTC to 2027-01-31 20:00 UTC: February 1st, 05:00 in Tokyo.
+    app.advance(std::time::Duration::from_secs((16 * 24 + 12) * 3600));
+    let ride = app.booking_at(&rider(1), &driver(4), Stage::Paid).await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+
+    let tokyo = rows(&app.get(REPORT, Some(&admin)).await);
+    assert_eq!(tokyo.len(), 1);
+    assert_eq!((&tokyo[0]["year"], &tokyo[0]["month"], &tokyo[0]["monthsName"]), (&json!(2027), &json!(2), &json!("February")));
+    assert_eq!(money(&tokyo[0]["driverShare"]), ride.driver_share.round_dp(2));
+    assert_eq!(rows(&app.get(&format!("{REPORT}?year=2027&month=2"), Some(&admin)).await), tokyo);
+    assert!(rows(&app.get(&format!("{REPORT}?year=2027&month=1"), Some(&admin)).await).is_empty());
+    let earnings = rows(&app.get(&format!("{DRIVER_EARNINGS}?year=2027&month=2"), Some(&admin)).await);
+    assert_eq!((earnings.len(), &earnings[0]["driverShare"]), (1, &tokyo[0]["driverShare"]));
+
+    // A request in UTC sees the same ride in January.
+    let utc = rows(&app.get(&format!("{REPORT}?utc_offset_minutes=0"), Some(&admin)).await);
+    assert_eq!((&utc[0]["month"], &utc[0]["driverShare"]), (&json!(1), &tokyo[0]["driverShare"]));
+    assert_eq!(rows(&app.get(&format!("{REPORT}?year=2027&month=1&utc_offset_minutes=0"), Some(&admin)).await), utc);
+}

@@ -55,6 +55,9 @@ fn routes(state: AppState) -> Router {
         // admin panel: users, profile, car types, cancel reasons, settings, app info
         .merge(routes::users::router())
         .merge(routes::admin_catalog::router())
+        // money: withdraws and earnings reports
+        .merge(routes::withdraws::router())
+        .merge(routes::reports::router())
         .merge(routes::geo::router())
         .merge(routes::health::router())
         // promos, notifications, languages

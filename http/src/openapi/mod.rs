@@ -103,6 +103,13 @@ pub const COOKIE: &str = "cookie";
         crate::routes::admin_catalog::app_info,
         crate::routes::admin_catalog::edit_app_info,
         // ---- end of admin panel
+        // ---- money: wallet credit, withdraws, reports
+        crate::routes::wallet::credit_wallet,
+        crate::routes::withdraws::create_withdraw,
+        crate::routes::withdraws::list_withdraws,
+        crate::routes::withdraws::complete_withdraw,
+        crate::routes::reports::earnings_report,
+        crate::routes::reports::driver_earnings,
         crate::routes::geo::autocomplete,
         crate::routes::geo::place,
         crate::routes::geo::address,
@@ -134,7 +141,8 @@ pub const COOKIE: &str = "cookie";
         (name = "trip", description = "The booking's state machine: accept, arrive, start, reach, pay, rate, cancel, assign"),
         (name = "drivers", description = "A driver online, streaming positions, and the offers they hold"),
         (name = "chat", description = "Chat between rider and driver, and the trip's tracking points"),
-        (name = "wallet", description = "Balances and the wallet ledger"),
+        (name = "wallet", description = "Balances, the wallet ledger, admin credits and withdraw requests"),
+        (name = "reports", description = "Driver earnings and the earnings report, as JSON, CSV or XLSX"),
         (name = "users", description = "The users tables of the admin panel, and the signed-in user's profile"),
         (name = "admin", description = "What admins configure: car types, cancellation reasons, settings and app info"),
         (name = "geo", description = "Autocomplete, geocoding, directions and distance matrix through the maps provider"),

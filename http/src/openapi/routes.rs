@@ -436,6 +436,63 @@ pub const ROUTES: &[RouteDoc] = &[
     route("get", "/api/v1/appinfo", Access::Public, &[]),
     route("patch", "/api/v1/appinfo", Access::Session, session_with_body![NotAllowed, DemoMode, ProperEmail]),
     // ---- end of admin panel
+    // ---- money: wallet credit, withdraws, reports
+    route(
+        "post",
+        "/api/v1/users/{id}/wallet/credit",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            DemoMode,
+            NotFound,
+            NoDetailsError,
+            InvalidAmount,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/withdraws",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            InvalidAmount,
+            InsufficientWalletBalance,
+        ],
+    ),
+    route(
+        "get",
+        "/api/v1/withdraws",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, NotAllowed],
+    ),
+    route(
+        "post",
+        "/api/v1/withdraws/{id}/complete",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound, AlreadyProcessed],
+    ),
+    route(
+        "get",
+        "/api/v1/reports/earnings",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, NotAllowed, DemoMode, NotFound],
+    ),
+    route(
+        "get",
+        "/api/v1/reports/driver-earnings",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, NotAllowed, DemoMode, NotFound],
+    ),
     // ---- geo
     route("post", "/api/v1/geo/autocomplete", Access::Session, &GEO),
     route("post", "/api/v1/geo/place", Access::Session, &GEO),

@@ -10,4 +10,6 @@ pub mod users;
 pub mod languages;
 pub mod notifications;
 pub mod promos;
+pub mod reports;
 pub mod wallet;
+pub mod withdraws;

@@ -187,6 +187,8 @@ export interface Booking {
   deliveryInstructions: string;
   dispatch?: { deadline: number | null };
   updatedAt: number;
+  /** Goes up by one with each change: of two copies, the higher is newer. */
+  version: number;
 }
 
 export interface Page<T> {

@@ -1,5 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, isApiError } from '@/lib/api-client';
+import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import { emitLocation, type LocationPayload } from '@/lib/socket';
 import type { Booking, Offer, User } from '@/types/api';
@@ -62,7 +63,7 @@ export function useAcceptOffer() {
     meta: { handlesErrors: true },
     onSuccess: (booking) => {
       dropOffer(client, booking.id);
-      client.setQueryData(queryKeys.bookings.detail(booking.id), booking);
+      client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), (current) => newestBooking(current, booking));
       void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
     },
     onError: (error, id) => {

@@ -56,6 +56,7 @@ describe('live updates over the socket', () => {
     await waitForAttribute(driver.page, 'offer-card', 'data-booking-id', bookingId, LIVE);
     await waitForAttribute(rival.page, 'offer-card', 'data-booking-id', bookingId, LIVE);
     expect(await driver.page.getByTestId('offer-countdown').textContent()).toMatch(/^\d+ seconds?$/);
+    expect(await driver.page.getByTestId('offer-away').textContent()).toMatch(/^ · \d+(\.\d)? km away$/);
     await screenshot(driver.page, '06-driver-offer');
   });
 

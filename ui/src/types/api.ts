@@ -200,6 +200,9 @@ export interface Page<T> {
 export interface Offer {
   booking: Booking;
   deadline: number | null;
+  /** How far the driver was from the pickup when offered, in km (the
+   * socket's `offer` knows it; a read of /tasks does not). */
+  distanceKm?: number | null;
 }
 
 export interface ChatMessage {

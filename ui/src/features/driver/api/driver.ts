@@ -38,7 +38,21 @@ export async function getTasks(): Promise<Offer[]> {
   return (answer.items ?? []).map((booking) => ({ booking, deadline: booking.dispatch?.deadline ?? null }));
 }
 
-export const tasksQueryOptions = () => queryOptions({ queryKey: queryKeys.tasks, queryFn: getTasks });
+/** A read of /tasks does not know the distances the socket's offers brought: keep them. */
+export function keepOfferDistances(current: Offer[] | undefined, incoming: Offer[]): Offer[] {
+  const known = new Map((current ?? []).map((offer) => [offer.booking.id, offer.distanceKm]));
+  return incoming.map((offer) => {
+    const distanceKm = offer.distanceKm ?? known.get(offer.booking.id) ?? null;
+    return distanceKm === (offer.distanceKm ?? null) ? offer : { ...offer, distanceKm };
+  });
+}
+
+export const tasksQueryOptions = () =>
+  queryOptions({
+    queryKey: queryKeys.tasks,
+    queryFn: getTasks,
+    structuralSharing: (current, incoming) => keepOfferDistances(current as Offer[] | undefined, incoming as Offer[]),
+  });
 
 export function useTasks(enabled: boolean) {
   return useQuery({ ...tasksQueryOptions(), enabled });

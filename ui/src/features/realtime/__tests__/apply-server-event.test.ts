@@ -66,6 +66,13 @@ describe('socket events written into the query cache', () => {
     ]);
   });
 
+  it('an offer keeps the driver\'s distance to the pickup when the server knows it', () => {
+    const { client, handlers } = setup();
+    handlers.offer({ booking: testBooking(), deadline: 1234, distance_km: 1.234 });
+    handlers.offer({ booking: testBooking({ id: 'unknown' }), deadline: 1234, distance_km: null });
+    expect(client.getQueryData<Offer[]>(queryKeys.tasks)?.map((offer) => offer.distanceKm)).toEqual([1.234, null]);
+  });
+
   it('a withdrawn offer leaves the requests and says when another driver took it', () => {
     const { client, notify, handlers } = setup();
     handlers.offer({ booking: testBooking(), deadline: 1234 });

@@ -44,7 +44,8 @@ export function applyBooking(client: QueryClient, incoming: Booking, context: Ev
   if (!stillOffered) removeOffer(client, booking.id);
 }
 
-/** `offer` carries the booking and its deadline: `{booking, deadline}` or the booking with a `deadline` field. */
+/** `offer` carries the booking, its deadline and the driver's distance to the
+ * pickup: `{booking, deadline, distance_km}`, or the booking with a `deadline` field. */
 export function applyOffer(client: QueryClient, payload: unknown) {
   const offer = normaliseOffer(payload);
   if (!offer) return null;
@@ -63,7 +64,8 @@ export function normaliseOffer(payload: unknown): Offer | null {
   if (!booking.id) return null;
   const deadline =
     typeof record.deadline === 'number' ? record.deadline : (booking.dispatch?.deadline ?? null);
-  return { booking, deadline };
+  const distanceKm = typeof record.distance_km === 'number' ? record.distance_km : null;
+  return { booking, deadline, distanceKm };
 }
 
 export function removeOffer(client: QueryClient, bookingId: string) {

@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, replaceEqualDeep, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, isApiError } from '@/lib/api-client';
 import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
@@ -51,7 +51,7 @@ export const tasksQueryOptions = () =>
   queryOptions({
     queryKey: queryKeys.tasks,
     queryFn: getTasks,
-    structuralSharing: (current, incoming) => keepOfferDistances(current as Offer[] | undefined, incoming as Offer[]),
+    structuralSharing: (current, incoming) => replaceEqualDeep(current, keepOfferDistances(current as Offer[] | undefined, incoming as Offer[])),
   });
 
 export function useTasks(enabled: boolean) {

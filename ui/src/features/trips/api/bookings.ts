@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { queryOptions, replaceEqualDeep, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, isApiError } from '@/lib/api-client';
 import { newestBooking, newestBookingPage } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
@@ -15,7 +15,8 @@ export const bookingsQueryOptions = () =>
   queryOptions({
     queryKey: queryKeys.bookings.list(),
     queryFn: () => getBookings(),
-    structuralSharing: (current, incoming) => newestBookingPage(current as Page<Booking> | undefined, incoming as Page<Booking>),
+    structuralSharing: (current, incoming) =>
+      replaceEqualDeep(current, newestBookingPage(current as Page<Booking> | undefined, incoming as Page<Booking>)),
   });
 
 export function useBookings() {
@@ -41,7 +42,7 @@ export const bookingQueryOptions = (id: string) =>
   queryOptions({
     queryKey: queryKeys.bookings.detail(id),
     queryFn: () => getBooking(id),
-    structuralSharing: (current, incoming) => newestBooking(current as Booking | undefined, incoming as Booking),
+    structuralSharing: (current, incoming) => replaceEqualDeep(current, newestBooking(current as Booking | undefined, incoming as Booking)),
   });
 
 export function useBooking(id: string | null | undefined) {

@@ -3,6 +3,8 @@
 pub mod bookings;
 pub mod catalog;
 pub mod drivers;
+pub mod files;
 pub mod geo;
 pub mod health;
+pub mod payments;
 pub mod wallet;

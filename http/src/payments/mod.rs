@@ -14,6 +14,7 @@
 
 pub mod stripe;
 
+use crate::config::PaymentsConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use rust_decimal::Decimal;
@@ -21,12 +22,25 @@ use serde::Deserialize;
 use wayfare_actors::{ActorError, Event};
 use wayfare_engine::booking::{By, Command, WalletChange};
 use wayfare_engine::payment::{self, CheckoutOrder};
-use wayfare_engine::{ErrorKey, UserId, WalletEntryType};
+use wayfare_engine::{ErrorKey, PaymentProvider, UserId, WalletEntryType};
 use wayfare_storage::{PaymentOrder, PaymentRecord, PaymentStatus};
 
 /// The gateways this server implements, by provider name (spec §3).
 pub const TEST_GATEWAY: &str = "test";
 pub const STRIPE_GATEWAY: &str = "stripe";
+
+/// The checkout links of the gateways this server implements.
+pub const TEST_CHECKOUT_LINK: &str = "/api/v1/payments/test/checkout";
+pub const STRIPE_CHECKOUT_LINK: &str = "/api/v1/payments/stripe/checkout";
+
+/// The provider list the app shows: the stored one, plus Stripe when it is
+/// configured and no stored entry names it.
+pub fn with_configured_gateways(mut providers: Vec<PaymentProvider>, config: &PaymentsConfig) -> Vec<PaymentProvider> {
+    if config.stripe.enabled() && !providers.iter().any(|provider| provider.name == STRIPE_GATEWAY) {
+        providers.push(PaymentProvider { name: STRIPE_GATEWAY.into(), link: STRIPE_CHECKOUT_LINK.into() });
+    }
+    providers
+}
 
 /// The checkout form of spec §7, as the web app posts it. Every field is
 /// read as text so a missing or malformed one is refused by name.

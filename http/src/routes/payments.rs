@@ -23,9 +23,9 @@ use wayfare_storage::{PaymentOrder, PaymentRecord, PaymentStatus};
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/api/v1/payments/test/checkout", post(test_checkout))
+        .route(payments::TEST_CHECKOUT_LINK, post(test_checkout))
         .route("/api/v1/payments/test/pay/{id}", get(test_page).post(test_settle))
-        .route("/api/v1/payments/stripe/checkout", post(stripe_checkout))
+        .route(payments::STRIPE_CHECKOUT_LINK, post(stripe_checkout))
         .route("/api/v1/payments/stripe/webhook", post(stripe_webhook))
 }
 

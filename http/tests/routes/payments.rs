@@ -399,6 +399,10 @@ async fn a_stripe_checkout_creates_a_session_and_its_replayed_webhook_confirms_o
     let app = app_with(stripe_config(&api_base), delivery).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let booking = payment_pending(&app).await;
+    // Configured, Stripe joins the providers the app offers.
+    let providers = app.get("/api/v1/payments/providers", None).await;
+    let stripe = providers.expect(200).as_array().unwrap().iter().find(|provider| provider["name"] == "stripe").cloned();
+    assert_eq!(stripe, Some(serde_json::json!({ "name": "stripe", "link": "/api/v1/payments/stripe/checkout" })));
     let call = stripe_checkout(&app, &calls, &rider, &booking.id.to_string(), booking.payableAmount).await;
 
     let minor = (booking.payableAmount * Decimal::from(100)).normalize();

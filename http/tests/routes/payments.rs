@@ -25,6 +25,14 @@ fn delivery(settings: &mut wayfare_engine::Settings) {
     settings.appcat = AppCategory::Delivery;
 }
 
+/// A delivery platform without auto-dispatch: a paid booking stays as the
+/// payment left it, so its version tells how often it changed.
+fn delivery_without_dispatch(settings: &mut wayfare_engine::Settings) {
+    delivery(settings);
+    settings.autoDispatch = false;
+}
+
+
 async fn app_with(payments: PaymentsConfig, change: impl FnOnce(&mut wayfare_engine::Settings)) -> TestApp {
     let mut setup = Setup::default();
     setup.config.payments = payments;
@@ -106,9 +114,13 @@ async fn ledger(app: &TestApp, user: UserId) -> Vec<Value> {
 
 // ---- the test gateway -------------------------------------------------------------------
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_test_gateway_payment_makes_a_prepaid_delivery_new_exactly_once() {
     let app = test_gateway_app(delivery).await;
+    // An Economy driver online by the pickup, to be offered the paid booking.
+    let driver = app.sign_in("driver1@demo.wayfare").await;
+    app.post("/api/v1/drivers/me/status", Some(&driver), serde_json::json!({ "driverActiveStatus": true })).await.expect(200);
+    app.post("/api/v1/drivers/me/location", Some(&driver), serde_json::json!({ "lat": 39.2825, "lng": -76.593 })).await.expect(200);
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let booking = payment_pending(&app).await;
     let page = test_checkout(&app, &rider, &booking.id.to_string(), booking.payableAmount).await;
@@ -119,19 +131,22 @@ async fn a_test_gateway_payment_makes_a_prepaid_delivery_new_exactly_once() {
     assert!(html.contains(">Pay</button>") && html.contains(">Fail</button>"), "{html}");
     assert!(html.contains(&format!("${:.2}", booking.payableAmount)), "{html}");
 
+    let mut events = app.events();
     let back = press(&app, &rider, &page, "pay").await;
     assert_eq!(redirect(&back), format!("/bookings?trip={}", booking.id), "back to the app, on this site");
     let paid = app.runtime().booking(booking.id).await.unwrap();
-    assert_eq!(paid.status, BookingStatus::New, "spec §4: a prepaid booking becomes NEW once paid");
+    assert_ne!(paid.status, BookingStatus::PaymentPending, "spec §4: a prepaid booking becomes NEW once paid");
     assert!(paid.prepaid);
     assert_eq!(paid.gateway.as_deref(), Some("test"));
     assert_eq!(paid.cardPaymentAmount, booking.payableAmount);
     assert!(paid.paymentPacket.is_some());
+    // NEW and dispatched: the dispatcher offers it to the drivers nearby.
+    app.wait_for_offer(&mut events, booking.id, driver.id).await;
 
     // Pressed again (a replay): refused, nothing changes.
     press(&app, &rider, &page, "pay").await.refused(409, "already_processed");
     let after = app.runtime().booking(booking.id).await.unwrap();
-    assert_eq!(after.version, paid.version);
+    assert_eq!((after.gateway.as_deref(), after.cardPaymentAmount), (Some("test"), booking.payableAmount));
     assert!(ledger(&app, rider.id).await.is_empty(), "a card prepayment moves no wallet money");
     // The page now says it is paid.
     assert!(app.get(&page, Some(&rider)).await.expect(200).as_str().unwrap().contains("Paid."));
@@ -396,7 +411,7 @@ async fn stripe_checkout(app: &TestApp, calls: &Mutex<Vec<StripeCall>>, who: &Se
 #[tokio::test]
 async fn a_stripe_checkout_creates_a_session_and_its_replayed_webhook_confirms_once() {
     let (api_base, calls) = fake_stripe().await;
-    let app = app_with(stripe_config(&api_base), delivery).await;
+    let app = app_with(stripe_config(&api_base), delivery_without_dispatch).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let booking = payment_pending(&app).await;
     // Configured, Stripe joins the providers the app offers.

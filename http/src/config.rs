@@ -74,7 +74,7 @@ pub struct S3Config {
 }
 
 /// Payment gateways (spec §3 payment providers, §7 checkout form).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct PaymentsConfig {
     /// Serve the built-in `test` gateway, whose page pays without money.
@@ -126,12 +126,6 @@ impl Default for S3Config {
             allow_http: false,
             virtual_hosted_style: false,
         }
-    }
-}
-
-impl Default for PaymentsConfig {
-    fn default() -> Self {
-        PaymentsConfig { test_gateway: false, public_url: None, stripe: StripeConfig::default() }
     }
 }
 

@@ -14,6 +14,8 @@ export default defineConfig({
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },
   server: {
+    // The dictionaries are the server's files (../http/assets/lang).
+    fs: { allow: ['.', '../http/assets/lang'] },
     proxy: {
       '/api': api,
       '/socket.io': { target: api, ws: true },

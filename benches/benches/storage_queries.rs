@@ -21,7 +21,7 @@ use wayfare_engine::Millis;
 use wayfare_storage::{BookingFilter, EarningsScope, PageRequest, Storage};
 
 /// Baltimore in winter: UTC−5.
-const UTC_OFFSET_MINUTES: i32 = -300;
+const UTC_OFFSET_MINUTES: i32 = wayfare_benches::storage_target::REPORT_UTC_OFFSET_MINUTES;
 /// December 2025 in Baltimore, as UTC instants.
 const MONTH_FROM: Millis = 1_764_565_200_000; // 2025-12-01T05:00:00Z
 const MONTH_UNTIL: Millis = 1_767_243_600_000; // 2026-01-01T05:00:00Z

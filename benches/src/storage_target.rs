@@ -15,6 +15,9 @@ use wayfare_storage::{Storage, StorageResult};
 /// Rows per bulk-import transaction.
 const BATCH: u64 = 10_000;
 
+/// The offset the benchmark city's reports are cut in (UTC−5).
+pub const REPORT_UTC_OFFSET_MINUTES: i32 = -300;
+
 pub enum BenchStorage {
     Sqlite(SqliteStorage),
     Postgres(PostgresStorage),
@@ -85,6 +88,15 @@ impl BenchStorage {
         }
     }
 
+    /// Keeps (or rebuilds) the monthly earnings roll-up in this offset.
+    pub async fn prepare_earnings_rollup(&self, utc_offset_minutes: i32) -> StorageResult<()> {
+        use wayfare_storage::Storage;
+        match self {
+            BenchStorage::Sqlite(storage) => storage.prepare_earnings_rollup(utc_offset_minutes).await,
+            BenchStorage::Postgres(storage) => storage.prepare_earnings_rollup(utc_offset_minutes).await,
+        }
+    }
+
     async fn import_bookings(&self, bookings: &[Booking]) -> StorageResult<()> {
         match self {
             BenchStorage::Sqlite(storage) => storage.import_bookings(bookings, crate::storage_data::END).await,
@@ -121,6 +133,9 @@ impl BenchStorage {
         generator.join().expect("user generator");
         let users_time = started.elapsed();
 
+        // The city reports in UTC−5; the monthly earnings roll-up is kept in
+        // that offset as bookings are imported.
+        self.prepare_earnings_rollup(REPORT_UTC_OFFSET_MINUTES).await?;
         let started = Instant::now();
         let (sender, mut receiver) = mpsc::channel::<Vec<Booking>>(2);
         let generator = std::thread::spawn(move || {

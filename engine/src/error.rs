@@ -115,6 +115,9 @@ error_keys! {
     FieldLocked => "field_locked", Forbidden;
     // Payments: a gateway webhook whose signature is forged, stale or missing.
     InvalidSignature => "invalid_signature", Invalid;
+    // Promos and languages: a code or locale that is taken.
+    PromoExists => "promo_exists", Conflict;
+    LanguageExists => "language_exists", Conflict;
 }
 
 impl std::fmt::Display for ErrorKey {

@@ -1,10 +1,62 @@
 //! Promo codes (spec §3, §5): whether one applies to an order, and the
 //! discount it gives.
 
-use crate::error::{DomainResult, ErrorKey};
+use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::model::{AmountType, Millis, Promo, PromoDetails};
 use crate::money;
 use rust_decimal::Decimal;
+
+/// The longest promo code we accept; codes are typed by riders.
+pub const MAX_PROMO_NAME: usize = 40;
+
+/// Checks a promo an admin adds or edits (spec §3 "Promo", §5): a code of
+/// letters, digits, `-` or `_` (riders type it), a positive discount (a
+/// percentage at most 100), a non-negative cap and minimum order, and a
+/// validity date. A new promo must still be valid at `now`; an edited one may
+/// keep a past date (to end it early). Every amount is rounded to
+/// `decimals`. Returns the promo with its name trimmed and upper-cased, so
+/// codes match whatever case riders type.
+pub fn validate(promo: &Promo, now: Millis, is_new: bool, decimals: u32) -> DomainResult<Promo> {
+    let invalid = |field: &'static str| DomainError::on_field(ErrorKey::InvalidInput, field);
+    let name = promo.promo_name.trim().to_uppercase();
+    let name_ok = !name.is_empty()
+        && name.chars().count() <= MAX_PROMO_NAME
+        && name.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_');
+    if !name_ok {
+        return Err(invalid("promo_name"));
+    }
+    let value = promo.promo_discount_value;
+    if value <= Decimal::ZERO || (promo.promo_discount_type == AmountType::Percentage && value > Decimal::ONE_HUNDRED) {
+        return Err(invalid("promo_discount_value"));
+    }
+    if promo.max_promo_discount_value < Decimal::ZERO {
+        return Err(invalid("max_promo_discount_value"));
+    }
+    if promo.min_order < Decimal::ZERO {
+        return Err(invalid("min_order"));
+    }
+    if promo.promo_validity <= 0 || (is_new && promo.promo_validity <= now) {
+        return Err(invalid("promo_validity"));
+    }
+    if promo.promo_description.chars().count() > 500 {
+        return Err(invalid("promo_description"));
+    }
+    for amount in [value, promo.max_promo_discount_value, promo.min_order] {
+        if money::round(amount, decimals) != amount {
+            return Err(ErrorKey::InvalidAmount.into());
+        }
+    }
+    Ok(Promo { promo_name: name, promo_description: promo.promo_description.trim().to_string(), ..promo.clone() })
+}
+
+/// Whether a rider may be shown this promo at `now` (spec §6: riders see the
+/// promos they can use): still valid, not used up, not used by them.
+pub fn usable(promo: &Promo, now: Millis, used_by_this_user: bool) -> bool {
+    promo.promo_discount_value > Decimal::ZERO
+        && now <= promo.promo_validity
+        && !used_by_this_user
+        && (promo.promo_usage_limit == 0 || promo.user_avail < promo.promo_usage_limit)
+}
 
 /// Checks that `promo` may be used by this user on an order of
 /// `order_amount` at `now`, and returns what the booking keeps of it.
@@ -113,6 +165,37 @@ mod tests {
     #[test]
     fn an_order_below_the_minimum_is_refused() {
         assert_eq!(check(&promo(AmountType::Flat, dec!(5), dec!(0)), dec!(9.99), 500, false).unwrap_err().key, ErrorKey::PromoMinOrder);
+    }
+
+    #[test]
+    fn a_new_promo_is_validated_field_by_field() {
+        let good = promo(AmountType::Percentage, dec!(15), dec!(5));
+        let checked = validate(&Promo { promo_name: " welcome-10 ".into(), ..good.clone() }, 500, true, 2).unwrap();
+        assert_eq!(checked.promo_name, "WELCOME-10");
+        let field = |changed: Promo, is_new: bool| validate(&changed, 500, is_new, 2).unwrap_err().field;
+        assert_eq!(field(Promo { promo_name: "  ".into(), ..good.clone() }, true), Some("promo_name"));
+        assert_eq!(field(Promo { promo_name: "TWO WORDS".into(), ..good.clone() }, true), Some("promo_name"));
+        assert_eq!(field(Promo { promo_discount_value: dec!(0), ..good.clone() }, true), Some("promo_discount_value"));
+        assert_eq!(field(Promo { promo_discount_value: dec!(100.5), ..good.clone() }, true), Some("promo_discount_value"));
+        assert_eq!(field(Promo { max_promo_discount_value: dec!(-1), ..good.clone() }, true), Some("max_promo_discount_value"));
+        assert_eq!(field(Promo { min_order: dec!(-1), ..good.clone() }, true), Some("min_order"));
+        assert_eq!(field(Promo { promo_validity: 400, ..good.clone() }, true), Some("promo_validity"));
+        // An edit may end a promo early; a flat promo may exceed 100.
+        assert!(validate(&Promo { promo_validity: 400, ..good.clone() }, 500, false, 2).is_ok());
+        let flat = Promo { promo_discount_type: AmountType::Flat, promo_discount_value: dec!(150), ..good.clone() };
+        assert!(validate(&flat, 500, true, 2).is_ok());
+        let fractional = Promo { promo_discount_value: dec!(1.005), ..good };
+        assert_eq!(validate(&fractional, 500, true, 2).unwrap_err().key, ErrorKey::InvalidAmount);
+    }
+
+    #[test]
+    fn riders_see_only_promos_they_can_still_use() {
+        let fresh = promo(AmountType::Flat, dec!(5), dec!(0));
+        assert!(usable(&fresh, 500, false));
+        assert!(!usable(&fresh, 1_001, false), "expired");
+        assert!(!usable(&fresh, 500, true), "already used by this rider");
+        assert!(!usable(&Promo { user_avail: 2, ..fresh.clone() }, 500, false), "used up");
+        assert!(usable(&Promo { user_avail: 2, promo_usage_limit: 0, ..fresh }, 500, false), "no limit");
     }
 
     proptest! {

@@ -698,6 +698,37 @@ pub fn parse_language_pairs(text: &str) -> DomainResult<BTreeMap<String, String>
         .map_err(|_| DomainError::on_field(ErrorKey::JsonError, "keyValuePairs"))
 }
 
+/// A language's name and locales as an admin enters them (spec §3
+/// "Language"): a name, a locale such as `en`, `ar` or `pt-BR` (letters,
+/// digits and `-`, starting with a 2–3 letter language code), and a date
+/// locale (the locale when empty). Returns the trimmed name, locale and date
+/// locale.
+pub fn validate_language(name: &str, locale: &str, date_locale: &str) -> DomainResult<(String, String, String)> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 60 {
+        return fail(ErrorKey::InvalidInput, "langName");
+    }
+    let is_locale = |text: &str| {
+        let mut parts = text.split(['-', '_']);
+        let language = parts.next().unwrap_or_default();
+        (2..=3).contains(&language.len())
+            && language.chars().all(|c| c.is_ascii_alphabetic())
+            && parts.all(|part| (1..=8).contains(&part.len()) && part.chars().all(|c| c.is_ascii_alphanumeric()))
+    };
+    let locale = locale.trim();
+    if !is_locale(locale) {
+        return fail(ErrorKey::InvalidInput, "langLocale");
+    }
+    let date_locale = match date_locale.trim() {
+        "" => locale,
+        given => given,
+    };
+    if !is_locale(date_locale) {
+        return fail(ErrorKey::InvalidInput, "dateLocale");
+    }
+    Ok((name.to_string(), locale.to_string(), date_locale.to_string()))
+}
+
 /// The image formats we accept, told apart by content rather than file name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -1496,6 +1527,20 @@ mod tests {
     }
 
     // ---- Languages, images, ratings, chat, cancellation -------------------
+
+    #[test]
+    fn a_language_needs_a_name_and_well_formed_locales() {
+        assert_eq!(
+            validate_language(" Français ", "fr", "").unwrap(),
+            ("Français".to_string(), "fr".to_string(), "fr".to_string())
+        );
+        assert!(validate_language("Português", "pt-BR", "pt-br").is_ok());
+        assert_eq!(failure(validate_language(" ", "fr", "fr")), (ErrorKey::InvalidInput, Some("langName")));
+        for locale in ["", "f", "french language", "fr--", "12"] {
+            assert_eq!(failure(validate_language("X", locale, "fr")), (ErrorKey::InvalidInput, Some("langLocale")), "{locale:?}");
+        }
+        assert_eq!(failure(validate_language("X", "fr", "f r")), (ErrorKey::InvalidInput, Some("dateLocale")));
+    }
 
     #[test]
     fn language_pairs_must_be_a_json_object_of_strings() {

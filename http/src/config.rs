@@ -29,6 +29,8 @@ pub struct Config {
     pub maps: wayfare_maps::MapsConfig,
     pub files: FilesConfig,
     pub payments: PaymentsConfig,
+    pub reports: ReportsConfig,
+    pub push: PushConfig,
 }
 
 /// Uploaded images (profile photos, licences, car type images, parcel photos).
@@ -135,6 +137,49 @@ impl Default for StripeConfig {
     }
 }
 
+/// A push service (docs/configuration.md `[push]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PushKind {
+    /// The Expo push API, for the mobile apps' `ExponentPushToken[…]` tokens.
+    Expo,
+    /// Web Push with VAPID, for browsers' push subscriptions.
+    Webpush,
+}
+
+/// Notifications to devices. With no sender, notifications are in-app only
+/// (over the socket) and nothing leaves the machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PushConfig {
+    /// The push services to use, e.g. `["expo", "webpush"]`; empty for none.
+    pub senders: Vec<PushKind>,
+    /// Where Expo push messages are POSTed.
+    pub expo_url: String,
+    /// An Expo access token, when the Expo project requires one.
+    pub expo_access_token: Option<String>,
+    /// The VAPID `sub` claim: a `mailto:` or `https:` contact for push services.
+    pub web_push_subject: String,
+    /// The VAPID private key file; `vapid_private_key` in the data directory
+    /// by default, generated at first start.
+    pub vapid_key_file: Option<PathBuf>,
+    /// Accept plain-http push endpoints (local push servers and tests only).
+    pub web_push_allow_http: bool,
+}
+
+impl Default for PushConfig {
+    fn default() -> Self {
+        PushConfig {
+            senders: Vec::new(),
+            expo_url: "https://exp.host/--/api/v2/push/send".into(),
+            expo_access_token: None,
+            web_push_subject: "mailto:admin@wayfare.local".into(),
+            vapid_key_file: None,
+            web_push_allow_http: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AuthConfig {
@@ -180,6 +225,23 @@ pub struct RealtimeConfig {
     pub drivers_feed_ms: u64,
 }
 
+/// The platform's reporting time zone, as a fixed offset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReportsConfig {
+    /// Minutes east of UTC that earnings months are cut in (e.g. -300 for
+    /// UTC−5). The monthly earnings roll-up is kept in this offset and is
+    /// rebuilt from the bookings at start when it changes; every server on
+    /// one database must use the same value.
+    pub utc_offset_minutes: i32,
+}
+
+impl Default for ReportsConfig {
+    fn default() -> Self {
+        ReportsConfig { utc_offset_minutes: 0 }
+    }
+}
+
 /// The demo city's size and dispatch policy. Read only when the demo is
 /// seeded, i.e. on the first `--demo` start on an empty database; later
 /// starts keep what the database holds.
@@ -215,6 +277,8 @@ impl Default for Config {
             maps: wayfare_maps::MapsConfig::default(),
             files: FilesConfig::default(),
             payments: PaymentsConfig::default(),
+            reports: ReportsConfig::default(),
+            push: PushConfig::default(),
         }
     }
 }
@@ -306,6 +370,11 @@ impl Config {
         self.data_dir.join("uploads")
     }
 
+    /// Where the Web Push VAPID private key is kept.
+    pub fn vapid_key_path(&self) -> PathBuf {
+        self.push.vapid_key_file.clone().unwrap_or_else(|| self.data_dir.join("vapid_private_key"))
+    }
+
     pub fn ui_index(&self) -> Option<PathBuf> {
         let index = self.ui_dir.join("index.html");
         Path::new(&index).exists().then_some(index)
@@ -315,6 +384,17 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_services_are_chosen_in_the_file() {
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("wayfare.toml");
+        std::fs::write(&file, "data_dir = \"/var/lib/wayfare\"\n[push]\nsenders = [\"expo\", \"webpush\"]\nweb_push_subject = \"mailto:ops@example.com\"\n").unwrap();
+        let config = Config::load(&Overrides { config_file: Some(file), ..Overrides::default() }).unwrap();
+        assert_eq!(config.push.senders, [PushKind::Expo, PushKind::Webpush]);
+        assert_eq!(config.push.web_push_subject, "mailto:ops@example.com");
+        assert_eq!(config.vapid_key_path(), PathBuf::from("/var/lib/wayfare/vapid_private_key"));
+    }
 
     #[test]
     fn defaults_listen_on_8080_with_sqlite_in_the_data_dir() {
@@ -338,6 +418,7 @@ mod tests {
         assert_eq!(config.auth.code_ttl_secs, 60);
         assert!(config.demo && config.delivery.dev_outbox, "demo turns the dev outbox on");
         assert!(config.payments.test_gateway, "and the test payment gateway");
+        assert!(config.push.senders.is_empty(), "no push service unless configured");
         let overrides = Overrides { database_url: Some("postgres://db/wayfare".into()), ..Overrides::default() };
         assert_eq!(Config::load(&overrides).unwrap().storage_url(), "postgres://db/wayfare");
     }

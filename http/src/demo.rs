@@ -164,6 +164,7 @@ pub async fn seed(storage: &dyn Storage) -> anyhow::Result<()> {
 
 /// Seeds the demo city with `options`' size and dispatch policy.
 pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyhow::Result<()> {
+    crate::messages::seed_languages(storage, 0).await?;
     if storage.user_by_email(ADMIN_EMAIL).await?.is_some() {
         tracing::info!("demo city already seeded");
         return Ok(());

@@ -98,15 +98,39 @@ struct Body<'a> {
 #[derive(Serialize)]
 struct Detail<'a> {
     code: &'a str,
-    message: String,
+    message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     field: Option<&'a str>,
+}
+
+/// An error answer as rendered, kept in the response's extensions so the
+/// `crate::i18n::localize` middleware can render it again in the reader's
+/// language (an `IntoResponse` cannot see the request).
+#[derive(Debug, Clone)]
+pub struct ErrorRendered {
+    pub code: &'static str,
+    pub message: String,
+    pub field: Option<&'static str>,
+}
+
+impl ErrorRendered {
+    pub fn with_message(self, message: String) -> Self {
+        ErrorRendered { message, ..self }
+    }
+}
+
+impl IntoResponse for ErrorRendered {
+    fn into_response(self) -> Response {
+        let body = Body { error: Detail { code: self.code, message: &self.message, field: self.field } };
+        let mut response = Json(body).into_response();
+        response.extensions_mut().insert(self);
+        response
+    }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let messages = Messages::english();
         let (code, field) = match &self {
             ApiError::Domain(error) => (error.key.as_str(), error.field),
             ApiError::Internal(detail) => {
@@ -118,7 +142,8 @@ impl IntoResponse for ApiError {
                 ("unavailable", None)
             }
         };
-        let message = messages.text(code).to_string();
-        (status, Json(Body { error: Detail { code, message, field } })).into_response()
+        // English here; `crate::i18n::localize` switches to the reader's language.
+        let message = Messages::english().text(code).to_string();
+        (status, ErrorRendered { code, message, field }).into_response()
     }
 }

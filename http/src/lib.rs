@@ -11,8 +11,10 @@ pub mod demo;
 pub mod error;
 pub mod extract;
 pub mod files;
+pub mod i18n;
 pub mod messages;
 pub mod metrics;
+pub mod notify;
 pub mod openapi;
 pub mod payments;
 pub mod present;
@@ -57,6 +59,10 @@ fn routes(state: AppState) -> Router {
         // files and payments (issue 6)
         .merge(routes::files::router())
         .merge(routes::payments::router())
+        // promos, notifications, languages
+        .merge(routes::promos::router())
+        .merge(routes::notifications::router())
+        .merge(routes::languages::router())
         .merge(crate::metrics::router())
         .merge(openapi::router());
     // Unknown API paths answer in the API's error shape; anything else is
@@ -66,6 +72,8 @@ fn routes(state: AppState) -> Router {
         .fallback(move |request: axum::extract::Request| fallback(files.clone(), request))
         .method_not_allowed_fallback(method_not_allowed);
     crate::metrics::install();
+    // Error messages in the reader's language.
+    router = router.layer(axum::middleware::from_fn_with_state(state.clone(), crate::i18n::localize));
     // Last, so it wraps every route above and sees the matched route.
     router.layer(axum::middleware::from_fn(crate::metrics::track)).with_state(state)
 }
@@ -127,6 +135,11 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     if config.demo {
         demo::seed_with(storage.as_ref(), &config.demo_seed).await?;
     }
+    storage.prepare_earnings_rollup(config.reports.utc_offset_minutes).await?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as i64;
+    messages::seed_languages(storage.as_ref(), now).await?;
+    // Before anything starts: a push service that cannot start stops the server.
+    let notifier = notify::Notifier::from_config(&config)?;
     let runtime = Runtime::start(storage, Arc::new(SystemClock), RuntimeOptions::default()).await?;
     let deliveries = Deliveries::from_config(&config.delivery)?;
     if deliveries.outbox.is_some() {
@@ -138,7 +151,7 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
         tracing::warn!("the test payment gateway is ON: its page marks payments paid without money; never use this in production");
     }
     crate::metrics::observe_dispatch(&runtime);
-    Ok(AppState::with_file_store(config, runtime, deliveries, maps, files))
+    Ok(AppState::from_parts(config, runtime, deliveries, maps, notifier, files))
 }
 
 /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and stops the actors.

@@ -3,7 +3,7 @@
 //! (spec §6). The REST routes and the Socket.IO events both present through
 //! here, so a socket never shows more than the same user's GET would.
 
-use crate::messages::Messages;
+use crate::i18n::Localizer;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use wayfare_engine::booking::{NOTIFICATION_TITLE_KEY, NoticeKey};
@@ -73,18 +73,30 @@ pub fn offer(booking: &Booking, driver: &Principal, settings: &Settings, deadlin
     })
 }
 
-/// An in-app notification: the notice's English text under the app's title,
-/// on the push channel the settings choose (spec §7: `bookings-repeat` when
-/// the car horn repeats).
-pub fn notification(key: NoticeKey, booking: Option<BookingId>, settings: &Settings) -> Value {
-    let messages = Messages::english();
-    let channel = if settings.CarHornRepeat { "bookings-repeat" } else { "bookings" };
+/// An in-app booking notice: its text in the receiver's language under the
+/// notification title, on the push channel the settings choose (spec §7:
+/// `bookings-repeat` when the car horn repeats), with the screen it opens.
+pub fn notification(key: NoticeKey, booking: Option<BookingId>, settings: &Settings, texts: &Localizer) -> Value {
+    let target = crate::notify::screen_of(key, booking);
     json!({
         "key": key.as_str(),
-        "title": messages.text(NOTIFICATION_TITLE_KEY),
-        "body": messages.text(key.as_str()),
+        "title": texts.text(NOTIFICATION_TITLE_KEY),
+        "body": texts.text(key.as_str()),
         "booking": booking,
-        "channel": channel,
+        "channel": crate::notify::channel(settings),
+        "screen": target.get("screen"),
+        "params": target.get("params"),
+    })
+}
+
+/// A broadcast from the admin panel as users' sockets get it.
+pub fn broadcast(notification: &wayfare_engine::Notification) -> Value {
+    json!({
+        "key": "broadcast",
+        "id": notification.id,
+        "title": notification.title,
+        "body": notification.body,
+        "createdAt": notification.createdAt,
     })
 }
 
@@ -222,15 +234,19 @@ mod tests {
     }
 
     #[test]
-    fn a_notification_has_english_texts_and_the_push_channel() {
+    fn a_notification_has_the_readers_texts_and_the_push_channel() {
+        use crate::messages::Messages;
         let booking = BookingId::from_u128(9);
-        let plain = notification(NoticeKey::DriverArrived, Some(booking), &Settings::default());
+        let plain = notification(NoticeKey::DriverArrived, Some(booking), &Settings::default(), &Localizer::english());
         assert_eq!(plain["key"], "driver_arrived");
         assert_eq!(plain["title"], Messages::english().text(NOTIFICATION_TITLE_KEY));
         assert_eq!(plain["body"], Messages::english().text("driver_arrived"));
         assert_eq!(plain["booking"], serde_json::json!(booking));
         assert_eq!(plain["channel"], "bookings");
         let horn = Settings { CarHornRepeat: true, ..Settings::default() };
-        assert_eq!(notification(NoticeKey::AcceptBookingRequest, None, &horn)["channel"], "bookings-repeat");
+        assert_eq!(notification(NoticeKey::AcceptBookingRequest, None, &horn, &Localizer::english())["channel"], "bookings-repeat");
+        assert_eq!(plain["screen"], "BookedCab");
+        let french = crate::i18n::LanguageSet::new(&crate::messages::bundled_languages(0)).localizer(["fr"]);
+        assert_eq!(notification(NoticeKey::DriverArrived, Some(booking), &Settings::default(), &french)["body"], "Votre chauffeur est arrivé.");
     }
 }

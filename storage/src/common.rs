@@ -244,6 +244,7 @@ pub(crate) enum Bind {
     Text(String),
     OptText(Option<String>),
     OptFloat(Option<f64>),
+    OptInt(Option<i64>),
     /// A JSON document, serialised once (TEXT on SQLite, JSONB on PostgreSQL).
     Json(Box<sqlx::types::JsonRawValue>),
 }
@@ -482,7 +483,11 @@ impl UserRow {
 }
 
 /// The columns every user query selects, in [`UserRow`]'s order.
-pub(crate) const USER_COLUMNS: &str = "u.wallet_balance_micros, u.queue, u.driver_active, u.lat, u.lng, u.doc";
+/// A driver's position is the runtime's latest write-behind in
+/// `driver_positions` when there is one, else the one saved with the account.
+pub(crate) const USER_COLUMNS: &str = "u.wallet_balance_micros, u.queue, u.driver_active, \
+     COALESCE((SELECT p.lat FROM driver_positions p WHERE p.user_id = u.id), u.lat) AS lat, \
+     COALESCE((SELECT p.lng FROM driver_positions p WHERE p.user_id = u.id), u.lng) AS lng, u.doc";
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct PromoRow {

@@ -11,6 +11,7 @@
 
 mod common;
 mod error;
+mod rollup;
 mod types;
 
 pub use error::{StorageError, StorageResult};
@@ -189,6 +190,12 @@ pub trait Storage: Send + Sync + 'static {
     /// Spec §3 earnings rows, summed in SQL by the rules of `engine::earnings`.
     async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>>;
     async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>>;
+    /// Cuts the monthly earnings roll-up in this offset (minutes east of
+    /// UTC), rebuilding it from the bookings when the offset changes or it
+    /// does not hold every booking yet (after a migration or a bulk load).
+    /// Scopes in this offset over whole months are then answered from the
+    /// roll-up; others are summed from the bookings, with the same result.
+    async fn prepare_earnings_rollup(&self, utc_offset_minutes: i32) -> StorageResult<()>;
 
     /// The driver's average and details after a rating (for the live views).
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>>;

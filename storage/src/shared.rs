@@ -17,6 +17,7 @@
 use super::{BACKEND, BackendDialect as D, Db, Store};
 use crate::Storage;
 use crate::common::*;
+use crate::rollup::{self, Counted, EarningsPart, PartColumns, RollupRow};
 use crate::error::{StorageError, StorageResult};
 use crate::types::*;
 use async_trait::async_trait;
@@ -48,6 +49,7 @@ fn built(builder: SqlBuilder) -> Query {
             Bind::Text(value) => query.bind(value),
             Bind::OptText(value) => query.bind(value),
             Bind::OptFloat(value) => query.bind(value),
+            Bind::OptInt(value) => query.bind(value),
             Bind::Json(value) => query.bind(value),
         };
     }
@@ -105,6 +107,10 @@ fn json<T: serde::Serialize>(value: &T) -> StorageResult<Bind> {
     let raw = serde_json::value::to_raw_value(value).map_err(|error| StorageError::Corrupt(error.to_string()))?;
     Ok(Bind::Json(raw))
 }
+
+/// Positions per statement in `save_locations`: 3 values each, well under
+/// both backends' limit on bound values.
+const POSITION_CHUNK: usize = 500;
 
 fn found<T>(value: Option<T>) -> StorageResult<T> {
     value.ok_or(StorageError::NotFound)
@@ -679,6 +685,17 @@ impl Store {
             },
         )
         .await?;
+        if let Some(offset) = rollup_offset(&mut tx).await? {
+            let mut folded = rollup::Fold::default();
+            for booking in bookings {
+                if let Some(part) = EarningsPart::of(&part_columns(booking)?, offset) {
+                    folded.add(&part);
+                }
+            }
+            for chunk in folded.into_rows().chunks(500) {
+                upsert_rollup(&mut tx, chunk).await?;
+            }
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -784,7 +801,35 @@ impl Store {
         fetch_all(&self.pool, builder).await
     }
 
-    async fn earnings_groups(&self, scope: &EarningsScope, counted: &'static str) -> StorageResult<Vec<EarningsGroup>> {
+    async fn earnings_groups(&self, scope: &EarningsScope, counted: Counted) -> StorageResult<Vec<EarningsGroup>> {
+        let rollup_offset = rollup_offset(&mut *self.pool.acquire().await?).await?;
+        if let Some(months) = rollup_offset.and_then(|offset| rollup::months_of(scope, offset)) {
+            let mut builder = SqlBuilder::new(
+                "SELECT e.ym, e.driver, e.rides, e.driver_share, e.trip_cost, e.convenience_fee, e.discount_amount,
+                        e.customer_paid, e.charged_cancellations, e.cancellation_fee,
+                        e.ride_latest_tripdate, e.ride_latest_id, e.ride_driver_name, e.ride_vehicle_number,
+                        e.latest_tripdate, e.latest_id, e.driver_name, e.vehicle_number
+                 FROM earnings_months e WHERE TRUE",
+            );
+            if let Some((first, last)) = months {
+                builder.push_bind(" AND e.ym BETWEEN ", Bind::Int(first)).push_bind(" AND ", Bind::Int(last));
+            }
+            if let Some(fleetadmin) = scope.fleetadmin {
+                builder.push_bind(" AND e.fleet = ", Bind::Uuid(fleetadmin.0));
+            }
+            if let Some(driver) = scope.driver {
+                builder.push_bind(" AND e.driver = ", Bind::Uuid(driver.0));
+            }
+            builder.push(" ORDER BY e.ym, e.driver");
+            let rows: Vec<RollupRow> = fetch_all(&self.pool, builder).await?;
+            let mut groups = rollup::groups_of(rows, counted);
+            sort_earnings(&mut groups);
+            return Ok(groups);
+        }
+        let counted = match counted {
+            Counted::Rides => EARNINGS_RIDES,
+            Counted::Reported => EARNINGS_REPORTED,
+        };
         let (offset_ms, first_placeable, last_placeable) = earnings_bounds(scope.utc_offset_minutes);
         let mut builder = SqlBuilder::new(EARNINGS_COUNTED);
         builder.binds = vec![Bind::Int(offset_ms), Bind::Int(first_placeable), Bind::Int(last_placeable)];
@@ -810,6 +855,162 @@ impl Store {
         sort_earnings(&mut groups);
         Ok(groups)
     }
+}
+
+// ---- the monthly earnings roll-up (see rollup.rs) ----------------------------
+
+const PART_COLUMNS: &str = "SELECT b.id, b.status, b.tripdate, b.driver, b.fleetadmin, b.driver_name, b.vehicle_number,
+        b.driver_share_micros, b.trip_cost_micros, b.convenience_fees_micros, b.discount_amount_micros,
+        b.customer_paid_micros, b.cancellation_fee_micros
+    FROM bookings b";
+
+/// The roll-up's offset when it holds every booking, else `None`.
+async fn rollup_offset(conn: &mut Conn) -> StorageResult<Option<i32>> {
+    let row: Option<(i32, bool)> =
+        sqlx::query_as("SELECT utc_offset_minutes, built FROM earnings_rollup WHERE id = 1")
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(row.and_then(|(offset, built)| built.then_some(offset)))
+}
+
+async fn read_part_columns(conn: &mut Conn, id: Uuid) -> StorageResult<Option<PartColumns>> {
+    let mut builder = SqlBuilder::new(PART_COLUMNS);
+    builder.push_bind(" WHERE b.id = ", Bind::Uuid(id));
+    Ok(built(builder).try_map(|row| PartColumns::from_row(&row)).fetch_optional(&mut *conn).await?)
+}
+
+fn part_columns(booking: &Booking) -> StorageResult<PartColumns> {
+    let columns = BookingColumns::of(booking)?;
+    Ok(PartColumns {
+        id: booking.id.0,
+        status: columns.status.to_string(),
+        tripdate: booking.tripdate,
+        driver: booking.driver.map(|driver| driver.0),
+        fleetadmin: booking.fleetadmin.map(|fleetadmin| fleetadmin.0),
+        driver_name: booking.driver_name.clone(),
+        vehicle_number: booking.vehicle_number.clone(),
+        driver_share_micros: columns.driver_share,
+        trip_cost_micros: columns.trip_cost,
+        convenience_fees_micros: columns.convenience_fees,
+        discount_amount_micros: columns.discount_amount,
+        customer_paid_micros: columns.customer_paid,
+        cancellation_fee_micros: columns.cancellation_fee,
+    })
+}
+
+/// Moves a booking's part in the roll-up from what it was to what it is, in
+/// the booking's transaction. Bookings that count for nothing cost one read.
+async fn update_rollup(conn: &mut Conn, before: Option<&PartColumns>, after: &PartColumns) -> StorageResult<()> {
+    let counts = |columns: &PartColumns| EarningsPart::of(columns, 0).is_some();
+    if !before.is_some_and(counts) && !counts(after) {
+        return Ok(());
+    }
+    let Some(offset) = rollup_offset(conn).await? else { return Ok(()) };
+    let old = before.and_then(|columns| EarningsPart::of(columns, offset));
+    let new = EarningsPart::of(after, offset);
+    if old == new {
+        return Ok(());
+    }
+    if let Some(old) = &old {
+        upsert_rollup(conn, &[rollup::RollupAdd::of(old, -1)]).await?;
+    }
+    if let Some(new) = &new {
+        upsert_rollup(conn, &[rollup::RollupAdd::of(new, 1)]).await?;
+    }
+    Ok(())
+}
+
+/// Adds rows to the roll-up; a row already there takes the sums and, when
+/// the added booking is later (trip date, then id), its name and vehicle.
+async fn upsert_rollup(conn: &mut Conn, rows: &[rollup::RollupAdd]) -> StorageResult<()> {
+    let mut builder = SqlBuilder::new(
+        "INSERT INTO earnings_months (ym, driver, fleet, rides, driver_share, trip_cost, convenience_fee,
+            discount_amount, customer_paid, charged_cancellations, cancellation_fee,
+            ride_latest_tripdate, ride_latest_id, ride_driver_name, ride_vehicle_number,
+            latest_tripdate, latest_id, driver_name, vehicle_number) VALUES ",
+    );
+    for (index, row) in rows.iter().enumerate() {
+        builder.push(if index == 0 { "(" } else { ", (" });
+        builder.bind(Bind::Int(row.ym));
+        builder.push_bind(", ", Bind::Uuid(row.driver));
+        builder.push_bind(", ", Bind::Uuid(row.fleet));
+        for value in [
+            row.rides,
+            row.driver_share,
+            row.trip_cost,
+            row.convenience_fee,
+            row.discount_amount,
+            row.customer_paid,
+            row.charged_cancellations,
+            row.cancellation_fee,
+        ] {
+            builder.push_bind(", ", Bind::Int(value));
+        }
+        for latest in [&row.ride_latest, &row.latest] {
+            builder.push_bind(", ", Bind::OptInt(latest.as_ref().map(|latest| latest.tripdate)));
+            builder.push_bind(", ", Bind::OptUuid(latest.as_ref().map(|latest| latest.id)));
+            builder.push_bind(", ", Bind::OptText(latest.as_ref().map(|latest| latest.driver_name.clone())));
+            builder.push_bind(", ", Bind::OptText(latest.as_ref().map(|latest| latest.vehicle_number.clone())));
+        }
+        builder.push(")");
+    }
+    builder.push(ROLLUP_CONFLICT);
+    built(builder).execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// The sums add up; the names follow the later booking. In `SET`, every
+/// expression sees the row as it was, so the order of the columns is free.
+const ROLLUP_CONFLICT: &str = "
+ ON CONFLICT (ym, driver, fleet) DO UPDATE SET
+    rides = earnings_months.rides + excluded.rides,
+    driver_share = earnings_months.driver_share + excluded.driver_share,
+    trip_cost = earnings_months.trip_cost + excluded.trip_cost,
+    convenience_fee = earnings_months.convenience_fee + excluded.convenience_fee,
+    discount_amount = earnings_months.discount_amount + excluded.discount_amount,
+    customer_paid = earnings_months.customer_paid + excluded.customer_paid,
+    charged_cancellations = earnings_months.charged_cancellations + excluded.charged_cancellations,
+    cancellation_fee = earnings_months.cancellation_fee + excluded.cancellation_fee,
+    ride_latest_tripdate = CASE WHEN excluded.ride_latest_tripdate IS NOT NULL AND (earnings_months.ride_latest_tripdate IS NULL OR excluded.ride_latest_tripdate > earnings_months.ride_latest_tripdate OR (excluded.ride_latest_tripdate = earnings_months.ride_latest_tripdate AND excluded.ride_latest_id >= earnings_months.ride_latest_id)) THEN excluded.ride_latest_tripdate ELSE earnings_months.ride_latest_tripdate END,
+    ride_latest_id = CASE WHEN excluded.ride_latest_tripdate IS NOT NULL AND (earnings_months.ride_latest_tripdate IS NULL OR excluded.ride_latest_tripdate > earnings_months.ride_latest_tripdate OR (excluded.ride_latest_tripdate = earnings_months.ride_latest_tripdate AND excluded.ride_latest_id >= earnings_months.ride_latest_id)) THEN excluded.ride_latest_id ELSE earnings_months.ride_latest_id END,
+    ride_driver_name = CASE WHEN excluded.ride_latest_tripdate IS NOT NULL AND (earnings_months.ride_latest_tripdate IS NULL OR excluded.ride_latest_tripdate > earnings_months.ride_latest_tripdate OR (excluded.ride_latest_tripdate = earnings_months.ride_latest_tripdate AND excluded.ride_latest_id >= earnings_months.ride_latest_id)) THEN excluded.ride_driver_name ELSE earnings_months.ride_driver_name END,
+    ride_vehicle_number = CASE WHEN excluded.ride_latest_tripdate IS NOT NULL AND (earnings_months.ride_latest_tripdate IS NULL OR excluded.ride_latest_tripdate > earnings_months.ride_latest_tripdate OR (excluded.ride_latest_tripdate = earnings_months.ride_latest_tripdate AND excluded.ride_latest_id >= earnings_months.ride_latest_id)) THEN excluded.ride_vehicle_number ELSE earnings_months.ride_vehicle_number END,
+    latest_tripdate = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.latest_tripdate ELSE earnings_months.latest_tripdate END,
+    latest_id = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.latest_id ELSE earnings_months.latest_id END,
+    driver_name = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.driver_name ELSE earnings_months.driver_name END,
+    vehicle_number = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.vehicle_number ELSE earnings_months.vehicle_number END";
+
+/// Recomputes the roll-up from every booking, in pages by id, folding in
+/// memory (one entry per driver-month) and writing in multi-row inserts.
+async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResult<()> {
+    sqlx::query("DELETE FROM earnings_months").execute(&mut *conn).await?;
+    let mut folded = rollup::Fold::default();
+    let mut after: Option<Uuid> = None;
+    loop {
+        let mut builder = SqlBuilder::new(PART_COLUMNS);
+        builder.push(" WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE', 'CANCELLED')");
+        if let Some(after) = after {
+            builder.push_bind(" AND b.id > ", Bind::Uuid(after));
+        }
+        builder.push(" ORDER BY b.id LIMIT 20000");
+        let rows: Vec<PartColumns> = fetch_all(&mut *conn, builder).await?;
+        let Some(last) = rows.last() else { break };
+        after = Some(last.id);
+        for columns in &rows {
+            if let Some(part) = EarningsPart::of(columns, utc_offset_minutes) {
+                folded.add(&part);
+            }
+        }
+    }
+    let rows = folded.into_rows();
+    for chunk in rows.chunks(500) {
+        upsert_rollup(conn, chunk).await?;
+    }
+    sqlx::query("UPDATE earnings_rollup SET utc_offset_minutes = $1, built = TRUE WHERE id = 1")
+        .bind(utc_offset_minutes)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }
 
 fn user_rows(rows: Vec<UserRow>) -> Vec<User> {
@@ -1097,14 +1298,25 @@ impl Storage for Store {
         let mut ordered: Vec<&(UserId, LatLng)> = positions.iter().collect();
         ordered.sort_by_key(|(user, _)| *user);
         let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
-        for (user, location) in ordered {
-            sqlx::query("UPDATE users SET lat = $1, lng = $2, updated_at = $3 WHERE id = $4")
-                .bind(location.lat)
-                .bind(location.lng)
-                .bind(now)
-                .bind(user.0)
-                .execute(&mut *tx)
-                .await?;
+        // One statement per chunk; positions of accounts deleted meanwhile are skipped.
+        for chunk in ordered.chunks(POSITION_CHUNK) {
+            let mut builder = SqlBuilder::new("WITH v (id, lat, lng) AS (VALUES ");
+            for (index, (user, location)) in chunk.iter().enumerate() {
+                builder.push(if index == 0 { "(" } else { ", (" });
+                builder.push_bind("", Bind::Uuid(user.0));
+                builder.push_bind(", ", Bind::OptFloat(Some(location.lat)));
+                builder.push_bind(", ", Bind::OptFloat(Some(location.lng)));
+                builder.push(")");
+            }
+            builder.push_bind(
+                ") INSERT INTO driver_positions (user_id, lat, lng, updated_at) SELECT v.id, v.lat, v.lng, ",
+                Bind::Int(now),
+            );
+            builder.push(
+                " FROM v WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = v.id)
+                 ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lng = excluded.lng, updated_at = excluded.updated_at",
+            );
+            built(builder).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -1113,7 +1325,8 @@ impl Storage for Store {
     async fn online_drivers(&self) -> StorageResult<Vec<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
         builder.push(USER_COLUMNS).push(
-            " FROM users u WHERE u.driver_active AND u.role = 'driver' AND u.lat IS NOT NULL AND u.lng IS NOT NULL
+            " FROM users u WHERE u.driver_active AND u.role = 'driver'
+               AND (u.lat IS NOT NULL OR EXISTS (SELECT 1 FROM driver_positions p WHERE p.user_id = u.id))
              ORDER BY u.id",
         );
         Ok(user_rows(fetch_all(&self.pool, builder).await?))
@@ -1130,6 +1343,10 @@ impl Storage for Store {
         now: Millis,
     ) -> StorageResult<Committed> {
         let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let before = match expected_version {
+            Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
+            None => None,
+        };
         let version = match expected_version {
             None => {
                 insert_booking(&mut tx, booking, now).await?;
@@ -1140,6 +1357,7 @@ impl Storage for Store {
                 expected + 1
             }
         };
+        update_rollup(&mut tx, before.as_ref(), &part_columns(booking)?).await?;
         replace_offers(&mut tx, booking, expected_version.is_none(), now).await?;
         lock_users(&mut tx, &users_touched(effects)).await?;
         let balances = apply_effects(&mut tx, booking.id, effects, now).await?;
@@ -1840,14 +2058,26 @@ impl Storage for Store {
 
     #[instrument(skip_all)]
     async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>> {
-        let groups = self.earnings_groups(scope, EARNINGS_RIDES).await?;
+        let groups = self.earnings_groups(scope, Counted::Rides).await?;
         Ok(groups.iter().map(|group| group.earnings_row(scope.decimals)).collect())
     }
 
     #[instrument(skip_all)]
     async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>> {
-        let groups = self.earnings_groups(scope, EARNINGS_REPORTED).await?;
+        let groups = self.earnings_groups(scope, Counted::Reported).await?;
         Ok(groups.iter().map(|group| group.report_row(scope.decimals)).collect())
+    }
+
+    #[instrument(skip(self))]
+    async fn prepare_earnings_rollup(&self, utc_offset_minutes: i32) -> StorageResult<()> {
+        wayfare_engine::timefmt::validate_utc_offset(utc_offset_minutes).map_err(|_| StorageError::Invalid("utc_offset_minutes"))?;
+        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        if rollup_offset(&mut tx).await? == Some(utc_offset_minutes) {
+            return Ok(());
+        }
+        rebuild_rollup(&mut tx, utc_offset_minutes).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>> {

@@ -54,6 +54,7 @@ backend_suite!(
     active_bookings_are_all_but_complete_and_cancelled,
     earnings_match_a_hand_computed_case,
     earnings_in_sql_match_the_engine,
+    the_earnings_rollup_follows_committed_bookings,
     tracking_points_append_and_read_latest_and_in_order,
     chat_messages_are_marked_read_once,
     promos_round_trip_and_count_their_users,
@@ -1516,6 +1517,105 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
     let report = fixture.earnings_report(&scope).await.unwrap();
     assert_eq!(report, earnings::earnings_report(&december, 60, 2));
     assert!(!report.is_empty() && report.iter().all(|row| (row.earnings.year, row.earnings.month) == (2026, 12)));
+
+    // The same answers once the monthly roll-up is cut at +01:00 (rebuilt
+    // from the bookings): whole months in that offset come from the roll-up,
+    // everything else from the bookings.
+    fixture.prepare_earnings_rollup(60).await.unwrap();
+    assert_eq!(fixture.earnings_report(&scope).await.unwrap(), report);
+    for offset in [0, 60, -300] {
+        let scope = EarningsScope { utc_offset_minutes: offset, decimals: 2, ..EarningsScope::default() };
+        assert_eq!(fixture.driver_earnings(&scope).await.unwrap(), earnings::driver_earnings(&inputs, offset, 2));
+        assert_eq!(fixture.earnings_report(&scope).await.unwrap(), earnings::earnings_report(&inputs, offset, 2));
+    }
+    let scope = EarningsScope { fleetadmin: Some(fleet), utc_offset_minutes: 60, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.earnings_report(&scope).await.unwrap(), earnings::earnings_report(&fleet_inputs, 60, 2));
+    assert!(matches!(fixture.prepare_earnings_rollup(100_000).await, Err(StorageError::Invalid(_))));
+}
+
+/// The roll-up follows bookings through commit_booking: a ride paid then
+/// completed counts once, a cancellation with a fee counts in the report
+/// only, a driver renamed on a later trip names the month, and bookings in
+/// other months or without a driver stay out.
+async fn the_earnings_rollup_follows_committed_bookings(fixture: Fixture) {
+    use BookingStatus::*;
+    let customer = rider(1);
+    let fleet = UserId::from_u128(0xF1EE7);
+    let ann = driver(10, Some(fleet));
+    let bob = driver(11, None);
+    insert_users(&fixture, &[&customer, &ann, &bob]).await;
+    fixture.prepare_earnings_rollup(-300).await.unwrap();
+    let (from, until) = (utc(2026, 3, 1, 5, 0), utc(2026, 4, 1, 5, 0));
+    let march = EarningsScope {
+        tripdate_from: Some(from),
+        tripdate_until: Some(until),
+        utc_offset_minutes: -300,
+        decimals: 2,
+        ..EarningsScope::default()
+    };
+    let mut committed: Vec<Booking> = Vec::new();
+    let mut commit = async |booking: &mut Booking, expected: Option<u64>| {
+        let stored = fixture.commit_booking(booking, expected, &[], NOW).await.unwrap().booking;
+        committed.retain(|old| old.id != stored.id);
+        committed.push(stored.clone());
+        *booking = stored;
+    };
+    // A ride: STARTED (nothing), PAID, COMPLETE (still once).
+    let mut first =
+        earning_booking(1, &customer, &ann, "Ann", Started, utc(2026, 3, 5, 12, 0), ride(dec!(20), dec!(16), dec!(2), dec!(0)));
+    commit(&mut first, None).await;
+    first.status = Paid;
+    commit(&mut first, Some(1)).await;
+    first.status = Complete;
+    commit(&mut first, Some(2)).await;
+    // A later ride under a new name, the last day of March in UTC−5 (April in UTC).
+    let mut second = earning_booking(
+        2,
+        &customer,
+        &ann,
+        "Ann B",
+        Paid,
+        utc(2026, 4, 1, 3, 0),
+        ride(dec!(10), dec!(8), dec!(1), dec!(1)),
+    );
+    commit(&mut second, None).await;
+    // A cancellation with a fee, after both: names the report's row only.
+    let mut cancelled = earning_booking(3, &customer, &ann, "Ann C", Accepted, utc(2026, 4, 1, 4, 0), ride(dec!(0), dec!(0), dec!(0), dec!(0)));
+    commit(&mut cancelled, None).await;
+    cancelled.status = Cancelled;
+    cancelled.cancellationFee = dec!(3);
+    commit(&mut cancelled, Some(1)).await;
+    // Bob: one ride in April (local), one booking never finished.
+    let mut april = earning_booking(4, &customer, &bob, "Bob", Complete, utc(2026, 4, 1, 6, 0), ride(dec!(5), dec!(4), dec!(0), dec!(0)));
+    commit(&mut april, None).await;
+    let mut open = earning_booking(5, &customer, &bob, "Bob", Arrived, utc(2026, 3, 9, 6, 0), ride(dec!(5), dec!(4), dec!(0), dec!(0)));
+    commit(&mut open, None).await;
+
+    let inputs: Vec<EarningsInput> = committed
+        .iter()
+        .filter(|booking| (from..until).contains(&booking.tripdate))
+        .filter_map(earnings_input)
+        .collect();
+    let report = fixture.earnings_report(&march).await.unwrap();
+    assert_eq!(report, earnings::earnings_report(&inputs, -300, 2));
+    assert_eq!(report.len(), 1);
+    assert_eq!((report[0].earnings.total_rides, report[0].earnings.driverShare), (2, dec!(24)));
+    assert_eq!((report[0].cancellationFee, report[0].earnings.driverName.as_str()), (dec!(3), "Ann C"));
+    let rides = fixture.driver_earnings(&march).await.unwrap();
+    assert_eq!(rides, earnings::driver_earnings(&inputs, -300, 2));
+    assert_eq!(rides[0].driverName, "Ann B");
+    // Every month, and one fleet's, from the roll-up too.
+    let all: Vec<EarningsInput> = committed.iter().filter_map(earnings_input).collect();
+    let every = EarningsScope { utc_offset_minutes: -300, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.earnings_report(&every).await.unwrap(), earnings::earnings_report(&all, -300, 2));
+    let fleet_only = EarningsScope { fleetadmin: Some(fleet), ..every.clone() };
+    let fleet_inputs: Vec<EarningsInput> =
+        committed.iter().filter(|b| b.fleetadmin == Some(fleet)).filter_map(earnings_input).collect();
+    assert_eq!(fixture.driver_earnings(&fleet_only).await.unwrap(), earnings::driver_earnings(&fleet_inputs, -300, 2));
+    // Cut again in UTC: rebuilt, the late-March ride moves to April.
+    fixture.prepare_earnings_rollup(0).await.unwrap();
+    let utc_every = EarningsScope { utc_offset_minutes: 0, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.earnings_report(&utc_every).await.unwrap(), earnings::earnings_report(&all, 0, 2));
 }
 
 // ---- tracking and chat ------------------------------------------------------------

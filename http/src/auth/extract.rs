@@ -68,12 +68,21 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<CurrentUser, 
     Ok(CurrentUser { principal: Principal::from_user(&user), user, token_hash })
 }
 
+/// Tells the error localiser (`crate::i18n::localize`) whose language to answer in.
+fn remember_reader(parts: &Parts, current: &CurrentUser) {
+    if let Some(reader) = parts.extensions.get::<crate::i18n::ReaderLanguage>() {
+        reader.remember(&current.user);
+    }
+}
+
 impl FromRequestParts<AppState> for CurrentUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let token = token_of(parts).ok_or(ErrorKey::NotLoggedIn)?;
-        authenticate(state, &token).await
+        let current = authenticate(state, &token).await?;
+        remember_reader(parts, &current);
+        Ok(current)
     }
 }
 
@@ -83,7 +92,11 @@ impl OptionalFromRequestParts<AppState> for CurrentUser {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Option<Self>, ApiError> {
         match token_of(parts) {
             None => Ok(None),
-            Some(token) => authenticate(state, &token).await.map(Some),
+            Some(token) => {
+                let current = authenticate(state, &token).await?;
+                remember_reader(parts, &current);
+                Ok(Some(current))
+            }
         }
     }
 }
@@ -95,7 +108,10 @@ impl FromRequestParts<AppState> for MaybeUser {
         match token_of(parts) {
             None => Ok(MaybeUser(None)),
             Some(token) => match authenticate(state, &token).await {
-                Ok(user) => Ok(MaybeUser(Some(user))),
+                Ok(user) => {
+                    remember_reader(parts, &user);
+                    Ok(MaybeUser(Some(user)))
+                }
                 Err(ApiError::Domain(_)) => Ok(MaybeUser(None)),
                 Err(other) => Err(other),
             },

@@ -5,7 +5,6 @@ use super::extract::{CurrentUser, SESSION_COOKIE};
 use super::tokens;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, ClientAddress, QueryParams};
-use crate::messages::Messages;
 use crate::state::AppState;
 use axum::Json;
 use axum::Router;
@@ -53,7 +52,12 @@ pub struct CodeSent {
     request_body = CodeRequest,
     responses((status = 200, description = "The code was sent", body = CodeSent))
 )]
-async fn request_code(state: axum::extract::State<AppState>, client: ClientAddress, Body(request): Body<CodeRequest>) -> ApiResult<Json<CodeSent>> {
+async fn request_code(
+    state: axum::extract::State<AppState>,
+    client: ClientAddress,
+    headers: axum::http::HeaderMap,
+    Body(request): Body<CodeRequest>,
+) -> ApiResult<Json<CodeSent>> {
     let settings = state.runtime.catalog().settings.clone();
     let contact = validation::validate_login_contact(&request.contact, request.country.as_deref(), settings.AllowCountrySelection)?;
     let now = state.now();
@@ -79,13 +83,14 @@ async fn request_code(state: axum::extract::State<AppState>, client: ClientAddre
         client: Some(client.0),
     };
     state.storage.insert_challenge(&challenge).await?;
-    let messages = Messages::english();
+    // The person is not signed in yet: the language their browser asks for.
+    let texts = state.languages.for_visitor(state.storage.as_ref(), &headers).await;
     let channel = if contact.is_email() { Channel::Email } else { Channel::Sms };
     let message = Outgoing {
         channel,
         to: contact.as_str().to_string(),
-        subject: messages.text("sign_in_code_subject").to_string(),
-        body: messages.text("sign_in_code_body").replace("{code}", &code),
+        subject: texts.text("sign_in_code_subject"),
+        body: texts.text("sign_in_code_body").replace("{code}", &code),
         code,
     };
     state.deliveries.send(&message).await.map_err(|error| ApiError::Unavailable(error.to_string()))?;

@@ -203,3 +203,31 @@ pub struct Health {
     #[schema(example = "ok")]
     pub status: String,
 }
+
+// ---- promos, notifications, languages ------------------------------------------
+
+/// `POST /api/v1/notifications` (`routes::notifications::send`).
+#[derive(Serialize, ToSchema)]
+pub struct SentNotification {
+    #[serde(flatten)]
+    pub notification: wayfare_engine::Notification,
+    /// How many users it was delivered to (in the app; by push too when they have a token).
+    pub recipients: u64,
+}
+
+/// A page of notifications, newest first.
+#[derive(Serialize, ToSchema)]
+pub struct NotificationPage {
+    pub items: Vec<wayfare_engine::Notification>,
+    /// Pass as `after` for the next page; `null` on the last one.
+    pub next: Option<String>,
+}
+
+/// `GET /api/v1/push/config` (`routes::notifications::push_config`).
+#[derive(Serialize, ToSchema)]
+pub struct PushConfigAnswer {
+    /// The push services in use: `expo`, `webpush`.
+    pub senders: Vec<String>,
+    /// The VAPID public key (base64url) when Web Push is on.
+    pub vapidPublicKey: Option<String>,
+}

@@ -9,6 +9,7 @@
 //! loop itself only ever waits on its inputs.
 
 use super::{events, rooms};
+use crate::notify::InAppNotice;
 use crate::present;
 use crate::state::AppState;
 use serde::Serialize;
@@ -115,16 +116,27 @@ impl Fanout {
 
     /// Runs until the event bus closes. A slow fan-out skips the events it
     /// lagged behind on (logged); it never stops for them.
-    pub(super) async fn run(mut self, mut events: broadcast::Receiver<Arc<Event>>, mut notes: UnboundedReceiver<Note>) {
+    pub(super) async fn run(
+        mut self,
+        mut events: broadcast::Receiver<Arc<Event>>,
+        mut notices: broadcast::Receiver<Arc<InAppNotice>>,
+        mut notes: UnboundedReceiver<Note>,
+    ) {
         let period = Duration::from_millis(self.state.config.realtime.drivers_feed_ms.max(1));
         let mut feed_tick = tokio::time::interval(period);
         feed_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut notices_open = true;
         loop {
             tokio::select! {
                 received = events.recv() => match received {
                     Ok(event) => self.event(&event).await,
                     Err(RecvError::Lagged(skipped)) => warn!(skipped, "socket fan-out lagged behind the event bus"),
                     Err(RecvError::Closed) => break,
+                },
+                received = notices.recv(), if notices_open => match received {
+                    Ok(notice) => self.emit(notice.to.iter().copied().map(rooms::user).collect(), events::NOTIFICATION, &notice.payload).await,
+                    Err(RecvError::Lagged(skipped)) => warn!(skipped, "socket fan-out lagged behind the notifications"),
+                    Err(RecvError::Closed) => notices_open = false,
                 },
                 Some(note) = notes.recv() => self.note(note).await,
                 _ = feed_tick.tick() => self.ask_positions(),
@@ -174,11 +186,9 @@ impl Fanout {
             Event::WalletChanged { user, balance } => {
                 self.emit(vec![rooms::user(*user)], events::WALLET, &present::wallet(*balance)).await;
             }
-            Event::Notification { to, key, booking } => {
-                let catalog = self.state.runtime.catalog();
-                let notification = present::notification(*key, *booking, &catalog.settings);
-                self.emit(vec![rooms::user(*to)], events::NOTIFICATION, &notification).await;
-            }
+            // Put in the receiver's language by `crate::notify::booking_notices`,
+            // which hands them back through the notifier (the branch above).
+            Event::Notification { .. } => {}
             Event::Dispatch(entry) => self.emit(vec![rooms::DISPATCH.to_string()], events::DISPATCH, entry).await,
         }
     }

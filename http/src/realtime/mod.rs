@@ -64,9 +64,10 @@ pub fn layer(state: &AppState) -> (SocketIoLayer, SocketIo) {
     let (layer, io) = SocketIo::builder().max_buffer_size(SOCKET_BUFFER_PACKETS).build_layer();
     // Subscribe before returning, so no event published after `app()` is missed.
     let events = state.runtime.subscribe();
+    let notices = state.notifier.subscribe();
     let (notes, notes_received) = mpsc::unbounded_channel();
     session::register(&io, state.clone(), notes.clone());
     let fanout = fanout::Fanout::new(io.clone(), state.clone(), notes);
-    tokio::spawn(fanout.run(events, notes_received));
+    tokio::spawn(fanout.run(events, notices, notes_received));
     (layer, io)
 }

@@ -229,7 +229,8 @@ async fn create(State(state): State<AppState>, MaybeUser(current): MaybeUser, Bo
     new.parcel_type_index = checked.trip.parcel_type.and(body.trip.parcelTypeIndex);
     new.option_index = checked.trip.option.and(body.trip.optionIndex);
     if let Some(code) = body.promo.as_deref().map(str::trim).filter(|code| !code.is_empty()) {
-        let found = state.storage.promo_by_name(code).await?.ok_or(ErrorKey::PromoInvalid)?;
+        // Codes are stored upper-case (`promo::validate`); riders may type them in any case.
+        let found = state.storage.promo_by_name(&code.to_uppercase()).await?.ok_or(ErrorKey::PromoInvalid)?;
         let context = Context { now, settings, car_type: Some(car_type) };
         let order = booking::estimate(&new, &context)?.grand_total;
         let used = state.storage.promo_used_by(&found.promo_name, customer.id).await?;

@@ -7,4 +7,7 @@ pub mod files;
 pub mod geo;
 pub mod health;
 pub mod payments;
+pub mod languages;
+pub mod notifications;
+pub mod promos;
 pub mod wallet;

@@ -19,3 +19,9 @@ mod sign_in;
 mod trips;
 mod visibility;
 mod wallet;
+// promos, notifications, languages
+mod languages;
+mod matrix_notify_lang;
+mod notifications;
+mod notify_lang_support;
+mod promos;

@@ -1,13 +1,19 @@
-// i18next with the bundled English and Arabic dictionaries; the server's
-// languages (when it serves them) are merged over these, its default language
-// is used unless the visitor chose one, and `en` is the fallback (spec §1).
+// i18next with the bundled English, Arabic and French dictionaries; the
+// server's languages (when it serves them) are merged over these, its default
+// language is used unless the visitor chose one, and `en` is the fallback
+// (spec §1). The bundled dictionaries are the server's own files
+// (http/assets/lang), the one source of truth the server also seeds its
+// languages table from: flat objects whose keys contain dots (`nav.home`),
+// hence `keySeparator: false`.
 import dayjs from 'dayjs';
 import 'dayjs/locale/ar';
+import 'dayjs/locale/fr';
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import type { Language } from '@/types/api';
-import ar from './locales/ar.json';
-import en from './locales/en.json';
+import ar from '../../../http/assets/lang/ar.json';
+import en from '../../../http/assets/lang/en.json';
+import fr from '../../../http/assets/lang/fr.json';
 
 export const FALLBACK_LANGUAGE = 'en';
 const STORAGE_KEY = 'wayfare.lang';
@@ -22,6 +28,7 @@ export interface LanguageOption {
 export const bundledLanguages: LanguageOption[] = [
   { langLocale: 'en', langName: 'English', dateLocale: 'en' },
   { langLocale: 'ar', langName: 'العربية', dateLocale: 'ar' },
+  { langLocale: 'fr', langName: 'Français', dateLocale: 'fr' },
 ];
 
 export function directionOf(locale: string): 'ltr' | 'rtl' {
@@ -41,14 +48,15 @@ function applyToDocument(locale: string) {
   document.documentElement.lang = locale;
   document.documentElement.dir = directionOf(locale);
   const dayjsLocale = locale.split('-')[0];
-  dayjs.locale(dayjsLocale === 'ar' ? 'ar' : 'en');
+  dayjs.locale(['ar', 'fr'].includes(dayjsLocale) ? dayjsLocale : 'en');
 }
 
 export function initI18n(initial?: string) {
   const language = initial ?? storedLanguage() ?? FALLBACK_LANGUAGE;
   if (!i18n.isInitialized) {
     void i18n.use(initReactI18next).init({
-      resources: { en: { translation: en }, ar: { translation: ar } },
+      resources: { en: { translation: en }, ar: { translation: ar }, fr: { translation: fr } },
+      keySeparator: false,
       lng: language,
       fallbackLng: FALLBACK_LANGUAGE,
       interpolation: { escapeValue: false },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyServerLanguages, chooseLanguage, directionOf, i18n, languageOptions } from '@/i18n';
-import ar from '@/i18n/locales/ar.json';
-import en from '@/i18n/locales/en.json';
+import ar from '../../../../http/assets/lang/ar.json';
+import en from '../../../../http/assets/lang/en.json';
+import fr from '../../../../http/assets/lang/fr.json';
 
 const PLURAL = /_(zero|one|two|few|many|other)$/;
 
@@ -12,9 +13,17 @@ function keys(tree: object, prefix = ''): string[] {
 }
 
 describe('the bundled languages', () => {
-  it('have an Arabic text for every English key', () => {
-    const missing = [...new Set(keys(en))].filter((key) => !new Set(keys(ar)).has(key));
-    expect(missing).toEqual([]);
+  it('have an Arabic and a French text for every English key', () => {
+    for (const other of [ar, fr]) {
+      const missing = [...new Set(keys(en))].filter((key) => !new Set(keys(other)).has(key));
+      expect(missing).toEqual([]);
+    }
+  });
+
+  it('are flat, as the server keeps them', () => {
+    for (const dictionary of [en, ar, fr]) {
+      expect(Object.values(dictionary).every((text) => typeof text === 'string')).toBe(true);
+    }
   });
 
   it('translate every error code of the server', async () => {
@@ -23,6 +32,7 @@ describe('the bundled languages', () => {
     for (const code of codes) {
       expect(i18n.exists(code, { lng: 'en' }), code).toBe(true);
       expect(i18n.exists(code, { lng: 'ar' }), code).toBe(true);
+      expect(i18n.exists(code, { lng: 'fr' }), code).toBe(true);
     }
   });
 
@@ -39,13 +49,13 @@ describe('the bundled languages', () => {
   it('take the server dictionaries and its default language, falling back to en', async () => {
     window.localStorage.clear();
     applyServerLanguages([
-      { id: '1', langName: 'Français', langLocale: 'fr', dateLocale: 'fr', default: true, keyValuePairs: { must_login: 'Connectez-vous pour réserver.' } },
+      { id: '1', langName: 'Deutsch', langLocale: 'de', dateLocale: 'de', default: true, keyValuePairs: { must_login: 'Bitte melden Sie sich zum Buchen an.' } },
     ]);
-    expect(i18n.language).toBe('fr');
-    expect(i18n.t('must_login')).toBe('Connectez-vous pour réserver.');
+    expect(i18n.language).toBe('de');
+    expect(i18n.t('must_login')).toBe('Bitte melden Sie sich zum Buchen an.');
     // A key the server's dictionary lacks comes from the fallback language.
     expect(i18n.t('nav.home')).toBe('Home');
-    expect(languageOptions([]).map((option) => option.langLocale)).toEqual(['en', 'ar']);
+    expect(languageOptions([]).map((option) => option.langLocale)).toEqual(['en', 'ar', 'fr']);
     await chooseLanguage('en');
   });
 });

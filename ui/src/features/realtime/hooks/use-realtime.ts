@@ -15,7 +15,8 @@ export function useRealtime(userId: string | undefined) {
     const handlers = serverEventHandlers(client, {
       userId,
       notify: ({ key, text, severity }) => {
-        // The server's text is English; a key we know is shown in the user's language.
+        // A key we know is shown in this browser's language; otherwise the server's text
+        // (in the user's language as the server knows it, or an admin's broadcast).
         if (key && i18n.exists(key)) notify({ severity: severity ?? 'info', message: key });
         else if (text) notify({ severity: severity ?? 'info', message: text, translated: true });
       },

@@ -424,3 +424,47 @@ async fn an_unknown_file_is_not_found() {
     assert_eq!(download(&app, &format!("/api/v1/files/{}", uuid::Uuid::now_v7()), None).await.0, 404);
     assert_eq!(download(&app, "/api/v1/files/not-an-id", None).await.0, 404);
 }
+
+// ---- the S3-compatible store ----------------------------------------------------------------
+
+#[tokio::test]
+async fn uploads_go_to_the_configured_object_store_and_come_back_from_it() {
+    use object_store::ObjectStore;
+    use object_store::memory::InMemory;
+    use std::sync::Arc;
+    // The same server with an object store (object_store's in-memory one
+    // standing in for an S3 bucket) in place of the local directory.
+    let app = TestApp::demo().await;
+    let bucket = Arc::new(InMemory::new());
+    let state = wayfare_http::state::AppState::from_parts(
+        app.state.config.clone(),
+        app.state.runtime.clone(),
+        wayfare_http::auth::delivery::Deliveries::from_config(&app.state.config.delivery).unwrap(),
+        app.state.maps.clone(),
+        wayfare_http::notify::Notifier::in_app_only(),
+        Arc::new(wayfare_http::files::ObjectFileStore::new(bucket.clone(), "wayfare")),
+    );
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let image = png(7);
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/api/v1/users/me/profile-image")
+        .header(header::AUTHORIZATION, format!("Bearer {}", rider.token))
+        .header(header::CONTENT_TYPE, multipart_type())
+        .body(Body::from(multipart(&[file_part("me.png", "image/png", image.clone())])))
+        .unwrap();
+    let response = tower::ServiceExt::oneshot(wayfare_http::app(state.clone()), request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = serde_json::from_slice(&axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
+    let url = file_url(&body, "profile_image");
+    let file_id: uuid::Uuid = url.rsplit('/').next().unwrap().parse().unwrap();
+    let record = app.state.storage.file(file_id).await.unwrap();
+    assert!(record.key.starts_with(&format!("users/{}/profileImage/", rider.id)), "{}", record.key);
+    let stored = bucket.get(&object_store::path::Path::from(format!("wayfare/{}", record.key))).await.unwrap();
+    assert_eq!(stored.bytes().await.unwrap().to_vec(), image, "the bytes are in the bucket");
+    assert!(!app.state.config.uploads_dir().join(&record.key).exists(), "and not on the local disk");
+    let request = Request::builder().method(Method::GET).uri(&url).body(Body::empty()).unwrap();
+    let response = tower::ServiceExt::oneshot(wayfare_http::app(state), request).await.unwrap();
+    assert_eq!(response.headers().get(header::CONTENT_TYPE).unwrap(), "image/png");
+    assert_eq!(axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().to_vec(), image);
+}

@@ -34,8 +34,9 @@
 //! This module does not filter by role or fleet; the caller passes the inputs
 //! the viewer may see.
 
+use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::{BookingId, UserId};
-use crate::model::{BookingStatus, EarningsInput, EarningsReportRow, EarningsRow, Millis};
+use crate::model::{BookingStatus, EarningsInput, EarningsReportRow, EarningsRow, MINUTE_MS, Millis};
 use crate::money;
 use crate::timefmt;
 use rust_decimal::Decimal;
@@ -124,6 +125,66 @@ pub fn earnings_report(inputs: &[EarningsInput], utc_offset_minutes: i32, decima
         .collect();
     rows.sort_by(|left, right| row_order(&left.earnings).cmp(&row_order(&right.earnings)));
     rows
+}
+
+/// The trip dates a report covers: `from` inclusive, `until` exclusive,
+/// either open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReportPeriod {
+    pub from: Option<Millis>,
+    pub until: Option<Millis>,
+}
+
+/// What a report was asked for: a local calendar month or year (the panel's
+/// month and year filters), or a range of instants, never both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PeriodQuery {
+    pub year: Option<i32>,
+    pub month: Option<u32>,
+    pub from: Option<Millis>,
+    pub until: Option<Millis>,
+}
+
+/// Resolves a [`PeriodQuery`] to instants, cutting months at
+/// `utc_offset_minutes` as the rows are grouped (see [`crate::timefmt`]), so a
+/// month's report holds exactly that month's row. Refusals are
+/// `invalid_input` on the field at fault: a month without a year, a month
+/// outside 1..=12, a year outside [`timefmt::MIN_YEAR`]..=[`timefmt::MAX_YEAR`],
+/// a calendar filter mixed with a range, a range that ends before it starts, or
+/// an offset out of range.
+pub fn report_period(query: PeriodQuery, utc_offset_minutes: i32) -> DomainResult<ReportPeriod> {
+    let invalid = |field| DomainError::on_field(ErrorKey::InvalidInput, field);
+    timefmt::validate_utc_offset(utc_offset_minutes)?;
+    let calendar = query.year.is_some() || query.month.is_some();
+    if calendar && (query.from.is_some() || query.until.is_some()) {
+        return Err(invalid("from"));
+    }
+    if !calendar {
+        if let (Some(from), Some(until)) = (query.from, query.until)
+            && from >= until
+        {
+            return Err(invalid("until"));
+        }
+        return Ok(ReportPeriod { from: query.from, until: query.until });
+    }
+    let Some(year) = query.year.filter(|year| (timefmt::MIN_YEAR..=timefmt::MAX_YEAR).contains(year)) else {
+        return Err(invalid("year"));
+    };
+    if query.month.is_some_and(|month| !(1..=12).contains(&month)) {
+        return Err(invalid("month"));
+    }
+    let (start, end) = match query.month {
+        Some(12) => ((year, 12), (year + 1, 1)),
+        Some(month) => ((year, month), (year, month + 1)),
+        None => ((year, 1), (year + 1, 1)),
+    };
+    let local_start = |(year, month): (i32, u32)| {
+        chrono::NaiveDate::from_ymd_opt(year, month, 1)
+            .and_then(|date| date.and_hms_opt(0, 0, 0))
+            .map(|midnight| midnight.and_utc().timestamp_millis() - i64::from(utc_offset_minutes) * MINUTE_MS)
+            .ok_or_else(|| invalid("year"))
+    };
+    Ok(ReportPeriod { from: Some(local_start(start)?), until: Some(local_start(end)?) })
 }
 
 /// (year, month, driver): one row each.
@@ -495,6 +556,55 @@ mod tests {
         let drivers: Vec<_> =
             driver_earnings(&inputs, 0, 2).iter().map(|row| (row.driverUId, row.driverShare)).collect();
         assert_eq!(drivers, vec![(ASHA, dec!(7)), (BRAM, dec!(8))]);
+    }
+
+    #[test]
+    fn a_month_or_a_year_is_cut_at_the_reports_offset() {
+        // spec §2 earning reports: filter by month and year; months as the rows group them
+        let march = report_period(PeriodQuery { year: Some(2026), month: Some(3), ..PeriodQuery::default() }, 0).unwrap();
+        assert_eq!(march, ReportPeriod { from: Some(utc(2026, 3, 1, 0, 0)), until: Some(utc(2026, 4, 1, 0, 0)) });
+        let december_in_new_york =
+            report_period(PeriodQuery { year: Some(2026), month: Some(12), ..PeriodQuery::default() }, -300).unwrap();
+        assert_eq!(
+            december_in_new_york,
+            ReportPeriod { from: Some(utc(2026, 12, 1, 5, 0)), until: Some(utc(2027, 1, 1, 5, 0)) }
+        );
+        let year = report_period(PeriodQuery { year: Some(2026), ..PeriodQuery::default() }, 60).unwrap();
+        assert_eq!(year, ReportPeriod { from: Some(utc(2025, 12, 31, 23, 0)), until: Some(utc(2026, 12, 31, 23, 0)) });
+        // Every booking of the period falls in the period's month, and none outside it does.
+        let inputs = [
+            booking(1, ASHA, BookingStatus::Paid, utc(2026, 12, 1, 4, 59), "Asha", ride(dec!(10), dec!(8), dec!(1), dec!(0))),
+            booking(2, ASHA, BookingStatus::Paid, utc(2026, 12, 1, 5, 0), "Asha", ride(dec!(10), dec!(7), dec!(1), dec!(0))),
+        ];
+        let period = december_in_new_york;
+        let inside: Vec<_> = inputs
+            .iter()
+            .filter(|input| period.from.is_none_or(|from| input.tripdate >= from) && period.until.is_none_or(|until| input.tripdate < until))
+            .cloned()
+            .collect();
+        let rows = driver_earnings(&inside, -300, 2);
+        assert_eq!((rows.len(), rows[0].year, rows[0].month, rows[0].driverShare), (1, 2026, 12, dec!(7)));
+    }
+
+    #[test]
+    fn a_range_passes_through_and_bad_periods_name_their_field() {
+        let range = PeriodQuery { from: Some(10), until: Some(20), ..PeriodQuery::default() };
+        assert_eq!(report_period(range, 0).unwrap(), ReportPeriod { from: Some(10), until: Some(20) });
+        assert_eq!(report_period(PeriodQuery::default(), 0).unwrap(), ReportPeriod::default());
+        let open = PeriodQuery { from: Some(10), ..PeriodQuery::default() };
+        assert_eq!(report_period(open, 0).unwrap(), ReportPeriod { from: Some(10), until: None });
+        let field = |query: PeriodQuery, offset: i32| {
+            let error = report_period(query, offset).unwrap_err();
+            assert_eq!(error.key, ErrorKey::InvalidInput);
+            error.field.unwrap()
+        };
+        assert_eq!(field(PeriodQuery { month: Some(3), ..PeriodQuery::default() }, 0), "year");
+        assert_eq!(field(PeriodQuery { year: Some(2026), month: Some(13), ..PeriodQuery::default() }, 0), "month");
+        assert_eq!(field(PeriodQuery { year: Some(2026), month: Some(0), ..PeriodQuery::default() }, 0), "month");
+        assert_eq!(field(PeriodQuery { year: Some(10_000), ..PeriodQuery::default() }, 0), "year");
+        assert_eq!(field(PeriodQuery { year: Some(2026), from: Some(1), ..PeriodQuery::default() }, 0), "from");
+        assert_eq!(field(PeriodQuery { from: Some(20), until: Some(20), ..PeriodQuery::default() }, 0), "until");
+        assert_eq!(field(PeriodQuery::default(), 15 * 60), "utc_offset_minutes");
     }
 
     #[test]

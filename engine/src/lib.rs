@@ -22,6 +22,7 @@ pub mod permissions;
 pub mod promo;
 pub mod timefmt;
 pub mod validation;
+pub mod wallet;
 
 pub use error::{DomainError, DomainResult, ErrorKey, ErrorKind};
 pub use ids::*;

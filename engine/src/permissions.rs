@@ -238,6 +238,9 @@ pub enum Action {
     LanguagesWrite,
     ReportsRead,
     ReportsExport,
+    /// The driver earning table (per driver per month): scoped by
+    /// [`report_scope`], so a driver reads their own months (spec §6).
+    DriverEarningsRead,
     Upload,
     // Files (spec §7 updateLicenseImage; parcel photos of spec §3).
     /// A driver's licence image: the driver, an admin, or the driver's fleet admin.
@@ -257,7 +260,7 @@ enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 49] = [
+    pub const ALL: [Action; 50] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -303,6 +306,7 @@ impl Action {
         Action::LanguagesWrite,
         Action::ReportsRead,
         Action::ReportsExport,
+        Action::DriverEarningsRead,
         Action::Upload,
         Action::LicenseUpload,
         Action::LicenseRead,
@@ -362,6 +366,8 @@ impl Action {
             Action::ReportsRead | Action::ReportsExport => ADMIN_AND_FLEET,
             Action::LicenseUpload | Action::LicenseRead => &[Driver, Fleetadmin, Admin],
             Action::ParcelImageUpload => &[Driver],
+            // Drivers get earnings per month per driver (spec §6), their own only.
+            Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
         }
     }
 
@@ -662,6 +668,44 @@ pub fn withdraw_list_scope(principal: &Principal) -> WithdrawScope {
     }
 }
 
+/// Whose bookings an earnings table sums: set fields must all match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ReportScope {
+    /// Only this fleet admin's bookings.
+    pub fleet: Option<UserId>,
+    /// Only this driver's bookings.
+    pub driver: Option<UserId>,
+}
+
+/// The earnings a principal's report covers (spec §2 "/driverearning",
+/// "/earningreports"; §6): admins every driver, fleet admins their fleet's
+/// bookings, drivers their own; riders none (`not_allowed`).
+///
+/// `driver` narrows it to one driver the caller may know: any for admins, a
+/// driver of their own fleet for fleet admins, themself for drivers; anyone
+/// else is `not_found`, as for the user routes, so ids cannot be probed.
+pub fn report_scope(principal: &Principal, driver: Option<UserRef>) -> DomainResult<ReportScope> {
+    let mut scope = match principal.role {
+        Role::Admin => ReportScope::default(),
+        Role::Fleetadmin => ReportScope { fleet: Some(principal.id), driver: None },
+        Role::Driver => ReportScope { fleet: None, driver: Some(principal.id) },
+        Role::Rider => return Err(ErrorKey::NotAllowed.into()),
+    };
+    if let Some(driver) = driver {
+        let knowable = match principal.role {
+            Role::Admin => true,
+            Role::Fleetadmin => driver.role == Role::Driver && driver.fleetadmin == Some(principal.id),
+            Role::Driver => driver.id == principal.id,
+            Role::Rider => false,
+        };
+        if !knowable {
+            return Err(ErrorKey::NotFound.into());
+        }
+        scope.driver = Some(driver.id);
+    }
+    Ok(scope)
+}
+
 // ---------------------------------------------------------------------------
 // What is shown
 // ---------------------------------------------------------------------------
@@ -945,6 +989,7 @@ mod tests {
             | Action::SettingsWrite
             | Action::LanguagesWrite => &[Admin],
             Action::ReportsRead | Action::ReportsExport => &[Fleetadmin, Admin],
+            Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
             other => panic!("{other:?} needs a resource"),
         };
         if allowed.contains(&role) { Outcome::Allowed } else { Outcome::NotAllowed }
@@ -1030,6 +1075,7 @@ mod tests {
             | Action::LanguagesWrite
             | Action::ReportsRead
             | Action::ReportsExport
+            | Action::DriverEarningsRead
             | Action::Upload => Kind::Nothing,
         }
     }
@@ -1306,6 +1352,32 @@ mod tests {
     fn withdraw_lists_show_admins_everything_and_others_their_own() {
         assert_eq!(withdraw_list_scope(&caller(Role::Admin)), WithdrawScope::All);
         assert_eq!(withdraw_list_scope(&caller(Role::Driver)), WithdrawScope::Owner(id(DRIVER)));
+    }
+
+    #[test]
+    fn reports_cover_everything_for_admins_the_fleet_for_fleet_admins_and_a_drivers_own_months() {
+        // spec §2 /driverearning and /earningreports, §6: fleet admins see their drivers only;
+        // drivers get their own earnings per month
+        let admin = caller(Role::Admin);
+        let fleet = caller(Role::Fleetadmin);
+        let driver = caller(Role::Driver);
+        assert_eq!(report_scope(&admin, None).unwrap(), ReportScope::default());
+        assert_eq!(report_scope(&fleet, None).unwrap(), ReportScope { fleet: Some(id(FLEET)), driver: None });
+        assert_eq!(report_scope(&driver, None).unwrap(), ReportScope { fleet: None, driver: Some(id(DRIVER)) });
+        assert_eq!(report_scope(&caller(Role::Rider), None).unwrap_err().key, ErrorKey::NotAllowed);
+
+        let mine = user_ref(&fleet, UserCase::FleetDriver);
+        let theirs = user_ref(&fleet, UserCase::OtherFleetDriver);
+        let rider = user_ref(&fleet, UserCase::OtherRider);
+        assert_eq!(report_scope(&admin, Some(theirs)).unwrap(), ReportScope { fleet: None, driver: Some(id(OTHER_DRIVER)) });
+        assert_eq!(
+            report_scope(&fleet, Some(mine)).unwrap(),
+            ReportScope { fleet: Some(id(FLEET)), driver: Some(id(DRIVER)) }
+        );
+        assert_eq!(report_scope(&fleet, Some(theirs)).unwrap_err().key, ErrorKey::NotFound);
+        assert_eq!(report_scope(&fleet, Some(rider)).unwrap_err().key, ErrorKey::NotFound);
+        assert_eq!(report_scope(&driver, Some(mine)).unwrap(), ReportScope { fleet: None, driver: Some(id(DRIVER)) });
+        assert_eq!(report_scope(&driver, Some(theirs)).unwrap_err().key, ErrorKey::NotFound);
     }
 
     #[test]

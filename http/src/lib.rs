@@ -54,6 +54,9 @@ fn routes(state: AppState) -> Router {
         .merge(routes::bookings::router())
         .merge(routes::drivers::router())
         .merge(routes::wallet::router())
+        // money: withdraws and earnings reports
+        .merge(routes::withdraws::router())
+        .merge(routes::reports::router())
         .merge(routes::geo::router())
         .merge(routes::health::router())
         // files and payments (issue 6)

@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use wayfare_engine::booking::{NOTIFICATION_TITLE_KEY, NoticeKey};
 use wayfare_engine::permissions::{Principal, can_see_fare_split, mask_contact};
-use wayfare_engine::{Booking, BookingId, Millis, Role, Settings, User, UserId};
+use wayfare_engine::{Booking, BookingId, Millis, Role, Settings, User, UserId, WithdrawRequest};
 
 const FARE_SPLIT: [&str; 2] = ["driver_share", "convenience_fees"];
 const CUSTOMER_CONTACT: [&str; 3] = ["customer_contact", "customer_email", "customer_token"];
@@ -111,6 +111,17 @@ pub fn user(user: &User, viewer: &Principal, settings: &Settings) -> Value {
     fields.remove("pushToken");
     if settings.demo_mode() && viewer.id != user.id {
         mask(fields, &["email", "mobile"]);
+    }
+    value
+}
+
+/// A withdraw request: in demo mode, the bank details of someone else's
+/// request are masked like contact data (spec §6).
+pub fn withdraw(request: &WithdrawRequest, viewer: &Principal, settings: &Settings) -> Value {
+    let mut value = serde_json::to_value(request).unwrap_or(Value::Null);
+    let Value::Object(fields) = &mut value else { return value };
+    if settings.demo_mode() && viewer.id != request.uid {
+        mask(fields, &["bankCode", "bankAccount"]);
     }
     value
 }

@@ -114,6 +114,8 @@ pub trait Storage: Send + Sync + 'static {
     ) -> StorageResult<WalletOutcome>;
     /// Sets processed and procesDate once; a second time is `AlreadyProcessed`.
     async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest>;
+    /// One withdraw request, as it now is.
+    async fn withdraw(&self, id: WithdrawId) -> StorageResult<WithdrawRequest>;
     /// Newest first; all users when `user` is `None`.
     async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>>;
 

@@ -1539,6 +1539,15 @@ impl Storage for Store {
         }
     }
 
+    async fn withdraw(&self, id: WithdrawId) -> StorageResult<WithdrawRequest> {
+        let row: Option<WithdrawRow> =
+            sqlx::query_as("SELECT processed, proces_date, doc FROM withdraws WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        found(row).map(WithdrawRow::into_withdraw)
+    }
+
     async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>> {
         let limit = page.limit();
         let order = SortOrder::Desc;

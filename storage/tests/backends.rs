@@ -817,8 +817,12 @@ async fn withdraws_debit_the_wallet_and_complete_once(fixture: Fixture) {
     assert_eq!(listed.items.len(), 1);
     assert_eq!(json_of(&listed.items[0]), json_of(&request));
 
+    assert_eq!(json_of(&fixture.withdraw(request.id).await.unwrap()), json_of(&request));
+    assert!(matches!(fixture.withdraw(WithdrawId::from_u128(404)).await, Err(StorageError::NotFound)));
+
     let completed = fixture.complete_withdraw(request.id, NOW + 20).await.unwrap();
     assert_eq!((completed.processed, completed.procesDate), (true, Some(NOW + 20)));
+    assert_eq!(json_of(&fixture.withdraw(request.id).await.unwrap()), json_of(&completed));
     assert!(matches!(fixture.complete_withdraw(request.id, NOW + 30).await, Err(StorageError::AlreadyProcessed)));
     assert!(matches!(fixture.complete_withdraw(WithdrawId::from_u128(404), NOW).await, Err(StorageError::NotFound)));
     let all = fixture.withdraws(None, &PageRequest::first(10)).await.unwrap();

@@ -8,7 +8,7 @@
 use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
-use wayfare_engine::{Booking, ChatMessage, Coord, LatLng, Millis, TrackingPoint, WalletEntry};
+use wayfare_engine::{Booking, ChatMessage, Coord, EarningsReportRow, EarningsRow, LatLng, Millis, TrackingPoint, WalletEntry, WithdrawRequest};
 
 /// Every refusal: an HTTP status and this body (`crate::error::ApiError`).
 #[derive(Serialize, ToSchema)]
@@ -102,6 +102,58 @@ pub struct WalletResponse {
     pub walletHistory: Vec<WalletRecord>,
     /// Pass as `after` for the next page; `null` on the last one.
     pub next: Option<String>,
+}
+
+// ---- money: wallet credit, withdraws, reports
+
+/// The body of an admin credit or a withdraw request
+/// (`routes::wallet::AmountBody`).
+#[derive(Serialize, ToSchema)]
+pub struct AmountBody {
+    /// A number, or numeric text such as `"12.50"`; rounded to `settings.decimal`.
+    #[schema(value_type = f64, example = 12.5)]
+    pub amount: Decimal,
+}
+
+/// `POST /api/v1/users/{id}/wallet/credit` (`routes::wallet::credit`).
+#[derive(Serialize, ToSchema)]
+pub struct WalletCredited {
+    pub user: wayfare_engine::UserId,
+    /// The balance now.
+    pub walletBalance: Decimal,
+    /// False when the `Idempotency-Key` had been used: nothing changed.
+    pub applied: bool,
+}
+
+/// `POST /api/v1/withdraws` (`routes::withdraws::create`).
+#[derive(Serialize, ToSchema)]
+pub struct WithdrawCreated {
+    pub withdraw: WithdrawRequest,
+    /// The balance after the debit.
+    pub walletBalance: Decimal,
+}
+
+/// `GET /api/v1/withdraws` (`routes::withdraws::list`).
+#[derive(Serialize, ToSchema)]
+pub struct WithdrawPage {
+    /// Newest first.
+    pub items: Vec<WithdrawRequest>,
+    /// Pass as `after` for the next page; `null` on the last one.
+    pub next: Option<String>,
+}
+
+/// `GET /api/v1/reports/earnings` (`routes::reports`).
+#[derive(Serialize, ToSchema)]
+pub struct EarningsReport {
+    /// Newest month first, then by driver name.
+    pub rows: Vec<EarningsReportRow>,
+}
+
+/// `GET /api/v1/reports/driver-earnings` (`routes::reports`).
+#[derive(Serialize, ToSchema)]
+pub struct DriverEarnings {
+    /// Newest month first, then by driver name.
+    pub rows: Vec<EarningsRow>,
 }
 
 #[derive(Serialize, ToSchema)]

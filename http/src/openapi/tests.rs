@@ -621,3 +621,91 @@ async fn real_answers_fit_the_documented_statuses_and_schemas() {
             .await,
     );
 }
+
+// ---- money: wallet credit, withdraws, reports ---------------------------------
+
+#[tokio::test]
+async fn money_answers_fit_the_documented_statuses_and_schemas() {
+    let app = TestApp::demo().await;
+    let document = document_json();
+    let check = |method: &str, template: &str, answer: &Answer| assert_documented(&document, method, template, answer);
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let driver = app.sign_in("driver4@demo.wayfare").await;
+    let me = app.call(Method::GET, "/api/v1/auth/me", Some(&driver), None).await.json();
+    let driver_id = me["user"]["id"].as_str().unwrap().to_string();
+
+    let credit_path = format!("/api/v1/users/{driver_id}/wallet/credit");
+    let credited = app.call(Method::POST, &credit_path, Some(&admin), Some(json!({ "amount": 50 }))).await;
+    assert_eq!(credited.status, StatusCode::CREATED, "{}", credited.text);
+    check("post", "/api/v1/users/{id}/wallet/credit", &credited);
+    let refused = app.call(Method::POST, &credit_path, Some(&admin), Some(json!({ "amount": 0 }))).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    check("post", "/api/v1/users/{id}/wallet/credit", &refused);
+
+    let created = app.call(Method::POST, "/api/v1/withdraws", Some(&driver), Some(json!({ "amount": 20 }))).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    check("post", "/api/v1/withdraws", &created);
+    let request = created.json()["withdraw"].clone();
+    assert_fits(&document, &json!({ "$ref": "#/components/schemas/WithdrawRequest" }), &request, "the created request");
+    let too_much = app.call(Method::POST, "/api/v1/withdraws", Some(&driver), Some(json!({ "amount": 1000 }))).await;
+    assert_eq!(too_much.status, StatusCode::CONFLICT);
+    check("post", "/api/v1/withdraws", &too_much);
+
+    // (Not through `assert_documented`, which reads any `items` as bookings.)
+    let listed = app.call(Method::GET, "/api/v1/withdraws", Some(&admin), None).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.text);
+    let page_schema = &document["paths"]["/api/v1/withdraws"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+    assert_fits(&document, page_schema, &listed.json(), "get /api/v1/withdraws");
+    for item in listed.json()["items"].as_array().unwrap() {
+        assert_fits(&document, &json!({ "$ref": "#/components/schemas/WithdrawRequest" }), item, "a listed request");
+    }
+    let complete_path = format!("/api/v1/withdraws/{}/complete", request["id"].as_str().unwrap());
+    let completed = app.call(Method::POST, &complete_path, Some(&admin), None).await;
+    assert_eq!(completed.status, StatusCode::OK, "{}", completed.text);
+    check("post", "/api/v1/withdraws/{id}/complete", &completed);
+    let again = app.call(Method::POST, &complete_path, Some(&admin), None).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    check("post", "/api/v1/withdraws/{id}/complete", &again);
+
+    // The rows (none in a fresh demo city) as the engine serialises them.
+    let earnings = wayfare_engine::EarningsRow {
+        year: 2027,
+        month: 1,
+        monthsName: "January".into(),
+        driverShare: rust_decimal::Decimal::new(125, 1),
+        total_rides: 2,
+        driverName: "Dana Driver".into(),
+        driverVehicleNo: "MD-1".into(),
+        driverUId: wayfare_engine::UserId::from_u128(1),
+    };
+    let zero = rust_decimal::Decimal::ZERO;
+    let report_row = wayfare_engine::EarningsReportRow {
+        earnings: earnings.clone(),
+        discountAmount: zero,
+        customerPaid: zero,
+        convenienceFee: zero,
+        tripCost: zero,
+        cancellationFee: zero,
+        myEarning: zero,
+        rideCost: zero,
+    };
+    for (schema, row) in [
+        ("EarningsRow", serde_json::to_value(&earnings).unwrap()),
+        ("EarningsReportRow", serde_json::to_value(&report_row).unwrap()),
+    ] {
+        assert_fits(&document, &json!({ "$ref": format!("#/components/schemas/{schema}") }), &row, schema);
+    }
+    for template in ["/api/v1/reports/earnings", "/api/v1/reports/driver-earnings"] {
+        let report = app.call(Method::GET, template, Some(&admin), None).await;
+        assert_eq!(report.status, StatusCode::OK, "{}", report.text);
+        check("get", template, &report);
+        let bad = app.call(Method::GET, &format!("{template}?month=1"), Some(&admin), None).await;
+        check("get", template, &bad);
+        let csv = app.call(Method::GET, &format!("{template}?format=csv"), Some(&admin), None).await;
+        assert!(csv.content_type.starts_with("text/csv"), "{}", csv.content_type);
+        let documented = &document["paths"][template]["get"]["responses"]["200"]["content"];
+        for content_type in ["application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"] {
+            assert!(documented.get(content_type).is_some(), "{template} documents {content_type}");
+        }
+    }
+}

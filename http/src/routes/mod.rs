@@ -10,4 +10,6 @@ pub mod payments;
 pub mod languages;
 pub mod notifications;
 pub mod promos;
+pub mod reports;
 pub mod wallet;
+pub mod withdraws;

@@ -19,6 +19,12 @@ mod sign_in;
 mod trips;
 mod visibility;
 mod wallet;
+// money: wallet credit, withdraws, reports
+mod matrix_money;
+mod money_support;
+mod reports;
+mod wallet_credit;
+mod withdraws;
 // promos, notifications, languages
 mod languages;
 mod matrix_notify_lang;

@@ -1,0 +1,216 @@
+//! Earnings reports (spec §2 "/driverearning", "/earningreports"; §3
+//! "Earnings rows"; §7 fetchDriverEarnings, fetchEarningsReport; §9 which
+//! bookings count): the driver earning table and the earnings report, as
+//! JSON or exported as CSV or XLSX.
+//!
+//! Who sees what is the engine's `report_scope`: admins every driver, fleet
+//! admins their fleet's bookings, drivers their own months (the driver earning
+//! table only). Exports are the panel's (admins and fleet admins) and are
+//! refused in demo mode. The sums are storage's, by the rules of
+//! `engine::earnings`.
+
+mod export;
+
+use crate::auth::CurrentUser;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::QueryParams;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+use wayfare_engine::earnings::{PeriodQuery, report_period};
+use wayfare_engine::permissions::{Action, Resource, UserRef, authorize, report_scope};
+use wayfare_engine::{Millis, UserId};
+use wayfare_storage::EarningsScope;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/reports/earnings", get(earnings_report))
+        .route("/api/v1/reports/driver-earnings", get(driver_earnings))
+}
+
+/// How a report is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    #[default]
+    Json,
+    Csv,
+    Xlsx,
+}
+
+const CSV_TYPE: &str = "text/csv; charset=utf-8";
+const XLSX_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+/// The filters both reports take.
+#[derive(Debug, Deserialize, Default)]
+pub struct ReportQuery {
+    pub year: Option<i32>,
+    pub month: Option<u32>,
+    pub from: Option<Millis>,
+    pub until: Option<Millis>,
+    /// Minutes east of UTC that months are cut in; the configured
+    /// `[reports] utc_offset_minutes` by default.
+    pub utc_offset_minutes: Option<i32>,
+    pub driver: Option<UserId>,
+    #[serde(default)]
+    pub format: Format,
+}
+
+/// Which report a request is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Report {
+    DriverEarnings,
+    EarningsReport,
+}
+
+impl Report {
+    fn action(self) -> Action {
+        match self {
+            Report::DriverEarnings => Action::DriverEarningsRead,
+            Report::EarningsReport => Action::ReportsRead,
+        }
+    }
+
+    fn file_stem(self) -> &'static str {
+        match self {
+            Report::DriverEarnings => "driver-earnings",
+            Report::EarningsReport => "earnings-report",
+        }
+    }
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/reports/earnings",
+    tag = "reports",
+    summary = "The earnings report",
+    description = "One row per driver per local month (spec §3 \"Earnings rows\"), newest month first: rides (PAID or COMPLETE) add to every sum; a CANCELLED booking counts only with a cancellation fee above 0, and only in `cancellationFee`. `myEarning` = `tripCost` − `driverShare` − `discountAmount`; `rideCost` = `tripCost` − `convenienceFee`. Admins see every driver, fleet admins their fleet's bookings. Filter by a local `year` (and `month`) or by a `from`/`until` range of trip dates, not both. `format=csv` or `format=xlsx` downloads the same rows as a file (admins and fleet admins; refused with `demo_mode` in demo mode).",
+    params(
+        ("year" = Option<i32>, Query, description = "A local calendar year"),
+        ("month" = Option<u32>, Query, description = "1 to 12, with `year`"),
+        ("from" = Option<i64>, Query, description = "Trip dates at or after this instant (ms)"),
+        ("until" = Option<i64>, Query, description = "Trip dates before this instant (ms)"),
+        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
+        ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers only)"),
+        ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
+    ),
+    responses((status = 200, description = "The rows, or the file with `Content-Disposition: attachment`", content(
+        (crate::openapi::schemas::EarningsReport = "application/json"),
+        (String = "text/csv"),
+        (Vec<u8> = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    )))
+)]
+async fn earnings_report(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ReportQuery>) -> ApiResult<Response> {
+    answer(&state, &current, query, Report::EarningsReport).await
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/reports/driver-earnings",
+    tag = "reports",
+    summary = "Driver earnings per month",
+    description = "One row per driver per local month from rides only (PAID or COMPLETE bookings, spec §9), newest month first: `driverShare` and `total_rides`. Admins see every driver, fleet admins their fleet's, a driver their own months. Filters as for the earnings report. `format=csv` or `format=xlsx` downloads the same rows as a file (admins and fleet admins; refused with `demo_mode` in demo mode).",
+    params(
+        ("year" = Option<i32>, Query, description = "A local calendar year"),
+        ("month" = Option<u32>, Query, description = "1 to 12, with `year`"),
+        ("from" = Option<i64>, Query, description = "Trip dates at or after this instant (ms)"),
+        ("until" = Option<i64>, Query, description = "Trip dates before this instant (ms)"),
+        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
+        ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers; a driver only themself)"),
+        ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
+    ),
+    responses((status = 200, description = "The rows, or the file with `Content-Disposition: attachment`", content(
+        (crate::openapi::schemas::DriverEarnings = "application/json"),
+        (String = "text/csv"),
+        (Vec<u8> = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    )))
+)]
+async fn driver_earnings(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ReportQuery>) -> ApiResult<Response> {
+    answer(&state, &current, query, Report::DriverEarnings).await
+}
+
+async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, report: Report) -> ApiResult<Response> {
+    let settings = state.runtime.catalog().settings.clone();
+    let principal = &current.principal;
+    authorize(Some(principal), report.action(), Resource::None, &settings)?;
+    if query.format != Format::Json {
+        authorize(Some(principal), Action::ReportsExport, Resource::None, &settings)?;
+    }
+    // The platform's reporting zone unless the caller asks for another; in it,
+    // storage answers a month from its roll-up.
+    let utc_offset_minutes = query.utc_offset_minutes.unwrap_or(state.config.reports.utc_offset_minutes);
+    let period = PeriodQuery { year: query.year, month: query.month, from: query.from, until: query.until };
+    let period = report_period(period, utc_offset_minutes)?;
+    let driver = match query.driver {
+        Some(id) => Some(UserRef::from(&state.storage.user(id).await?)),
+        None => None,
+    };
+    let viewable = report_scope(principal, driver)?;
+    let decimals = settings.decimal;
+    let scope = EarningsScope {
+        fleetadmin: viewable.fleet,
+        driver: viewable.driver,
+        tripdate_from: period.from,
+        tripdate_until: period.until,
+        utc_offset_minutes,
+        decimals,
+    };
+    let table = match report {
+        Report::DriverEarnings => {
+            let rows = state.storage.driver_earnings(&scope).await?;
+            if query.format == Format::Json {
+                return Ok(Json(json!({ "rows": rows })).into_response());
+            }
+            export::driver_earnings_table(&rows, decimals)
+        }
+        Report::EarningsReport => {
+            let rows = state.storage.earnings_report(&scope).await?;
+            if query.format == Format::Json {
+                return Ok(Json(json!({ "rows": rows })).into_response());
+            }
+            export::earnings_report_table(&rows, decimals)
+        }
+    };
+    let name = file_name(report, &query);
+    // Writing a workbook is CPU work that grows with the rows: off the async threads.
+    let (content_type, bytes) = tokio::task::spawn_blocking(move || match query.format {
+        Format::Xlsx => export::to_xlsx(&table).map(|bytes| (XLSX_TYPE, bytes)),
+        _ => Ok((CSV_TYPE, export::to_csv(&table).into_bytes())),
+    })
+    .await
+    .map_err(|error| ApiError::Internal(error.to_string()))?
+    .map_err(|error| ApiError::Internal(error.to_string()))?;
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
+        .map_err(|error| ApiError::Internal(error.to_string()))?;
+    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static(content_type)), (header::CONTENT_DISPOSITION, disposition)], bytes).into_response())
+}
+
+/// `earnings-report-2027-01.csv`, `driver-earnings-2027.xlsx`,
+/// `earnings-report.csv`: the period when it is a calendar one.
+fn file_name(report: Report, query: &ReportQuery) -> String {
+    let extension = if query.format == Format::Xlsx { "xlsx" } else { "csv" };
+    let period = match (query.year, query.month) {
+        (Some(year), Some(month)) => format!("-{year:04}-{month:02}"),
+        (Some(year), None) => format!("-{year:04}"),
+        _ => String::new(),
+    };
+    format!("{}{period}.{extension}", report.file_stem())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_carry_the_report_and_its_calendar_period() {
+        let query = |year, month, format| ReportQuery { year, month, format, ..ReportQuery::default() };
+        assert_eq!(file_name(Report::EarningsReport, &query(Some(2027), Some(1), Format::Csv)), "earnings-report-2027-01.csv");
+        assert_eq!(file_name(Report::DriverEarnings, &query(Some(2027), None, Format::Xlsx)), "driver-earnings-2027.xlsx");
+        assert_eq!(file_name(Report::EarningsReport, &query(None, None, Format::Csv)), "earnings-report.csv");
+    }
+}

@@ -113,6 +113,8 @@ error_keys! {
     FileTooLarge => "file_too_large", TooLarge;
     // A profile field fixed by how the account was made (spec §2 "Profile").
     FieldLocked => "field_locked", Forbidden;
+    // Payments: a gateway webhook whose signature is forged, stale or missing.
+    InvalidSignature => "invalid_signature", Invalid;
     // Promos and languages: a code or locale that is taken.
     PromoExists => "promo_exists", Conflict;
     LanguageExists => "language_exists", Conflict;

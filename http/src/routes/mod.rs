@@ -3,8 +3,10 @@
 pub mod bookings;
 pub mod catalog;
 pub mod drivers;
+pub mod files;
 pub mod geo;
 pub mod health;
+pub mod payments;
 pub mod languages;
 pub mod notifications;
 pub mod promos;

@@ -50,8 +50,6 @@ ui:
 # driven through a whole trip against a real `wayfare serve --demo`. The
 # server binary is built as `cargo test --all-targets` built it (same features),
 # so after test-rust this build is a no-op.
-# e2e/pending (steps waiting for the server's socket events) is not run yet:
-# `cd ui && npm run e2e:pending`.
 test-ui: ui
 	cd ui && $(NPM) test
 	$(CARGO) build --workspace --all-targets --locked

@@ -118,6 +118,8 @@ error_keys! {
     UserHasActiveBookings => "user_has_active_bookings", Conflict;
     CarTypeExists => "car_type_exists", Conflict;
     CarTypeInUse => "car_type_in_use", Conflict;
+    // Payments: a gateway webhook whose signature is forged, stale or missing.
+    InvalidSignature => "invalid_signature", Invalid;
     // Promos and languages: a code or locale that is taken.
     PromoExists => "promo_exists", Conflict;
     LanguageExists => "language_exists", Conflict;

@@ -18,6 +18,7 @@ pub mod geo;
 pub mod ids;
 pub mod model;
 pub mod money;
+pub mod payment;
 pub mod permissions;
 pub mod promo;
 pub mod timefmt;

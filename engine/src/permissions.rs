@@ -242,6 +242,12 @@ pub enum Action {
     /// [`report_scope`], so a driver reads their own months (spec §6).
     DriverEarningsRead,
     Upload,
+    // Files (spec §7 updateLicenseImage; parcel photos of spec §3).
+    /// A driver's licence image: the driver, an admin, or the driver's fleet admin.
+    LicenseUpload,
+    LicenseRead,
+    /// A parcel photo of a delivery booking: its assigned driver.
+    ParcelImageUpload,
 }
 
 /// What kind of resource an action is checked against.
@@ -254,7 +260,7 @@ enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 47] = [
+    pub const ALL: [Action; 50] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -302,6 +308,9 @@ impl Action {
         Action::ReportsExport,
         Action::DriverEarningsRead,
         Action::Upload,
+        Action::LicenseUpload,
+        Action::LicenseRead,
+        Action::ParcelImageUpload,
     ];
 
     /// Open to visitors who are not signed in: what the landing page loads
@@ -355,6 +364,8 @@ impl Action {
             | Action::SettingsWrite
             | Action::LanguagesWrite => ADMIN_ONLY,
             Action::ReportsRead | Action::ReportsExport => ADMIN_AND_FLEET,
+            Action::LicenseUpload | Action::LicenseRead => &[Driver, Fleetadmin, Admin],
+            Action::ParcelImageUpload => &[Driver],
             // Drivers get earnings per month per driver (spec §6), their own only.
             Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
         }
@@ -373,8 +384,14 @@ impl Action {
             | Action::BookingCancel
             | Action::BookingAssign
             | Action::BookingChat
-            | Action::BookingTracking => Target::Booking,
-            Action::WalletRead | Action::UserEdit | Action::UserDelete | Action::UserApprove => Target::User,
+            | Action::BookingTracking
+            | Action::ParcelImageUpload => Target::Booking,
+            Action::WalletRead
+            | Action::UserEdit
+            | Action::UserDelete
+            | Action::UserApprove
+            | Action::LicenseUpload
+            | Action::LicenseRead => Target::User,
             Action::UserAdd => Target::NewUser,
             _ => Target::Nothing,
         }
@@ -526,6 +543,7 @@ fn check_booking(principal: &Principal, action: Action, booking: BookingRef<'_>)
             | Action::BookingPay
             | Action::BookingChat
             | Action::BookingTracking
+            | Action::ParcelImageUpload
     );
     if is_driver && needs_assigned_driver && booking.driver != Some(principal.id) {
         return Err(ErrorKey::NotAllowed.into());
@@ -536,8 +554,14 @@ fn check_booking(principal: &Principal, action: Action, booking: BookingRef<'_>)
 fn check_user(principal: &Principal, action: Action, user: UserRef) -> DomainResult<()> {
     let is_self = user.id == principal.id;
     let in_my_fleet = user.role == Role::Driver && user.fleetadmin == Some(principal.id);
+    let is_licence = matches!(action, Action::LicenseUpload | Action::LicenseRead);
     match (principal.role, action) {
         (_, Action::WalletRead) if is_self => Ok(()),
+        // Only drivers have a licence: their own, their fleet's, or any for admins.
+        (_, _) if is_licence && user.role != Role::Driver => {
+            if is_self || principal.role == Role::Admin { Err(ErrorKey::NotAllowed.into()) } else { Err(ErrorKey::NotFound.into()) }
+        }
+        (Role::Driver, _) if is_licence && is_self => Ok(()),
         (Role::Admin, Action::UserDelete) if is_self => Err(ErrorKey::NotAllowed.into()),
         (Role::Admin, _) => Ok(()),
         // The contract shows wallets to their owner and admins; a fleet admin
@@ -828,6 +852,7 @@ mod tests {
             Action::BookingAssign => [Never, Never, Never, Any],
             Action::BookingChat => [Visible, Assigned, Never, Never],
             Action::BookingTracking => [Visible, Assigned, Visible, Any],
+            Action::ParcelImageUpload => [Never, Assigned, Never, Never],
             other => panic!("{other:?} is not a booking action"),
         }
     }
@@ -913,6 +938,20 @@ mod tests {
                 Role::Fleetadmin if case == UserCase::FleetDriver => Outcome::Allowed,
                 Role::Fleetadmin => Outcome::NotFound,
             },
+            // Licences belong to drivers: their own, a fleet's, any for admins.
+            Action::LicenseUpload | Action::LicenseRead => {
+                let is_driver_account = matches!(case, UserCase::FleetDriver | UserCase::OtherFleetDriver)
+                    || (case == UserCase::Myself && role == Role::Driver);
+                match role {
+                    Role::Rider => Outcome::NotAllowed,
+                    _ if is_self && is_driver_account => Outcome::Allowed,
+                    _ if is_self => Outcome::NotAllowed,
+                    Role::Admin if is_driver_account => Outcome::Allowed,
+                    Role::Admin => Outcome::NotAllowed,
+                    Role::Fleetadmin if case == UserCase::FleetDriver => Outcome::Allowed,
+                    _ => Outcome::NotFound,
+                }
+            }
             other => panic!("{other:?} is not a user action"),
         }
     }
@@ -999,8 +1038,14 @@ mod tests {
             | Action::BookingCancel
             | Action::BookingAssign
             | Action::BookingChat
-            | Action::BookingTracking => Kind::Booking,
-            Action::WalletRead | Action::UserEdit | Action::UserDelete | Action::UserApprove => Kind::User,
+            | Action::BookingTracking
+            | Action::ParcelImageUpload => Kind::Booking,
+            Action::WalletRead
+            | Action::UserEdit
+            | Action::UserDelete
+            | Action::UserApprove
+            | Action::LicenseUpload
+            | Action::LicenseRead => Kind::User,
             Action::UserAdd => Kind::NewUser,
             Action::BookingList
             | Action::BookingCreate

@@ -27,8 +27,114 @@ pub struct Config {
     /// What `--demo` seeds into a fresh database.
     pub demo_seed: DemoSeedConfig,
     pub maps: wayfare_maps::MapsConfig,
+    pub files: FilesConfig,
+    pub payments: PaymentsConfig,
     pub reports: ReportsConfig,
     pub push: PushConfig,
+}
+
+/// Uploaded images (profile photos, licences, car type images, parcel photos).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FilesConfig {
+    /// `local` (a directory) or `s3` (an S3-compatible bucket).
+    pub store: FileStoreKind,
+    /// The directory of the local store; `data_dir/uploads` when empty.
+    pub local_dir: Option<PathBuf>,
+    /// The largest upload accepted, in bytes (413 `file_too_large` above).
+    pub max_upload_bytes: usize,
+    pub s3: S3Config,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStoreKind {
+    #[default]
+    Local,
+    S3,
+}
+
+/// An S3-compatible bucket (AWS S3, MinIO, Cloudflare R2, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct S3Config {
+    pub bucket: String,
+    pub region: String,
+    /// The service URL for S3-compatible stores (e.g. `http://minio:9000`);
+    /// AWS when empty.
+    pub endpoint: Option<String>,
+    /// Credentials; when empty, the usual AWS environment and instance
+    /// credentials are used.
+    pub access_key_id: Option<String>,
+    pub secret_access_key: Option<String>,
+    /// Put before every key, e.g. `wayfare/`.
+    pub prefix: String,
+    /// Allow a plain-HTTP endpoint (a local MinIO).
+    pub allow_http: bool,
+    /// `bucket.host/key` URLs instead of `host/bucket/key`.
+    pub virtual_hosted_style: bool,
+}
+
+/// Payment gateways (spec §3 payment providers, §7 checkout form).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct PaymentsConfig {
+    /// Serve the built-in `test` gateway, whose page pays without money.
+    /// Never in production; `--demo` turns it on.
+    pub test_gateway: bool,
+    /// This server's public URL (`https://ride.example.com`), for the links
+    /// a gateway sends the payer back to; taken from the request when empty.
+    pub public_url: Option<String>,
+    pub stripe: StripeConfig,
+}
+
+/// Stripe Checkout: sessions made through Stripe's API, payments confirmed
+/// by its signed webhook. On when `secret_key` and `webhook_secret` are set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StripeConfig {
+    /// `sk_live_…` or `sk_test_…`.
+    pub secret_key: Option<String>,
+    /// The endpoint's signing secret, `whsec_…`.
+    pub webhook_secret: Option<String>,
+    /// Stripe's API (changed only to point at a fake in tests).
+    pub api_base: String,
+    /// How old a webhook's signed timestamp may be.
+    pub tolerance_secs: u64,
+}
+
+impl StripeConfig {
+    pub fn enabled(&self) -> bool {
+        self.secret_key.as_deref().is_some_and(|key| !key.is_empty())
+            && self.webhook_secret.as_deref().is_some_and(|secret| !secret.is_empty())
+    }
+}
+
+impl Default for FilesConfig {
+    fn default() -> Self {
+        FilesConfig { store: FileStoreKind::Local, local_dir: None, max_upload_bytes: 5 * 1024 * 1024, s3: S3Config::default() }
+    }
+}
+
+impl Default for S3Config {
+    fn default() -> Self {
+        S3Config {
+            bucket: String::new(),
+            region: "us-east-1".into(),
+            endpoint: None,
+            access_key_id: None,
+            secret_access_key: None,
+            prefix: String::new(),
+            allow_http: false,
+            virtual_hosted_style: false,
+        }
+    }
+}
+
+impl Default for StripeConfig {
+    fn default() -> Self {
+        StripeConfig { secret_key: None, webhook_secret: None, api_base: "https://api.stripe.com".into(), tolerance_secs: 300 }
+    }
 }
 
 /// A push service (docs/configuration.md `[push]`).
@@ -169,6 +275,8 @@ impl Default for Config {
             realtime: RealtimeConfig::default(),
             demo_seed: DemoSeedConfig::default(),
             maps: wayfare_maps::MapsConfig::default(),
+            files: FilesConfig::default(),
+            payments: PaymentsConfig::default(),
             reports: ReportsConfig::default(),
             push: PushConfig::default(),
         }
@@ -241,6 +349,7 @@ impl Config {
         }
         if config.demo {
             config.delivery.dev_outbox = true;
+            config.payments.test_gateway = true;
         }
         Ok(config)
     }
@@ -293,6 +402,9 @@ mod tests {
         assert_eq!(config.listen.port(), 8080);
         assert!(config.storage_url().starts_with("sqlite://"));
         assert!(!config.delivery.dev_outbox);
+        assert!(!config.payments.test_gateway, "the test gateway pays without money: off unless asked");
+        assert_eq!(config.files.store, FileStoreKind::Local);
+        assert!(!config.payments.stripe.enabled());
     }
 
     #[test]
@@ -305,6 +417,7 @@ mod tests {
         assert_eq!(config.listen.port(), 9000);
         assert_eq!(config.auth.code_ttl_secs, 60);
         assert!(config.demo && config.delivery.dev_outbox, "demo turns the dev outbox on");
+        assert!(config.payments.test_gateway, "and the test payment gateway");
         assert!(config.push.senders.is_empty(), "no push service unless configured");
         let overrides = Overrides { database_url: Some("postgres://db/wayfare".into()), ..Overrides::default() };
         assert_eq!(Config::load(&overrides).unwrap().storage_url(), "postgres://db/wayfare");

@@ -10,11 +10,13 @@ pub mod config;
 pub mod demo;
 pub mod error;
 pub mod extract;
+pub mod files;
 pub mod i18n;
 pub mod messages;
 pub mod metrics;
 pub mod notify;
 pub mod openapi;
+pub mod payments;
 pub mod present;
 pub mod realtime;
 pub mod routes;
@@ -60,6 +62,9 @@ fn routes(state: AppState) -> Router {
         .merge(routes::reports::router())
         .merge(routes::geo::router())
         .merge(routes::health::router())
+        // files and payments (issue 6)
+        .merge(routes::files::router())
+        .merge(routes::payments::router())
         // promos, notifications, languages
         .merge(routes::promos::router())
         .merge(routes::notifications::router())
@@ -147,8 +152,12 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
         tracing::warn!("the dev outbox is ON: sign-in codes are readable at /api/v1/dev/outbox; never use this in production");
     }
     let maps = wayfare_maps::provider_from(&config.maps);
+    let files = files::store_from_config(&config.files, &config.data_dir)?;
+    if config.payments.test_gateway {
+        tracing::warn!("the test payment gateway is ON: its page marks payments paid without money; never use this in production");
+    }
     crate::metrics::observe_dispatch(&runtime);
-    Ok(AppState::with_notifier(config, runtime, deliveries, maps, notifier))
+    Ok(AppState::from_parts(config, runtime, deliveries, maps, notifier, files))
 }
 
 /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and stops the actors.

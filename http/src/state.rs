@@ -3,6 +3,7 @@
 use crate::auth::delivery::Deliveries;
 use crate::auth::limiter::Limiter;
 use crate::config::Config;
+use crate::files::FileStore;
 use crate::i18n::LanguageCache;
 use crate::notify::Notifier;
 use std::ops::Deref;
@@ -22,6 +23,10 @@ pub struct Inner {
     pub deliveries: Deliveries,
     pub limiter: Limiter,
     pub maps: Arc<dyn MapsProvider>,
+    /// Uploaded files' bytes (the `files` table says what they are).
+    pub files: Arc<dyn FileStore>,
+    /// Outgoing calls to payment gateways (Stripe's API).
+    pub http_client: reqwest::Client,
     /// The languages table, cached for server messages (`crate::i18n`).
     pub languages: LanguageCache,
     /// In-app and push notifications (`crate::notify`).
@@ -29,9 +34,10 @@ pub struct Inner {
 }
 
 impl AppState {
-    /// The state with the push services of the configuration; one that
-    /// cannot start (an unreadable VAPID key) is logged and left out, so the
-    /// app still notifies in-app. `crate::start` checks it first.
+    /// The state with the push services and the file store of the
+    /// configuration; push services that cannot start (an unreadable VAPID
+    /// key) are logged and left out, so the app still notifies in-app.
+    /// `crate::start` checks both first.
     pub fn new(config: Config, runtime: Runtime, deliveries: Deliveries, maps: Arc<dyn MapsProvider>) -> Self {
         let notifier = Notifier::from_config(&config).unwrap_or_else(|error| {
             tracing::error!(%error, "push services not started; notifications are in-app only");
@@ -40,16 +46,46 @@ impl AppState {
         AppState::with_notifier(config, runtime, deliveries, maps, notifier)
     }
 
-    /// The state with a given notifier. Inside a Tokio runtime it also
-    /// starts delivering the engine's booking notices.
+    /// The state with a given notifier and the configured file store.
     pub fn with_notifier(config: Config, runtime: Runtime, deliveries: Deliveries, maps: Arc<dyn MapsProvider>, notifier: Notifier) -> Self {
+        // `start` checked the configuration first; a test's default is the local store.
+        let files = crate::files::store_from_config(&config.files, &config.data_dir)
+            .expect("the file store configuration is checked at start");
+        AppState::from_parts(config, runtime, deliveries, maps, notifier, files)
+    }
+
+    /// The state from its parts. Inside a Tokio runtime it also starts
+    /// delivering the engine's booking notices.
+    pub fn from_parts(
+        config: Config,
+        runtime: Runtime,
+        deliveries: Deliveries,
+        maps: Arc<dyn MapsProvider>,
+        notifier: Notifier,
+        files: Arc<dyn FileStore>,
+    ) -> Self {
         let storage = runtime.storage().clone();
         let languages = LanguageCache::default();
         let notifier = Arc::new(notifier);
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(crate::notify::booking_notices(runtime.clone(), languages.clone(), notifier.clone()));
         }
-        AppState(Arc::new(Inner { config, runtime, storage, deliveries, limiter: Limiter::default(), maps, languages, notifier }))
+        let http_client = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(30))
+            .build()
+            .unwrap_or_default();
+        AppState(Arc::new(Inner {
+            config,
+            runtime,
+            storage,
+            deliveries,
+            limiter: Limiter::default(),
+            maps,
+            files,
+            http_client,
+            languages,
+            notifier,
+        }))
     }
 
     pub fn now(&self) -> Millis {

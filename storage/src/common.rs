@@ -5,7 +5,7 @@
 //! are in `shared.rs`, compiled once per backend.
 
 use crate::error::{StorageError, StorageResult};
-use crate::types::{BookingSort, EarningsScope, SortOrder};
+use crate::types::{BookingSort, EarningsScope, PaymentOrder, PaymentRecord, PaymentStatus, SortOrder};
 use rust_decimal::Decimal;
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -553,6 +553,51 @@ pub(crate) struct FileRow {
     pub mime: String,
     pub size: i64,
     pub created_at: i64,
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct PaymentRow {
+    pub id: Uuid,
+    pub gateway: String,
+    pub order_kind: String,
+    pub booking_id: Option<Uuid>,
+    pub customer: Uuid,
+    pub amount_micros: i64,
+    pub currency: String,
+    pub status: String,
+    pub gateway_ref: Option<String>,
+    pub event_id: Option<String>,
+    pub success_url: String,
+    pub cancel_url: String,
+    pub settled_at: Option<i64>,
+    pub created_at: i64,
+}
+
+impl PaymentRow {
+    pub(crate) fn into_record(self) -> StorageResult<PaymentRecord> {
+        let order = match (self.order_kind.as_str(), self.booking_id) {
+            ("booking", Some(booking)) => PaymentOrder::Booking(wayfare_engine::BookingId(booking)),
+            ("wallet", _) => PaymentOrder::WalletTopUp,
+            _ => return Err(StorageError::Corrupt(format!("payment {} has order {}", self.id, self.order_kind))),
+        };
+        let status = PaymentStatus::parse(&self.status)
+            .ok_or_else(|| StorageError::Corrupt(format!("payment {} has status {}", self.id, self.status)))?;
+        Ok(PaymentRecord {
+            id: self.id,
+            gateway: self.gateway,
+            order,
+            customer: UserId(self.customer),
+            amount: from_micros(self.amount_micros),
+            currency: self.currency,
+            status,
+            gateway_ref: self.gateway_ref,
+            event_id: self.event_id,
+            success_url: self.success_url,
+            cancel_url: self.cancel_url,
+            settled_at: self.settled_at,
+            created_at: self.created_at,
+        })
+    }
 }
 
 #[derive(sqlx::FromRow)]

@@ -157,6 +157,22 @@ pub trait Storage: Send + Sync + 'static {
     async fn insert_file(&self, file: &FileRecord) -> StorageResult<()>;
     async fn file(&self, id: uuid::Uuid) -> StorageResult<FileRecord>;
 
+    // ---- payments --------------------------------------------------------
+    async fn insert_payment(&self, payment: &PaymentRecord) -> StorageResult<()>;
+    async fn payment(&self, id: uuid::Uuid) -> StorageResult<PaymentRecord>;
+    /// Records the gateway's id for a pending payment (unique per gateway).
+    async fn set_payment_reference(&self, id: uuid::Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()>;
+    /// Moves a pending payment to `status` (with the confirming event, if
+    /// any), once: `true` when this call settled it, `false` when it was
+    /// already settled. `NotFound` when there is no such payment.
+    async fn settle_payment(
+        &self,
+        id: uuid::Uuid,
+        status: PaymentStatus,
+        event_id: Option<&str>,
+        now: Millis,
+    ) -> StorageResult<bool>;
+
     // ---- sign-in ---------------------------------------------------------
     async fn insert_challenge(&self, challenge: &Challenge) -> StorageResult<()>;
     /// The newest unconsumed challenge for a contact.

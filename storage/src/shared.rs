@@ -1843,6 +1843,90 @@ impl Storage for Store {
         })
     }
 
+    // ---- payments -------------------------------------------------------------------
+
+    async fn insert_payment(&self, payment: &PaymentRecord) -> StorageResult<()> {
+        let (order_kind, booking) = match payment.order {
+            PaymentOrder::Booking(booking) => ("booking", Some(booking.0)),
+            PaymentOrder::WalletTopUp => ("wallet", None),
+        };
+        sqlx::query(
+            "INSERT INTO payments (id, gateway, order_kind, booking_id, customer, amount_micros, currency, status,
+                gateway_ref, event_id, success_url, cancel_url, settled_at, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)",
+        )
+        .bind(payment.id)
+        .bind(&payment.gateway)
+        .bind(order_kind)
+        .bind(booking)
+        .bind(payment.customer.0)
+        .bind(to_micros(payment.amount, "amount")?)
+        .bind(&payment.currency)
+        .bind(payment.status.as_str())
+        .bind(&payment.gateway_ref)
+        .bind(&payment.event_id)
+        .bind(&payment.success_url)
+        .bind(&payment.cancel_url)
+        .bind(payment.settled_at)
+        .bind(payment.created_at)
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn payment(&self, id: Uuid) -> StorageResult<PaymentRecord> {
+        let row: Option<PaymentRow> = sqlx::query_as(
+            "SELECT id, gateway, order_kind, booking_id, customer, amount_micros, currency, status, gateway_ref,
+                event_id, success_url, cancel_url, settled_at, created_at
+             FROM payments WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        found(row)?.into_record()
+    }
+
+    async fn set_payment_reference(&self, id: Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query("UPDATE payments SET gateway_ref = $1, updated_at = $2 WHERE id = $3")
+            .bind(gateway_ref)
+            .bind(now)
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(write_error)?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn settle_payment(
+        &self,
+        id: Uuid,
+        status: PaymentStatus,
+        event_id: Option<&str>,
+        now: Millis,
+    ) -> StorageResult<bool> {
+        // One UPDATE guarded by the status: of two concurrent confirmations,
+        // exactly one sees a row change.
+        let result = sqlx::query(
+            "UPDATE payments SET status = $1, event_id = $2, settled_at = $3, updated_at = $3
+             WHERE id = $4 AND status = 'pending'",
+        )
+        .bind(status.as_str())
+        .bind(event_id)
+        .bind(now)
+        .bind(id)
+        .execute(&self.pool)
+        .await
+        .map_err(write_error)?;
+        if result.rows_affected() == 1 {
+            return Ok(true);
+        }
+        let exists: Option<(Uuid,)> =
+            sqlx::query_as("SELECT id FROM payments WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
+        found(exists)?;
+        Ok(false)
+    }
+
     // ---- sign-in ----------------------------------------------------------------------
 
     async fn insert_challenge(&self, challenge: &Challenge) -> StorageResult<()> {

@@ -141,6 +141,65 @@ pub struct FileRecord {
     pub created_at: Millis,
 }
 
+/// What a gateway payment pays for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaymentOrder {
+    /// A booking's fare: PAYMENT_PENDING becomes NEW, PENDING becomes PAID.
+    Booking(wayfare_engine::BookingId),
+    /// Money into the customer's wallet.
+    WalletTopUp,
+}
+
+/// Where a gateway payment stands. Only `Pending` ever changes, once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentStatus {
+    Pending,
+    Paid,
+    Failed,
+}
+
+impl PaymentStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentStatus::Pending => "pending",
+            PaymentStatus::Paid => "paid",
+            PaymentStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<PaymentStatus> {
+        match text {
+            "pending" => Some(PaymentStatus::Pending),
+            "paid" => Some(PaymentStatus::Paid),
+            "failed" => Some(PaymentStatus::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// One checkout through a payment gateway (issue 6 "Payments").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaymentRecord {
+    pub id: uuid::Uuid,
+    /// The provider name (spec §3): `test`, `stripe`.
+    pub gateway: String,
+    pub order: PaymentOrder,
+    pub customer: UserId,
+    pub amount: rust_decimal::Decimal,
+    pub currency: String,
+    pub status: PaymentStatus,
+    /// The gateway's own id for it (a Stripe Checkout Session id).
+    pub gateway_ref: Option<String>,
+    /// The confirmation that settled it (a Stripe event id).
+    pub event_id: Option<String>,
+    /// Where the payer goes back to after paying or giving up.
+    pub success_url: String,
+    pub cancel_url: String,
+    pub settled_at: Option<Millis>,
+    pub created_at: Millis,
+}
+
 /// A one-time sign-in code sent to a contact. Only its hash is kept.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Challenge {

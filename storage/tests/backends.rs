@@ -22,8 +22,8 @@ use wayfare_engine::{
     UserId, UserLang, UserPlatform, UserTarget, WalletEntryType, WithdrawId, WithdrawRequest,
 };
 use wayfare_storage::{
-    Backend, BookingFilter, BookingSort, Challenge, EarningsScope, FileRecord, PageRequest, PushFilter, Session,
-    SortOrder, Storage, StorageError, UserFilter,
+    Backend, BookingFilter, BookingSort, Challenge, EarningsScope, FileRecord, PageRequest, PaymentOrder,
+    PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, Storage, StorageError, UserFilter,
 };
 
 backend_suite!(
@@ -62,6 +62,7 @@ backend_suite!(
     exactly_one_language_is_the_default,
     concurrent_make_default_leaves_exactly_one_default,
     files_metadata_round_trips,
+    payments_round_trip_and_settle_once,
     sign_in_challenges_count_attempts_and_are_consumed_once,
     sessions_are_found_by_token_hash_and_revoked,
 );
@@ -1851,6 +1852,60 @@ async fn files_metadata_round_trips(fixture: Fixture) {
     fixture.insert_file(&file).await.unwrap();
     assert_eq!(fixture.file(file.id).await.unwrap(), file);
     assert!(matches!(fixture.file(Uuid::from_u128(404)).await, Err(StorageError::NotFound)));
+}
+
+// ---- payments ---------------------------------------------------------------------
+
+async fn payments_round_trip_and_settle_once(fixture: Fixture) {
+    let customer = rider(1);
+    fixture.insert_user(&customer).await.unwrap();
+    let ride = booking(1, &customer, BookingStatus::PaymentPending, NOW);
+    fixture.commit_booking(&ride, None, &[], NOW).await.unwrap();
+    let payment = |number: u128, order: PaymentOrder| PaymentRecord {
+        id: Uuid::from_u128(number),
+        gateway: "stripe".into(),
+        order,
+        customer: customer.id,
+        amount: dec!(25.85),
+        currency: "USD".into(),
+        status: PaymentStatus::Pending,
+        gateway_ref: None,
+        event_id: None,
+        success_url: "/bookings".into(),
+        cancel_url: "/".into(),
+        settled_at: None,
+        created_at: NOW,
+    };
+    let for_booking = payment(1, PaymentOrder::Booking(ride.id));
+    let top_up = payment(2, PaymentOrder::WalletTopUp);
+    fixture.insert_payment(&for_booking).await.unwrap();
+    fixture.insert_payment(&top_up).await.unwrap();
+    assert_eq!(fixture.payment(for_booking.id).await.unwrap(), for_booking);
+    assert_eq!(fixture.payment(top_up.id).await.unwrap(), top_up);
+    assert!(matches!(fixture.payment(Uuid::from_u128(404)).await, Err(StorageError::NotFound)));
+
+    fixture.set_payment_reference(for_booking.id, "cs_test_1", NOW + 1).await.unwrap();
+    // A gateway's id names one payment only.
+    assert!(matches!(
+        fixture.set_payment_reference(top_up.id, "cs_test_1", NOW + 1).await,
+        Err(StorageError::Duplicate(_))
+    ));
+
+    // Settled once: the second confirmation changes nothing.
+    assert!(fixture.settle_payment(for_booking.id, PaymentStatus::Paid, Some("evt_1"), NOW + 2).await.unwrap());
+    assert!(!fixture.settle_payment(for_booking.id, PaymentStatus::Paid, Some("evt_2"), NOW + 3).await.unwrap());
+    assert!(!fixture.settle_payment(for_booking.id, PaymentStatus::Failed, None, NOW + 3).await.unwrap());
+    let settled = fixture.payment(for_booking.id).await.unwrap();
+    assert_eq!(
+        (settled.status, settled.gateway_ref.as_deref(), settled.event_id.as_deref(), settled.settled_at),
+        (PaymentStatus::Paid, Some("cs_test_1"), Some("evt_1"), Some(NOW + 2))
+    );
+    assert!(fixture.settle_payment(top_up.id, PaymentStatus::Failed, None, NOW + 2).await.unwrap());
+    assert_eq!(fixture.payment(top_up.id).await.unwrap().status, PaymentStatus::Failed);
+    assert!(matches!(
+        fixture.settle_payment(Uuid::from_u128(404), PaymentStatus::Paid, None, NOW).await,
+        Err(StorageError::NotFound)
+    ));
 }
 
 // ---- sign-in ---------------------------------------------------------------------

@@ -96,6 +96,9 @@ pub enum Command {
     ConfirmPayment { gateway: String, amount: Decimal },
     Rate { rating: u8 },
     Cancel { reason: String },
+    /// The assigned driver's photo of a parcel at pickup or delivery (spec §3
+    /// `pickup_image`, `deliver_image`); `url` is where the file is served.
+    AttachImage { slot: ParcelImage, url: String },
     /// A timer set by an earlier transition is due.
     TimerFired { kind: TimerKind, generation: u64 },
 }
@@ -116,7 +119,56 @@ impl Command {
             Command::ConfirmPayment { .. } => "confirm_payment",
             Command::Rate { .. } => "rate",
             Command::Cancel { .. } => "cancel",
+            Command::AttachImage { .. } => "attach_image",
             Command::TimerFired { .. } => "timer",
+        }
+    }
+}
+
+/// The two parcel photos of a delivery booking (spec §3, §7 file storage
+/// `bookings/{id}/{pickup_image|deliver_image}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ParcelImage {
+    PickupImage,
+    DeliverImage,
+}
+
+impl ParcelImage {
+    /// The booking field and file-storage name of the photo.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParcelImage::PickupImage => "pickup_image",
+            ParcelImage::DeliverImage => "deliver_image",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ParcelImage> {
+        match name {
+            "pickup_image" => Some(ParcelImage::PickupImage),
+            "deliver_image" => Some(ParcelImage::DeliverImage),
+            _ => None,
+        }
+    }
+
+    /// When the driver may take it: the pickup photo at the pickup (ARRIVED,
+    /// or just after STARTED), the delivery photo at the drop (STARTED, just
+    /// before REACHED, or REACHED).
+    pub fn allowed_in(self) -> &'static [crate::model::BookingStatus] {
+        use crate::model::BookingStatus::{Arrived, Reached, Started};
+        match self {
+            ParcelImage::PickupImage => &[Arrived, Started],
+            ParcelImage::DeliverImage => &[Started, Reached],
+        }
+    }
+
+    /// Whether the settings ask for this photo (`AllowDeliveryPickupImageCapture`,
+    /// `AllowFinalDeliveryImageCapture`).
+    pub fn enabled(self, settings: &Settings) -> bool {
+        match self {
+            ParcelImage::PickupImage => settings.AllowDeliveryPickupImageCapture,
+            ParcelImage::DeliverImage => settings.AllowFinalDeliveryImageCapture,
         }
     }
 }

@@ -1,5 +1,5 @@
 use super::create::{DISPATCH_RETRY_MS, schedule_dispatch, set_timer};
-use super::{By, Command, Context, DriverSnapshot, Effect, NoticeKey, Transition, WalletChange, WithdrawReason, booking_idempotency_key};
+use super::{By, Command, Context, DriverSnapshot, Effect, NoticeKey, ParcelImage, Transition, WalletChange, WithdrawReason, booking_idempotency_key};
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{
@@ -48,6 +48,7 @@ pub fn apply(booking: &Booking, by: By, command: Command, context: &Context) -> 
         Command::ConfirmPayment { gateway, amount } => step.confirm_payment(by, gateway, amount)?,
         Command::Rate { rating } => step.rate(by, rating)?,
         Command::Cancel { reason } => step.cancel(by, reason)?,
+        Command::AttachImage { slot, url } => step.attach_image(by, slot, url)?,
         Command::TimerFired { kind, generation } => step.timer_fired(by, kind, generation)?,
     }
     Ok(Transition { booking: step.booking, effects: step.effects })
@@ -458,6 +459,22 @@ impl Step<'_> {
             }
             _ => refuse(ErrorKey::StatusNotAllowed),
         }
+    }
+
+    /// A parcel photo: delivery bookings only, when the settings ask for it,
+    /// by the assigned driver, at the stage the photo belongs to. A new photo
+    /// replaces the old one.
+    fn attach_image(&mut self, by: By, slot: ParcelImage, url: String) -> DomainResult<()> {
+        self.require_assigned_driver(by)?;
+        if self.booking.appcat != AppCategory::Delivery || !slot.enabled(self.context.settings) {
+            return refuse(ErrorKey::NotAllowed);
+        }
+        self.require_status(slot.allowed_in())?;
+        match slot {
+            ParcelImage::PickupImage => self.booking.pickup_image = Some(url),
+            ParcelImage::DeliverImage => self.booking.deliver_image = Some(url),
+        }
+        Ok(())
     }
 
     fn rate(&mut self, by: By, rating: u8) -> DomainResult<()> {

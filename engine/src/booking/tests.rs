@@ -958,3 +958,71 @@ proptest! {
         prop_assert_eq!(keys.len(), changes.len());
     }
 }
+
+// ---- parcel photos (spec §3 pickup_image / deliver_image, §7 file storage) ----
+
+/// A delivery world that asks for both photos.
+fn photo_world() -> World {
+    let mut world = World::new();
+    world.settings.AllowDeliveryPickupImageCapture = true;
+    world.settings.AllowFinalDeliveryImageCapture = true;
+    world
+}
+
+fn as_delivery(mut booking: Booking) -> Booking {
+    booking.appcat = AppCategory::Delivery;
+    booking
+}
+
+fn attach(slot: ParcelImage) -> Command {
+    Command::AttachImage { slot, url: format!("/api/v1/files/{}", slot.as_str()) }
+}
+
+#[test]
+fn the_assigned_driver_photographs_the_parcel_at_pickup_and_at_delivery() {
+    let world = photo_world();
+    let accepted = as_delivery(world.accepted());
+    let arrived = world.ok(&accepted, By::Driver(driver_id(1)), Command::Arrive { location: None }).booking;
+    let with_pickup = world.ok(&arrived, By::Driver(driver_id(1)), attach(ParcelImage::PickupImage));
+    assert_eq!(with_pickup.booking.pickup_image.as_deref(), Some("/api/v1/files/pickup_image"));
+    assert_eq!(with_pickup.booking.status, BookingStatus::Arrived, "a photo changes no status");
+    assert!(with_pickup.effects.is_empty());
+    let reached = as_delivery(world.reached());
+    let delivered = world.ok(&reached, By::Driver(driver_id(1)), attach(ParcelImage::DeliverImage)).booking;
+    assert_eq!(delivered.deliver_image.as_deref(), Some("/api/v1/files/deliver_image"));
+}
+
+#[test]
+fn a_parcel_photo_outside_its_stage_is_refused() {
+    let world = photo_world();
+    let accepted = as_delivery(world.accepted());
+    let driver = By::Driver(driver_id(1));
+    assert_eq!(error(world.apply(&accepted, driver, attach(ParcelImage::PickupImage))), ErrorKey::StatusNotAllowed);
+    let reached = as_delivery(world.reached());
+    assert_eq!(error(world.apply(&reached, driver, attach(ParcelImage::PickupImage))), ErrorKey::StatusNotAllowed);
+    let arrived = world.ok(&accepted, driver, Command::Arrive { location: None }).booking;
+    assert_eq!(error(world.apply(&arrived, driver, attach(ParcelImage::DeliverImage))), ErrorKey::StatusNotAllowed);
+}
+
+#[test]
+fn parcel_photos_need_a_delivery_booking_the_setting_and_the_assigned_driver() {
+    let mut world = photo_world();
+    let started = world.started();
+    let driver = By::Driver(driver_id(1));
+    assert_eq!(error(world.apply(&started, driver, attach(ParcelImage::PickupImage))), ErrorKey::NotAllowed, "taxi");
+    let started = as_delivery(started);
+    assert_eq!(error(world.apply(&started, By::Driver(driver_id(2)), attach(ParcelImage::PickupImage))), ErrorKey::NotFound);
+    assert_eq!(error(world.apply(&started, By::Rider(rider_id()), attach(ParcelImage::PickupImage))), ErrorKey::NotAllowed);
+    world.settings.AllowDeliveryPickupImageCapture = false;
+    assert_eq!(error(world.apply(&started, driver, attach(ParcelImage::PickupImage))), ErrorKey::NotAllowed);
+    assert!(world.apply(&started, driver, attach(ParcelImage::DeliverImage)).is_ok(), "the other photo is still asked for");
+}
+
+#[test]
+fn parcel_image_names_are_the_booking_fields() {
+    for slot in [ParcelImage::PickupImage, ParcelImage::DeliverImage] {
+        assert_eq!(ParcelImage::parse(slot.as_str()), Some(slot));
+        assert_eq!(serde_json::to_value(slot).unwrap(), serde_json::json!(slot.as_str()));
+    }
+    assert_eq!(ParcelImage::parse("selfie"), None);
+}

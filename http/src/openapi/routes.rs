@@ -89,6 +89,14 @@ macro_rules! session_with_body {
         &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, FileTooLarge, $($key),*]
     };
 }
+/// An upload for oneself: no file, not an image, too large.
+const UPLOAD: [ErrorKey; 6] = [NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge];
+
+/// A checkout form (`crate::payments::start_checkout`): the gateway off, a
+/// malformed field, a wrong amount, someone else's booking, a booking that
+/// does not await payment.
+const CHECKOUT: [ErrorKey; 9] =
+    [NotLoggedIn, RequireApproval, UserIssueContactAdmin, NoProviderFound, InvalidInput, InvalidAmount, NotAllowed, NotFound, StatusNotAllowed];
 
 pub const ROUTES: &[RouteDoc] = &[
     // ---- sign-in
@@ -499,6 +507,21 @@ pub const ROUTES: &[RouteDoc] = &[
     route("post", "/api/v1/geo/address", Access::Session, &GEO),
     route("post", "/api/v1/geo/directions", Access::Session, &GEO),
     route("post", "/api/v1/geo/matrix", Access::Session, &GEO),
+    // ---- files (issue 6): multipart uploads; the body is read against
+    // `files.max_upload_bytes` (413), a request without a file is
+    // `choose_image_first`, a file that is not an image `invalid_input`.
+    route("post", "/api/v1/users/me/profile-image", Access::Session, &UPLOAD),
+    route("post", "/api/v1/users/me/license-image", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, NotFound]),
+    route("post", "/api/v1/users/{id}/license-image", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, NotFound]),
+    route("post", "/api/v1/cartypes/{id}/image", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, DemoMode, NotFound]),
+    route("post", "/api/v1/bookings/{id}/images", Access::Session, booking_command![ChooseImageFirst, InvalidInput, FileTooLarge]),
+    route("get", "/api/v1/files/{id}", Access::OptionalSession, &[NotLoggedIn, NotAllowed, NotFound]),
+    // ---- payments (issue 6)
+    route("post", "/api/v1/payments/test/checkout", Access::Session, &CHECKOUT),
+    route("get", "/api/v1/payments/test/pay/{id}", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NoProviderFound, NotFound]),
+    route("post", "/api/v1/payments/test/pay/{id}", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NoProviderFound, NotFound, InvalidInput, AlreadyProcessed, StatusNotAllowed, UpdateFailed]),
+    route("post", "/api/v1/payments/stripe/checkout", Access::Session, &CHECKOUT),
+    route("post", "/api/v1/payments/stripe/webhook", Access::Public, &[NoProviderFound, InvalidSignature, InvalidInput, InvalidAmount, NotFound, AlreadyProcessed, StatusNotAllowed, UpdateFailed]),
     // ---- promos, notifications, languages
     route("get", "/api/v1/promos", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed]),
     route("post", "/api/v1/promos", Access::Session, with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, InvalidAmount, PromoExists]),

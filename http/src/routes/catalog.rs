@@ -84,9 +84,10 @@ pub(crate) async fn cancel_reasons(State(state): State<AppState>) -> ApiResult<J
     path = "/api/v1/payments/providers",
     tag = "catalog",
     summary = "Payment providers",
-    description = "The gateways riders may pay through (spec §7 `get_providers`).",
+    description = "The gateways riders may pay through (spec §7 `get_providers`): the stored list, plus Stripe when it is configured and not listed. Each `link` takes the checkout form of spec §7.",
     responses((status = 200, description = "The providers", body = Vec<PaymentProvider>))
 )]
 pub(crate) async fn payment_providers(State(state): State<AppState>) -> ApiResult<Json<Vec<PaymentProvider>>> {
-    Ok(Json(state.storage.payment_providers().await?))
+    let stored = state.storage.payment_providers().await?;
+    Ok(Json(crate::payments::with_configured_gateways(stored, &state.config.payments)))
 }

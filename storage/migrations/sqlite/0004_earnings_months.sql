@@ -4,6 +4,8 @@
 -- drivers of no fleet (a key column cannot be NULL). ride_* name the latest
 -- ride, the others the latest counted booking (rides and charged
 -- cancellations): the two reports name a driver by different bookings.
+-- WITHOUT ROWID keeps a month's rows together in key order, so a month's
+-- report is one sequential range however the rows were written.
 CREATE TABLE earnings_months (
     ym INTEGER NOT NULL,
     driver BLOB NOT NULL,
@@ -25,7 +27,7 @@ CREATE TABLE earnings_months (
     driver_name TEXT,
     vehicle_number TEXT,
     PRIMARY KEY (ym, driver, fleet)
-);
+) WITHOUT ROWID;
 CREATE INDEX earnings_months_fleet ON earnings_months (fleet, ym, driver);
 CREATE INDEX earnings_months_driver ON earnings_months (driver, ym);
 

@@ -31,7 +31,9 @@ export function connectSocket(): Socket {
   appStore.set(socketStatusAtom, 'connecting');
   socket.on('connect', () => appStore.set(socketStatusAtom, 'connected'));
   socket.on('disconnect', () => appStore.set(socketStatusAtom, 'connecting'));
-  socket.on('connect_error', () => appStore.set(socketStatusAtom, 'connecting'));
+  // A refused handshake (`not_logged_in`, `require_approval`, …) is not
+  // retried by the client (docs/api.md "Handshake"): say offline, not connecting.
+  socket.on('connect_error', () => appStore.set(socketStatusAtom, socket?.active ? 'connecting' : 'offline'));
   return socket;
 }
 

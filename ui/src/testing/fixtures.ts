@@ -63,6 +63,7 @@ export function testBooking(overrides: Partial<Booking> = {}): Booking {
     deliveryInstructions: '',
     dispatch: { deadline: null },
     updatedAt: 0,
+    version: 1,
     ...overrides,
   };
 }
@@ -70,6 +71,7 @@ export function testBooking(overrides: Partial<Booking> = {}): Booking {
 export function assigned(overrides: Partial<Booking> = {}) {
   return testBooking({
     status: 'ACCEPTED',
+    version: 2,
     requestedDrivers: {},
     driver: 'user-driver-1',
     driver_name: 'Driver 1',

@@ -187,6 +187,8 @@ export interface Booking {
   deliveryInstructions: string;
   dispatch?: { deadline: number | null };
   updatedAt: number;
+  /** Goes up by one with each change: of two copies, the higher is newer. */
+  version: number;
 }
 
 export interface Page<T> {
@@ -198,6 +200,9 @@ export interface Page<T> {
 export interface Offer {
   booking: Booking;
   deadline: number | null;
+  /** How far the driver was from the pickup when offered, in km (the
+   * socket's `offer` knows it; a read of /tasks does not). */
+  distanceKm?: number | null;
 }
 
 export interface ChatMessage {

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
+import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import type { Booking, Estimate, PaymentMode, Place } from '@/types/api';
 
@@ -42,7 +43,7 @@ export function useCreateBooking() {
     mutationFn: createBooking,
     meta: { handlesErrors: true },
     onSuccess: (booking) => {
-      client.setQueryData(queryKeys.bookings.detail(booking.id), booking);
+      client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), (current) => newestBooking(current, booking));
       void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
     },
   });

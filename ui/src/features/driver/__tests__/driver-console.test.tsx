@@ -6,6 +6,7 @@ import { assigned, testBooking } from '@/testing/fixtures';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
 import type { Offer } from '@/types/api';
+import { keepOfferDistances } from '../api/driver';
 import { DriverConsole } from '../components/driver-console';
 import { playOfferSound } from '../lib/offer-sound';
 
@@ -41,6 +42,21 @@ describe("the driver's console", () => {
     expect(card).toHaveTextContent('Patterson Park');
     expect(screen.getByTestId('offer-countdown').textContent).toMatch(/^1[45] seconds$/);
     expect(playOfferSound).toHaveBeenCalled();
+  });
+
+  it('says how far away the pickup is: as the server measured it, else from where the driver is', async () => {
+    mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }), 'POST /api/v1/drivers/me/location': () => ({ ok: true }) });
+    const client = seededClient(driver);
+    client.setQueryData<Offer[]>(queryKeys.tasks, [{ ...offered('a'), distanceKm: 3.04 }, offered('b')]);
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client });
+    await screen.findAllByTestId('offer-card');
+    // The driver stands about 1.2 km from the fixture's pickup at Fells Point.
+    await vi.waitFor(() => expect(screen.getAllByTestId('offer-away').map((entry) => entry.textContent)).toEqual([' · 3 km away', ' · 1.2 km away']));
+  });
+
+  it('keeps the distances the socket brought when the requests are read again', () => {
+    const kept = keepOfferDistances([{ ...offered('a'), distanceKm: 3.04 }], [offered('a'), offered('b')]);
+    expect(kept.map((offer) => offer.distanceKm ?? null)).toEqual([3.04, null]);
   });
 
   it('says another driver took the booking when the accept loses the race', async () => {

@@ -1,5 +1,6 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, replaceEqualDeep, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, isApiError } from '@/lib/api-client';
+import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import { emitLocation, type LocationPayload } from '@/lib/socket';
 import type { Booking, Offer, User } from '@/types/api';
@@ -37,7 +38,21 @@ export async function getTasks(): Promise<Offer[]> {
   return (answer.items ?? []).map((booking) => ({ booking, deadline: booking.dispatch?.deadline ?? null }));
 }
 
-export const tasksQueryOptions = () => queryOptions({ queryKey: queryKeys.tasks, queryFn: getTasks });
+/** A read of /tasks does not know the distances the socket's offers brought: keep them. */
+export function keepOfferDistances(current: Offer[] | undefined, incoming: Offer[]): Offer[] {
+  const known = new Map((current ?? []).map((offer) => [offer.booking.id, offer.distanceKm]));
+  return incoming.map((offer) => {
+    const distanceKm = offer.distanceKm ?? known.get(offer.booking.id) ?? null;
+    return distanceKm === (offer.distanceKm ?? null) ? offer : { ...offer, distanceKm };
+  });
+}
+
+export const tasksQueryOptions = () =>
+  queryOptions({
+    queryKey: queryKeys.tasks,
+    queryFn: getTasks,
+    structuralSharing: (current, incoming) => replaceEqualDeep(current, keepOfferDistances(current as Offer[] | undefined, incoming as Offer[])),
+  });
 
 export function useTasks(enabled: boolean) {
   return useQuery({ ...tasksQueryOptions(), enabled });
@@ -62,7 +77,7 @@ export function useAcceptOffer() {
     meta: { handlesErrors: true },
     onSuccess: (booking) => {
       dropOffer(client, booking.id);
-      client.setQueryData(queryKeys.bookings.detail(booking.id), booking);
+      client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), (current) => newestBooking(current, booking));
       void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
     },
     onError: (error, id) => {

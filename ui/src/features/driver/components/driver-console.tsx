@@ -163,6 +163,7 @@ export function DriverConsole({
                   <OfferCard
                     key={offer.booking.id}
                     offer={offer}
+                    position={position}
                     busy={accept.isPending || decline.isPending}
                     onAccept={() => take(offer.booking)}
                     onDecline={() => decline.mutate(offer.booking.id)}

@@ -5,16 +5,21 @@ import { useTranslation } from 'react-i18next';
 import { useNow } from '@/hooks/use-now';
 import { useSettings } from '@/lib/app-data';
 import { distanceIn, formatMoney } from '@/lib/format';
-import type { Offer } from '@/types/api';
+import { distanceMeters } from '@/lib/polyline';
+import type { LatLng, Offer } from '@/types/api';
 
-/** An incoming booking request: pickup, drop, distance, fare and the time left to answer. */
+/** An incoming booking request: pickup, drop, how far away the pickup is,
+ * the trip's distance, fare and the time left to answer. */
 export function OfferCard({
   offer,
+  position,
   busy,
   onAccept,
   onDecline,
 }: {
   offer: Offer;
+  /** Where this driver is now: the pickup's distance when the server did not say. */
+  position?: LatLng | null;
   busy: boolean;
   onAccept: () => void;
   onDecline: () => void;
@@ -26,6 +31,8 @@ export function OfferCard({
   const secondsLeft = deadline ? Math.max(0, Math.ceil((deadline - now) / 1000)) : null;
   const total = deadline ? Math.max(1, Math.ceil((deadline - (booking.updatedAt || now)) / 1000)) : null;
   const distance = distanceIn(booking.estimateDistance, settings);
+  const awayKm = offer.distanceKm ?? (position ? distanceMeters(position, booking.pickup) / 1000 : null);
+  const away = awayKm === null ? null : distanceIn(awayKm, settings);
   return (
     <Card
       elevation={4}
@@ -54,7 +61,15 @@ export function OfferCard({
         <Stack spacing={0.75}>
           <Stack direction="row" spacing={1} alignItems="flex-start">
             <TripOriginIcon color="success" fontSize="small" sx={{ mt: 0.3 }} />
-            <Typography variant="body2">{booking.pickupAddress}</Typography>
+            <Typography variant="body2">
+              {booking.pickupAddress}
+              {away && (
+                <Typography component="span" variant="body2" color="text.secondary" data-testid="offer-away">
+                  {' · '}
+                  {t('driver.away', { distance: t(away.unit, { value: away.value }) })}
+                </Typography>
+              )}
+            </Typography>
           </Stack>
           <Stack direction="row" spacing={1} alignItems="flex-start">
             <PlaceIcon color="error" fontSize="small" sx={{ mt: 0.3 }} />

@@ -36,6 +36,18 @@ describe('socket events written into the query cache', () => {
     expect(list?.items[0].driver_name).toBe('Driver 1');
   });
 
+  it('a booking event older than the copy in the cache is ignored, in the booking and in the list', () => {
+    const { client, handlers } = setup('user-rider-1');
+    client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), { items: [assigned({ status: 'ARRIVED', version: 3 })], next: null });
+    client.setQueryData<Booking>(queryKeys.bookings.detail('booking-1'), assigned({ status: 'ARRIVED', version: 3 }));
+    handlers.booking(assigned({ version: 2 }));
+    expect(client.getQueryData<Booking>(queryKeys.bookings.detail('booking-1'))?.status).toBe('ARRIVED');
+    expect(client.getQueryData<Page<Booking>>(queryKeys.bookings.list())?.items[0].status).toBe('ARRIVED');
+    handlers.booking(assigned({ status: 'STARTED', version: 4 }));
+    expect(client.getQueryData<Booking>(queryKeys.bookings.detail('booking-1'))?.status).toBe('STARTED');
+    expect(client.getQueryData<Page<Booking>>(queryKeys.bookings.list())?.items[0].status).toBe('STARTED');
+  });
+
   it('a booking the list does not hold yet makes the list read again', () => {
     const { client, handlers } = setup('user-rider-1');
     client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), { items: [], next: null });
@@ -52,6 +64,13 @@ describe('socket events written into the query cache', () => {
       ['booking-1', 1234],
       ['flat', 5678],
     ]);
+  });
+
+  it('an offer keeps the driver\'s distance to the pickup when the server knows it', () => {
+    const { client, handlers } = setup();
+    handlers.offer({ booking: testBooking(), deadline: 1234, distance_km: 1.234 });
+    handlers.offer({ booking: testBooking({ id: 'unknown' }), deadline: 1234, distance_km: null });
+    expect(client.getQueryData<Offer[]>(queryKeys.tasks)?.map((offer) => offer.distanceKm)).toEqual([1.234, null]);
   });
 
   it('a withdrawn offer leaves the requests and says when another driver took it', () => {

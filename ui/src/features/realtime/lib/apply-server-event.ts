@@ -1,6 +1,7 @@
 // Server events (DESIGN.md "Socket.IO") written into the query cache, so the
 // screens that read those queries update without a second copy of the data.
 import type { QueryClient } from '@tanstack/react-query';
+import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import type {
   Booking,
@@ -22,7 +23,10 @@ export interface EventContext {
 
 export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
 
-export function applyBooking(client: QueryClient, booking: Booking, context: EventContext) {
+/** A change may arrive twice, or after a newer copy (docs/api.md): the
+ * highest `version` stays. */
+export function applyBooking(client: QueryClient, incoming: Booking, context: EventContext) {
+  const booking = newestBooking(client.getQueryData<Booking>(queryKeys.bookings.detail(incoming.id)), incoming);
   client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), booking);
   let listed = false;
   client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), (page) => {
@@ -30,7 +34,7 @@ export function applyBooking(client: QueryClient, booking: Booking, context: Eve
     const items = page.items.map((item) => {
       if (item.id !== booking.id) return item;
       listed = true;
-      return booking;
+      return newestBooking(item, booking);
     });
     return { ...page, items };
   });
@@ -40,7 +44,8 @@ export function applyBooking(client: QueryClient, booking: Booking, context: Eve
   if (!stillOffered) removeOffer(client, booking.id);
 }
 
-/** `offer` carries the booking and its deadline: `{booking, deadline}` or the booking with a `deadline` field. */
+/** `offer` carries the booking, its deadline and the driver's distance to the
+ * pickup: `{booking, deadline, distance_km}`, or the booking with a `deadline` field. */
 export function applyOffer(client: QueryClient, payload: unknown) {
   const offer = normaliseOffer(payload);
   if (!offer) return null;
@@ -48,7 +53,7 @@ export function applyOffer(client: QueryClient, payload: unknown) {
     ...offers.filter((existing) => existing.booking.id !== offer.booking.id),
     offer,
   ]);
-  client.setQueryData<Booking>(queryKeys.bookings.detail(offer.booking.id), offer.booking);
+  client.setQueryData<Booking>(queryKeys.bookings.detail(offer.booking.id), (current) => newestBooking(current, offer.booking));
   return offer;
 }
 
@@ -59,7 +64,8 @@ export function normaliseOffer(payload: unknown): Offer | null {
   if (!booking.id) return null;
   const deadline =
     typeof record.deadline === 'number' ? record.deadline : (booking.dispatch?.deadline ?? null);
-  return { booking, deadline };
+  const distanceKm = typeof record.distance_km === 'number' ? record.distance_km : null;
+  return { booking, deadline, distanceKm };
 }
 
 export function removeOffer(client: QueryClient, bookingId: string) {

@@ -1,5 +1,6 @@
-import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { queryOptions, replaceEqualDeep, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, isApiError } from '@/lib/api-client';
+import { newestBooking, newestBookingPage } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import type { Booking, CancellationReason, Page, PaymentMode, Tracking } from '@/types/api';
 
@@ -9,8 +10,14 @@ export function getBookings(after?: string | null) {
   return api.get<Page<Booking>>('/bookings', { limit: BOOKINGS_PAGE_SIZE, after: after ?? undefined });
 }
 
+// A read that crossed a socket event on the way keeps the newer rows.
 export const bookingsQueryOptions = () =>
-  queryOptions({ queryKey: queryKeys.bookings.list(), queryFn: () => getBookings() });
+  queryOptions({
+    queryKey: queryKeys.bookings.list(),
+    queryFn: () => getBookings(),
+    structuralSharing: (current, incoming) =>
+      replaceEqualDeep(current, newestBookingPage(current as Page<Booking> | undefined, incoming as Page<Booking>)),
+  });
 
 export function useBookings() {
   return useQuery(bookingsQueryOptions());
@@ -32,7 +39,11 @@ export function getBooking(id: string) {
 }
 
 export const bookingQueryOptions = (id: string) =>
-  queryOptions({ queryKey: queryKeys.bookings.detail(id), queryFn: () => getBooking(id) });
+  queryOptions({
+    queryKey: queryKeys.bookings.detail(id),
+    queryFn: () => getBooking(id),
+    structuralSharing: (current, incoming) => replaceEqualDeep(current, newestBooking(current as Booking | undefined, incoming as Booking)),
+  });
 
 export function useBooking(id: string | null | undefined) {
   return useQuery({ ...bookingQueryOptions(id ?? ''), enabled: Boolean(id) });
@@ -87,9 +98,10 @@ export function useCancelReasons(enabled: boolean) {
 
 /** A booking just changed: the detail and its row in the list. */
 export function storeBooking(client: QueryClient, booking: Booking) {
-  client.setQueryData(queryKeys.bookings.detail(booking.id), booking);
+  // The socket may have brought a later change before this reply.
+  client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), (current) => newestBooking(current, booking));
   client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), (page) =>
-    page ? { ...page, items: page.items.map((item) => (item.id === booking.id ? booking : item)) } : page,
+    page ? { ...page, items: page.items.map((item) => (item.id === booking.id ? newestBooking(item, booking) : item)) } : page,
   );
 }
 

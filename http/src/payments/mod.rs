@@ -1,0 +1,219 @@
+//! Payment gateways (spec §3 payment providers; §7 "External maps and
+//! payment": the web app posts a form with order_id, amount, currency,
+//! product_name, first_name, last_name, quantity, cust_id, mobile_no and email
+//! to the chosen provider's link).
+//!
+//! A checkout is validated by the engine's rules (`wayfare_engine::payment`)
+//! and recorded as a pending payment; the gateway then takes the payer:
+//! the built-in `test` gateway to a page of ours with "Pay" and "Fail", Stripe
+//! to its hosted Checkout. A confirmation (the test page's Pay, Stripe's
+//! signed webhook) settles the payment once: a booking gets
+//! `ConfirmPayment` through its actor (PAYMENT_PENDING → NEW and dispatched,
+//! REACHED/PENDING → PAID with the driver's share in the ledger), a wallet
+//! top-up is one ledger credit keyed by the payment. Replays change nothing.
+
+pub mod stripe;
+
+use crate::config::PaymentsConfig;
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use wayfare_actors::{ActorError, Event};
+use wayfare_engine::booking::{By, Command, WalletChange};
+use wayfare_engine::payment::{self, CheckoutOrder};
+use wayfare_engine::{ErrorKey, PaymentProvider, UserId, WalletEntryType};
+use wayfare_storage::{PaymentOrder, PaymentRecord, PaymentStatus};
+
+/// The gateways this server implements, by provider name (spec §3).
+pub const TEST_GATEWAY: &str = "test";
+pub const STRIPE_GATEWAY: &str = "stripe";
+
+/// The checkout links of the gateways this server implements.
+pub const TEST_CHECKOUT_LINK: &str = "/api/v1/payments/test/checkout";
+pub const STRIPE_CHECKOUT_LINK: &str = "/api/v1/payments/stripe/checkout";
+
+/// The provider list the app shows: the stored one, plus Stripe when it is
+/// configured and no stored entry names it.
+pub fn with_configured_gateways(mut providers: Vec<PaymentProvider>, config: &PaymentsConfig) -> Vec<PaymentProvider> {
+    if config.stripe.enabled() && !providers.iter().any(|provider| provider.name == STRIPE_GATEWAY) {
+        providers.push(PaymentProvider { name: STRIPE_GATEWAY.into(), link: STRIPE_CHECKOUT_LINK.into() });
+    }
+    providers
+}
+
+/// The checkout form of spec §7, as the web app posts it. Every field is
+/// read as text so a missing or malformed one is refused by name.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+#[derive(utoipa::ToSchema)]
+pub struct CheckoutForm {
+    /// A booking id, or `wallet-…` for a wallet top-up.
+    pub order_id: String,
+    pub amount: String,
+    pub currency: String,
+    pub product_name: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub quantity: String,
+    /// The payer's user id.
+    pub cust_id: String,
+    pub mobile_no: String,
+    pub email: String,
+    /// Where to go after paying; only its path and query are kept (our site).
+    pub success_url: Option<String>,
+    /// Where to go after giving up; only its path and query are kept.
+    pub cancel_url: Option<String>,
+}
+
+/// Where a payer goes back to when the form names nowhere (or somewhere not ours).
+pub const DEFAULT_RETURN: &str = "/bookings";
+
+/// A return link kept to a path on this site: an absolute URL keeps only its
+/// path and query, so a checkout can never send the payer elsewhere.
+pub fn local_return(url: Option<&str>) -> String {
+    let Some(url) = url.map(str::trim).filter(|url| !url.is_empty()) else { return DEFAULT_RETURN.to_string() };
+    let path = match url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) {
+        Some(rest) => rest.find('/').map_or("/", |start| &rest[start..]),
+        None => url,
+    };
+    let safe = path.starts_with('/')
+        && !path.starts_with("//")
+        && !path.contains('\\')
+        && path.chars().all(|character| !character.is_control() && !character.is_whitespace());
+    if safe { path.to_string() } else { DEFAULT_RETURN.to_string() }
+}
+
+/// Validates a checkout form for `payer` (the signed-in caller) and records
+/// it as a pending payment through `gateway`.
+pub async fn start_checkout(state: &AppState, payer: UserId, gateway: &str, form: &CheckoutForm) -> ApiResult<PaymentRecord> {
+    let catalog = state.runtime.catalog();
+    let settings = &catalog.settings;
+    let order = payment::parse_order(&form.order_id)?;
+    let amount = payment::parse_amount(&form.amount)?;
+    payment::check_currency(&form.currency, settings)?;
+    // The form names its payer; it must be the one signed in.
+    let customer: UserId = form.cust_id.trim().parse().map_err(|_| ApiError::field(ErrorKey::InvalidInput, "cust_id"))?;
+    if customer != payer {
+        return Err(ErrorKey::NotAllowed.into());
+    }
+    let order = match order {
+        CheckoutOrder::Booking(id) => {
+            let booking = state.runtime.booking(id).await?;
+            payment::check_booking_checkout(&booking, payer, amount)?;
+            PaymentOrder::Booking(id)
+        }
+        CheckoutOrder::WalletTopUp => {
+            payment::check_top_up(amount, settings)?;
+            PaymentOrder::WalletTopUp
+        }
+    };
+    let record = PaymentRecord {
+        id: uuid::Uuid::now_v7(),
+        gateway: gateway.to_string(),
+        order,
+        customer,
+        amount,
+        currency: settings.code.trim().to_ascii_uppercase(),
+        status: PaymentStatus::Pending,
+        gateway_ref: None,
+        event_id: None,
+        success_url: local_return(form.success_url.as_deref()),
+        cancel_url: local_return(form.cancel_url.as_deref()),
+        settled_at: None,
+        created_at: state.now(),
+    };
+    state.storage.insert_payment(&record).await?;
+    tracing::info!(payment = %record.id, gateway, amount = %record.amount, "checkout started");
+    Ok(record)
+}
+
+/// What a confirmation did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// This confirmation settled the payment.
+    Now,
+    /// It had been settled before: nothing changed.
+    Before,
+}
+
+/// Confirms a payment the gateway says was received, once: `paid` must be the
+/// payment's amount. A booking that can no longer take it (cancelled in the
+/// meantime) gets the money in its rider's wallet instead, so none is lost.
+pub async fn confirm(state: &AppState, payment: &PaymentRecord, paid: Decimal, event_id: Option<&str>) -> ApiResult<Settled> {
+    if payment.status == PaymentStatus::Paid {
+        return Ok(Settled::Before);
+    }
+    if payment.status != PaymentStatus::Pending {
+        return Err(ErrorKey::AlreadyProcessed.into());
+    }
+    if paid != payment.amount {
+        tracing::warn!(payment = %payment.id, %paid, expected = %payment.amount, "gateway amount differs; not confirmed");
+        return Err(ApiError::field(ErrorKey::InvalidAmount, "amount"));
+    }
+    match payment.order {
+        PaymentOrder::Booking(booking) => {
+            let command = Command::ConfirmPayment { gateway: payment.gateway.clone(), amount: payment.amount };
+            match state.runtime.command(booking, By::System, command).await {
+                Ok(_) => {}
+                Err(ActorError::Domain(error)) if error.key == ErrorKey::StatusNotAllowed => {
+                    let current = state.runtime.booking(booking).await?;
+                    let applied_before = current.gateway.as_deref() == Some(payment.gateway.as_str())
+                        && current.cardPaymentAmount == payment.amount
+                        && !payment::awaits_payment(current.status);
+                    if !applied_before {
+                        tracing::warn!(payment = %payment.id, booking = %booking, status = %current.status.as_str(), "paid booking no longer takes payment; crediting the wallet");
+                        credit_wallet(state, payment, payment::TX_REF_PAYMENT_REFUND).await?;
+                    }
+                }
+                Err(other) => return Err(other.into()),
+            }
+        }
+        PaymentOrder::WalletTopUp => credit_wallet(state, payment, payment::TX_REF_TOP_UP).await?,
+    }
+    let settled = state.storage.settle_payment(payment.id, PaymentStatus::Paid, event_id, state.now()).await?;
+    tracing::info!(payment = %payment.id, gateway = %payment.gateway, settled, "payment confirmed");
+    Ok(if settled { Settled::Now } else { Settled::Before })
+}
+
+/// One ledger credit per payment (its idempotency key), announced to the owner.
+async fn credit_wallet(state: &AppState, payment: &PaymentRecord, tx_ref: &str) -> ApiResult<()> {
+    let change = WalletChange {
+        user: payment.customer,
+        entry_type: WalletEntryType::Credit,
+        amount: payment.amount,
+        tx_ref: tx_ref.to_string(),
+        idempotency_key: payment::payment_idempotency_key(payment.id),
+    };
+    let outcome = state.storage.apply_wallet(&change, state.now()).await?;
+    if outcome.applied {
+        state.runtime.bus().publish(Event::WalletChanged { user: payment.customer, balance: outcome.balance });
+    }
+    Ok(())
+}
+
+/// The payer gave up (the test page's Fail): the payment is closed, the
+/// booking keeps waiting (and is cancelled by its timer if never paid).
+pub async fn fail(state: &AppState, payment: &PaymentRecord) -> ApiResult<()> {
+    if payment.status != PaymentStatus::Pending {
+        return Err(ErrorKey::AlreadyProcessed.into());
+    }
+    state.storage.settle_payment(payment.id, PaymentStatus::Failed, None, state.now()).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn return_links_stay_on_this_site() {
+        assert_eq!(local_return(Some("https://ride.example.com/bookings?trip=1")), "/bookings?trip=1");
+        assert_eq!(local_return(Some("http://localhost:5173")), "/");
+        assert_eq!(local_return(Some("/bookings?trip=1")), "/bookings?trip=1");
+        assert_eq!(local_return(None), DEFAULT_RETURN);
+        for hostile in ["//evil.example/x", "javascript:alert(1)", "evil.example/x", "/a\r\nSet-Cookie: x=1", "/\\evil", "https://evil.example//evil.example/x"] {
+            assert_eq!(local_return(Some(hostile)), DEFAULT_RETURN, "{hostile}");
+        }
+    }
+}

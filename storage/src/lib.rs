@@ -192,6 +192,17 @@ pub trait Storage: Send + Sync + 'static {
     /// Spec §3 earnings rows, summed in SQL by the rules of `engine::earnings`.
     async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>>;
     async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>>;
+    /// One page of [`Storage::earnings_report`], newest month first, then by
+    /// driver id (descending): what the panel's table shows, 50 rows at a
+    /// time. Whole months in the roll-up's offset page through the roll-up;
+    /// other scopes are summed from the bookings and paged after.
+    async fn earnings_report_page(
+        &self,
+        scope: &EarningsScope,
+        page: &PageRequest,
+    ) -> StorageResult<Page<EarningsReportRow>>;
+    /// One page of [`Storage::driver_earnings`], in the same order.
+    async fn driver_earnings_page(&self, scope: &EarningsScope, page: &PageRequest) -> StorageResult<Page<EarningsRow>>;
     /// Cuts the monthly earnings roll-up in this offset (minutes east of
     /// UTC), rebuilding it from the bookings when the offset changes or it
     /// does not hold every booking yet (after a migration or a bulk load).

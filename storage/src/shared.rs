@@ -804,22 +804,7 @@ impl Store {
     async fn earnings_groups(&self, scope: &EarningsScope, counted: Counted) -> StorageResult<Vec<EarningsGroup>> {
         let rollup_offset = rollup_offset(&mut *self.pool.acquire().await?).await?;
         if let Some(months) = rollup_offset.and_then(|offset| rollup::months_of(scope, offset)) {
-            let mut builder = SqlBuilder::new(
-                "SELECT e.ym, e.driver, e.rides, e.driver_share, e.trip_cost, e.convenience_fee, e.discount_amount,
-                        e.customer_paid, e.charged_cancellations, e.cancellation_fee,
-                        e.ride_latest_tripdate, e.ride_latest_id, e.ride_driver_name, e.ride_vehicle_number,
-                        e.latest_tripdate, e.latest_id, e.driver_name, e.vehicle_number
-                 FROM earnings_months e WHERE TRUE",
-            );
-            if let Some((first, last)) = months {
-                builder.push_bind(" AND e.ym BETWEEN ", Bind::Int(first)).push_bind(" AND ", Bind::Int(last));
-            }
-            if let Some(fleetadmin) = scope.fleetadmin {
-                builder.push_bind(" AND e.fleet = ", Bind::Uuid(fleetadmin.0));
-            }
-            if let Some(driver) = scope.driver {
-                builder.push_bind(" AND e.driver = ", Bind::Uuid(driver.0));
-            }
+            let mut builder = rollup_select(scope, months, counted);
             builder.push(" ORDER BY e.ym, e.driver");
             let rows: Vec<RollupRow> = fetch_all(&self.pool, builder).await?;
             let mut groups = rollup::groups_of(rows, counted);
@@ -854,6 +839,58 @@ impl Store {
         let mut groups: Vec<EarningsGroup> = fetch_all(&self.pool, builder).await?;
         sort_earnings(&mut groups);
         Ok(groups)
+    }
+
+    /// One page of a report's groups in (month, driver) descending order.
+    async fn earnings_page(
+        &self,
+        scope: &EarningsScope,
+        counted: Counted,
+        page: &PageRequest,
+    ) -> StorageResult<Page<EarningsGroup>> {
+        let limit = page.limit();
+        let after = page.after.as_deref().map(decode_cursor).transpose()?;
+        let rollup_offset = rollup_offset(&mut *self.pool.acquire().await?).await?;
+        let Some(months) = rollup_offset.and_then(|offset| rollup::months_of(scope, offset)) else {
+            // Summed from the bookings, then paged.
+            let mut groups = self.earnings_groups(scope, counted).await?;
+            groups.sort_by(|left, right| (right.ym, right.driver).cmp(&(left.ym, left.driver)));
+            groups.retain(|group| after.is_none_or(|after| (group.ym, group.driver) < after));
+            groups.truncate(limit as usize + 1);
+            return Ok(page_of(groups, limit, earnings_cursor));
+        };
+        // A driver who changed fleet within a month has a row per fleet: read
+        // in chunks, and keep the last group of a full chunk for the next one,
+        // which starts from it again.
+        let want = limit as usize + 1;
+        let mut chunk = (want * 2).max(64);
+        let mut groups: Vec<EarningsGroup> = Vec::with_capacity(want);
+        let mut resume = after;
+        loop {
+            let mut builder = rollup_select(scope, months, counted);
+            if let Some((ym, driver)) = resume {
+                builder.push_bind(" AND (e.ym, e.driver) < (", Bind::Int(ym)).push_bind(", ", Bind::Uuid(driver)).push(")");
+            }
+            builder.push(" ORDER BY e.ym DESC, e.driver DESC");
+            builder.push_bind(" LIMIT ", Bind::Int(chunk as i64));
+            let rows: Vec<RollupRow> = fetch_all(&self.pool, builder).await?;
+            let full = rows.len() == chunk;
+            let mut read = rollup::groups_of(rows, counted);
+            if full {
+                read.pop();
+                if read.is_empty() {
+                    chunk *= 2;
+                    continue;
+                }
+            }
+            resume = read.last().map(|group| (group.ym, group.driver));
+            groups.extend(read);
+            if !full || groups.len() >= want {
+                break;
+            }
+        }
+        groups.truncate(want);
+        Ok(page_of(groups, limit, earnings_cursor))
     }
 }
 
@@ -1011,6 +1048,37 @@ async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResu
         .execute(&mut *conn)
         .await?;
     Ok(())
+}
+
+/// The roll-up rows of a scope that count for this report.
+fn rollup_select(scope: &EarningsScope, months: Option<(i64, i64)>, counted: Counted) -> SqlBuilder {
+    let mut builder = SqlBuilder::new(
+        "SELECT e.ym, e.driver, e.rides, e.driver_share, e.trip_cost, e.convenience_fee, e.discount_amount,
+                e.customer_paid, e.charged_cancellations, e.cancellation_fee,
+                e.ride_latest_tripdate, e.ride_latest_id, e.ride_driver_name, e.ride_vehicle_number,
+                e.latest_tripdate, e.latest_id, e.driver_name, e.vehicle_number
+         FROM earnings_months e WHERE ",
+    );
+    builder.push(match counted {
+        Counted::Rides => "e.rides > 0",
+        Counted::Reported => "e.rides + e.charged_cancellations > 0",
+    });
+    if let Some((first, last)) = months {
+        builder.push_bind(" AND e.ym BETWEEN ", Bind::Int(first)).push_bind(" AND ", Bind::Int(last));
+    }
+    if let Some(fleetadmin) = scope.fleetadmin {
+        builder.push_bind(" AND e.fleet = ", Bind::Uuid(fleetadmin.0));
+    }
+    if let Some(driver) = scope.driver {
+        builder.push_bind(" AND e.driver = ", Bind::Uuid(driver.0));
+    }
+    builder
+}
+
+/// Where a page of a report resumes: after this (month, driver), in
+/// descending order.
+fn earnings_cursor(group: &EarningsGroup) -> String {
+    encode_cursor(group.ym, group.driver)
 }
 
 fn user_rows(rows: Vec<UserRow>) -> Vec<User> {
@@ -2075,6 +2143,21 @@ impl Storage for Store {
     async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>> {
         let groups = self.earnings_groups(scope, Counted::Reported).await?;
         Ok(groups.iter().map(|group| group.report_row(scope.decimals)).collect())
+    }
+
+    #[instrument(skip_all)]
+    async fn earnings_report_page(
+        &self,
+        scope: &EarningsScope,
+        page: &PageRequest,
+    ) -> StorageResult<Page<EarningsReportRow>> {
+        let groups = self.earnings_page(scope, Counted::Reported, page).await?;
+        Ok(Page { items: groups.items.iter().map(|group| group.report_row(scope.decimals)).collect(), next: groups.next })
+    }
+
+    async fn driver_earnings_page(&self, scope: &EarningsScope, page: &PageRequest) -> StorageResult<Page<EarningsRow>> {
+        let groups = self.earnings_page(scope, Counted::Rides, page).await?;
+        Ok(Page { items: groups.items.iter().map(|group| group.earnings_row(scope.decimals)).collect(), next: groups.next })
     }
 
     #[instrument(skip(self))]

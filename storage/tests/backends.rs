@@ -17,7 +17,7 @@ use wayfare_engine::booking::{Effect, NoticeKey, WalletChange};
 use wayfare_engine::earnings;
 use wayfare_engine::{
     AmountType, Booking, BookingId, BookingStatus, CancelSlab, CarType, CarTypeId, ChatMessage, DeviceTarget,
-    EarningsInput, Language, LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Place,
+    EarningsInput, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Place,
     PricedChoice, Promo, PromoId, RatingDetail, Ratings, RegType, Role, SavedAddress, Settings, TrackingPoint, User,
     UserId, UserLang, UserPlatform, UserTarget, WalletEntryType, WithdrawId, WithdrawRequest,
 };
@@ -1535,6 +1535,52 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
     let scope = EarningsScope { fleetadmin: Some(fleet), utc_offset_minutes: 60, decimals: 2, ..EarningsScope::default() };
     assert_eq!(fixture.earnings_report(&scope).await.unwrap(), earnings::earnings_report(&fleet_inputs, 60, 2));
     assert!(matches!(fixture.prepare_earnings_rollup(100_000).await, Err(StorageError::Invalid(_))));
+
+    // Pages, from the roll-up (+01:00, whole months or all) and from the
+    // bookings (other offsets), cover the report once, newest month first,
+    // then by driver id descending.
+    let december_60 = EarningsScope {
+        tripdate_from: Some(utc(2026, 12, 1, 0, 0) - 60 * 60_000),
+        tripdate_until: Some(utc(2027, 1, 1, 0, 0) - 60 * 60_000),
+        utc_offset_minutes: 60,
+        decimals: 2,
+        ..EarningsScope::default()
+    };
+    for scope in [
+        EarningsScope { utc_offset_minutes: 60, decimals: 2, ..EarningsScope::default() },
+        EarningsScope { utc_offset_minutes: -300, decimals: 2, ..EarningsScope::default() },
+        december_60,
+    ] {
+        let mut expected = fixture.earnings_report(&scope).await.unwrap();
+        let key = |row: &EarningsReportRow| (row.earnings.year * 100 + row.earnings.month as i32, row.earnings.driverUId.0);
+        expected.sort_by(|left, right| key(right).cmp(&key(left)));
+        let mut expected_rides = fixture.driver_earnings(&scope).await.unwrap();
+        let ride_key = |row: &EarningsRow| (row.year * 100 + row.month as i32, row.driverUId.0);
+        expected_rides.sort_by(|left, right| ride_key(right).cmp(&ride_key(left)));
+        for limit in [1, 3, 500] {
+            let (mut rows, mut page) = (Vec::new(), PageRequest::first(limit));
+            loop {
+                let next = fixture.earnings_report_page(&scope, &page).await.unwrap();
+                assert!(next.items.len() <= limit as usize);
+                rows.extend(next.items);
+                match next.next {
+                    Some(cursor) => page.after = Some(cursor),
+                    None => break,
+                }
+            }
+            assert_eq!(rows, expected, "report pages of {limit} at {}", scope.utc_offset_minutes);
+            let (mut rides, mut page) = (Vec::new(), PageRequest::first(limit));
+            loop {
+                let next = fixture.driver_earnings_page(&scope, &page).await.unwrap();
+                rides.extend(next.items);
+                match next.next {
+                    Some(cursor) => page.after = Some(cursor),
+                    None => break,
+                }
+            }
+            assert_eq!(rides, expected_rides, "earnings pages of {limit} at {}", scope.utc_offset_minutes);
+        }
+    }
 }
 
 /// The roll-up follows bookings through commit_booking: a ride paid then
@@ -1595,6 +1641,11 @@ async fn the_earnings_rollup_follows_committed_bookings(fixture: Fixture) {
     let mut open = earning_booking(5, &customer, &bob, "Bob", Arrived, utc(2026, 3, 9, 6, 0), ride(dec!(5), dec!(4), dec!(0), dec!(0)));
     commit(&mut open, None).await;
 
+    // Ann drove one March ride outside her fleet: a second roll-up row.
+    let mut solo = earning_booking(6, &customer, &ann, "Ann", Complete, utc(2026, 3, 7, 12, 0), ride(dec!(4), dec!(3), dec!(0), dec!(0)));
+    solo.fleetadmin = None;
+    commit(&mut solo, None).await;
+
     let inputs: Vec<EarningsInput> = committed
         .iter()
         .filter(|booking| (from..until).contains(&booking.tripdate))
@@ -1603,7 +1654,9 @@ async fn the_earnings_rollup_follows_committed_bookings(fixture: Fixture) {
     let report = fixture.earnings_report(&march).await.unwrap();
     assert_eq!(report, earnings::earnings_report(&inputs, -300, 2));
     assert_eq!(report.len(), 1);
-    assert_eq!((report[0].earnings.total_rides, report[0].earnings.driverShare), (2, dec!(24)));
+    assert_eq!((report[0].earnings.total_rides, report[0].earnings.driverShare), (3, dec!(27)));
+    let page = fixture.earnings_report_page(&march, &PageRequest::first(1)).await.unwrap();
+    assert_eq!((page.items.as_slice(), page.next), (report.as_slice(), None));
     assert_eq!((report[0].cancellationFee, report[0].earnings.driverName.as_str()), (dec!(3), "Ann C"));
     let rides = fixture.driver_earnings(&march).await.unwrap();
     assert_eq!(rides, earnings::driver_earnings(&inputs, -300, 2));

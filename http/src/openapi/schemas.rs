@@ -145,15 +145,21 @@ pub struct WithdrawPage {
 /// `GET /api/v1/reports/earnings` (`routes::reports`).
 #[derive(Serialize, ToSchema)]
 pub struct EarningsReport {
-    /// Newest month first, then by driver name.
+    /// Newest month first, then by driver name; with `limit`, one page
+    /// newest month first, then by driver id.
     pub rows: Vec<EarningsReportRow>,
+    /// With `limit`: the cursor of the next page (`after`), null on the last.
+    pub next: Option<String>,
 }
 
 /// `GET /api/v1/reports/driver-earnings` (`routes::reports`).
 #[derive(Serialize, ToSchema)]
 pub struct DriverEarnings {
-    /// Newest month first, then by driver name.
+    /// Newest month first, then by driver name; with `limit`, one page
+    /// newest month first, then by driver id.
     pub rows: Vec<EarningsRow>,
+    /// With `limit`: the cursor of the next page (`after`), null on the last.
+    pub next: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]

@@ -25,7 +25,7 @@ use serde_json::json;
 use wayfare_engine::earnings::{PeriodQuery, report_period};
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize, report_scope};
 use wayfare_engine::{Millis, UserId};
-use wayfare_storage::EarningsScope;
+use wayfare_storage::{EarningsScope, PageRequest};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -59,6 +59,10 @@ pub struct ReportQuery {
     pub driver: Option<UserId>,
     #[serde(default)]
     pub format: Format,
+    /// Page size (1 to 500) for a paged JSON answer: the panel's table.
+    pub limit: Option<u32>,
+    /// The `next` cursor of the previous page.
+    pub after: Option<String>,
 }
 
 /// Which report a request is for.
@@ -98,6 +102,8 @@ impl Report {
         ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
         ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers only)"),
         ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
+        ("limit" = Option<u32>, Query, description = "JSON only: answer one page of this many rows (1 to 500), newest month first then by driver id, with a `next` cursor; without it, every row"),
+        ("after" = Option<String>, Query, description = "JSON only, with `limit`: the previous page's `next`"),
     ),
     responses((status = 200, description = "The rows, or the file with `Content-Disposition: attachment`", content(
         (crate::openapi::schemas::EarningsReport = "application/json"),
@@ -123,6 +129,8 @@ async fn earnings_report(State(state): State<AppState>, current: CurrentUser, Qu
         ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
         ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers; a driver only themself)"),
         ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
+        ("limit" = Option<u32>, Query, description = "JSON only: answer one page of this many rows (1 to 500), newest month first then by driver id, with a `next` cursor; without it, every row"),
+        ("after" = Option<String>, Query, description = "JSON only, with `limit`: the previous page's `next`"),
     ),
     responses((status = 200, description = "The rows, or the file with `Content-Disposition: attachment`", content(
         (crate::openapi::schemas::DriverEarnings = "application/json"),
@@ -160,6 +168,21 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
         utc_offset_minutes,
         decimals,
     };
+    if query.format == Format::Json
+        && let Some(limit) = query.limit
+    {
+        let page = PageRequest { limit, after: query.after.clone() };
+        return Ok(match report {
+            Report::DriverEarnings => {
+                let page = state.storage.driver_earnings_page(&scope, &page).await?;
+                Json(json!({ "rows": page.items, "next": page.next })).into_response()
+            }
+            Report::EarningsReport => {
+                let page = state.storage.earnings_report_page(&scope, &page).await?;
+                Json(json!({ "rows": page.items, "next": page.next })).into_response()
+            }
+        });
+    }
     let table = match report {
         Report::DriverEarnings => {
             let rows = state.storage.driver_earnings(&scope).await?;

@@ -314,3 +314,32 @@ async fn months_are_cut_in_the_platforms_reporting_zone_unless_a_request_asks_ot
     assert_eq!((&utc[0]["month"], &utc[0]["driverShare"]), (&json!(1), &tokyo[0]["driverShare"]));
     assert_eq!(rows(&app.get(&format!("{REPORT}?year=2027&month=1&utc_offset_minutes=0"), Some(&admin)).await), utc);
 }
+
+/// The panel's table pages the report: `limit` rows at a time, newest month
+/// first then by driver id, with a `next` cursor until the last page; a
+/// cursor that is not ours is `invalid_input`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_json_report_pages_with_limit_and_after() {
+    let (app, _trips) = report_app().await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    for path in [REPORT, DRIVER_EARNINGS] {
+        let all = rows(&app.get(path, Some(&admin)).await);
+        assert_eq!(all.len(), 2);
+        let first = app.get(&format!("{path}?year=2027&month=1&limit=1"), Some(&admin)).await;
+        let first_rows = rows(&first);
+        let next = first.expect(200)["next"].as_str().expect("a next cursor").to_string();
+        let second = app.get(&format!("{path}?year=2027&month=1&limit=1&after={next}"), Some(&admin)).await;
+        let second_rows = rows(&second);
+        assert!(second.expect(200)["next"].is_null(), "the last page has no cursor: {}", second.body);
+        let mut paged: Vec<Value> = first_rows.into_iter().chain(second_rows).collect();
+        assert_eq!(paged.len(), 2);
+        // Driver id descending.
+        assert!(paged[0]["driverUId"].as_str() > paged[1]["driverUId"].as_str(), "{paged:?}");
+        let mut expected = all.clone();
+        let id = |row: &Value| row["driverUId"].as_str().unwrap_or_default().to_string();
+        expected.sort_by_key(|row| std::cmp::Reverse(id(row)));
+        paged.sort_by_key(|row| std::cmp::Reverse(id(row)));
+        assert_eq!(paged, expected);
+        app.get(&format!("{path}?limit=1&after=not-a-cursor"), Some(&admin)).await.refused(400, "invalid_input");
+    }
+}

@@ -692,9 +692,7 @@ impl Store {
                     folded.add(&part);
                 }
             }
-            for chunk in folded.into_rows().chunks(500) {
-                upsert_rollup(&mut tx, chunk).await?;
-            }
+            write_fold(&mut tx, folded).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -1017,6 +1015,15 @@ const ROLLUP_CONFLICT: &str = "
     driver_name = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.driver_name ELSE earnings_months.driver_name END,
     vehicle_number = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.vehicle_number ELSE earnings_months.vehicle_number END";
 
+/// Adds folded rows to the roll-up, 500 per statement (19 values each, under
+/// both backends' limit on bound values).
+async fn write_fold(conn: &mut Conn, folded: rollup::Fold) -> StorageResult<()> {
+    for chunk in folded.into_rows().chunks(500) {
+        upsert_rollup(conn, chunk).await?;
+    }
+    Ok(())
+}
+
 /// Recomputes the roll-up from every booking, in pages by id, folding in
 /// memory (one entry per driver-month) and writing in multi-row inserts.
 async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResult<()> {
@@ -1039,10 +1046,7 @@ async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResu
             }
         }
     }
-    let rows = folded.into_rows();
-    for chunk in rows.chunks(500) {
-        upsert_rollup(conn, chunk).await?;
-    }
+    write_fold(conn, folded).await?;
     sqlx::query("UPDATE earnings_rollup SET utc_offset_minutes = $1, built = TRUE WHERE id = 1")
         .bind(utc_offset_minutes)
         .execute(&mut *conn)

@@ -17,8 +17,8 @@
 use super::{BACKEND, BackendDialect as D, Db, Store};
 use crate::Storage;
 use crate::common::*;
-use crate::rollup::{self, Counted, EarningsPart, PartColumns, RollupRow};
 use crate::error::{StorageError, StorageResult};
+use crate::rollup::{self, Counted, EarningsPart, PartColumns, RollupRow};
 use crate::types::*;
 use async_trait::async_trait;
 use rust_decimal::Decimal;
@@ -29,9 +29,10 @@ use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::{
-    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
-    Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User,
-    UserId, WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language,
+    LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId,
+    Ratings, Settings, TrackingPoint, User, UserId, WalletEntry, WalletEntryType, WithdrawId,
+    WithdrawRequest,
 };
 
 type Conn = <Db as Database>::Connection;
@@ -63,7 +64,9 @@ where
     E: sqlx::Executor<'e, Database = Db>,
 {
     let rows = built(builder).fetch_all(executor).await?;
-    rows.iter().map(|row| T::from_row(row).map_err(StorageError::from)).collect()
+    rows.iter()
+        .map(|row| T::from_row(row).map_err(StorageError::from))
+        .collect()
 }
 
 /// Turns the constraint violations of a write into our errors: a taken
@@ -104,20 +107,27 @@ fn default_race(error: sqlx::Error) -> StorageError {
 }
 
 fn json<T: serde::Serialize>(value: &T) -> StorageResult<Bind> {
-    let raw = serde_json::value::to_raw_value(value).map_err(|error| StorageError::Corrupt(error.to_string()))?;
+    let raw = serde_json::value::to_raw_value(value)
+        .map_err(|error| StorageError::Corrupt(error.to_string()))?;
     Ok(Bind::Json(raw))
 }
 
-/// Positions per statement in `save_locations`: 3 values each, well under
-/// both backends' limit on bound values.
-const POSITION_CHUNK: usize = 500;
+/// Positions per statement (and transaction) in `save_locations`: 3 values
+/// each. Small, because SQLite binds in time quadratic in the number of
+/// values (see `Dialect::MAX_BINDS_PER_STATEMENT`) and a chunk holds the
+/// write lock while it is written.
+const POSITION_CHUNK: usize = 200;
 
 fn found<T>(value: Option<T>) -> StorageResult<T> {
     value.ok_or(StorageError::NotFound)
 }
 
 fn must_affect(rows_affected: u64) -> StorageResult<()> {
-    if rows_affected == 0 { Err(StorageError::NotFound) } else { Ok(()) }
+    if rows_affected == 0 {
+        Err(StorageError::NotFound)
+    } else {
+        Ok(())
+    }
 }
 
 /// Splits `limit + 1` fetched rows into a page and the next cursor.
@@ -143,16 +153,36 @@ fn push_keyset(
     if let Some(cursor) = after {
         let (sort_value, id) = decode_cursor(cursor)?;
         let (comparison, _) = order_fragments(order);
-        builder.push(" AND (").push(sort_column).push(", ").push(id_column).push(")").push(comparison);
-        builder.push_bind("(", Bind::Int(sort_value)).push_bind(", ", Bind::Uuid(id)).push(")");
+        builder
+            .push(" AND (")
+            .push(sort_column)
+            .push(", ")
+            .push(id_column)
+            .push(")")
+            .push(comparison);
+        builder
+            .push_bind("(", Bind::Int(sort_value))
+            .push_bind(", ", Bind::Uuid(id))
+            .push(")");
     }
     Ok(())
 }
 
 /// Appends `ORDER BY <sort> <dir>, <id> <dir>`.
-fn push_order(builder: &mut SqlBuilder, sort_column: &'static str, id_column: &'static str, order: SortOrder) {
+fn push_order(
+    builder: &mut SqlBuilder,
+    sort_column: &'static str,
+    id_column: &'static str,
+    order: SortOrder,
+) {
     let (_, direction) = order_fragments(order);
-    builder.push(" ORDER BY ").push(sort_column).push(direction).push(", ").push(id_column).push(direction);
+    builder
+        .push(" ORDER BY ")
+        .push(sort_column)
+        .push(direction)
+        .push(", ")
+        .push(id_column)
+        .push(direction);
 }
 
 /// Appends `ORDER BY <sort> <dir>, <id> <dir> LIMIT $n` reading one row more
@@ -203,7 +233,11 @@ enum Pick<'a> {
     /// No search: the list's own index.
     All,
     /// The text index's matches of `text`, sorted; `verify` re-tests the words.
-    Index { query: &'a SearchQuery, text: String, verify: bool },
+    Index {
+        query: &'a SearchQuery,
+        text: String,
+        verify: bool,
+    },
     /// The list's own order, testing each row's words.
     Scan { query: &'a SearchQuery },
     /// As `Scan`, within the first [`SEARCH_SCAN_CAP`] rows of the order.
@@ -214,7 +248,10 @@ enum Pick<'a> {
 /// starts a word of the search text, as the text indexes mean it.
 fn push_words(builder: &mut SqlBuilder, text_column: &'static str, query: &SearchQuery) {
     for pattern in query.like_patterns() {
-        builder.push(" AND (' ' || ").push(text_column).push_bind(") LIKE ", Bind::Text(pattern));
+        builder
+            .push(" AND (' ' || ")
+            .push(text_column)
+            .push_bind(") LIKE ", Bind::Text(pattern));
     }
 }
 
@@ -228,24 +265,48 @@ fn push_pick(
 ) -> StorageResult<()> {
     let table = list.table;
     if let Pick::CappedScan { query } = pick {
-        builder.push("SELECT pick_id, pick_sort FROM (SELECT ").push(table.id()).push(" AS pick_id, ");
-        builder.push(list.sort_column).push(" AS pick_sort, ").push(table.search_text()).push(" AS pick_text FROM ");
+        builder
+            .push("SELECT pick_id, pick_sort FROM (SELECT ")
+            .push(table.id())
+            .push(" AS pick_id, ");
+        builder
+            .push(list.sort_column)
+            .push(" AS pick_sort, ")
+            .push(table.search_text())
+            .push(" AS pick_text FROM ");
         builder.push(table.from()).push(" WHERE TRUE");
         filters(builder);
-        push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
+        push_keyset(
+            builder,
+            list.sort_column,
+            table.id(),
+            list.order,
+            list.after,
+        )?;
         push_order(builder, list.sort_column, table.id(), list.order);
-        builder.push_bind(" LIMIT ", Bind::Int(SEARCH_SCAN_CAP)).push(") capped WHERE TRUE");
+        builder
+            .push_bind(" LIMIT ", Bind::Int(SEARCH_SCAN_CAP))
+            .push(") capped WHERE TRUE");
         push_words(builder, "pick_text", query);
         push_order(builder, "pick_sort", "pick_id", list.order);
         builder.push_bind(" LIMIT ", Bind::Int(i64::from(list.limit) + 1));
         return Ok(());
     }
-    builder.push("SELECT ").push(table.id()).push(" AS pick_id, ").push(list.sort_column).push(" AS pick_sort FROM ");
+    builder
+        .push("SELECT ")
+        .push(table.id())
+        .push(" AS pick_id, ")
+        .push(list.sort_column)
+        .push(" AS pick_sort FROM ");
     match pick {
         Pick::All | Pick::CappedScan { .. } => {
             builder.push(table.from()).push(" WHERE TRUE");
         }
-        Pick::Index { query, text, verify } => {
+        Pick::Index {
+            query,
+            text,
+            verify,
+        } => {
             D::push_index_from(builder, table, text);
             if verify {
                 push_words(builder, table.search_text(), query);
@@ -257,7 +318,13 @@ fn push_pick(
         }
     }
     filters(builder);
-    push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
+    push_keyset(
+        builder,
+        list.sort_column,
+        table.id(),
+        list.order,
+        list.after,
+    )?;
     push_order(builder, list.sort_column, table.id(), list.order);
     builder.push_bind(" LIMIT ", Bind::Int(i64::from(list.limit) + 1));
     Ok(())
@@ -275,7 +342,12 @@ const INSERT_BOOKING: &str = "INSERT INTO bookings (
 const BOOKING_VALUES: usize = 22;
 
 /// Binds one new booking's values in [`INSERT_BOOKING`]'s column order.
-fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64, now: Millis) -> StorageResult<()> {
+fn push_booking_values(
+    builder: &mut SqlBuilder,
+    booking: &Booking,
+    version: u64,
+    now: Millis,
+) -> StorageResult<()> {
     let columns = BookingColumns::of(booking)?;
     let mut document = booking.clone();
     document.version = version;
@@ -333,13 +405,22 @@ WHERE id = $1 AND version = $2";
 async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> StorageResult<()> {
     let mut builder = SqlBuilder::new(INSERT_BOOKING);
     push_booking_values(&mut builder, booking, 1, now)?;
-    match built(builder).execute(&mut *conn).await.map_err(write_error) {
+    match built(builder)
+        .execute(&mut *conn)
+        .await
+        .map_err(write_error)
+    {
         Err(StorageError::Duplicate(_)) => Err(StorageError::Conflict),
         other => other.map(|_| ()),
     }
 }
 
-async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: Millis) -> StorageResult<()> {
+async fn update_booking(
+    conn: &mut Conn,
+    booking: &Booking,
+    expected: u64,
+    now: Millis,
+) -> StorageResult<()> {
     let columns = BookingColumns::of(booking)?;
     let expected_signed = i64::try_from(expected).map_err(|_| StorageError::Invalid("version"))?;
     let mut document = booking.clone();
@@ -386,20 +467,37 @@ async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: 
 }
 
 /// Rewrites the offer rows of a booking from its requestedDrivers.
-async fn replace_offers(conn: &mut Conn, booking: &Booking, fresh: bool, now: Millis) -> StorageResult<()> {
+async fn replace_offers(
+    conn: &mut Conn,
+    booking: &Booking,
+    fresh: bool,
+    now: Millis,
+) -> StorageResult<()> {
     if !fresh {
-        sqlx::query("DELETE FROM booking_offers WHERE booking_id = $1").bind(booking.id.0).execute(&mut *conn).await?;
+        sqlx::query("DELETE FROM booking_offers WHERE booking_id = $1")
+            .bind(booking.id.0)
+            .execute(&mut *conn)
+            .await?;
     }
     if booking.requestedDrivers.0.is_empty() {
         return Ok(());
     }
-    let mut builder =
-        SqlBuilder::new("INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ");
+    let mut builder = SqlBuilder::new(
+        "INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ",
+    );
     for (index, driver) in booking.requestedDrivers.0.iter().enumerate() {
         if index > 0 {
             builder.push(", ");
         }
-        push_row(&mut builder, [Bind::Uuid(booking.id.0), Bind::Uuid(driver.0), Bind::Int(now), Bind::Int(now)]);
+        push_row(
+            &mut builder,
+            [
+                Bind::Uuid(booking.id.0),
+                Bind::Uuid(driver.0),
+                Bind::Int(now),
+                Bind::Int(now),
+            ],
+        );
     }
     built(builder).execute(&mut *conn).await?;
     Ok(())
@@ -408,7 +506,11 @@ async fn replace_offers(conn: &mut Conn, booking: &Booking, fresh: bool, now: Mi
 /// Writes one ledger entry unless its (user, idempotency key) exists, and
 /// moves the balance only when the entry is new. Returns whether it was
 /// applied and the balance after, in micro-units.
-async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> StorageResult<(bool, i64)> {
+async fn apply_ledger(
+    conn: &mut Conn,
+    change: &WalletChange,
+    now: Millis,
+) -> StorageResult<(bool, i64)> {
     if change.amount < Decimal::ZERO {
         return Err(StorageError::Invalid("amount"));
     }
@@ -432,10 +534,11 @@ async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> St
     .rows_affected()
         == 1;
     if !inserted {
-        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
-            .bind(change.user.0)
-            .fetch_optional(&mut *conn)
-            .await?;
+        let balance: Option<i64> =
+            sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+                .bind(change.user.0)
+                .fetch_optional(&mut *conn)
+                .await?;
         return Ok((false, found(balance)?));
     }
     let signed = match change.entry_type {
@@ -459,7 +562,9 @@ async fn user_document_for_update(conn: &mut Conn, user: UserId) -> StorageResul
     let mut builder = SqlBuilder::new("SELECT doc FROM users WHERE id = ");
     builder.bind(Bind::Uuid(user.0)).push(D::FOR_UPDATE);
     let row = built(builder).fetch_optional(&mut *conn).await?;
-    row.map(|row| <(Json<User>,)>::from_row(&row).map(|(document,)| document.0)).transpose().map_err(StorageError::from)
+    row.map(|row| <(Json<User>,)>::from_row(&row).map(|(document,)| document.0))
+        .transpose()
+        .map_err(StorageError::from)
 }
 
 async fn write_user_document(conn: &mut Conn, user: &User, now: Millis) -> StorageResult<()> {
@@ -492,7 +597,11 @@ async fn lock_users(conn: &mut Conn, users: &BTreeSet<Uuid>) -> StorageResult<()
         return Ok(());
     }
     let mut builder = SqlBuilder::new("SELECT id FROM users WHERE TRUE");
-    push_in(&mut builder, "id", users.iter().map(|user| Bind::Uuid(*user)));
+    push_in(
+        &mut builder,
+        "id",
+        users.iter().map(|user| Bind::Uuid(*user)),
+    );
     builder.push(" ORDER BY id").push(D::FOR_UPDATE);
     built(builder).fetch_all(&mut *conn).await?;
     Ok(())
@@ -525,19 +634,34 @@ async fn apply_effects(
                     .execute(&mut *conn)
                     .await?;
             }
-            Effect::RecordRating { driver, customer, rating } => {
+            Effect::RecordRating {
+                driver,
+                customer,
+                rating,
+            } => {
                 if let Some(mut user) = user_document_for_update(conn, *driver).await? {
-                    add_rating(user.ratings.get_or_insert_with(Ratings::default), *customer, *rating);
+                    add_rating(
+                        user.ratings.get_or_insert_with(Ratings::default),
+                        *customer,
+                        *rating,
+                    );
                     write_user_document(conn, &user, now).await?;
                 }
             }
             Effect::SaveAddress { customer, place } => {
                 if let Some(mut user) = user_document_for_update(conn, *customer).await? {
-                    wayfare_engine::geo::save_address(&mut user.savedAddresses, &place.add, place.point());
+                    wayfare_engine::geo::save_address(
+                        &mut user.savedAddresses,
+                        &place.add,
+                        place.point(),
+                    );
                     write_user_document(conn, &user, now).await?;
                 }
             }
-            Effect::PromoUsed { promo_name, customer } => {
+            Effect::PromoUsed {
+                promo_name,
+                customer,
+            } => {
                 let first_use = sqlx::query(
                     "INSERT INTO promo_uses (promo_name, user_id, created_at, updated_at) VALUES ($1, $2, $3, $3)
                      ON CONFLICT (promo_name, user_id) DO NOTHING",
@@ -569,7 +693,11 @@ async fn apply_effects(
     Ok(balances)
 }
 
-async fn insert_tracking(conn: &mut Conn, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
+async fn insert_tracking(
+    conn: &mut Conn,
+    booking: BookingId,
+    point: &TrackingPoint,
+) -> StorageResult<()> {
     sqlx::query(
         "INSERT INTO tracking_points (booking_id, at, status, lat, lng, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $2, $2)",
@@ -642,18 +770,56 @@ async fn insert_in_chunks<T>(
             }
             push_row(&mut builder, row)?;
         }
-        built(builder).execute(&mut *conn).await.map_err(write_error)?;
+        built(builder)
+            .execute(&mut *conn)
+            .await
+            .map_err(write_error)?;
     }
     Ok(())
 }
 
 // ---- helpers that are not part of the trait ---------------------------------
 
+/// A pooled connection for one write outside a transaction, held with the
+/// process's write turn (see [`WriteGate`]). The connection goes back first.
+struct WriteConn {
+    conn: sqlx::pool::PoolConnection<Db>,
+    _turn: WriteTurn,
+}
+
+impl std::ops::Deref for WriteConn {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for WriteConn {
+    fn deref_mut(&mut self) -> &mut Conn {
+        &mut self.conn
+    }
+}
+
 impl Store {
+    /// A write transaction begun in turn (see [`WriteGate`]). Bind the turn
+    /// first (`let (_turn, mut tx)`) so it is let go after the transaction.
+    async fn begin_write(&self) -> StorageResult<(WriteTurn, sqlx::Transaction<'static, Db>)> {
+        let turn = self.writes.turn().await;
+        let tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        Ok((turn, tx))
+    }
+
+    /// A connection for one statement that writes, in turn.
+    async fn write_conn(&self) -> StorageResult<WriteConn> {
+        let turn = self.writes.turn().await;
+        let conn = self.pool.acquire().await?;
+        Ok(WriteConn { conn, _turn: turn })
+    }
+
     /// Inserts many users in one transaction with multi-row statements: for
     /// imports, seeds and load tests. Same rules as [`Storage::insert_user`].
     pub async fn import_users(&self, users: &[User], now: Millis) -> StorageResult<()> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (_turn, mut tx) = self.begin_write().await?;
         insert_in_chunks(&mut tx, INSERT_USER, USER_VALUES, users, |builder, user| {
             push_user_values(builder, user, now)
         })
@@ -665,14 +831,24 @@ impl Store {
     /// Inserts many new bookings (version 1) and their offers in one
     /// transaction with multi-row statements. Effects are not applied.
     pub async fn import_bookings(&self, bookings: &[Booking], now: Millis) -> StorageResult<()> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
-        insert_in_chunks(&mut tx, INSERT_BOOKING, BOOKING_VALUES, bookings, |builder, booking| {
-            push_booking_values(builder, booking, 1, now)
-        })
+        let (_turn, mut tx) = self.begin_write().await?;
+        insert_in_chunks(
+            &mut tx,
+            INSERT_BOOKING,
+            BOOKING_VALUES,
+            bookings,
+            |builder, booking| push_booking_values(builder, booking, 1, now),
+        )
         .await?;
         let offers: Vec<(Uuid, Uuid)> = bookings
             .iter()
-            .flat_map(|booking| booking.requestedDrivers.0.iter().map(|driver| (booking.id.0, driver.0)))
+            .flat_map(|booking| {
+                booking
+                    .requestedDrivers
+                    .0
+                    .iter()
+                    .map(|driver| (booking.id.0, driver.0))
+            })
             .collect();
         insert_in_chunks(
             &mut tx,
@@ -680,7 +856,15 @@ impl Store {
             4,
             &offers,
             |builder, (booking, driver)| {
-                push_row(builder, [Bind::Uuid(*booking), Bind::Uuid(*driver), Bind::Int(now), Bind::Int(now)]);
+                push_row(
+                    builder,
+                    [
+                        Bind::Uuid(*booking),
+                        Bind::Uuid(*driver),
+                        Bind::Int(now),
+                        Bind::Int(now),
+                    ],
+                );
                 Ok(())
             },
         )
@@ -700,7 +884,9 @@ impl Store {
 
     /// Refreshes the planner's statistics (after a bulk load).
     pub async fn analyze(&self) -> StorageResult<()> {
-        sqlx::query("ANALYZE").execute(&self.pool).await?;
+        sqlx::query("ANALYZE")
+            .execute(&mut *self.write_conn().await?)
+            .await?;
         Ok(())
     }
 
@@ -711,9 +897,17 @@ impl Store {
     /// common, a subset of the matches that reaches the limit makes it common
     /// (walk the sort order); otherwise a bounded walk comes first. A list
     /// narrowed to one rider or driver is short, so it is always walked.
-    async fn search_plan(&self, table: SearchTable, query: &SearchQuery, narrow: bool) -> StorageResult<SearchPlan> {
+    async fn search_plan(
+        &self,
+        table: SearchTable,
+        query: &SearchQuery,
+        narrow: bool,
+    ) -> StorageResult<SearchPlan> {
         let Some(counts) = D::text_counts(table) else {
-            return Ok(SearchPlan::Index { text: D::index_text(query), verify: false });
+            return Ok(SearchPlan::Index {
+                text: D::index_text(query),
+                verify: false,
+            });
         };
         if narrow {
             return Ok(SearchPlan::Scan);
@@ -740,14 +934,21 @@ impl Store {
         }
         if !rare_words.is_empty() {
             let verify = rare_words.len() < query.words.len();
-            return Ok(SearchPlan::Index { text: SearchQuery::fts5_of(rare_words), verify });
+            return Ok(SearchPlan::Index {
+                text: SearchQuery::fts5_of(rare_words),
+                verify,
+            });
         }
         let together: i64 = sqlx::query_scalar(counts.documents)
             .bind(query.fts5_subset())
             .bind(SEARCH_INDEX_LIMIT)
             .fetch_one(&self.pool)
             .await?;
-        Ok(if together >= SEARCH_INDEX_LIMIT { SearchPlan::Scan } else { SearchPlan::ScanThenIndex })
+        Ok(if together >= SEARCH_INDEX_LIMIT {
+            SearchPlan::Scan
+        } else {
+            SearchPlan::ScanThenIndex
+        })
     }
 
     /// Reads one page of a list: chooses the page's ids from the indexes
@@ -767,16 +968,36 @@ impl Store {
         };
         match self.search_plan(list.table, query, narrow).await? {
             SearchPlan::Index { text, verify } => {
-                self.fetch_page(list, filters, Pick::Index { query, text, verify }).await
+                self.fetch_page(
+                    list,
+                    filters,
+                    Pick::Index {
+                        query,
+                        text,
+                        verify,
+                    },
+                )
+                .await
             }
             SearchPlan::Scan => self.fetch_page(list, filters, Pick::Scan { query }).await,
             SearchPlan::ScanThenIndex => {
-                let rows: Vec<T> = self.fetch_page(list, filters, Pick::CappedScan { query }).await?;
+                let rows: Vec<T> = self
+                    .fetch_page(list, filters, Pick::CappedScan { query })
+                    .await?;
                 if rows.len() > list.limit as usize {
                     return Ok(rows);
                 }
                 let text = D::index_text(query);
-                self.fetch_page(list, filters, Pick::Index { query, text, verify: false }).await
+                self.fetch_page(
+                    list,
+                    filters,
+                    Pick::Index {
+                        query,
+                        text,
+                        verify: false,
+                    },
+                )
+                .await
             }
         }
     }
@@ -794,12 +1015,24 @@ impl Store {
         let mut builder = SqlBuilder::new("SELECT ");
         builder.push(list.columns).push(" FROM (");
         push_pick(&mut builder, list, filters, pick)?;
-        builder.push(") page JOIN ").push(list.table.from()).push(" ON ").push(list.table.id());
-        builder.push(" = page.pick_id ORDER BY page.pick_sort").push(direction).push(", page.pick_id").push(direction);
+        builder
+            .push(") page JOIN ")
+            .push(list.table.from())
+            .push(" ON ")
+            .push(list.table.id());
+        builder
+            .push(" = page.pick_id ORDER BY page.pick_sort")
+            .push(direction)
+            .push(", page.pick_id")
+            .push(direction);
         fetch_all(&self.pool, builder).await
     }
 
-    async fn earnings_groups(&self, scope: &EarningsScope, counted: Counted) -> StorageResult<Vec<EarningsGroup>> {
+    async fn earnings_groups(
+        &self,
+        scope: &EarningsScope,
+        counted: Counted,
+    ) -> StorageResult<Vec<EarningsGroup>> {
         let rollup_offset = rollup_offset(&mut *self.pool.acquire().await?).await?;
         if let Some(months) = rollup_offset.and_then(|offset| rollup::months_of(scope, offset)) {
             let mut builder = rollup_select(scope, months, counted);
@@ -813,12 +1046,20 @@ impl Store {
             Counted::Rides => EARNINGS_RIDES,
             Counted::Reported => EARNINGS_REPORTED,
         };
-        let (offset_ms, first_placeable, last_placeable) = earnings_bounds(scope.utc_offset_minutes);
+        let (offset_ms, first_placeable, last_placeable) =
+            earnings_bounds(scope.utc_offset_minutes);
         let mut builder = SqlBuilder::new(EARNINGS_COUNTED);
-        builder.binds = vec![Bind::Int(offset_ms), Bind::Int(first_placeable), Bind::Int(last_placeable)];
+        builder.binds = vec![
+            Bind::Int(offset_ms),
+            Bind::Int(first_placeable),
+            Bind::Int(last_placeable),
+        ];
         match single_month(scope) {
             Some(year_month) => builder.bind(Bind::Int(year_month)),
-            None => builder.push("COALESCE(").push(D::YEAR_MONTH_OF_LOCAL_SECONDS).push(", 0)"),
+            None => builder
+                .push("COALESCE(")
+                .push(D::YEAR_MONTH_OF_LOCAL_SECONDS)
+                .push(", 0)"),
         };
         builder.push(EARNINGS_LOCAL).push(counted);
         if let Some(fleetadmin) = scope.fleetadmin {
@@ -867,7 +1108,10 @@ impl Store {
         loop {
             let mut builder = rollup_select(scope, months, counted);
             if let Some((ym, driver)) = resume {
-                builder.push_bind(" AND (e.ym, e.driver) < (", Bind::Int(ym)).push_bind(", ", Bind::Uuid(driver)).push(")");
+                builder
+                    .push_bind(" AND (e.ym, e.driver) < (", Bind::Int(ym))
+                    .push_bind(", ", Bind::Uuid(driver))
+                    .push(")");
             }
             builder.push(" ORDER BY e.ym DESC, e.driver DESC");
             builder.push_bind(" LIMIT ", Bind::Int(chunk as i64));
@@ -911,7 +1155,10 @@ async fn rollup_offset(conn: &mut Conn) -> StorageResult<Option<i32>> {
 async fn read_part_columns(conn: &mut Conn, id: Uuid) -> StorageResult<Option<PartColumns>> {
     let mut builder = SqlBuilder::new(PART_COLUMNS);
     builder.push_bind(" WHERE b.id = ", Bind::Uuid(id));
-    Ok(built(builder).try_map(|row| PartColumns::from_row(&row)).fetch_optional(&mut *conn).await?)
+    Ok(built(builder)
+        .try_map(|row| PartColumns::from_row(&row))
+        .fetch_optional(&mut *conn)
+        .await?)
 }
 
 fn part_columns(booking: &Booking) -> StorageResult<PartColumns> {
@@ -935,12 +1182,18 @@ fn part_columns(booking: &Booking) -> StorageResult<PartColumns> {
 
 /// Moves a booking's part in the roll-up from what it was to what it is, in
 /// the booking's transaction. Bookings that count for nothing cost one read.
-async fn update_rollup(conn: &mut Conn, before: Option<&PartColumns>, after: &PartColumns) -> StorageResult<()> {
+async fn update_rollup(
+    conn: &mut Conn,
+    before: Option<&PartColumns>,
+    after: &PartColumns,
+) -> StorageResult<()> {
     let counts = |columns: &PartColumns| EarningsPart::of(columns, 0).is_some();
     if !before.is_some_and(counts) && !counts(after) {
         return Ok(());
     }
-    let Some(offset) = rollup_offset(conn).await? else { return Ok(()) };
+    let Some(offset) = rollup_offset(conn).await? else {
+        return Ok(());
+    };
     let old = before.and_then(|columns| EarningsPart::of(columns, offset));
     let new = EarningsPart::of(after, offset);
     if old == new {
@@ -982,10 +1235,19 @@ async fn upsert_rollup(conn: &mut Conn, rows: &[rollup::RollupAdd]) -> StorageRe
             builder.push_bind(", ", Bind::Int(value));
         }
         for latest in [&row.ride_latest, &row.latest] {
-            builder.push_bind(", ", Bind::OptInt(latest.as_ref().map(|latest| latest.tripdate)));
+            builder.push_bind(
+                ", ",
+                Bind::OptInt(latest.as_ref().map(|latest| latest.tripdate)),
+            );
             builder.push_bind(", ", Bind::OptUuid(latest.as_ref().map(|latest| latest.id)));
-            builder.push_bind(", ", Bind::OptText(latest.as_ref().map(|latest| latest.driver_name.clone())));
-            builder.push_bind(", ", Bind::OptText(latest.as_ref().map(|latest| latest.vehicle_number.clone())));
+            builder.push_bind(
+                ", ",
+                Bind::OptText(latest.as_ref().map(|latest| latest.driver_name.clone())),
+            );
+            builder.push_bind(
+                ", ",
+                Bind::OptText(latest.as_ref().map(|latest| latest.vehicle_number.clone())),
+            );
         }
         builder.push(")");
     }
@@ -1027,12 +1289,15 @@ async fn write_fold(conn: &mut Conn, folded: rollup::Fold) -> StorageResult<()> 
 /// Recomputes the roll-up from every booking, in pages by id, folding in
 /// memory (one entry per driver-month) and writing in multi-row inserts.
 async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResult<()> {
-    sqlx::query("DELETE FROM earnings_months").execute(&mut *conn).await?;
+    sqlx::query("DELETE FROM earnings_months")
+        .execute(&mut *conn)
+        .await?;
     let mut folded = rollup::Fold::default();
     let mut after: Option<Uuid> = None;
     loop {
         let mut builder = SqlBuilder::new(PART_COLUMNS);
-        builder.push(" WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE', 'CANCELLED')");
+        builder
+            .push(" WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE', 'CANCELLED')");
         if let Some(after) = after {
             builder.push_bind(" AND b.id > ", Bind::Uuid(after));
         }
@@ -1055,7 +1320,11 @@ async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResu
 }
 
 /// The roll-up rows of a scope that count for this report.
-fn rollup_select(scope: &EarningsScope, months: Option<(i64, i64)>, counted: Counted) -> SqlBuilder {
+fn rollup_select(
+    scope: &EarningsScope,
+    months: Option<(i64, i64)>,
+    counted: Counted,
+) -> SqlBuilder {
     let mut builder = SqlBuilder::new(
         "SELECT e.ym, e.driver, e.rides, e.driver_share, e.trip_cost, e.convenience_fee, e.discount_amount,
                 e.customer_paid, e.charged_cancellations, e.cancellation_fee,
@@ -1068,7 +1337,9 @@ fn rollup_select(scope: &EarningsScope, months: Option<(i64, i64)>, counted: Cou
         Counted::Reported => "e.rides + e.charged_cancellations > 0",
     });
     if let Some((first, last)) = months {
-        builder.push_bind(" AND e.ym BETWEEN ", Bind::Int(first)).push_bind(" AND ", Bind::Int(last));
+        builder
+            .push_bind(" AND e.ym BETWEEN ", Bind::Int(first))
+            .push_bind(" AND ", Bind::Int(last));
     }
     if let Some(fleetadmin) = scope.fleetadmin {
         builder.push_bind(" AND e.fleet = ", Bind::Uuid(fleetadmin.0));
@@ -1103,7 +1374,9 @@ impl Storage for Store {
 
     async fn settings(&self) -> StorageResult<Option<Settings>> {
         let row: Option<(Json<Settings>,)> =
-            sqlx::query_as("SELECT doc FROM settings WHERE id = 1").fetch_optional(&self.pool).await?;
+            sqlx::query_as("SELECT doc FROM settings WHERE id = 1")
+                .fetch_optional(&self.pool)
+                .await?;
         Ok(row.map(|(document,)| document.0))
     }
 
@@ -1114,26 +1387,34 @@ impl Storage for Store {
         )
         .bind(now)
         .bind(Json(settings))
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await?;
         Ok(())
     }
 
     async fn car_types(&self) -> StorageResult<Vec<CarType>> {
         let rows: Vec<(Json<CarType>,)> =
-            sqlx::query_as("SELECT doc FROM car_types ORDER BY created_at, name").fetch_all(&self.pool).await?;
+            sqlx::query_as("SELECT doc FROM car_types ORDER BY created_at, name")
+                .fetch_all(&self.pool)
+                .await?;
         Ok(rows.into_iter().map(|(document,)| document.0).collect())
     }
 
     async fn car_type(&self, id: CarTypeId) -> StorageResult<CarType> {
         let row: Option<(Json<CarType>,)> =
-            sqlx::query_as("SELECT doc FROM car_types WHERE id = $1").bind(id.0).fetch_optional(&self.pool).await?;
+            sqlx::query_as("SELECT doc FROM car_types WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
         found(row).map(|(document,)| document.0)
     }
 
     async fn car_type_by_name(&self, name: &str) -> StorageResult<CarType> {
         let row: Option<(Json<CarType>,)> =
-            sqlx::query_as("SELECT doc FROM car_types WHERE name = $1").bind(name).fetch_optional(&self.pool).await?;
+            sqlx::query_as("SELECT doc FROM car_types WHERE name = $1")
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await?;
         found(row).map(|(document,)| document.0)
     }
 
@@ -1147,24 +1428,33 @@ impl Storage for Store {
         .bind(car_type.createdAt)
         .bind(now)
         .bind(Json(car_type))
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         Ok(())
     }
 
     async fn delete_car_type(&self, id: CarTypeId) -> StorageResult<()> {
-        let result = sqlx::query("DELETE FROM car_types WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        let result = sqlx::query("DELETE FROM car_types WHERE id = $1")
+            .bind(id.0)
+            .execute(&mut *self.write_conn().await?)
+            .await?;
         must_affect(result.rows_affected())
     }
 
     async fn cancel_reasons(&self) -> StorageResult<Vec<String>> {
-        Ok(sqlx::query_scalar("SELECT reason FROM cancel_reasons ORDER BY position").fetch_all(&self.pool).await?)
+        Ok(
+            sqlx::query_scalar("SELECT reason FROM cancel_reasons ORDER BY position")
+                .fetch_all(&self.pool)
+                .await?,
+        )
     }
 
     async fn save_cancel_reasons(&self, reasons: &[String], now: Millis) -> StorageResult<()> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
-        sqlx::query("DELETE FROM cancel_reasons").execute(&mut *tx).await?;
+        let (_turn, mut tx) = self.begin_write().await?;
+        sqlx::query("DELETE FROM cancel_reasons")
+            .execute(&mut *tx)
+            .await?;
         for (position, reason) in reasons.iter().enumerate() {
             sqlx::query(
                 "INSERT INTO cancel_reasons (position, reason, created_at, updated_at) VALUES ($1, $2, $3, $3)",
@@ -1181,13 +1471,24 @@ impl Storage for Store {
 
     async fn payment_providers(&self) -> StorageResult<Vec<PaymentProvider>> {
         let rows: Vec<(String, String)> =
-            sqlx::query_as("SELECT name, link FROM payment_providers ORDER BY position").fetch_all(&self.pool).await?;
-        Ok(rows.into_iter().map(|(name, link)| PaymentProvider { name, link }).collect())
+            sqlx::query_as("SELECT name, link FROM payment_providers ORDER BY position")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(name, link)| PaymentProvider { name, link })
+            .collect())
     }
 
-    async fn save_payment_providers(&self, providers: &[PaymentProvider], now: Millis) -> StorageResult<()> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
-        sqlx::query("DELETE FROM payment_providers").execute(&mut *tx).await?;
+    async fn save_payment_providers(
+        &self,
+        providers: &[PaymentProvider],
+        now: Millis,
+    ) -> StorageResult<()> {
+        let (_turn, mut tx) = self.begin_write().await?;
+        sqlx::query("DELETE FROM payment_providers")
+            .execute(&mut *tx)
+            .await?;
         for (position, provider) in providers.iter().enumerate() {
             sqlx::query(
                 "INSERT INTO payment_providers (position, name, link, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
@@ -1209,20 +1510,27 @@ impl Storage for Store {
     async fn insert_user(&self, user: &User) -> StorageResult<()> {
         let mut builder = SqlBuilder::new(INSERT_USER);
         push_user_values(&mut builder, user, user.createdAt)?;
-        built(builder).execute(&self.pool).await.map_err(write_error)?;
+        built(builder)
+            .execute(&mut *self.write_conn().await?)
+            .await
+            .map_err(write_error)?;
         Ok(())
     }
 
     async fn user(&self, id: UserId) -> StorageResult<User> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0));
+        builder
+            .push(USER_COLUMNS)
+            .push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         found(rows.into_iter().next()).map(UserRow::into_user)
     }
 
     async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.email <> ''");
+        builder
+            .push(USER_COLUMNS)
+            .push(" FROM users u WHERE u.email <> ''");
         builder.push_bind(" AND u.email = ", Bind::Text(email.to_string()));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         Ok(rows.into_iter().next().map(UserRow::into_user))
@@ -1230,7 +1538,9 @@ impl Storage for Store {
 
     async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.mobile <> ''");
+        builder
+            .push(USER_COLUMNS)
+            .push(" FROM users u WHERE u.mobile <> ''");
         builder.push_bind(" AND u.mobile = ", Bind::Text(mobile.to_string()));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         Ok(rows.into_iter().next().map(UserRow::into_user))
@@ -1238,7 +1548,9 @@ impl Storage for Store {
 
     async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.referral <> ''");
+        builder
+            .push(USER_COLUMNS)
+            .push(" FROM users u WHERE u.referral <> ''");
         builder.push_bind(" AND u.referral = ", Bind::Text(referral_id.to_string()));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         Ok(rows.into_iter().next().map(UserRow::into_user))
@@ -1272,7 +1584,7 @@ impl Storage for Store {
         .bind(columns.search_text)
         .bind(now)
         .bind(Json(user))
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         must_affect(result.rows_affected())
@@ -1280,11 +1592,18 @@ impl Storage for Store {
 
     #[instrument(skip_all, fields(user_id = %id))]
     async fn delete_user(&self, id: UserId) -> StorageResult<()> {
-        let result = sqlx::query("DELETE FROM users WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        let result = sqlx::query("DELETE FROM users WHERE id = $1")
+            .bind(id.0)
+            .execute(&mut *self.write_conn().await?)
+            .await?;
         must_affect(result.rows_affected())
     }
 
-    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>> {
+    async fn list_users(
+        &self,
+        filter: &UserFilter,
+        page: &PageRequest,
+    ) -> StorageResult<Page<User>> {
         let limit = page.limit();
         let order = SortOrder::Desc;
         let list = ListSpec {
@@ -1296,7 +1615,14 @@ impl Storage for Store {
             after: page.after.as_deref(),
         };
         let filters = |builder: &mut SqlBuilder| {
-            push_in(builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
+            push_in(
+                builder,
+                "u.role",
+                filter
+                    .roles
+                    .iter()
+                    .map(|role| Bind::Text(role.as_str().to_string())),
+            );
             if let Some(fleetadmin) = filter.fleetadmin {
                 builder.push_bind(" AND u.fleetadmin = ", Bind::Uuid(fleetadmin.0));
             }
@@ -1305,20 +1631,39 @@ impl Storage for Store {
             }
         };
         let search = filter.search.as_deref().and_then(SearchQuery::parse);
-        let rows = self.list_page(&list, &filters, search.as_ref(), false).await?;
+        let rows = self
+            .list_page(&list, &filters, search.as_ref(), false)
+            .await?;
         let users = user_rows(rows);
-        Ok(page_of(users, limit, |user| encode_cursor(user.createdAt, user.id.0)))
+        Ok(page_of(users, limit, |user| {
+            encode_cursor(user.createdAt, user.id.0)
+        }))
     }
 
-    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>> {
+    async fn push_targets(
+        &self,
+        filter: &PushFilter,
+        page: &PageRequest,
+    ) -> StorageResult<Page<PushTarget>> {
         let limit = page.limit();
-        let mut builder =
-            SqlBuilder::new("SELECT u.id, u.role, u.platform, u.push_token, u.language FROM users u WHERE TRUE");
-        push_in(&mut builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
+        let mut builder = SqlBuilder::new(
+            "SELECT u.id, u.role, u.platform, u.push_token, u.language FROM users u WHERE TRUE",
+        );
+        push_in(
+            &mut builder,
+            "u.role",
+            filter
+                .roles
+                .iter()
+                .map(|role| Bind::Text(role.as_str().to_string())),
+        );
         push_in(
             &mut builder,
             "u.platform",
-            filter.platforms.iter().map(|platform| Bind::Text(platform_text(*platform).to_string())),
+            filter
+                .platforms
+                .iter()
+                .map(|platform| Bind::Text(platform_text(*platform).to_string())),
         );
         if let Some(cursor) = page.after.as_deref() {
             let (_, after) = decode_cursor(cursor)?;
@@ -1338,16 +1683,24 @@ impl Storage for Store {
                 })
             })
             .collect::<StorageResult<Vec<_>>>()?;
-        Ok(page_of(targets, limit, |target| encode_cursor(0, target.user.0)))
+        Ok(page_of(targets, limit, |target| {
+            encode_cursor(0, target.user.0)
+        }))
     }
 
-    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()> {
-        let result = sqlx::query("UPDATE users SET driver_active = $1, updated_at = $2 WHERE id = $3")
-            .bind(active)
-            .bind(now)
-            .bind(driver.0)
-            .execute(&self.pool)
-            .await?;
+    async fn set_driver_active(
+        &self,
+        driver: UserId,
+        active: bool,
+        now: Millis,
+    ) -> StorageResult<()> {
+        let result =
+            sqlx::query("UPDATE users SET driver_active = $1, updated_at = $2 WHERE id = $3")
+                .bind(active)
+                .bind(now)
+                .bind(driver.0)
+                .execute(&mut *self.write_conn().await?)
+                .await?;
         must_affect(result.rows_affected())
     }
 
@@ -1356,22 +1709,30 @@ impl Storage for Store {
             .bind(busy)
             .bind(now)
             .bind(driver.0)
-            .execute(&self.pool)
+            .execute(&mut *self.write_conn().await?)
             .await?;
         must_affect(result.rows_affected())
     }
 
     #[instrument(skip_all, fields(positions = positions.len()))]
-    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()> {
+    async fn save_locations(
+        &self,
+        positions: &[(UserId, LatLng)],
+        now: Millis,
+    ) -> StorageResult<()> {
         if positions.is_empty() {
             return Ok(());
         }
         // One order for every batch, so two batches never wait on each other's rows.
         let mut ordered: Vec<&(UserId, LatLng)> = positions.iter().collect();
         ordered.sort_by_key(|(user, _)| *user);
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
-        // One statement per chunk; positions of accounts deleted meanwhile are skipped.
+        // One statement and one transaction per chunk, so a booking's commit
+        // waits behind one chunk at most, never the whole batch (the rows are
+        // last-known positions: a batch cut short by a crash loses nothing
+        // the next batch would not rewrite). Positions of accounts deleted
+        // meanwhile are skipped.
         for chunk in ordered.chunks(POSITION_CHUNK) {
+            let (_turn, mut tx) = self.begin_write().await?;
             let mut builder = SqlBuilder::new("WITH v (id, lat, lng) AS (VALUES ");
             for (index, (user, location)) in chunk.iter().enumerate() {
                 builder.push(if index == 0 { "(" } else { ", (" });
@@ -1389,8 +1750,8 @@ impl Storage for Store {
                  ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lng = excluded.lng, updated_at = excluded.updated_at",
             );
             built(builder).execute(&mut *tx).await?;
+            tx.commit().await?;
         }
-        tx.commit().await?;
         Ok(())
     }
 
@@ -1414,7 +1775,7 @@ impl Storage for Store {
         effects: &[Effect],
         now: Millis,
     ) -> StorageResult<Committed> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (_turn, mut tx) = self.begin_write().await?;
         let before = match expected_version {
             Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
             None => None,
@@ -1436,18 +1797,26 @@ impl Storage for Store {
         tx.commit().await?;
         let mut stored = booking.clone();
         stored.version = version;
-        Ok(Committed { booking: stored, balances })
+        Ok(Committed {
+            booking: stored,
+            balances,
+        })
     }
 
     async fn booking(&self, id: BookingId) -> StorageResult<Booking> {
-        let row: Option<BookingRow> = sqlx::query_as("SELECT version, doc FROM bookings WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row: Option<BookingRow> =
+            sqlx::query_as("SELECT version, doc FROM bookings WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
         found(row).map(BookingRow::into_booking)
     }
 
-    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>> {
+    async fn list_bookings(
+        &self,
+        filter: &BookingFilter,
+        page: &PageRequest,
+    ) -> StorageResult<Page<Booking>> {
         let limit = page.limit();
         let list = ListSpec {
             table: SearchTable::Bookings,
@@ -1470,21 +1839,29 @@ impl Storage for Store {
             push_in(
                 builder,
                 "b.status",
-                filter.statuses.iter().map(|status| Bind::Text(status_text(*status).to_string())),
+                filter
+                    .statuses
+                    .iter()
+                    .map(|status| Bind::Text(status_text(*status).to_string())),
             );
         };
         let search = filter.search.as_deref().and_then(SearchQuery::parse);
         let narrow = filter.customer.is_some() || filter.driver.is_some();
-        let rows = self.list_page(&list, &filters, search.as_ref(), narrow).await?;
+        let rows = self
+            .list_page(&list, &filters, search.as_ref(), narrow)
+            .await?;
         let bookings = booking_rows(rows);
-        Ok(page_of(bookings, limit, |booking| encode_cursor(booking_sort_value(booking, filter.sort), booking.id.0)))
+        Ok(page_of(bookings, limit, |booking| {
+            encode_cursor(booking_sort_value(booking, filter.sort), booking.id.0)
+        }))
     }
 
     async fn active_bookings(&self) -> StorageResult<Vec<Booking>> {
-        let rows: Vec<BookingRow> =
-            sqlx::query_as("SELECT b.version, b.doc FROM bookings b WHERE b.active ORDER BY b.tripdate, b.id")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows: Vec<BookingRow> = sqlx::query_as(
+            "SELECT b.version, b.doc FROM bookings b WHERE b.active ORDER BY b.tripdate, b.id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
         Ok(booking_rows(rows))
     }
 
@@ -1502,25 +1879,37 @@ impl Storage for Store {
     // ---- wallet -----------------------------------------------------------------
 
     #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
-    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+    async fn apply_wallet(
+        &self,
+        change: &WalletChange,
+        now: Millis,
+    ) -> StorageResult<WalletOutcome> {
+        let (_turn, mut tx) = self.begin_write().await?;
         let (applied, balance) = apply_ledger(&mut tx, change, now).await?;
         tx.commit().await?;
         if !applied {
             tracing::debug!("wallet entry already applied");
         }
-        Ok(WalletOutcome { applied, balance: from_micros(balance) })
+        Ok(WalletOutcome {
+            applied,
+            balance: from_micros(balance),
+        })
     }
 
     async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal> {
-        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
-            .bind(user.0)
-            .fetch_optional(&self.pool)
-            .await?;
+        let balance: Option<i64> =
+            sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+                .bind(user.0)
+                .fetch_optional(&self.pool)
+                .await?;
         found(balance).map(from_micros)
     }
 
-    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>> {
+    async fn wallet_history(
+        &self,
+        user: UserId,
+        page: &PageRequest,
+    ) -> StorageResult<Page<WalletRecord>> {
         let limit = page.limit();
         let order = SortOrder::Desc;
         let mut builder = SqlBuilder::new(
@@ -1546,8 +1935,13 @@ impl Storage for Store {
                 Ok((record, row.id))
             })
             .collect::<StorageResult<Vec<_>>>()?;
-        let page = page_of(records, limit, |(record, id)| encode_cursor(record.entry.date, *id));
-        Ok(Page { items: page.items.into_iter().map(|(record, _)| record).collect(), next: page.next })
+        let page = page_of(records, limit, |(record, id)| {
+            encode_cursor(record.entry.date, *id)
+        });
+        Ok(Page {
+            items: page.items.into_iter().map(|(record, _)| record).collect(),
+            next: page.next,
+        })
     }
 
     // ---- withdraws ----------------------------------------------------------------
@@ -1563,7 +1957,7 @@ impl Storage for Store {
             return Err(StorageError::Invalid("debit"));
         }
         let amount = to_micros(request.amount, "amount")?;
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (_turn, mut tx) = self.begin_write().await?;
         let (applied, balance) = apply_ledger(&mut tx, debit, now).await?;
         // A replayed debit means this request was stored the first time.
         if applied {
@@ -1584,11 +1978,18 @@ impl Storage for Store {
             .await?;
         }
         tx.commit().await?;
-        Ok(WalletOutcome { applied, balance: from_micros(balance) })
+        Ok(WalletOutcome {
+            applied,
+            balance: from_micros(balance),
+        })
     }
 
     #[instrument(skip_all, fields(withdraw_id = %id))]
-    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest> {
+    async fn complete_withdraw(
+        &self,
+        id: WithdrawId,
+        now: Millis,
+    ) -> StorageResult<WithdrawRequest> {
         let completed: Option<WithdrawRow> = sqlx::query_as(
             "UPDATE withdraws SET processed = TRUE, proces_date = $2, updated_at = $2
              WHERE id = $1 AND NOT processed
@@ -1601,10 +2002,11 @@ impl Storage for Store {
         if let Some(row) = completed {
             return Ok(row.into_withdraw());
         }
-        let exists: Option<bool> = sqlx::query_scalar("SELECT processed FROM withdraws WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?;
+        let exists: Option<bool> =
+            sqlx::query_scalar("SELECT processed FROM withdraws WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
         match exists {
             Some(_) => Err(StorageError::AlreadyProcessed),
             None => Err(StorageError::NotFound),
@@ -1620,10 +2022,15 @@ impl Storage for Store {
         found(row).map(WithdrawRow::into_withdraw)
     }
 
-    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>> {
+    async fn withdraws(
+        &self,
+        user: Option<UserId>,
+        page: &PageRequest,
+    ) -> StorageResult<Page<WithdrawRequest>> {
         let limit = page.limit();
         let order = SortOrder::Desc;
-        let mut builder = SqlBuilder::new("SELECT w.processed, w.proces_date, w.doc FROM withdraws w WHERE TRUE");
+        let mut builder =
+            SqlBuilder::new("SELECT w.processed, w.proces_date, w.doc FROM withdraws w WHERE TRUE");
         if let Some(user) = user {
             builder.push_bind(" AND w.user_id = ", Bind::Uuid(user.0));
         }
@@ -1631,14 +2038,19 @@ impl Storage for Store {
         push_order_limit(&mut builder, "w.date", "w.id", order, limit);
         let rows: Vec<WithdrawRow> = fetch_all(&self.pool, builder).await?;
         let requests = rows.into_iter().map(WithdrawRow::into_withdraw).collect();
-        Ok(page_of(requests, limit, |request: &WithdrawRequest| encode_cursor(request.date, request.id.0)))
+        Ok(page_of(requests, limit, |request: &WithdrawRequest| {
+            encode_cursor(request.date, request.id.0)
+        }))
     }
 
     // ---- tracking and chat ------------------------------------------------------------
 
-    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
-        let mut conn = self.pool.acquire().await?;
-        insert_tracking(&mut conn, booking, point).await
+    async fn append_tracking(
+        &self,
+        booking: BookingId,
+        point: &TrackingPoint,
+    ) -> StorageResult<()> {
+        insert_tracking(&mut *self.write_conn().await?, booking, point).await
     }
 
     async fn latest_tracking(&self, booking: BookingId) -> StorageResult<Option<TrackingPoint>> {
@@ -1648,8 +2060,15 @@ impl Storage for Store {
         .bind(booking.0)
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
-            .transpose()
+        row.map(|row| {
+            Ok(TrackingPoint {
+                at: row.at,
+                status: parse_status(&row.status)?,
+                lat: row.lat,
+                lng: row.lng,
+            })
+        })
+        .transpose()
     }
 
     async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>> {
@@ -1659,11 +2078,22 @@ impl Storage for Store {
                 .fetch_all(&self.pool)
                 .await?;
         rows.into_iter()
-            .map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
+            .map(|row| {
+                Ok(TrackingPoint {
+                    at: row.at,
+                    status: parse_status(&row.status)?,
+                    lat: row.lat,
+                    lng: row.lng,
+                })
+            })
             .collect()
     }
 
-    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat> {
+    async fn append_chat(
+        &self,
+        booking: BookingId,
+        message: &ChatMessage,
+    ) -> StorageResult<StoredChat> {
         let id = Uuid::now_v7();
         sqlx::query(
             "INSERT INTO chat_messages (id, booking_id, sender, read_at, created_at, updated_at, doc)
@@ -1674,10 +2104,14 @@ impl Storage for Store {
         .bind(message.from.0)
         .bind(message.createdAt)
         .bind(Json(message))
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
-        Ok(StoredChat { id, message: message.clone(), read_at: None })
+        Ok(StoredChat {
+            id,
+            message: message.clone(),
+            read_at: None,
+        })
     }
 
     async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>> {
@@ -1694,12 +2128,21 @@ impl Storage for Store {
                 if row.read_at.is_some() && message.smsId.is_none() {
                     message.smsId = Some(row.id.to_string());
                 }
-                StoredChat { id: row.id, message, read_at: row.read_at }
+                StoredChat {
+                    id: row.id,
+                    message,
+                    read_at: row.read_at,
+                }
             })
             .collect())
     }
 
-    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64> {
+    async fn mark_chat_read(
+        &self,
+        booking: BookingId,
+        reader: UserId,
+        now: Millis,
+    ) -> StorageResult<u64> {
         let result = sqlx::query(
             "UPDATE chat_messages SET read_at = $3, updated_at = $3
              WHERE booking_id = $1 AND sender <> $2 AND read_at IS NULL",
@@ -1707,7 +2150,7 @@ impl Storage for Store {
         .bind(booking.0)
         .bind(reader.0)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await?;
         Ok(result.rows_affected())
     }
@@ -1716,23 +2159,27 @@ impl Storage for Store {
 
     async fn promos(&self) -> StorageResult<Vec<Promo>> {
         let rows: Vec<PromoRow> =
-            sqlx::query_as("SELECT user_avail, doc FROM promos ORDER BY created_at, id").fetch_all(&self.pool).await?;
+            sqlx::query_as("SELECT user_avail, doc FROM promos ORDER BY created_at, id")
+                .fetch_all(&self.pool)
+                .await?;
         Ok(rows.into_iter().map(PromoRow::into_promo).collect())
     }
 
     async fn promo(&self, id: PromoId) -> StorageResult<Promo> {
-        let row: Option<PromoRow> = sqlx::query_as("SELECT user_avail, doc FROM promos WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row: Option<PromoRow> =
+            sqlx::query_as("SELECT user_avail, doc FROM promos WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
         found(row).map(PromoRow::into_promo)
     }
 
     async fn promo_by_name(&self, name: &str) -> StorageResult<Option<Promo>> {
-        let row: Option<PromoRow> = sqlx::query_as("SELECT user_avail, doc FROM promos WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row: Option<PromoRow> =
+            sqlx::query_as("SELECT user_avail, doc FROM promos WHERE name = $1")
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await?;
         Ok(row.map(PromoRow::into_promo))
     }
 
@@ -1748,34 +2195,41 @@ impl Storage for Store {
         .bind(promo.createdAt)
         .bind(now)
         .bind(Json(promo))
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         Ok(())
     }
 
     async fn delete_promo(&self, id: PromoId) -> StorageResult<()> {
-        let result = sqlx::query("DELETE FROM promos WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        let result = sqlx::query("DELETE FROM promos WHERE id = $1")
+            .bind(id.0)
+            .execute(&mut *self.write_conn().await?)
+            .await?;
         must_affect(result.rows_affected())
     }
 
     async fn promo_used_by(&self, promo_name: &str, user: UserId) -> StorageResult<bool> {
-        let uses: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM promo_uses WHERE promo_name = $1 AND user_id = $2")
-            .bind(promo_name)
-            .bind(user.0)
-            .fetch_one(&self.pool)
-            .await?;
+        let uses: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM promo_uses WHERE promo_name = $1 AND user_id = $2",
+        )
+        .bind(promo_name)
+        .bind(user.0)
+        .fetch_one(&self.pool)
+        .await?;
         Ok(uses > 0)
     }
 
     async fn insert_notification(&self, notification: &Notification) -> StorageResult<()> {
-        sqlx::query("INSERT INTO notifications (id, created_at, updated_at, doc) VALUES ($1, $2, $2, $3)")
-            .bind(notification.id.0)
-            .bind(notification.createdAt)
-            .bind(Json(notification))
-            .execute(&self.pool)
-            .await
-            .map_err(write_error)?;
+        sqlx::query(
+            "INSERT INTO notifications (id, created_at, updated_at, doc) VALUES ($1, $2, $2, $3)",
+        )
+        .bind(notification.id.0)
+        .bind(notification.createdAt)
+        .bind(Json(notification))
+        .execute(&mut *self.write_conn().await?)
+        .await
+        .map_err(write_error)?;
         Ok(())
     }
 
@@ -1783,17 +2237,28 @@ impl Storage for Store {
         let limit = page.limit();
         let order = SortOrder::Desc;
         let mut builder = SqlBuilder::new("SELECT n.doc FROM notifications n WHERE TRUE");
-        push_keyset(&mut builder, "n.created_at", "n.id", order, page.after.as_deref())?;
+        push_keyset(
+            &mut builder,
+            "n.created_at",
+            "n.id",
+            order,
+            page.after.as_deref(),
+        )?;
         push_order_limit(&mut builder, "n.created_at", "n.id", order, limit);
         let rows: Vec<(Json<Notification>,)> = fetch_all(&self.pool, builder).await?;
         let notifications = rows.into_iter().map(|(document,)| document.0).collect();
-        Ok(page_of(notifications, limit, |notification: &Notification| {
-            encode_cursor(notification.createdAt, notification.id.0)
-        }))
+        Ok(page_of(
+            notifications,
+            limit,
+            |notification: &Notification| encode_cursor(notification.createdAt, notification.id.0),
+        ))
     }
 
     async fn delete_notification(&self, id: NotificationId) -> StorageResult<()> {
-        let result = sqlx::query("DELETE FROM notifications WHERE id = $1").bind(id.0).execute(&self.pool).await?;
+        let result = sqlx::query("DELETE FROM notifications WHERE id = $1")
+            .bind(id.0)
+            .execute(&mut *self.write_conn().await?)
+            .await?;
         must_affect(result.rows_affected())
     }
 
@@ -1802,12 +2267,18 @@ impl Storage for Store {
             sqlx::query_as("SELECT is_default, doc FROM languages ORDER BY created_at, id")
                 .fetch_all(&self.pool)
                 .await?;
-        Ok(rows.into_iter().map(|(is_default, document)| Language { default: is_default, ..document.0 }).collect())
+        Ok(rows
+            .into_iter()
+            .map(|(is_default, document)| Language {
+                default: is_default,
+                ..document.0
+            })
+            .collect())
     }
 
     #[instrument(skip_all, fields(language_id = %language.id))]
     async fn save_language(&self, language: &Language, now: Millis) -> StorageResult<()> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (_turn, mut tx) = self.begin_write().await?;
         if language.default {
             lock_languages(&mut tx).await?;
         }
@@ -1844,7 +2315,7 @@ impl Storage for Store {
 
     #[instrument(skip_all, fields(language_id = %id))]
     async fn delete_language(&self, id: LanguageId) -> StorageResult<()> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (_turn, mut tx) = self.begin_write().await?;
         let mut builder = SqlBuilder::new("SELECT is_default FROM languages WHERE id = ");
         builder.bind(Bind::Uuid(id.0)).push(D::FOR_UPDATE);
         let current: Option<(bool,)> = fetch_all(&mut *tx, builder).await?.into_iter().next();
@@ -1853,14 +2324,17 @@ impl Storage for Store {
             Some((true,)) => return Err(StorageError::DefaultLanguage),
             Some((false,)) => {}
         }
-        sqlx::query("DELETE FROM languages WHERE id = $1").bind(id.0).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM languages WHERE id = $1")
+            .bind(id.0)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(())
     }
 
     #[instrument(skip_all, fields(language_id = %id))]
     async fn make_default_language(&self, id: LanguageId, now: Millis) -> StorageResult<()> {
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        let (_turn, mut tx) = self.begin_write().await?;
         lock_languages(&mut tx).await?;
         // Two statements: a unique index is checked row by row, so the old
         // default must be cleared before the new one is set.
@@ -1869,12 +2343,13 @@ impl Storage for Store {
             .bind(id.0)
             .execute(&mut *tx)
             .await?;
-        let result = sqlx::query("UPDATE languages SET is_default = TRUE, updated_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(id.0)
-            .execute(&mut *tx)
-            .await
-            .map_err(default_race)?;
+        let result =
+            sqlx::query("UPDATE languages SET is_default = TRUE, updated_at = $1 WHERE id = $2")
+                .bind(now)
+                .bind(id.0)
+                .execute(&mut *tx)
+                .await
+                .map_err(default_race)?;
         must_affect(result.rows_affected())?;
         tx.commit().await?;
         Ok(())
@@ -1892,18 +2367,19 @@ impl Storage for Store {
         .bind(&file.mime)
         .bind(i64::try_from(file.size).map_err(|_| StorageError::Invalid("size"))?)
         .bind(file.created_at)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         Ok(())
     }
 
     async fn file(&self, id: Uuid) -> StorageResult<FileRecord> {
-        let row: Option<FileRow> =
-            sqlx::query_as("SELECT id, owner, key, mime, size, created_at FROM files WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?;
+        let row: Option<FileRow> = sqlx::query_as(
+            "SELECT id, owner, key, mime, size, created_at FROM files WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
         let row = found(row)?;
         Ok(FileRecord {
             id: row.id,
@@ -1941,7 +2417,7 @@ impl Storage for Store {
         .bind(&payment.cancel_url)
         .bind(payment.settled_at)
         .bind(payment.created_at)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         Ok(())
@@ -1959,14 +2435,20 @@ impl Storage for Store {
         found(row)?.into_record()
     }
 
-    async fn set_payment_reference(&self, id: Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()> {
-        let result = sqlx::query("UPDATE payments SET gateway_ref = $1, updated_at = $2 WHERE id = $3")
-            .bind(gateway_ref)
-            .bind(now)
-            .bind(id)
-            .execute(&self.pool)
-            .await
-            .map_err(write_error)?;
+    async fn set_payment_reference(
+        &self,
+        id: Uuid,
+        gateway_ref: &str,
+        now: Millis,
+    ) -> StorageResult<()> {
+        let result =
+            sqlx::query("UPDATE payments SET gateway_ref = $1, updated_at = $2 WHERE id = $3")
+                .bind(gateway_ref)
+                .bind(now)
+                .bind(id)
+                .execute(&mut *self.write_conn().await?)
+                .await
+                .map_err(write_error)?;
         must_affect(result.rows_affected())
     }
 
@@ -1987,14 +2469,16 @@ impl Storage for Store {
         .bind(event_id)
         .bind(now)
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         if result.rows_affected() == 1 {
             return Ok(true);
         }
-        let exists: Option<(Uuid,)> =
-            sqlx::query_as("SELECT id FROM payments WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
+        let exists: Option<(Uuid,)> = sqlx::query_as("SELECT id FROM payments WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         found(exists)?;
         Ok(false)
     }
@@ -2015,7 +2499,7 @@ impl Storage for Store {
         .bind(challenge.consumed_at)
         .bind(&challenge.client)
         .bind(challenge.created_at)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         Ok(())
@@ -2043,11 +2527,12 @@ impl Storage for Store {
     }
 
     async fn record_failed_attempt(&self, id: Uuid) -> StorageResult<u32> {
-        let attempts: Option<i64> =
-            sqlx::query_scalar("UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?;
+        let attempts: Option<i64> = sqlx::query_scalar(
+            "UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts",
+        )
+        .bind(id)
+        .fetch_optional(&mut *self.write_conn().await?)
+        .await?;
         found(attempts).map(|attempts| u32::try_from(attempts).unwrap_or(u32::MAX))
     }
 
@@ -2057,7 +2542,7 @@ impl Storage for Store {
         )
         .bind(id)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await?;
         if result.rows_affected() == 1 {
             return Ok(());
@@ -2067,16 +2552,21 @@ impl Storage for Store {
             .bind(id)
             .fetch_one(&self.pool)
             .await?;
-        if exists > 0 { Err(StorageError::AlreadyProcessed) } else { Err(StorageError::NotFound) }
+        if exists > 0 {
+            Err(StorageError::AlreadyProcessed)
+        } else {
+            Err(StorageError::NotFound)
+        }
     }
 
     async fn challenges_since(&self, contact: &str, since: Millis) -> StorageResult<u64> {
-        let count: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE contact = $1 AND created_at >= $2")
-                .bind(contact)
-                .bind(since)
-                .fetch_one(&self.pool)
-                .await?;
+        let count: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM otp_challenges WHERE contact = $1 AND created_at >= $2",
+        )
+        .bind(contact)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await?;
         Ok(u64::try_from(count).unwrap_or_default())
     }
 
@@ -2090,7 +2580,7 @@ impl Storage for Store {
         .bind(session.expires_at)
         .bind(session.revoked_at)
         .bind(session.created_at)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
         Ok(())
@@ -2119,7 +2609,7 @@ impl Storage for Store {
         )
         .bind(token_hash)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await?;
         must_affect(result.rows_affected())
     }
@@ -2130,7 +2620,7 @@ impl Storage for Store {
         )
         .bind(user.0)
         .bind(now)
-        .execute(&self.pool)
+        .execute(&mut *self.write_conn().await?)
         .await?;
         Ok(result.rows_affected())
     }
@@ -2140,13 +2630,22 @@ impl Storage for Store {
     #[instrument(skip_all)]
     async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>> {
         let groups = self.earnings_groups(scope, Counted::Rides).await?;
-        Ok(groups.iter().map(|group| group.earnings_row(scope.decimals)).collect())
+        Ok(groups
+            .iter()
+            .map(|group| group.earnings_row(scope.decimals))
+            .collect())
     }
 
     #[instrument(skip_all)]
-    async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>> {
+    async fn earnings_report(
+        &self,
+        scope: &EarningsScope,
+    ) -> StorageResult<Vec<EarningsReportRow>> {
         let groups = self.earnings_groups(scope, Counted::Reported).await?;
-        Ok(groups.iter().map(|group| group.report_row(scope.decimals)).collect())
+        Ok(groups
+            .iter()
+            .map(|group| group.report_row(scope.decimals))
+            .collect())
     }
 
     #[instrument(skip_all)]
@@ -2156,18 +2655,37 @@ impl Storage for Store {
         page: &PageRequest,
     ) -> StorageResult<Page<EarningsReportRow>> {
         let groups = self.earnings_page(scope, Counted::Reported, page).await?;
-        Ok(Page { items: groups.items.iter().map(|group| group.report_row(scope.decimals)).collect(), next: groups.next })
+        Ok(Page {
+            items: groups
+                .items
+                .iter()
+                .map(|group| group.report_row(scope.decimals))
+                .collect(),
+            next: groups.next,
+        })
     }
 
-    async fn driver_earnings_page(&self, scope: &EarningsScope, page: &PageRequest) -> StorageResult<Page<EarningsRow>> {
+    async fn driver_earnings_page(
+        &self,
+        scope: &EarningsScope,
+        page: &PageRequest,
+    ) -> StorageResult<Page<EarningsRow>> {
         let groups = self.earnings_page(scope, Counted::Rides, page).await?;
-        Ok(Page { items: groups.items.iter().map(|group| group.earnings_row(scope.decimals)).collect(), next: groups.next })
+        Ok(Page {
+            items: groups
+                .items
+                .iter()
+                .map(|group| group.earnings_row(scope.decimals))
+                .collect(),
+            next: groups.next,
+        })
     }
 
     #[instrument(skip(self))]
     async fn prepare_earnings_rollup(&self, utc_offset_minutes: i32) -> StorageResult<()> {
-        wayfare_engine::timefmt::validate_utc_offset(utc_offset_minutes).map_err(|_| StorageError::Invalid("utc_offset_minutes"))?;
-        let mut tx = self.pool.begin_with(D::BEGIN_WRITE).await?;
+        wayfare_engine::timefmt::validate_utc_offset(utc_offset_minutes)
+            .map_err(|_| StorageError::Invalid("utc_offset_minutes"))?;
+        let (_turn, mut tx) = self.begin_write().await?;
         if rollup_offset(&mut tx).await? == Some(utc_offset_minutes) {
             return Ok(());
         }
@@ -2177,8 +2695,10 @@ impl Storage for Store {
     }
 
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>> {
-        let row: Option<(Json<User>,)> =
-            sqlx::query_as("SELECT doc FROM users WHERE id = $1").bind(driver.0).fetch_optional(&self.pool).await?;
+        let row: Option<(Json<User>,)> = sqlx::query_as("SELECT doc FROM users WHERE id = $1")
+            .bind(driver.0)
+            .fetch_optional(&self.pool)
+            .await?;
         found(row).map(|(document,)| document.0.ratings)
     }
 }

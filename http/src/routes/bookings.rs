@@ -443,7 +443,10 @@ async fn reach(State(state): State<AppState>, current: CurrentUser, PathParam(id
 #[derive(Debug, Deserialize)]
 #[derive(utoipa::ToSchema)]
 pub struct PayBody {
-    pub payment_mode: PaymentMode,
+    /// `cash` or `wallet`; left out by the driver of a prepaid booking,
+    /// which has nothing left to collect.
+    #[serde(default)]
+    pub payment_mode: Option<PaymentMode>,
 }
 
 #[utoipa::path(
@@ -451,17 +454,22 @@ pub struct PayBody {
     path = "/api/v1/bookings/{id}/pay",
     tag = "trip",
     summary = "Pay for the trip",
-    description = "REACHED → PAID (or PENDING). `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet. Cards are paid through a gateway checkout, not here.",
+    description = "REACHED → PAID (or PENDING). `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet. Cards are paid through a gateway checkout, not here. A prepaid booking (a delivery paid by card before dispatch) has nothing to collect: its assigned driver sends no `payment_mode` to mark it PAID. Leaving the mode out on any other booking, or as anyone else, is `not_allowed`.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = PayBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
 async fn pay(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<PayBody>) -> ApiResult<Json<Value>> {
-    if body.payment_mode == PaymentMode::Card {
+    let mode = match body.payment_mode {
         // Cards are paid through a gateway's checkout, which confirms the payment.
-        return Err(ApiError::field(ErrorKey::NotAllowed, "payment_mode"));
-    }
-    let command = Command::Pay { mode: body.payment_mode, wallet_balance: Decimal::ZERO };
+        Some(PaymentMode::Card) => return Err(ApiError::field(ErrorKey::NotAllowed, "payment_mode")),
+        Some(mode) => mode,
+        // Nothing to collect: the card prepayment stands. The engine lets a
+        // driver pay with no cash only on the prepaid booking they drive.
+        None if current.principal.role == Role::Driver => PaymentMode::Card,
+        None => return Err(ApiError::field(ErrorKey::NotAllowed, "payment_mode")),
+    };
+    let command = Command::Pay { mode, wallet_balance: Decimal::ZERO };
     run(&state, &current, id, Action::BookingPay, command).await
 }
 

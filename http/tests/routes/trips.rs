@@ -4,8 +4,8 @@
 
 use crate::support::*;
 use serde_json::{Value, json};
-use wayfare_engine::UserId;
 use wayfare_engine::booking::{By, Command};
+use wayfare_engine::{AppCategory, BookingStatus, UserId};
 
 fn path(id: impl std::fmt::Display, action: &str) -> String {
     format!("/api/v1/bookings/{id}/{action}")
@@ -558,9 +558,13 @@ async fn a_rider_pays_from_the_wallet_only_with_enough_balance() {
     app.post(&pay, Some(&rider), json!({ "payment_mode": "cheque" }))
         .await
         .refused_on(400, "invalid_input", "body");
+    // No mode is only for a prepaid booking's driver (nothing to collect).
     app.post(&pay, Some(&rider), json!({}))
         .await
-        .refused_on(400, "invalid_input", "body");
+        .refused_on(403, "not_allowed", "payment_mode");
+    app.post(&pay, Some(&driver), json!({}))
+        .await
+        .refused(403, "not_allowed");
 
     app.credit(rider.id, rust_decimal::Decimal::new(5000, 2))
         .await;
@@ -583,6 +587,57 @@ async fn a_rider_pays_from_the_wallet_only_with_enough_balance() {
         wallet["walletHistory"][0]["txRef"],
         format!("WalletPayment:{}", reached.reference)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_driver_of_a_prepaid_delivery_marks_it_paid_with_nothing_to_collect() {
+    let app = TestApp::with_settings(|settings| {
+        settings.appcat = AppCategory::Delivery;
+        settings.autoDispatch = false;
+    })
+    .await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let driver = app.sign_in("driver1@demo.wayfare").await;
+    let booking = app.book(&self::rider(1)).await;
+    assert_eq!(booking.status, BookingStatus::PaymentPending);
+    app.command(
+        booking.id,
+        By::System,
+        Command::ConfirmPayment { gateway: "test".into(), amount: booking.payableAmount },
+    )
+    .await;
+    app.offer(booking.id, &[&self::driver(1)]).await;
+    let accepted = app.accept(booking.id, &self::driver(1)).await;
+    let by = By::Driver(driver.id);
+    app.command(booking.id, by, Command::Arrive { location: None }).await;
+    app.command(booking.id, by, Command::Start { otp: accepted.otp.0, location: None }).await;
+    let reached = app
+        .command(booking.id, by, Command::Reach { location: None, drop_address: None, route: Vec::new() })
+        .await;
+    assert!(reached.prepaid);
+    let pay = path(booking.id, "pay");
+    // The rider paid by card before dispatch: only the driver marks it paid,
+    // and a card payment is never made through this route.
+    app.post(&pay, Some(&rider), json!({}))
+        .await
+        .refused_on(403, "not_allowed", "payment_mode");
+    app.post(&pay, Some(&driver), json!({ "payment_mode": "card" }))
+        .await
+        .refused_on(403, "not_allowed", "payment_mode");
+
+    let paid = app.post(&pay, Some(&driver), json!({})).await;
+    let paid = paid.expect(200);
+    assert_eq!(status_of(paid), "PAID");
+    assert_eq!(paid["payment_mode"], "card");
+    assert_eq!(paid["cashPaymentAmount"], 0.0);
+    let share = reached.driver_share.to_string().parse::<f64>().unwrap();
+    let wallet = app.get(&wallet_path(driver.id), Some(&driver)).await;
+    let wallet = wallet.expect(200);
+    assert!((wallet["walletBalance"].as_f64().unwrap() - share).abs() < 0.001, "{wallet}");
+    assert_eq!(wallet["walletHistory"].as_array().unwrap().len(), 1, "the share in, no cash out: {wallet}");
+    app.post(&path(booking.id, "rate"), Some(&rider), json!({ "rating": 5 }))
+        .await
+        .expect(200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

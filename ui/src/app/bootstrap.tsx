@@ -4,7 +4,7 @@ import { useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FullPageSpinner } from '@/components/ui/full-page-spinner';
 import { useRealtime } from '@/features/realtime/hooks/use-realtime';
-import { applyServerLanguages } from '@/i18n';
+import { applyServerLanguages, applyUserLanguage } from '@/i18n';
 import { carTypesQueryOptions, languagesQueryOptions, settingsQueryOptions } from '@/lib/app-data';
 import { meQueryOptions } from '@/lib/auth';
 
@@ -16,9 +16,12 @@ export function Bootstrap({ children }: { children: ReactNode }) {
     queries: [settingsQueryOptions(), languagesQueryOptions(), carTypesQueryOptions(), meQueryOptions()],
   });
 
+  const userLanguage = me.data?.lang?.langLocale;
   useEffect(() => {
     if (languages.data) applyServerLanguages(languages.data);
-  }, [languages.data]);
+    // After the server's dictionaries, so a language only the server has is known.
+    applyUserLanguage(userLanguage);
+  }, [languages.data, userLanguage]);
 
   useEffect(() => {
     if (settings.data?.appName) document.title = settings.data.appName;

@@ -94,6 +94,14 @@ export function applyServerLanguages(languages: Language[]) {
   }
 }
 
+/** The language saved on the signed-in account (the profile's choice, spec
+ * §3 User.lang) applies where this browser has not chosen one itself: a new
+ * browser, or one whose storage was cleared, still speaks the user's language. */
+export function applyUserLanguage(locale: string | null | undefined) {
+  if (!locale || storedLanguage() || !i18n.hasResourceBundle(locale, 'translation')) return;
+  void chooseLanguage(locale);
+}
+
 /** Bundled languages plus the server's, without duplicates. */
 export function languageOptions(serverLanguages: Language[] | undefined): LanguageOption[] {
   const options = new Map(bundledLanguages.map((language) => [language.langLocale, language]));

@@ -1,10 +1,11 @@
-import { Alert, Box, Container, Grid, Stack, Typography } from '@mui/material';
+import { Alert, Box, Card, CardContent, Container, Grid, Stack, Typography } from '@mui/material';
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { ChatPanel } from '@/features/chat/components/chat-panel';
 import { DriverConsole } from '@/features/driver/components/driver-console';
 import { driverPositionAtom } from '@/features/driver/stores/driver-position';
+import { LicenceUpload } from '@/features/profile/components/licence-upload';
 import { useBooking, useBookings } from '@/features/trips/api/bookings';
 import { BookingsTable } from '@/features/trips/components/bookings-table';
 import { DriverTripPanel } from '@/features/trips/components/driver-trip-panel';
@@ -79,7 +80,14 @@ function DriverBookings({ user }: { user: User }) {
           <DriverConsole user={user} trip={active && active.status !== 'PAID' ? active : null} onAccepted={(booking) => select(booking.id)} />
         </Grid>
         <Grid size={{ xs: 12, lg: 4 }}>
-          <WalletPanel userId={user.id} canWithdraw />
+          <Stack spacing={3}>
+            <WalletPanel userId={user.id} canWithdraw />
+            <Card variant="outlined">
+              <CardContent>
+                <LicenceUpload user={user} />
+              </CardContent>
+            </Card>
+          </Stack>
         </Grid>
       </Grid>
       {active && (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyServerLanguages, chooseLanguage, directionOf, i18n, languageOptions } from '@/i18n';
+import { applyServerLanguages, applyUserLanguage, chooseLanguage, directionOf, i18n, languageOptions } from '@/i18n';
 import ar from '../../../../http/assets/lang/ar.json';
 import en from '../../../../http/assets/lang/en.json';
 import fr from '../../../../http/assets/lang/fr.json';
@@ -56,6 +56,23 @@ describe('the bundled languages', () => {
     // A key the server's dictionary lacks comes from the fallback language.
     expect(i18n.t('nav.home')).toBe('Home');
     expect(languageOptions([]).map((option) => option.langLocale)).toEqual(['en', 'ar', 'fr']);
+    await chooseLanguage('en');
+  });
+
+  it("speak the signed-in user's saved language unless this browser chose one", async () => {
+    window.localStorage.clear();
+    await i18n.changeLanguage('en');
+    applyUserLanguage('ar');
+    expect(i18n.language).toBe('ar');
+    expect(document.documentElement.dir).toBe('rtl');
+    // The browser's own choice stands.
+    await chooseLanguage('fr');
+    applyUserLanguage('ar');
+    expect(i18n.language).toBe('fr');
+    // A language with no dictionary is not applied.
+    window.localStorage.clear();
+    applyUserLanguage('xx');
+    expect(i18n.language).toBe('fr');
     await chooseLanguage('en');
   });
 });

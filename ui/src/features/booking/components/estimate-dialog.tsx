@@ -123,16 +123,37 @@ export function EstimateDialog({
           {delivery && (
             <Stack spacing={1.5}>
               <Typography fontWeight={600}>{t('booking.delivery_details')}</Typography>
-              <TextField label={t('booking.delivery_person')} value={details.deliveryPerson} onChange={set('deliveryPerson')} />
+              <TextField
+                label={t('booking.delivery_person')}
+                value={details.deliveryPerson}
+                onChange={set('deliveryPerson')}
+                slotProps={{ htmlInput: { 'data-testid': 'delivery-person' } }}
+              />
               <TextField
                 label={t('booking.delivery_person_phone')}
                 value={details.deliveryPersonPhone}
                 onChange={set('deliveryPersonPhone')}
-                inputMode="tel"
+                slotProps={{ htmlInput: { inputMode: 'tel', dir: 'ltr', 'data-testid': 'delivery-phone' } }}
               />
-              <TextField label={t('booking.pickup_instructions')} value={details.pickUpInstructions} onChange={set('pickUpInstructions')} multiline />
-              <TextField label={t('booking.delivery_instructions')} value={details.deliveryInstructions} onChange={set('deliveryInstructions')} multiline />
-              {detailsError && <Alert severity="error">{t(detailsError)}</Alert>}
+              <TextField
+                label={t('booking.pickup_instructions')}
+                value={details.pickUpInstructions}
+                onChange={set('pickUpInstructions')}
+                multiline
+                slotProps={{ htmlInput: { 'data-testid': 'pickup-instructions' } }}
+              />
+              <TextField
+                label={t('booking.delivery_instructions')}
+                value={details.deliveryInstructions}
+                onChange={set('deliveryInstructions')}
+                multiline
+                slotProps={{ htmlInput: { 'data-testid': 'delivery-instructions' } }}
+              />
+              {detailsError && (
+                <Alert severity="error" data-testid="delivery-error">
+                  {t(detailsError)}
+                </Alert>
+              )}
             </Stack>
           )}
           {error && (

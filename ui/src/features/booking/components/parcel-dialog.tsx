@@ -47,7 +47,7 @@ export function ParcelDialog({
           {carType.parcelTypes.length > 0 && (
             <FormControl>
               <FormLabel>{t('booking.parcel_type')}</FormLabel>
-              <RadioGroup value={parcelTypeIndex} onChange={(event) => setParcelTypeIndex(Number(event.target.value))}>
+              <RadioGroup value={parcelTypeIndex} onChange={(event) => setParcelTypeIndex(Number(event.target.value))} data-testid="parcel-types">
                 {carType.parcelTypes.map((choice, index) => (
                   <FormControlLabel
                     key={choice.description}
@@ -62,7 +62,7 @@ export function ParcelDialog({
           {carType.options.length > 0 && (
             <FormControl>
               <FormLabel>{t('booking.parcel_option')}</FormLabel>
-              <RadioGroup value={optionIndex} onChange={(event) => setOptionIndex(Number(event.target.value))}>
+              <RadioGroup value={optionIndex} onChange={(event) => setOptionIndex(Number(event.target.value))} data-testid="parcel-options">
                 {carType.options.map((choice, index) => (
                   <FormControlLabel
                     key={choice.description}

@@ -26,6 +26,7 @@ import { useLanguages } from '@/lib/app-data';
 import type { User } from '@/types/api';
 import { useUpdateProfile, useUploadUserImage } from '../api/profile';
 import { emailLocked, phoneLocked, profileSchema, type ProfileValues } from '../lib/profile-rules';
+import { LicenceUpload } from './licence-upload';
 
 type Message = { severity: 'success' | 'error' | 'info'; key: string };
 
@@ -40,7 +41,6 @@ export function ProfileForm({ user }: { user: User }) {
   const languages = languageOptions(serverLanguages);
   const update = useUpdateProfile();
   const photo = useUploadUserImage('profile-image');
-  const licence = useUploadUserImage('license-image');
   const [message, setMessage] = useState<Message | null>(null);
   const [confirmPhone, setConfirmPhone] = useState<ProfileValues | null>(null);
 
@@ -88,13 +88,12 @@ export function ProfileForm({ user }: { user: User }) {
     save(values);
   });
 
-  const upload = (kind: 'photo' | 'licence', file: File | undefined) => {
+  const upload = (file: File | undefined) => {
     if (!file) {
       setMessage({ severity: 'error', key: 'choose_image_first' });
       return;
     }
-    const mutation = kind === 'photo' ? photo : licence;
-    mutation.mutate(file, {
+    photo.mutate(file, {
       onSuccess: () => setMessage({ severity: 'success', key: 'profile_updated' }),
       onError: (error) => {
         const key = errorKey(error);
@@ -118,16 +117,21 @@ export function ProfileForm({ user }: { user: User }) {
             badgeContent={
               <IconButton component="label" size="small" sx={{ bgcolor: 'secondary.main', '&:hover': { bgcolor: 'secondary.light' } }} aria-label={t('profile.change_photo')}>
                 {photo.isPending ? <CircularProgress size={16} /> : <PhotoCameraIcon fontSize="small" />}
-                <input hidden type="file" accept="image/*" onChange={(event) => upload('photo', event.target.files?.[0])} data-testid="profile-photo-input" />
+                <input hidden type="file" accept="image/*" onChange={(event) => upload(event.target.files?.[0])} data-testid="profile-photo-input" />
               </IconButton>
             }
           >
-            <Avatar src={user.profile_image ?? undefined} sx={{ width: 96, height: 96, fontSize: 36, bgcolor: 'primary.main' }}>
+            <Avatar
+              src={user.profile_image ?? undefined}
+              alt={t('profile.photo')}
+              slotProps={{ img: { 'data-testid': 'profile-photo' } as React.ImgHTMLAttributes<HTMLImageElement> }}
+              sx={{ width: 96, height: 96, fontSize: 36, bgcolor: 'primary.main' }}
+            >
               {(user.firstName || user.email || '?').charAt(0).toUpperCase()}
             </Avatar>
           </Badge>
           <Box>
-            <Typography variant="h5" fontWeight={700}>
+            <Typography variant="h5" fontWeight={700} data-testid="profile-name">
               {[user.firstName, user.lastName].filter(Boolean).join(' ') || t('profile.no_name')}
             </Typography>
             <Typography color="text.secondary">{t(`usertype.${user.usertype}`)}</Typography>
@@ -164,29 +168,32 @@ export function ProfileForm({ user }: { user: User }) {
               helperText={phoneLocked(user.regType) ? t('profile.locked') : undefined}
               slotProps={{ htmlInput: { 'data-testid': 'profile-mobile', dir: 'ltr' } }}
             />
-            <TextField label={t('profile.user_type')} value={t(`usertype.${user.usertype}`)} disabled slotProps={{ htmlInput: { readOnly: true } }} />
+            <TextField
+              label={t('profile.user_type')}
+              value={t(`usertype.${user.usertype}`)}
+              disabled
+              slotProps={{ htmlInput: { readOnly: true, 'data-testid': 'profile-user-type' } }}
+            />
             <Controller
               control={form.control}
               name="langLocale"
               render={({ field }) => (
-                <TextField select label={t('profile.language')} value={field.value} onChange={field.onChange}>
+                <TextField
+                  select
+                  label={t('profile.language')}
+                  value={field.value}
+                  onChange={field.onChange}
+                  slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'profile-language' } as React.HTMLAttributes<HTMLDivElement> } }}
+                >
                   {languages.map((language) => (
-                    <MenuItem key={language.langLocale} value={language.langLocale}>
+                    <MenuItem key={language.langLocale} value={language.langLocale} data-testid={`profile-language-${language.langLocale}`}>
                       {language.langName}
                     </MenuItem>
                   ))}
                 </TextField>
               )}
             />
-            {user.usertype === 'driver' && (
-              <Stack direction="row" spacing={2} alignItems="center">
-                <Button component="label" variant="outlined" disabled={licence.isPending}>
-                  {user.licenseImage ? t('profile.replace_licence') : t('profile.upload_licence')}
-                  <input hidden type="file" accept="image/*" onChange={(event) => upload('licence', event.target.files?.[0])} />
-                </Button>
-                {user.licenseImage && <Box component="img" src={user.licenseImage} alt={t('profile.licence')} sx={{ height: 48, borderRadius: 1 }} />}
-              </Stack>
-            )}
+            {user.usertype === 'driver' && <LicenceUpload user={user} />}
             <Box>
               <Button type="submit" variant="contained" size="large" disabled={update.isPending} data-testid="profile-submit">
                 {update.isPending ? t('common.saving') : t('profile.submit')}

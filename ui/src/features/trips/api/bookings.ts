@@ -109,7 +109,8 @@ export type BookingCommand =
   | { action: 'arrive' }
   | { action: 'start'; otp?: number }
   | { action: 'reach' }
-  | { action: 'pay'; payment_mode: PaymentMode }
+  /** No mode: the driver finishes a prepaid booking, with nothing to collect. */
+  | { action: 'pay'; payment_mode?: PaymentMode }
   | { action: 'rate'; rating: number }
   | { action: 'cancel'; reason: string };
 

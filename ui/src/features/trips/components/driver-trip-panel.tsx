@@ -10,12 +10,14 @@ import { useSettings } from '@/lib/app-data';
 import { formatMoney } from '@/lib/format';
 import type { Booking, LatLng } from '@/types/api';
 import { useBookingCommand } from '../api/bookings';
+import { DeliveryDetails } from './delivery-details';
 import { StatusChip } from './status-chip';
 import { TripMap } from './trip-map';
 import { TripProgress } from './trip-progress';
 
 /** The driver's trip screen: ARRIVED, STARTED (with the rider's otp when
- * required), REACHED, then collect cash or wait for the rider's payment. */
+ * required), REACHED, then collect cash or wait for the rider's payment; a
+ * prepaid delivery has nothing to collect and is finished at the drop. */
 export function DriverTripPanel({
   booking,
   position,
@@ -102,6 +104,8 @@ export function DriverTripPanel({
                 </Stack>
               )}
 
+              <DeliveryDetails booking={booking} />
+
               {error && (
                 <Alert severity="error" onClose={() => setError(null)} data-testid="driver-trip-error">
                   {t(error)}
@@ -134,7 +138,17 @@ export function DriverTripPanel({
                   {t('driver.reached')}
                 </Button>
               )}
-              {(booking.status === 'REACHED' || booking.status === 'PENDING') && (
+              {booking.status === 'REACHED' && booking.prepaid && (
+                <Alert severity="info" icon={false}>
+                  <Stack spacing={1}>
+                    <Typography>{t('driver.prepaid_prompt', { amount })}</Typography>
+                    <Button variant="contained" disabled={command.isPending} onClick={() => run({ action: 'pay' })} data-testid="trip-finish">
+                      {t('driver.finish_prepaid')}
+                    </Button>
+                  </Stack>
+                </Alert>
+              )}
+              {(booking.status === 'REACHED' || booking.status === 'PENDING') && !booking.prepaid && (
                 <Alert severity="info" icon={false}>
                   <Stack spacing={1}>
                     <Typography>{t('driver.collect_prompt', { amount })}</Typography>

@@ -46,10 +46,21 @@ export function ParcelPhotos({ booking }: { booking: Booking }) {
       {slots.map((slot) => (
         <Button key={slot.name} component="label" variant="outlined" startIcon={<PhotoCameraIcon />}>
           {booking[slot.name] ? t('driver.replace_photo', { name: slot.label }) : slot.label}
-          <input hidden type="file" accept="image/*" capture="environment" onChange={(event) => void upload(slot.name, event.target.files?.[0])} />
+          <input
+            hidden
+            type="file"
+            accept="image/*"
+            capture="environment"
+            onChange={(event) => void upload(slot.name, event.target.files?.[0])}
+            data-testid={`parcel-photo-input-${slot.name}`}
+          />
         </Button>
       ))}
-      {message && <Alert severity={message.severity}>{t(message.key)}</Alert>}
+      {message && (
+        <Alert severity={message.severity} data-testid="parcel-photo-message">
+          {t(message.key)}
+        </Alert>
+      )}
     </Stack>
   );
 }

@@ -35,6 +35,7 @@ import {
   showsOtp,
 } from '../lib/booking-status';
 import { CancelDialog } from './cancel-dialog';
+import { DeliveryDetails } from './delivery-details';
 import { RatingPanel } from './rating-panel';
 import { StatusChip } from './status-chip';
 import { TripMap } from './trip-map';
@@ -170,11 +171,13 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
                   {formatMoney(booking.status === 'PAID' || booking.status === 'COMPLETE' ? booking.customer_paid || fare : fare, settings)}
                 </Typography>
               </Stack>
-              {booking.payment_mode && (
+              {booking.payment_mode && booking.status !== 'PAYMENT_PENDING' && (
                 <Typography variant="body2" color="text.secondary">
                   {t('trip.paid_by', { mode: t(`payment.mode.${booking.payment_mode}`) })}
                 </Typography>
               )}
+
+              <DeliveryDetails booking={booking} />
 
               {error && (
                 <Alert severity="error" onClose={() => setError(null)} data-testid="trip-error">

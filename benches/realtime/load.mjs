@@ -116,6 +116,24 @@ function cpuSeconds(pid) {
   return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
+// The server's own histogram of dispatch latency (Book Now booking created →
+// offers sent), cumulative counts by bucket bound `le` in seconds: it tells
+// the server's share of booking-to-offer from the sockets' and this process's.
+async function dispatchBuckets(url) {
+  try {
+    const response = await fetch(`${url}/metrics`);
+    if (!response.ok) return null;
+    const counts = {};
+    for (const line of (await response.text()).split('\n')) {
+      const match = line.match(/^wayfare_dispatch_latency_seconds_bucket\{(?:[^}]*,)?le="([^"]+)"[^}]*\} (\d+)/);
+      if (match) counts[match[1]] = Number(match[2]);
+    }
+    return counts;
+  } catch {
+    return null;
+  }
+}
+
 function percentile(sorted, fraction) {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
@@ -287,6 +305,7 @@ async function main() {
   const bookingErrors = [];
   await sleep(plan.start + plan.warmup * 1000 - now());
   const cpuAtStart = cpuSeconds(options.serverPid);
+  const dispatchAtStart = await dispatchBuckets(url);
   const clientCpuAtStart = process.cpuUsage();
   let cpuAtEnd = null;
   let clientCpu = null;
@@ -325,6 +344,7 @@ async function main() {
     }),
   );
 
+  const dispatchAtEnd = await dispatchBuckets(url);
   const done = await Promise.all(results);
   consoleSocket.close();
   for (const worker of workers) await worker.terminate();
@@ -348,6 +368,10 @@ async function main() {
     booking_create_response: summarise(createLatencies),
     drivers_feed: feed,
   };
+  if (dispatchAtStart && dispatchAtEnd) {
+    const within = (bound) => (dispatchAtEnd[bound] ?? 0) - (dispatchAtStart[bound] ?? 0);
+    summary.server_dispatch = { count: within('+Inf'), under_10_ms: within('0.01'), under_25_ms: within('0.025'), under_50_ms: within('0.05'), under_100_ms: within('0.1') };
+  }
   if (clientCpu) {
     // The whole load generator process: its worker threads and this one.
     summary.client_cpu_cores = Math.round(((clientCpu.user + clientCpu.system) / 1e6 / windowSeconds) * 100) / 100;
@@ -368,6 +392,10 @@ async function main() {
   console.log(`  ack latency: p50 ${location.ack_latency.p50_ms} ms, p90 ${location.ack_latency.p90_ms} ms, p99 ${location.ack_latency.p99_ms} ms, max ${location.ack_latency.max_ms} ms`);
   console.log(`booking-to-offer (${bookingLatencies.length} bookings): p50 ${summary.booking_to_offer.p50_ms} ms, p99 ${summary.booking_to_offer.p99_ms} ms, max ${summary.booking_to_offer.max_ms} ms; ${missedOffers} without an offer`);
   console.log(`  (POST /bookings answered in p50 ${summary.booking_create_response.p50_ms} ms, p99 ${summary.booking_create_response.p99_ms} ms)`);
+  if (summary.server_dispatch) {
+    const dispatch = summary.server_dispatch;
+    console.log(`  (the server's dispatch, booking created to offers sent, for ${dispatch.count}: under 10 ms ${dispatch.under_10_ms}, 25 ms ${dispatch.under_25_ms}, 50 ms ${dispatch.under_50_ms}, 100 ms ${dispatch.under_100_ms})`);
+  }
   if (summary.server_cpu) {
     const cpu = summary.server_cpu;
     console.log(`server CPU over the window: ${cpu.cores} cores (user ${cpu.user_seconds} s, system ${cpu.system_seconds} s), ${cpu.microseconds_per_update} µs per update including everything else it did`);

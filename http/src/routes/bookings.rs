@@ -451,14 +451,14 @@ pub struct PayBody {
     path = "/api/v1/bookings/{id}/pay",
     tag = "trip",
     summary = "Pay for the trip",
-    description = "REACHED → PAID (or PENDING). `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet. Cards are paid through a gateway checkout, not here.",
+    description = "REACHED or PENDING → PAID; REACHED → PENDING. `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet (409 `insufficient_wallet_balance` when short); `card`: the rider chooses to pay by card, REACHED → PENDING (the driver is free for the next booking), and then pays through a gateway's checkout, which confirms the payment (PENDING → PAID). Only the rider chooses card (403 `not_allowed` on `payment_mode` for others).",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = PayBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
 async fn pay(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<PayBody>) -> ApiResult<Json<Value>> {
-    if body.payment_mode == PaymentMode::Card {
-        // Cards are paid through a gateway's checkout, which confirms the payment.
+    if body.payment_mode == PaymentMode::Card && current.principal.role != Role::Rider {
+        // Only the rider chooses card; the gateway's checkout confirms the payment.
         return Err(ApiError::field(ErrorKey::NotAllowed, "payment_mode"));
     }
     let command = Command::Pay { mode: body.payment_mode, wallet_balance: Decimal::ZERO };

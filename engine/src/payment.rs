@@ -85,10 +85,11 @@ pub fn check_booking_checkout(booking: &Booking, payer: UserId, amount: Decimal)
 }
 
 /// A wallet top-up: a positive amount with no more decimals than the
-/// platform's (`settings.decimal`).
+/// platform's (`settings.decimal`), and no more than any one wallet move
+/// may be (`wallet::check_within_limit`).
 pub fn check_top_up(amount: Decimal, settings: &Settings) -> DomainResult<()> {
     if amount > Decimal::ZERO && money::is_rounded(amount, settings.decimal) {
-        Ok(())
+        crate::wallet::check_within_limit(amount).map(|_| ())
     } else {
         Err(DomainError::on_field(ErrorKey::InvalidAmount, "amount"))
     }
@@ -160,6 +161,8 @@ mod tests {
         assert!(check_top_up(dec!(20.50), &settings).is_ok());
         assert_eq!(check_top_up(dec!(20.505), &settings).unwrap_err().key, ErrorKey::InvalidAmount);
         assert_eq!(check_top_up(dec!(0), &settings).unwrap_err().key, ErrorKey::InvalidAmount);
+        assert!(check_top_up(dec!(1000000), &settings).is_ok());
+        assert_eq!(check_top_up(dec!(1000000.01), &settings).unwrap_err().key, ErrorKey::InvalidAmount);
     }
 
     #[test]

@@ -89,7 +89,9 @@ pub enum Command {
     /// The driver leaves the rider to pay by wallet or card: PENDING.
     AwaitPayment,
     /// Cash collected by the driver, or the rider paying from the wallet
-    /// (`wallet_balance` is the rider's balance when the command was made).
+    /// (`wallet_balance` is the rider's balance when the command was made),
+    /// or the rider choosing to pay by card: REACHED → PENDING until the
+    /// gateway's `ConfirmPayment`.
     Pay { mode: PaymentMode, wallet_balance: Decimal },
     /// A verified gateway payment; the caller keeps the gateway's reference
     /// so a replayed confirmation is recognised before it gets here.

@@ -353,10 +353,26 @@ impl Step<'_> {
         if self.booking.prepaid {
             return refuse(ErrorKey::StatusNotAllowed);
         }
-        // Spec §4 PENDING: the driver is free for the next booking.
+        self.set_pending(driver);
+        self.notify_customer(NoticeKey::PaymentDue);
+        Ok(())
+    }
+
+    /// Spec §4 PENDING: the trip waits for the rider's payment and the
+    /// driver is free for the next booking.
+    fn set_pending(&mut self, driver: UserId) {
         self.booking.status = BookingStatus::Pending;
         self.effects.push(Effect::SetQueue { driver, busy: false });
-        self.notify_customer(NoticeKey::PaymentDue);
+    }
+
+    /// The rider chose to pay by card (DESIGN.md: `/pay` by the rider, card:
+    /// PENDING): REACHED → PENDING until a gateway confirms the payment
+    /// (`ConfirmPayment`). The driver sees the booking change and may take
+    /// the next one.
+    fn choose_card(&mut self) -> DomainResult<()> {
+        self.require_status(&[BookingStatus::Reached])?;
+        let driver = self.booking.driver.expect("only assigned bookings reach REACHED");
+        self.set_pending(driver);
         Ok(())
     }
 
@@ -379,9 +395,15 @@ impl Step<'_> {
             }
             By::Rider(_) => {
                 let customer = self.require_customer(by)?;
-                if mode != PaymentMode::Wallet || self.booking.prepaid {
-                    // Cash goes to the driver; cards go through a gateway.
+                if self.booking.prepaid {
                     return refuse(ErrorKey::NotAllowed);
+                }
+                match mode {
+                    // Cash goes to the driver.
+                    PaymentMode::Cash => return refuse(ErrorKey::NotAllowed),
+                    // The card itself is paid through a gateway's checkout.
+                    PaymentMode::Card => return self.choose_card(),
+                    PaymentMode::Wallet => {}
                 }
                 if wallet_balance < payable && !self.context.settings.negativeBalance {
                     return refuse(ErrorKey::InsufficientWalletBalance);

@@ -553,6 +553,27 @@ fn payment_roles_are_checked() {
 }
 
 #[test]
+fn the_rider_choosing_card_leaves_the_trip_pending_until_the_gateway_confirms() {
+    // DESIGN.md: `/pay` by the rider with card → PENDING; spec §4 PENDING frees the driver
+    let world = World::new();
+    let reached = world.reached();
+    let pending = world.ok(&reached, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO });
+    assert_eq!(pending.booking.status, BookingStatus::Pending);
+    assert!(has(&pending.effects, |effect| matches!(effect, Effect::SetQueue { busy: false, .. })));
+    assert_eq!(pending.wallet_changes().count(), 0, "no money moves until the gateway confirms");
+    assert_eq!(pending.booking.customer_paid, Decimal::ZERO);
+    // Once pending, choosing card again is refused; the wallet still pays.
+    let again = world.apply(&pending.booking, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO });
+    assert_eq!(error(again), ErrorKey::StatusNotAllowed);
+    let paid = world.ok(&pending.booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) });
+    assert_eq!(paid.booking.status, BookingStatus::Paid);
+    assert_eq!(paid.booking.payment_mode, Some(PaymentMode::Card));
+    // Only the booking's rider chooses; the driver collects cash only.
+    assert_eq!(error(world.apply(&reached, By::Rider(UserId::from_u128(55)), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO })), ErrorKey::NotFound);
+    assert_eq!(error(world.apply(&reached, By::Driver(driver_id(1)), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO })), ErrorKey::NotAllowed);
+}
+
+#[test]
 fn a_card_confirmation_pays_a_pending_booking() {
     let world = World::new();
     let pending = world.ok(&world.reached(), By::Driver(driver_id(1)), Command::AwaitPayment).booking;
@@ -828,6 +849,7 @@ fn any_command() -> impl Strategy<Value = (u8, Command)> {
         Just((2, Command::AwaitPayment)),
         Just((2, Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO })),
         Just((0, Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(1000) })),
+        Just((0, Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO })),
         Just((1, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(1000) })),
         (1u8..=5).prop_map(|rating| (0, Command::Rate { rating })),
         Just((0, Command::Cancel { reason: "r".into() })),
@@ -901,7 +923,7 @@ proptest! {
         distance in 0.1f64..80.0,
         minutes in 1i64..120,
         discount_cents in 0i64..3_000,
-        payment in 0u8..3,
+        payment in 0u8..4,
         decimal in 0u32..4,
         percentage_fee in any::<bool>(),
     ) {
@@ -933,8 +955,13 @@ proptest! {
         let paid = match payment {
             0 => world.ok(&reached, By::Driver(driver_id(1)), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO }),
             1 => world.ok(&reached, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(100000) }),
-            _ => {
+            2 => {
                 let pending = world.ok(&reached, By::Driver(driver_id(1)), Command::AwaitPayment).booking;
+                world.ok(&pending, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: pending.payableAmount })
+            }
+            _ => {
+                let card = Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO };
+                let pending = world.ok(&reached, By::Rider(rider_id()), card).booking;
                 world.ok(&pending, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: pending.payableAmount })
             }
         };

@@ -454,15 +454,17 @@ pub struct PayBody {
     path = "/api/v1/bookings/{id}/pay",
     tag = "trip",
     summary = "Pay for the trip",
-    description = "REACHED → PAID (or PENDING). `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet. Cards are paid through a gateway checkout, not here. A prepaid booking (a delivery paid by card before dispatch) has nothing to collect: its assigned driver sends no `payment_mode` to mark it PAID. Leaving the mode out on any other booking, or as anyone else, is `not_allowed`.",
+    description = "REACHED or PENDING → PAID; REACHED → PENDING. `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet (409 `insufficient_wallet_balance` when short); `card`: the rider chooses to pay by card, REACHED → PENDING (the driver is free for the next booking), and then pays through a gateway's checkout, which confirms the payment (PENDING → PAID). Only the rider chooses card (403 `not_allowed` on `payment_mode` for others). A prepaid booking (a delivery paid by card before dispatch) has nothing to collect: its assigned driver sends no `payment_mode` to mark it PAID. Leaving the mode out on any other booking, or as anyone else, is `not_allowed`.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = PayBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
 async fn pay(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<PayBody>) -> ApiResult<Json<Value>> {
     let mode = match body.payment_mode {
-        // Cards are paid through a gateway's checkout, which confirms the payment.
-        Some(PaymentMode::Card) => return Err(ApiError::field(ErrorKey::NotAllowed, "payment_mode")),
+        // Only the rider chooses card; the gateway's checkout confirms the payment.
+        Some(PaymentMode::Card) if current.principal.role != Role::Rider => {
+            return Err(ApiError::field(ErrorKey::NotAllowed, "payment_mode"));
+        }
         Some(mode) => mode,
         // Nothing to collect: the card prepayment stands. The engine lets a
         // driver pay with no cash only on the prepaid booking they drive.

@@ -47,7 +47,7 @@ fn no_provider() -> ApiError {
     path = "/api/v1/payments/test/checkout",
     tag = "payments",
     summary = "Check out with the test gateway",
-    description = "The built-in `test` provider's link (on with `payments.test_gateway`, which `--demo` sets; otherwise 404 `no_provider_found`). Takes the spec §7 checkout form, form-urlencoded, from the signed-in payer (`cust_id` must be them): `order_id` a booking of theirs awaiting payment (PAYMENT_PENDING, REACHED or PENDING) with `amount` exactly its `payableAmount`, or `wallet-…` for a wallet top-up of any positive amount; `currency` the settings' `code`. Answers 303 to the gateway's page.",
+    description = "The built-in `test` provider's link (on with `payments.test_gateway`, which `--demo` sets; otherwise 404 `no_provider_found`). Takes the spec §7 checkout form, form-urlencoded, from the signed-in payer (`cust_id` must be them): `order_id` a booking of theirs awaiting payment (PAYMENT_PENDING, REACHED or PENDING) with `amount` exactly its `payableAmount`, or `wallet-…` for a wallet top-up of any positive amount up to 1,000,000 with no more decimals than `settings.decimal`; `currency` the settings' `code`. Answers 303 to the gateway's page.",
     request_body(content = CheckoutForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 303, description = "To the test gateway's page", headers(("Location" = String, description = "`/api/v1/payments/test/pay/{id}`"))))
 )]

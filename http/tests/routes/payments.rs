@@ -179,6 +179,39 @@ async fn a_test_gateway_payment_of_a_pending_trip_credits_the_driver_share_once(
 }
 
 #[tokio::test]
+async fn a_rider_who_chooses_card_waits_in_pending_until_the_gateway_pays() {
+    // DESIGN.md: `/pay` by the rider with card → PENDING; spec §4 "Pay now" from PENDING
+    let app = test_gateway_app(|_| {}).await;
+    let driver_user = driver(4);
+    let reached = app.booking_at(&rider(1), &driver_user, Stage::Reached).await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let driver = app.sign_in("driver4@demo.wayfare").await;
+    let pay = format!("/api/v1/bookings/{}/pay", reached.id);
+    let card = serde_json::json!({ "payment_mode": "card" });
+    app.post(&pay, Some(&driver), card.clone()).await.refused_on(403, "not_allowed", "payment_mode");
+    let reply = app.post(&pay, Some(&rider), card.clone()).await;
+    let pending = reply.expect(200);
+    assert_eq!(pending["status"], "PENDING");
+    assert_eq!(pending["customer_paid"], 0.0, "nothing is paid until the gateway confirms");
+    app.post(&pay, Some(&rider), card).await.refused(409, "status_not_allowed");
+    assert!(ledger(&app, driver_user.id).await.is_empty());
+
+    // The gateway declines first: the trip keeps waiting for its payment.
+    let failed = test_checkout(&app, &rider, &reached.id.to_string(), reached.payableAmount).await;
+    redirect(&press(&app, &rider, &failed, "fail").await);
+    assert_eq!(app.runtime().booking(reached.id).await.unwrap().status, BookingStatus::Pending);
+    // Then pays: PAID, by card, with the driver's share in their wallet.
+    let page = test_checkout(&app, &rider, &reached.id.to_string(), reached.payableAmount).await;
+    redirect(&press(&app, &rider, &page, "pay").await);
+    let paid = app.runtime().booking(reached.id).await.unwrap();
+    assert_eq!(paid.status, BookingStatus::Paid);
+    assert_eq!((paid.gateway.as_deref(), paid.cardPaymentAmount), (Some("test"), reached.payableAmount));
+    let entries = ledger(&app, driver_user.id).await;
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["txRef"], format!("DriverShare:{}", reached.reference));
+}
+
+#[tokio::test]
 async fn a_wallet_top_up_credits_the_wallet_once() {
     let app = test_gateway_app(|_| {}).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;

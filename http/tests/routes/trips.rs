@@ -543,9 +543,6 @@ async fn a_rider_pays_from_the_wallet_only_with_enough_balance() {
     app.post(&pay, Some(&rider), json!({ "payment_mode": "wallet" }))
         .await
         .refused(409, "insufficient_wallet_balance");
-    app.post(&pay, Some(&rider), json!({ "payment_mode": "card" }))
-        .await
-        .refused_on(403, "not_allowed", "payment_mode");
     app.post(&pay, Some(&rider), json!({ "payment_mode": "cash" }))
         .await
         .refused(403, "not_allowed");

@@ -15,6 +15,7 @@ export const queryKeys = {
   chat: (bookingId: string) => ['chat', bookingId] as const,
   tracking: (bookingId: string) => ['tracking', bookingId] as const,
   wallet: (userId: string) => ['wallet', userId] as const,
+  withdraws: (userId: string) => ['withdraws', userId] as const,
   cancelReasons: ['cancelreasons'] as const,
   paymentProviders: ['payment-providers'] as const,
   liveDrivers: ['drivers', 'live'] as const,

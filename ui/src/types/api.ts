@@ -241,6 +241,20 @@ export interface Wallet {
   next: string | null;
 }
 
+/** Spec §3 "Withdraw request". */
+export interface WithdrawRequest {
+  id: string;
+  uid: string;
+  name: string;
+  amount: number;
+  date: number;
+  bankName: string;
+  bankCode: string;
+  bankAccount: string;
+  processed: boolean;
+  procesDate: number | null;
+}
+
 export interface Language {
   id: string;
   langName: string;

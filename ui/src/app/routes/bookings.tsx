@@ -77,7 +77,8 @@ function DriverBookings({ user }: { user: User }) {
     <Stack spacing={3}>
       <Grid container spacing={3}>
         <Grid size={{ xs: 12, lg: 8 }}>
-          <DriverConsole user={user} trip={active && active.status !== 'PAID' ? active : null} onAccepted={(booking) => select(booking.id)} />
+          {/* Spec §4: PENDING and PAID leave the driver free for the next booking. */}
+          <DriverConsole user={user} trip={active && !['PENDING', 'PAID'].includes(active.status) ? active : null} onAccepted={(booking) => select(booking.id)} />
         </Grid>
         <Grid size={{ xs: 12, lg: 4 }}>
           <Stack spacing={3}>

@@ -41,7 +41,7 @@ export function PaymentProviderDialog({
         {providers.data?.length === 0 && <Alert severity="info">{t('no_provider_found')}</Alert>}
         <List>
           {providers.data?.map((provider) => (
-            <ListItemButton key={provider.name} onClick={() => onChoose(provider)}>
+            <ListItemButton key={provider.name} onClick={() => onChoose(provider)} data-testid={`provider-${provider.name}`}>
               <ListItemIcon>
                 <CreditCardIcon />
               </ListItemIcon>

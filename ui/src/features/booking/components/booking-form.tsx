@@ -26,7 +26,7 @@ import { errorKey } from '@/lib/api-client';
 import { useCarTypes, useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
 import { formatMoney } from '@/lib/format';
-import { checkoutFields, postToGateway } from '@/lib/payments';
+import { checkoutFields, checkoutReturnUrls, postToGateway, TRIP_PAYMENT_PARAM } from '@/lib/payments';
 import { decodePolyline } from '@/lib/polyline';
 import type { Booking, Directions, Estimate, Place } from '@/types/api';
 import { useCreateBooking, useEstimate, type DeliveryInput, type TripInput } from '../api/bookings';
@@ -338,7 +338,7 @@ export function BookingForm() {
           amountText={formatMoney(paying.trip_cost || paying.estimate, settings)}
           onClose={closePayment}
           onChoose={(provider) =>
-            postToGateway(provider.link, checkoutFields(paying, user, settings, `${window.location.origin}/bookings?trip=${paying.id}`))
+            postToGateway(provider.link, checkoutFields(paying, user, settings, checkoutReturnUrls('/bookings', TRIP_PAYMENT_PARAM, { trip: paying.id })))
           }
         />
       )}

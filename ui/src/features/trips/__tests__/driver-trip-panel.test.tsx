@@ -44,5 +44,13 @@ describe("the driver's trip screen", () => {
     renderWithProviders(<DriverTripPanel booking={assigned({ status: 'REACHED' })} position={null} />, { client: seededClient(driver) });
     await user.click(screen.getByTestId('trip-collect-cash'));
     await vi.waitFor(() => expect(api.calls.at(-1)?.body).toEqual({ payment_mode: 'cash' }));
+    expect(screen.queryByTestId('driver-awaiting-card')).not.toBeInTheDocument();
+  });
+
+  it('says when the rider chose to pay by card, and still takes cash', () => {
+    mockApi({});
+    renderWithProviders(<DriverTripPanel booking={assigned({ status: 'PENDING' })} position={null} />, { client: seededClient(driver) });
+    expect(screen.getByTestId('driver-awaiting-card')).toHaveTextContent('The rider chose to pay by card in the app.');
+    expect(screen.getByTestId('trip-collect-cash')).toBeEnabled();
   });
 });

@@ -55,7 +55,7 @@ export function DriverTripPanel({
   };
 
   return (
-    <Card variant="outlined" data-testid="driver-trip" data-booking-id={booking.id} data-status={booking.status}>
+    <Card variant="outlined" data-testid="driver-trip" data-booking-id={booking.id} data-reference={booking.reference} data-status={booking.status}>
       <CardContent sx={{ p: { xs: 2, md: 3 } }}>
         <Stack direction="row" alignItems="center" spacing={1.5} sx={{ mb: 2 }} flexWrap="wrap" useFlexGap>
           <Typography variant="h5" component="h2" fontWeight={800}>
@@ -152,6 +152,11 @@ export function DriverTripPanel({
                 <Alert severity="info" icon={false}>
                   <Stack spacing={1}>
                     <Typography>{t('driver.collect_prompt', { amount })}</Typography>
+                    {booking.status === 'PENDING' && (
+                      <Typography fontWeight={600} data-testid="driver-awaiting-card">
+                        {t('driver.rider_pays_card')}
+                      </Typography>
+                    )}
                     {!booking.prepaid && (
                       <Button
                         variant="contained"

@@ -21,7 +21,7 @@ import { MAP_HEIGHT } from '@/components/map/types';
 import { useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
 import { formatDateTime, formatMoney } from '@/lib/format';
-import { checkoutFields, postToGateway } from '@/lib/payments';
+import { checkoutFields, checkoutReturnUrls, postToGateway, TRIP_PAYMENT_PARAM, useCheckoutOutcome } from '@/lib/payments';
 import { bearing } from '@/lib/polyline';
 import type { Booking } from '@/types/api';
 import { useBookingCommand, useTracking } from '../api/bookings';
@@ -32,6 +32,7 @@ import {
   canRate,
   INCOMPLETE_BOOKING_REASON,
   isActive,
+  paymentNotice,
   showsOtp,
 } from '../lib/booking-status';
 import { CancelDialog } from './cancel-dialog';
@@ -55,6 +56,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
   const [cancelOpen, setCancelOpen] = useState(false);
   const [payOpen, setPayOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const payment = useCheckoutOutcome(TRIP_PAYMENT_PARAM);
   const hasDriver = Boolean(booking.driver);
   const tracked = ['ACCEPTED', 'ARRIVED', 'STARTED'].includes(booking.status);
   const tracking = useTracking(booking.id, hasDriver && tracked);
@@ -84,11 +86,18 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
     }
   };
 
+  // DESIGN.md: the rider's card choice moves the trip to PENDING, where pay
+  // now (spec §4) opens the provider chooser.
+  const payByCard = () => {
+    if (canPayNow(booking, role)) setPayOpen(true);
+    else run({ action: 'pay', payment_mode: 'card' }, () => setPayOpen(true));
+  };
+
   const fare = booking.trip_cost || booking.estimate;
   const car = hasDriver && tracked && latest ? { lat: latest.lat, lng: latest.lng, heading } : null;
 
   return (
-    <Card variant="outlined" data-testid="trip-view" data-booking-id={booking.id} data-status={booking.status}>
+    <Card variant="outlined" data-testid="trip-view" data-booking-id={booking.id} data-reference={booking.reference} data-status={booking.status}>
       <CardContent sx={{ p: { xs: 2, md: 3 } }}>
         <Stack direction="row" alignItems="center" spacing={1.5} flexWrap="wrap" useFlexGap sx={{ mb: 2 }}>
           <Typography variant="h5" component="h2" fontWeight={800}>
@@ -179,6 +188,17 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
 
               <DeliveryDetails booking={booking} />
 
+              {payment.outcome && (
+                <Alert
+                  severity={paymentNotice(booking, payment.outcome).severity}
+                  onClose={payment.dismiss}
+                  data-testid="payment-outcome"
+                  data-outcome={payment.outcome}
+                >
+                  {t(paymentNotice(booking, payment.outcome).key)}
+                </Alert>
+              )}
+
               {error && (
                 <Alert severity="error" onClose={() => setError(null)} data-testid="trip-error">
                   {t(error)}
@@ -193,11 +213,9 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
                       <Button variant="contained" disabled={command.isPending} onClick={() => run({ action: 'pay', payment_mode: 'wallet' })} data-testid="pay-wallet">
                         {t('trip.pay_wallet', { balance: formatMoney(user?.walletBalance ?? 0, settings) })}
                       </Button>
-                      {canPayNow(booking, role) && (
-                        <Button variant="outlined" onClick={() => setPayOpen(true)} data-testid="pay-now">
-                          {t('trip.pay_now')}
-                        </Button>
-                      )}
+                      <Button variant="outlined" disabled={command.isPending} onClick={payByCard} data-testid="pay-now">
+                        {t('trip.pay_now')}
+                      </Button>
                     </Stack>
                     <Typography variant="caption">{t('trip.or_cash')}</Typography>
                   </Stack>
@@ -241,7 +259,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
           amountText={formatMoney(booking.payableAmount || fare, settings)}
           onClose={() => setTimeout(() => setPayOpen(false), PAYMENT_PENDING_CANCEL_DELAY_MS)}
           onChoose={(provider) =>
-            postToGateway(provider.link, checkoutFields(booking, user, settings, `${window.location.origin}/bookings?trip=${booking.id}`))
+            postToGateway(provider.link, checkoutFields(booking, user, settings, checkoutReturnUrls('/bookings', TRIP_PAYMENT_PARAM, { trip: booking.id })))
           }
         />
       )}

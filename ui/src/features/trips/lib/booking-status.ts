@@ -1,3 +1,4 @@
+import type { CheckoutOutcome } from '@/lib/payments';
 import type { Booking, BookingStatus, Role } from '@/types/api';
 
 /** The path a trip normally takes, for the progress display. */
@@ -37,8 +38,20 @@ export function canPayByWallet(booking: Booking, role: Role) {
   return role === 'rider' && !booking.prepaid && (booking.status === 'REACHED' || booking.status === 'PENDING');
 }
 
+/** Spec §4 "Pay now": the provider chooser, for the rider of a PENDING trip.
+ * At REACHED the rider first chooses card, which makes it PENDING (DESIGN.md). */
 export function canPayNow(booking: Booking, role: Role) {
   return role === 'rider' && booking.status === 'PENDING';
+}
+
+/** What to tell the payer back from a gateway: paid once the booking shows
+ * it; a cancelled checkout left it unpaid; a successful one the booking does
+ * not show yet is being confirmed (a gateway's webhook may come a moment later). */
+export function paymentNotice(booking: Booking, outcome: CheckoutOutcome): { key: string; severity: 'success' | 'info' | 'warning' } {
+  const paid = booking.prepaid || booking.status === 'PAID' || booking.status === 'COMPLETE';
+  if (paid) return { key: 'payment.checkout_paid', severity: 'success' };
+  if (outcome === 'cancelled') return { key: 'payment.checkout_cancelled', severity: 'warning' };
+  return { key: 'payment.checkout_confirming', severity: 'info' };
 }
 
 export function canRate(booking: Booking, role: Role) {

@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import type { Wallet } from '@/types/api';
+import type { Page, Wallet, WithdrawRequest } from '@/types/api';
 
 export function getWallet(userId: string) {
   return api.get<Wallet>(`/users/${userId}/wallet`);
@@ -14,9 +14,21 @@ export function useWallet(userId: string) {
   return useQuery(walletQueryOptions(userId));
 }
 
-/** A withdraw request (spec §3); the route comes with the payments issue. */
+/** The caller's own withdraw requests, newest first (spec §9). */
+export function getWithdraws() {
+  return api.get<Page<WithdrawRequest>>('/withdraws', { limit: 20 });
+}
+
+export const withdrawsQueryOptions = (userId: string) =>
+  queryOptions({ queryKey: queryKeys.withdraws(userId), queryFn: getWithdraws });
+
+export function useWithdraws(userId: string, enabled: boolean) {
+  return useQuery({ ...withdrawsQueryOptions(userId), enabled });
+}
+
+/** A withdraw request (spec §3): the server debits the wallet and stores it. */
 export function requestWithdraw(amount: number) {
-  return api.post<unknown>('/withdraws', { amount });
+  return api.post<{ withdraw: WithdrawRequest; walletBalance: number }>('/withdraws', { amount });
 }
 
 export function useRequestWithdraw(userId: string) {
@@ -24,6 +36,13 @@ export function useRequestWithdraw(userId: string) {
   return useMutation({
     mutationFn: requestWithdraw,
     meta: { handlesErrors: true },
-    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.wallet(userId) }),
+    onSuccess: (created) => {
+      client.setQueryData<Wallet>(queryKeys.wallet(userId), (wallet) => (wallet ? { ...wallet, walletBalance: created.walletBalance } : wallet));
+      client.setQueryData<Page<WithdrawRequest>>(queryKeys.withdraws(userId), (page) =>
+        page ? { ...page, items: [created.withdraw, ...page.items.filter((item) => item.id !== created.withdraw.id)] } : page,
+      );
+      void client.invalidateQueries({ queryKey: queryKeys.wallet(userId) });
+      void client.invalidateQueries({ queryKey: queryKeys.withdraws(userId) });
+    },
   });
 }

@@ -161,6 +161,9 @@ async function runWorker({ url, numbers }) {
   });
   let dropped = 0;
   let closing = false;
+  // Every event the drivers' sockets are sent (acks aside), by name: what
+  // the server sends them besides acks costs both sides.
+  const received = {};
   await pool(drivers, 100, (driver) =>
     new Promise((resolve, reject) => {
       driver.socket = io(url, { auth: { token: driver.token }, transports: ['websocket'], reconnection: false });
@@ -170,6 +173,9 @@ async function runWorker({ url, numbers }) {
         if (!closing) dropped += 1;
       });
       driver.socket.on('offer', (offer) => parentPort.postMessage({ type: 'offer', booking: offer.booking.id, at: now() }));
+      driver.socket.onAny((event) => {
+        received[event] = (received[event] ?? 0) + 1;
+      });
     }),
   );
   parentPort.postMessage({ type: 'ready', drivers: drivers.length });
@@ -248,7 +254,7 @@ async function runWorker({ url, numbers }) {
   while (acked < sent && now() < drainUntil) await sleep(10);
   closing = true;
   for (const driver of drivers) driver.socket.close();
-  parentPort.postMessage({ type: 'done', latencies, sent, acked, ackedInWindow, refusals, dropped, windowSeconds: (end - measureFrom) / 1000 });
+  parentPort.postMessage({ type: 'done', latencies, sent, acked, ackedInWindow, refusals, dropped, received, windowSeconds: (end - measureFrom) / 1000 });
 }
 
 // ---- main: the workers, the console and the bookings ----------------------------
@@ -356,6 +362,8 @@ async function main() {
   const acked = done.reduce((sum, result) => sum + result.acked, 0);
   const ackedInWindow = done.reduce((sum, result) => sum + result.ackedInWindow, 0);
   const dropped = done.reduce((sum, result) => sum + result.dropped, 0);
+  const driverEvents = {};
+  for (const result of done) for (const [event, count] of Object.entries(result.received)) driverEvents[event] = (driverEvents[event] ?? 0) + count;
   const windowSeconds = done[0].windowSeconds;
   const summary = {
     drivers: connected,
@@ -367,6 +375,7 @@ async function main() {
     booking_to_offer: { ...summarise(bookingLatencies), missed: missedOffers, errors: bookingErrors.length },
     booking_create_response: summarise(createLatencies),
     drivers_feed: feed,
+    driver_events: driverEvents,
   };
   if (dispatchAtStart && dispatchAtEnd) {
     const within = (bound) => (dispatchAtEnd[bound] ?? 0) - (dispatchAtStart[bound] ?? 0);
@@ -402,6 +411,7 @@ async function main() {
   }
   if (summary.client_cpu_cores !== undefined) console.log(`load generator CPU over the window: ${summary.client_cpu_cores} cores`);
   console.log(`console drivers feed: ${feed.messages} messages, the last with ${feed.lastSize} drivers`);
+  console.log(`events the drivers were sent over the whole run: ${JSON.stringify(driverEvents)}`);
   if (bookingErrors.length) console.log(`booking errors: ${bookingErrors.slice(0, 5).join('; ')}`);
   console.log(`RESULT ${JSON.stringify(summary)}`);
   const failed = Object.keys(refusals).length > 0 || dropped > 0 || missedOffers > 0 || bookingErrors.length > 0 || ackedInWindow === 0;

@@ -7,8 +7,9 @@ TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 
 .PHONY: test test-rust test-ui node-deps ui run bench lint fmt
 
-# The Rust tests first, then the web app's.
-test: test-rust
+# Formatting and lints first (cheap, and a failure says exactly where), then
+# the Rust tests, then the web app's.
+test: lint test-rust
 	$(MAKE) test-ui
 
 # The realtime tests and load generator drive the server with the official
@@ -67,7 +68,7 @@ bench:
 
 lint:
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
 fmt:
 	$(CARGO) fmt --all

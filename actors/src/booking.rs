@@ -18,9 +18,19 @@ use wayfare_storage::StorageError;
 
 pub type BookingReply = RpcReplyPort<ActorResult<Arc<Booking>>>;
 
+// A command is the big variant; boxing it would allocate for every message
+// to save bytes in a mailbox that rarely holds more than one.
+#[allow(clippy::large_enum_variant)]
 pub enum BookingMsg {
-    Command { by: By, command: Command, reply: Option<BookingReply> },
-    Timer { kind: TimerKind, generation: u64 },
+    Command {
+        by: By,
+        command: Command,
+        reply: Option<BookingReply>,
+    },
+    Timer {
+        kind: TimerKind,
+        generation: u64,
+    },
     Snapshot(RpcReplyPort<Arc<Booking>>),
     #[cfg(feature = "fault-injection")]
     Crash,
@@ -46,7 +56,11 @@ impl Actor for BookingActor {
     type State = BookingState;
     type Arguments = BookingArgs;
 
-    async fn pre_start(&self, myself: ActorRef<BookingMsg>, args: BookingArgs) -> Result<BookingState, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        myself: ActorRef<BookingMsg>,
+        args: BookingArgs,
+    ) -> Result<BookingState, ActorProcessingErr> {
         let booking = Arc::new(args.booking);
         self.shared.bookings.insert(booking.id, myself.clone());
         // Timers live in the booking, so a restart re-arms them from storage.
@@ -61,19 +75,32 @@ impl Actor for BookingActor {
         Ok(state)
     }
 
-    async fn post_start(&self, myself: ActorRef<BookingMsg>, state: &mut BookingState) -> Result<(), ActorProcessingErr> {
+    async fn post_start(
+        &self,
+        myself: ActorRef<BookingMsg>,
+        state: &mut BookingState,
+    ) -> Result<(), ActorProcessingErr> {
         if !state.booking.status.is_active() {
             myself.stop(None);
         }
         Ok(())
     }
 
-    async fn post_stop(&self, myself: ActorRef<BookingMsg>, state: &mut BookingState) -> Result<(), ActorProcessingErr> {
+    async fn post_stop(
+        &self,
+        myself: ActorRef<BookingMsg>,
+        state: &mut BookingState,
+    ) -> Result<(), ActorProcessingErr> {
         self.shared.bookings.remove_if(&state.booking.id, myself.get_id());
         Ok(())
     }
 
-    async fn handle(&self, myself: ActorRef<BookingMsg>, message: BookingMsg, state: &mut BookingState) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        myself: ActorRef<BookingMsg>,
+        message: BookingMsg,
+        state: &mut BookingState,
+    ) -> Result<(), ActorProcessingErr> {
         match message {
             BookingMsg::Command { by, command, reply } => {
                 let result = self.run(&myself, state, by, command).await;
@@ -107,7 +134,13 @@ impl Actor for BookingActor {
 impl BookingActor {
     /// engine → storage → events; a lost compare-and-set reloads and tries once more.
     #[instrument(skip_all, fields(booking_id = %state.booking.id, command = command.name()))]
-    async fn run(&self, myself: &ActorRef<BookingMsg>, state: &mut BookingState, by: By, command: Command) -> ActorResult<Arc<Booking>> {
+    async fn run(
+        &self,
+        myself: &ActorRef<BookingMsg>,
+        state: &mut BookingState,
+        by: By,
+        command: Command,
+    ) -> ActorResult<Arc<Booking>> {
         let command = self.gather_inputs(state, command).await?;
         for attempt in 0..2 {
             let transition = self.decide(&state.booking, by, command.clone())?;
@@ -135,7 +168,11 @@ impl BookingActor {
 
     fn decide(&self, booking: &Booking, by: By, command: Command) -> ActorResult<Transition> {
         let catalog = self.shared.catalog();
-        let context = Context { now: self.shared.now(), settings: &catalog.settings, car_type: catalog.car_type(&booking.carType) };
+        let context = Context {
+            now: self.shared.now(),
+            settings: &catalog.settings,
+            car_type: catalog.car_type(&booking.carType),
+        };
         Ok(booking::apply(booking, by, command, &context)?)
     }
 
@@ -162,7 +199,13 @@ impl BookingActor {
     }
 
     /// Publishes what happened and tells the other actors.
-    fn carry_out(&self, myself: &ActorRef<BookingMsg>, state: &mut BookingState, effects: &[Effect], balances: &[(wayfare_engine::UserId, rust_decimal::Decimal)]) {
+    fn carry_out(
+        &self,
+        myself: &ActorRef<BookingMsg>,
+        state: &mut BookingState,
+        effects: &[Effect],
+        balances: &[(wayfare_engine::UserId, rust_decimal::Decimal)],
+    ) {
         let shared = &self.shared;
         let booking = &state.booking;
         let now = shared.now();
@@ -181,8 +224,16 @@ impl BookingActor {
                     }
                 }
                 Effect::OfferMade { drivers, deadline } => {
-                    shared.bus.publish(Event::OfferMade { booking: booking.clone(), drivers: drivers.clone(), deadline: *deadline });
-                    log(DispatchLog::Offered { wave: booking.dispatch.wave, drivers: drivers.clone(), deadline: *deadline });
+                    shared.bus.publish(Event::OfferMade {
+                        booking: booking.clone(),
+                        drivers: drivers.clone(),
+                        deadline: *deadline,
+                    });
+                    log(DispatchLog::Offered {
+                        wave: booking.dispatch.wave,
+                        drivers: drivers.clone(),
+                        deadline: *deadline,
+                    });
                     for driver in drivers {
                         if let Some(actor) = shared.drivers.get(driver) {
                             let _ = actor.cast(DriverMsg::OfferReceived(booking.id));
@@ -190,7 +241,11 @@ impl BookingActor {
                     }
                 }
                 Effect::OfferWithdrawn { drivers, reason } => {
-                    shared.bus.publish(Event::OfferWithdrawn { booking: booking.id, drivers: drivers.clone(), reason: *reason });
+                    shared.bus.publish(Event::OfferWithdrawn {
+                        booking: booking.id,
+                        drivers: drivers.clone(),
+                        reason: *reason,
+                    });
                     log(DispatchLog::Withdrawn { drivers: drivers.clone(), reason: *reason });
                     for driver in drivers {
                         if let Some(actor) = shared.drivers.get(driver) {
@@ -202,20 +257,26 @@ impl BookingActor {
                     let _ = core.index.cast(IndexMsg::Dispatch { booking: booking.clone(), reply_to: myself.clone() });
                 }
                 Effect::TimerSet { kind, timer } => {
-                    let _ = core.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind: *kind, timer: *timer });
+                    let _ =
+                        core.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind: *kind, timer: *timer });
                 }
                 Effect::TimerCleared { kind } => {
                     let _ = core.scheduler.cast(SchedulerMsg::Cancel { booking: booking.id, kind: *kind });
                 }
                 // Stored by the commit; nothing else to tell.
-                Effect::Wallet(_) | Effect::RecordRating { .. } | Effect::SaveAddress { .. } | Effect::PromoUsed { .. } => {}
+                Effect::Wallet(_)
+                | Effect::RecordRating { .. }
+                | Effect::SaveAddress { .. }
+                | Effect::PromoUsed { .. } => {}
             }
         }
         for (user, balance) in balances {
             shared.bus.publish(Event::WalletChanged { user: *user, balance: *balance });
         }
         if let Some(driver) = booking.driver {
-            if booking.status == BookingStatus::Accepted && effects.iter().any(|effect| matches!(effect, Effect::SetQueue { busy: true, .. })) {
+            if booking.status == BookingStatus::Accepted
+                && effects.iter().any(|effect| matches!(effect, Effect::SetQueue { busy: true, .. }))
+            {
                 log(DispatchLog::Accepted { driver });
             }
             if let Some(actor) = shared.drivers.get(&driver) {

@@ -44,7 +44,10 @@ pub enum DriverMsg {
     OfferReceived(BookingId),
     OfferWithdrawn(BookingId),
     /// The driver's booking changed status.
-    Trip { booking: BookingId, status: BookingStatus },
+    Trip {
+        booking: BookingId,
+        status: BookingStatus,
+    },
     Snapshot(RpcReplyPort<DriverView>),
 }
 
@@ -98,7 +101,12 @@ impl Actor for DriverActor {
         Ok(())
     }
 
-    async fn handle(&self, _myself: ActorRef<DriverMsg>, message: DriverMsg, state: &mut DriverState) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        _myself: ActorRef<DriverMsg>,
+        message: DriverMsg,
+        state: &mut DriverState,
+    ) -> Result<(), ActorProcessingErr> {
         match message {
             DriverMsg::Location(update) => self.location(state, update).await,
             DriverMsg::SetBusy(busy) => {
@@ -106,7 +114,8 @@ impl Actor for DriverActor {
                 if !busy {
                     state.view.trip = None;
                 }
-                let _ = self.shared.core().index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
+                let _ =
+                    self.shared.core().index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
             }
             DriverMsg::OfferReceived(booking) => {
                 if !state.view.offers.contains(&booking) {
@@ -134,7 +143,8 @@ impl DriverActor {
         if let Some(position) = view.position {
             let index = self.shared.core().index;
             let available = approved && !view.busy;
-            let _ = index.cast(IndexMsg::Upsert { driver: view.id, car_type: view.car_type.clone(), position, available });
+            let _ =
+                index.cast(IndexMsg::Upsert { driver: view.id, car_type: view.car_type.clone(), position, available });
         }
     }
 
@@ -152,7 +162,12 @@ impl DriverActor {
         let index = shared.core().index;
         if first {
             let car_type = state.view.car_type.clone();
-            let _ = index.cast(IndexMsg::Upsert { driver: state.view.id, car_type, position: point, available: !state.view.busy });
+            let _ = index.cast(IndexMsg::Upsert {
+                driver: state.view.id,
+                car_type,
+                position: point,
+                available: !state.view.busy,
+            });
         } else {
             let _ = index.cast(IndexMsg::Move { driver: state.view.id, position: point });
         }
@@ -171,7 +186,8 @@ impl DriverActor {
             let due = match state.last_track {
                 None => true,
                 Some((at, last)) => {
-                    now - at >= shared.options.tracking_every_ms || geo::distance_km(last, point) >= shared.options.tracking_every_km
+                    now - at >= shared.options.tracking_every_ms
+                        || geo::distance_km(last, point) >= shared.options.tracking_every_km
                 }
             };
             if due {

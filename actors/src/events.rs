@@ -30,14 +30,41 @@ pub struct DispatchEntry {
 pub enum Event {
     /// The booking after each change.
     BookingChanged(Arc<Booking>),
-    OfferMade { booking: Arc<Booking>, drivers: Vec<UserId>, deadline: Option<Millis> },
-    OfferWithdrawn { booking: BookingId, drivers: Vec<UserId>, reason: WithdrawReason },
+    OfferMade {
+        booking: Arc<Booking>,
+        drivers: Vec<UserId>,
+        deadline: Option<Millis>,
+    },
+    OfferWithdrawn {
+        booking: BookingId,
+        drivers: Vec<UserId>,
+        reason: WithdrawReason,
+    },
     /// Throttled per driver; the console batches these further.
-    DriverMoved { driver: UserId, position: LatLng, heading: Option<f64>, available: bool, at: Millis },
-    Tracking { booking: BookingId, point: TrackingPoint },
-    Chat { booking: BookingId, message: ChatMessage },
-    WalletChanged { user: UserId, balance: rust_decimal::Decimal },
-    Notification { to: UserId, key: NoticeKey, booking: Option<BookingId> },
+    DriverMoved {
+        driver: UserId,
+        position: LatLng,
+        heading: Option<f64>,
+        available: bool,
+        at: Millis,
+    },
+    Tracking {
+        booking: BookingId,
+        point: TrackingPoint,
+    },
+    Chat {
+        booking: BookingId,
+        message: ChatMessage,
+    },
+    WalletChanged {
+        user: UserId,
+        balance: rust_decimal::Decimal,
+    },
+    Notification {
+        to: UserId,
+        key: NoticeKey,
+        booking: Option<BookingId>,
+    },
     Dispatch(DispatchEntry),
 }
 

@@ -14,13 +14,35 @@ use wayfare_engine::dispatch::{self, Candidate, DispatchPlan, DriverIndex, Index
 use wayfare_engine::{Booking, LatLng, UserId};
 
 pub enum IndexMsg {
-    Upsert { driver: UserId, car_type: String, position: LatLng, available: bool },
-    Move { driver: UserId, position: LatLng },
-    SetAvailable { driver: UserId, available: bool },
-    Remove { driver: UserId },
+    Upsert {
+        driver: UserId,
+        car_type: String,
+        position: LatLng,
+        available: bool,
+    },
+    Move {
+        driver: UserId,
+        position: LatLng,
+    },
+    SetAvailable {
+        driver: UserId,
+        available: bool,
+    },
+    Remove {
+        driver: UserId,
+    },
     /// Plan the next offers for a booking and send them to its actor.
-    Dispatch { booking: Arc<Booking>, reply_to: ActorRef<BookingMsg> },
-    Nearest { car_type: String, point: LatLng, radius_km: f64, limit: usize, reply: RpcReplyPort<Vec<Candidate>> },
+    Dispatch {
+        booking: Arc<Booking>,
+        reply_to: ActorRef<BookingMsg>,
+    },
+    Nearest {
+        car_type: String,
+        point: LatLng,
+        radius_km: f64,
+        limit: usize,
+        reply: RpcReplyPort<Vec<Candidate>>,
+    },
     Positions(RpcReplyPort<Vec<DriverPosition>>),
     Counts(RpcReplyPort<IndexCounts>),
 }
@@ -51,11 +73,20 @@ impl Actor for SpatialIndexActor {
     type State = DriverIndex;
     type Arguments = DriverIndex;
 
-    async fn pre_start(&self, _myself: ActorRef<IndexMsg>, index: DriverIndex) -> Result<DriverIndex, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<IndexMsg>,
+        index: DriverIndex,
+    ) -> Result<DriverIndex, ActorProcessingErr> {
         Ok(index)
     }
 
-    async fn handle(&self, _myself: ActorRef<IndexMsg>, message: IndexMsg, index: &mut DriverIndex) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        _myself: ActorRef<IndexMsg>,
+        message: IndexMsg,
+        index: &mut DriverIndex,
+    ) -> Result<(), ActorProcessingErr> {
         match message {
             IndexMsg::Upsert { driver, car_type, position, available } => {
                 index.upsert(driver, &car_type, position, available);

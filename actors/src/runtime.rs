@@ -45,7 +45,11 @@ pub struct Runtime {
 impl Runtime {
     /// Starts every actor and restores the live state from storage: online
     /// drivers into the index, every active booking with its timers.
-    pub async fn start(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, options: RuntimeOptions) -> ActorResult<Runtime> {
+    pub async fn start(
+        storage: Arc<dyn Storage>,
+        clock: Arc<dyn Clock>,
+        options: RuntimeOptions,
+    ) -> ActorResult<Runtime> {
         let settings = storage.settings().await?.unwrap_or_default();
         let car_types = storage.car_types().await?;
         let shared = Arc::new(Shared::new(storage.clone(), clock, options, Catalog { settings, car_types }));
@@ -109,7 +113,11 @@ impl Runtime {
         Ok(())
     }
 
-    async fn spawn_booking(&self, booking: Booking, effects: Vec<booking::Effect>) -> ActorResult<ActorRef<BookingMsg>> {
+    async fn spawn_booking(
+        &self,
+        booking: Booking,
+        effects: Vec<booking::Effect>,
+    ) -> ActorResult<ActorRef<BookingMsg>> {
         let reply = self
             .supervisor
             .call(|reply| SupervisorMsg::SpawnBooking { booking, effects, reply }, self.shared.options.call_timeout)
@@ -127,7 +135,13 @@ impl Runtime {
 
     /// Makes a booking (engine), stores it, and starts its actor, which
     /// dispatches it or sets its timers.
-    pub async fn create_booking(&self, car_type: &str, request: NewBooking, customer: &User, by: By) -> ActorResult<Arc<Booking>> {
+    pub async fn create_booking(
+        &self,
+        car_type: &str,
+        request: NewBooking,
+        customer: &User,
+        by: By,
+    ) -> ActorResult<Arc<Booking>> {
         let catalog = self.shared.catalog();
         let now = self.shared.now();
         let context = Context { now, settings: &catalog.settings, car_type: catalog.car_type(car_type) };
@@ -148,7 +162,11 @@ impl Runtime {
                 if !stored.status.is_active() {
                     // Finished bookings have no actor; the engine gives the right refusal.
                     let catalog = self.shared.catalog();
-                    let context = Context { now: self.now(), settings: &catalog.settings, car_type: catalog.car_type(&stored.carType) };
+                    let context = Context {
+                        now: self.now(),
+                        settings: &catalog.settings,
+                        car_type: catalog.car_type(&stored.carType),
+                    };
                     booking::apply(&stored, by, command, &context)?;
                     return Err(DomainError::new(ErrorKey::StatusNotAllowed).into());
                 }
@@ -217,12 +235,21 @@ impl Runtime {
         unwrap_call(reply)
     }
 
-    pub async fn nearest(&self, car_type: &str, point: LatLng, radius_km: f64, limit: usize) -> ActorResult<Vec<Candidate>> {
+    pub async fn nearest(
+        &self,
+        car_type: &str,
+        point: LatLng,
+        radius_km: f64,
+        limit: usize,
+    ) -> ActorResult<Vec<Candidate>> {
         let car_type = car_type.to_string();
         let reply = self
             .core
             .index
-            .call(|reply| IndexMsg::Nearest { car_type, point, radius_km, limit, reply }, self.shared.options.call_timeout)
+            .call(
+                |reply| IndexMsg::Nearest { car_type, point, radius_km, limit, reply },
+                self.shared.options.call_timeout,
+            )
             .await?;
         unwrap_call(reply)
     }

@@ -12,8 +12,15 @@ use std::sync::Arc;
 use wayfare_engine::{BookingId, Millis, Timer, TimerKind};
 
 pub enum SchedulerMsg {
-    Schedule { booking: BookingId, kind: TimerKind, timer: Timer },
-    Cancel { booking: BookingId, kind: TimerKind },
+    Schedule {
+        booking: BookingId,
+        kind: TimerKind,
+        timer: Timer,
+    },
+    Cancel {
+        booking: BookingId,
+        kind: TimerKind,
+    },
     Tick,
     /// Timers waiting, for tests and metrics.
     Pending(RpcReplyPort<usize>),
@@ -41,7 +48,12 @@ impl Actor for SchedulerActor {
         Ok(SchedulerState::default())
     }
 
-    async fn handle(&self, myself: ActorRef<SchedulerMsg>, message: SchedulerMsg, state: &mut SchedulerState) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        myself: ActorRef<SchedulerMsg>,
+        message: SchedulerMsg,
+        state: &mut SchedulerState,
+    ) -> Result<(), ActorProcessingErr> {
         match message {
             SchedulerMsg::Schedule { booking, kind, timer } => {
                 let current = state.live.get(&(booking, kind));

@@ -13,6 +13,8 @@ use tracing::{error, info, warn};
 use wayfare_engine::booking::Effect;
 use wayfare_engine::{Booking, BookingId, User, UserId};
 
+// Spawn requests carry the booking or user they start from; they are rare.
+#[allow(clippy::large_enum_variant)]
 pub enum SupervisorMsg {
     SpawnBooking { booking: Booking, effects: Vec<Effect>, reply: RpcReplyPort<Result<ActorRef<BookingMsg>, String>> },
     SpawnDriver { user: User, reply: RpcReplyPort<Result<ActorRef<DriverMsg>, String>> },
@@ -50,7 +52,12 @@ impl Actor for Supervisor {
         Ok(SupervisorState::default())
     }
 
-    async fn handle(&self, myself: ActorRef<SupervisorMsg>, message: SupervisorMsg, state: &mut SupervisorState) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        message: SupervisorMsg,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
         match message {
             SupervisorMsg::SpawnBooking { booking, effects, reply } => {
                 let result = self.spawn_booking(&myself, state, booking, effects).await;
@@ -67,7 +74,12 @@ impl Actor for Supervisor {
         Ok(())
     }
 
-    async fn handle_supervisor_evt(&self, myself: ActorRef<SupervisorMsg>, event: SupervisionEvent, state: &mut SupervisorState) -> Result<(), ActorProcessingErr> {
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        event: SupervisionEvent,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
         match event {
             SupervisionEvent::ActorStarted(_) => {}
             SupervisionEvent::ActorTerminated(cell, _, _) => {
@@ -90,22 +102,35 @@ impl Actor for Supervisor {
 }
 
 impl Supervisor {
-    async fn spawn_booking(&self, myself: &ActorRef<SupervisorMsg>, state: &mut SupervisorState, booking: Booking, effects: Vec<Effect>) -> Result<ActorRef<BookingMsg>, String> {
+    async fn spawn_booking(
+        &self,
+        myself: &ActorRef<SupervisorMsg>,
+        state: &mut SupervisorState,
+        booking: Booking,
+        effects: Vec<Effect>,
+    ) -> Result<ActorRef<BookingMsg>, String> {
         let actor = BookingActor { shared: self.shared.clone() };
-        let (actor_ref, _) = Actor::spawn_linked(None, actor, BookingArgs { booking: booking.clone(), effects }, myself.get_cell())
-            .await
-            .map_err(|error| error.to_string())?;
+        let (actor_ref, _) =
+            Actor::spawn_linked(None, actor, BookingArgs { booking: booking.clone(), effects }, myself.get_cell())
+                .await
+                .map_err(|error| error.to_string())?;
         state.children.insert(actor_ref.get_id(), Child::Booking(booking.id));
         Ok(actor_ref)
     }
 
-    async fn spawn_driver(&self, myself: &ActorRef<SupervisorMsg>, state: &mut SupervisorState, user: User) -> Result<ActorRef<DriverMsg>, String> {
+    async fn spawn_driver(
+        &self,
+        myself: &ActorRef<SupervisorMsg>,
+        state: &mut SupervisorState,
+        user: User,
+    ) -> Result<ActorRef<DriverMsg>, String> {
         if let Some(existing) = self.shared.drivers.get(&user.id) {
             return Ok(existing);
         }
         let id = user.id;
         let actor = DriverActor { shared: self.shared.clone() };
-        let (actor_ref, _) = Actor::spawn_linked(None, actor, user, myself.get_cell()).await.map_err(|error| error.to_string())?;
+        let (actor_ref, _) =
+            Actor::spawn_linked(None, actor, user, myself.get_cell()).await.map_err(|error| error.to_string())?;
         state.children.insert(actor_ref.get_id(), Child::Driver(id));
         Ok(actor_ref)
     }

@@ -37,7 +37,8 @@ async fn first_accept_wins(backend: Backend) {
     let customer = rider(1);
     let mut winners = BTreeSet::new();
     for _round in 0..1_000 {
-        let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+        let booking =
+            world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
         let offer = Command::Offer { drivers: ids(&drivers), wave: 1, deadline: None };
         world.runtime.command(booking.id, By::System, offer).await.unwrap();
         let booking_id = booking.id;
@@ -53,14 +54,22 @@ async fn first_accept_wins(backend: Backend) {
         let results = attempts.join_all().await;
         let won: Vec<UserId> = results.iter().filter(|(_, result)| result.is_ok()).map(|(id, _)| *id).collect();
         assert_eq!(won.len(), 1, "exactly one driver is confirmed");
-        assert_eq!(results.iter().filter(|(_, result)| taken(result)).count(), 49, "every other accept gets booking_taken");
+        assert_eq!(
+            results.iter().filter(|(_, result)| taken(result)).count(),
+            49,
+            "every other accept gets booking_taken"
+        );
         let stored = world.storage.booking(booking.id).await.unwrap();
         assert_eq!(stored.driver, Some(won[0]));
         assert_eq!(stored.status, BookingStatus::Accepted);
-        let withdrawn = world.wait_for(|event| match event {
-            Event::OfferWithdrawn { booking: id, drivers, reason: WithdrawReason::Taken } if *id == booking.id => Some(drivers.clone()),
-            _ => None,
-        }).await;
+        let withdrawn = world
+            .wait_for(|event| match event {
+                Event::OfferWithdrawn { booking: id, drivers, reason: WithdrawReason::Taken } if *id == booking.id => {
+                    Some(drivers.clone())
+                }
+                _ => None,
+            })
+            .await;
         assert_eq!(withdrawn.len(), 49);
         assert!(!withdrawn.contains(&won[0]));
         winners.insert(won[0]);
@@ -83,18 +92,29 @@ async fn two_runtimes(backend: Backend) {
     manual.autoDispatch = false;
     let world = World::start(backend, manual, &drivers).await;
     let other_storage = world.database.open().await;
-    let other = wayfare_actors::Runtime::start(other_storage, std::sync::Arc::new(world.clock.clone()), options()).await.unwrap();
+    let other = wayfare_actors::Runtime::start(other_storage, std::sync::Arc::new(world.clock.clone()), options())
+        .await
+        .unwrap();
     let customer = rider(1);
     for _ in 0..100 {
-        let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
-        world.runtime.command(booking.id, By::System, Command::Offer { drivers: ids(&drivers), wave: 1, deadline: None }).await.unwrap();
+        let booking =
+            world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+        world
+            .runtime
+            .command(booking.id, By::System, Command::Offer { drivers: ids(&drivers), wave: 1, deadline: None })
+            .await
+            .unwrap();
         let (first, second) = (snapshot(&drivers[0]), snapshot(&drivers[1]));
         let here = world.runtime.command(booking.id, By::Driver(first.id), Command::Accept { driver: first });
         let there = other.command(booking.id, By::Driver(second.id), Command::Accept { driver: second });
         let (here, there) = tokio::join!(here, there);
         assert_eq!(usize::from(here.is_ok()) + usize::from(there.is_ok()), 1, "{here:?} / {there:?}");
         assert!(taken(&here) || taken(&there));
-        world.runtime.command(booking.id, By::Admin(admin().id), Command::Cancel { reason: "again".into() }).await.unwrap();
+        world
+            .runtime
+            .command(booking.id, By::Admin(admin().id), Command::Cancel { reason: "again".into() })
+            .await
+            .unwrap();
     }
     other.shutdown().await;
     world.finish().await;
@@ -180,7 +200,10 @@ async fn book_later(backend: Backend) {
     let booking = world.runtime.create_booking("Economy", later, &customer, By::Rider(customer.id)).await.unwrap();
     world.clock.advance(Duration::from_secs(44 * 60));
     world.settle().await;
-    assert!(world.drain().iter().all(|event| offers_for(event, booking.id).is_none()), "nothing before tripdate - 15 min");
+    assert!(
+        world.drain().iter().all(|event| offers_for(event, booking.id).is_none()),
+        "nothing before tripdate - 15 min"
+    );
     world.clock.advance(Duration::from_secs(60));
     let offered = world.wait_for(|event| offers_for(event, booking.id)).await;
     assert_eq!(offered, vec![drivers[0].id]);
@@ -213,10 +236,16 @@ async fn retry_and_auto_cancel(backend: Backend) {
     world.settle().await;
     assert_eq!(world.runtime.booking(booking.id).await.unwrap().status, BookingStatus::New);
     world.clock.set(T0 + 30 * MINUTE_MS);
-    let cancelled = world.wait_for(|event| match event {
-        Event::BookingChanged(changed) if changed.id == booking.id && changed.status == BookingStatus::Cancelled => Some(changed.clone()),
-        _ => None,
-    }).await;
+    let cancelled = world
+        .wait_for(|event| match event {
+            Event::BookingChanged(changed)
+                if changed.id == booking.id && changed.status == BookingStatus::Cancelled =>
+            {
+                Some(changed.clone())
+            }
+            _ => None,
+        })
+        .await;
     assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
     assert_eq!(cancelled.reason, wayfare_engine::booking::REASON_NO_DRIVER);
     assert!(cancelled.updatedAt >= T0 + 30 * MINUTE_MS);
@@ -231,10 +260,17 @@ async fn stale_timer(backend: Backend) {
     let customer = rider(1);
     let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
     world.wait_for(|event| offers_for(event, booking.id)).await;
-    world.runtime.command(booking.id, By::Driver(drivers[0].id), Command::Accept { driver: snapshot(&drivers[0]) }).await.unwrap();
+    world
+        .runtime
+        .command(booking.id, By::Driver(drivers[0].id), Command::Accept { driver: snapshot(&drivers[0]) })
+        .await
+        .unwrap();
     world.clock.advance(Duration::from_secs(120));
     world.settle().await;
-    let expired = world.drain().iter().any(|event| matches!(&**event, Event::OfferWithdrawn { reason: WithdrawReason::Expired, .. }));
+    let expired = world
+        .drain()
+        .iter()
+        .any(|event| matches!(&**event, Event::OfferWithdrawn { reason: WithdrawReason::Expired, .. }));
     assert!(!expired, "the lapsed offer timer was dropped");
     let live = world.runtime.booking(booking.id).await.unwrap();
     assert_eq!(live.status, BookingStatus::Accepted);
@@ -247,13 +283,17 @@ async fn stale_timer(backend: Backend) {
 async fn run_trip_to_reached(world: &mut World, booking: BookingId, user: &User) {
     let by = By::Driver(user.id);
     world.runtime.command(booking, by, Command::Arrive { location: Some(PICKUP) }).await.unwrap();
-    let started = world.runtime.command(booking, by, Command::Start { otp: None, location: Some(PICKUP) }).await.unwrap();
+    let started =
+        world.runtime.command(booking, by, Command::Start { otp: None, location: Some(PICKUP) }).await.unwrap();
     assert_eq!(started.status, BookingStatus::Started);
     world.settle().await;
     // The driver streams positions along the way; one point every 5 s is stored.
     for step in 1..=4 {
         world.clock.advance(Duration::from_secs(5));
-        let along = LatLng::new(PICKUP.lat + (DROP.lat - PICKUP.lat) * step as f64 / 4.0, PICKUP.lng + (DROP.lng - PICKUP.lng) * step as f64 / 4.0);
+        let along = LatLng::new(
+            PICKUP.lat + (DROP.lat - PICKUP.lat) * step as f64 / 4.0,
+            PICKUP.lng + (DROP.lng - PICKUP.lng) * step as f64 / 4.0,
+        );
         world.runtime.driver_location(user.id, wayfare_actors::LocationUpdate::at(along)).unwrap();
         // This very point stored, before the clock moves again.
         world
@@ -263,7 +303,11 @@ async fn run_trip_to_reached(world: &mut World, booking: BookingId, user: &User)
             })
             .await;
     }
-    let reached = world.runtime.command(booking, by, Command::Reach { location: Some(DROP), drop_address: None, route: vec![] }).await.unwrap();
+    let reached = world
+        .runtime
+        .command(booking, by, Command::Reach { location: Some(DROP), drop_address: None, route: vec![] })
+        .await
+        .unwrap();
     assert_eq!(reached.status, BookingStatus::Reached);
 }
 
@@ -275,11 +319,24 @@ async fn whole_trip(backend: Backend) {
     let customer = rider(1);
     let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
     world.wait_for(|event| offers_for(event, booking.id)).await;
-    world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    world
+        .runtime
+        .command(booking.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) })
+        .await
+        .unwrap();
     run_trip_to_reached(&mut world, booking.id, &the_driver).await;
-    let paid = world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() }).await.unwrap();
+    let paid = world
+        .runtime
+        .command(
+            booking.id,
+            By::Driver(the_driver.id),
+            Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() },
+        )
+        .await
+        .unwrap();
     assert_eq!(paid.status, BookingStatus::Paid);
-    let complete = world.runtime.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 4 }).await.unwrap();
+    let complete =
+        world.runtime.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 4 }).await.unwrap();
     assert_eq!(complete.status, BookingStatus::Complete);
     world.settle().await;
 
@@ -288,7 +345,15 @@ async fn whole_trip(backend: Backend) {
     assert_eq!(history.items.len(), 2);
     let balance = world.storage.wallet_balance(the_driver.id).await.unwrap();
     assert_eq!(balance, complete.driver_share - complete.cashPaymentAmount);
-    assert!(world.storage.wallet_history(customer.id, &wayfare_storage::PageRequest::first(50)).await.unwrap().items.is_empty());
+    assert!(
+        world
+            .storage
+            .wallet_history(customer.id, &wayfare_storage::PageRequest::first(50))
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
 
     // Tracking: one point per stage and the streamed ones.
     let points = world.storage.tracking(booking.id).await.unwrap();
@@ -296,7 +361,11 @@ async fn whole_trip(backend: Backend) {
     for stage in [BookingStatus::Accepted, BookingStatus::Arrived, BookingStatus::Reached] {
         assert_eq!(stages.iter().filter(|status| **status == stage).count(), 1, "{stage:?} once");
     }
-    assert_eq!(stages.iter().filter(|status| **status == BookingStatus::Started).count(), 5, "start plus four streamed");
+    assert_eq!(
+        stages.iter().filter(|status| **status == BookingStatus::Started).count(),
+        5,
+        "start plus four streamed"
+    );
     assert!(points.windows(2).all(|pair| pair[0].at <= pair[1].at));
     assert!(complete.distance > 3.0, "the fare came from the tracked route: {}", complete.distance);
 
@@ -346,7 +415,11 @@ async fn panic_restart(backend: Backend) {
     let customer = rider(1);
     let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
     world.wait_for(|event| offers_for(event, booking.id)).await;
-    world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    world
+        .runtime
+        .command(booking.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) })
+        .await
+        .unwrap();
     world.drain();
     assert!(world.runtime.crash_booking(booking.id));
     // The restarted actor announces the booking it read back from storage.
@@ -361,7 +434,15 @@ async fn panic_restart(backend: Backend) {
     let live = world.runtime.booking(booking.id).await.unwrap();
     assert_eq!(live.status, BookingStatus::Accepted, "state came back from storage");
     run_trip_to_reached(&mut world, booking.id, &the_driver).await;
-    let paid = world.runtime.command(booking.id, By::Driver(the_driver.id), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() }).await.unwrap();
+    let paid = world
+        .runtime
+        .command(
+            booking.id,
+            By::Driver(the_driver.id),
+            Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() },
+        )
+        .await
+        .unwrap();
     assert_eq!(paid.status, BookingStatus::Paid);
     world.finish().await;
 }
@@ -374,8 +455,16 @@ async fn runtime_restart(backend: Backend) {
     let customer = rider(1);
     let on_trip = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
     world.wait_for(|event| offers_for(event, on_trip.id)).await;
-    world.runtime.command(on_trip.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
-    world.runtime.command(on_trip.id, By::Driver(the_driver.id), Command::Arrive { location: Some(PICKUP) }).await.unwrap();
+    world
+        .runtime
+        .command(on_trip.id, By::Driver(the_driver.id), Command::Accept { driver: snapshot(&the_driver) })
+        .await
+        .unwrap();
+    world
+        .runtime
+        .command(on_trip.id, By::Driver(the_driver.id), Command::Arrive { location: Some(PICKUP) })
+        .await
+        .unwrap();
     // A second booking nobody will take: its auto-cancel timer must survive the restart.
     let waiting = world.runtime.create_booking("Comfort", request(), &rider(2), By::Rider(rider(2).id)).await.unwrap();
     world.settle().await;
@@ -388,16 +477,30 @@ async fn runtime_restart(backend: Backend) {
     assert!(counts.pending_timers >= 1, "the waiting booking's timers were re-armed");
 
     world.clock.set(T0 + 31 * MINUTE_MS);
-    let cancelled = world.wait_for(|event| match event {
-        Event::BookingChanged(changed) if changed.id == waiting.id && changed.status == BookingStatus::Cancelled => Some(changed.clone()),
-        _ => None,
-    }).await;
+    let cancelled = world
+        .wait_for(|event| match event {
+            Event::BookingChanged(changed)
+                if changed.id == waiting.id && changed.status == BookingStatus::Cancelled =>
+            {
+                Some(changed.clone())
+            }
+            _ => None,
+        })
+        .await;
     assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
 
     let by = By::Driver(the_driver.id);
     world.runtime.command(on_trip.id, by, Command::Start { otp: None, location: Some(PICKUP) }).await.unwrap();
-    world.runtime.command(on_trip.id, by, Command::Reach { location: Some(DROP), drop_address: None, route: vec![] }).await.unwrap();
-    world.runtime.command(on_trip.id, by, Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() }).await.unwrap();
+    world
+        .runtime
+        .command(on_trip.id, by, Command::Reach { location: Some(DROP), drop_address: None, route: vec![] })
+        .await
+        .unwrap();
+    world
+        .runtime
+        .command(on_trip.id, by, Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() })
+        .await
+        .unwrap();
     let done = world.runtime.command(on_trip.id, By::Rider(customer.id), Command::Rate { rating: 5 }).await.unwrap();
     assert_eq!(done.status, BookingStatus::Complete);
     world.finish().await;

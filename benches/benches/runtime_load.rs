@@ -62,7 +62,12 @@ async fn run(load: Load, full: bool) {
     let url = format!("sqlite://{}", directory.path().join("load.db").display());
     let storage = wayfare_storage::open(&url).await.unwrap();
     let city = City::baltimore(4);
-    let settings = Settings { autoDispatch: true, dispatchPolicy: DispatchPolicy::Waves, dispatchWaveSize: 5, ..Settings::default() };
+    let settings = Settings {
+        autoDispatch: true,
+        dispatchPolicy: DispatchPolicy::Waves,
+        dispatchWaveSize: 5,
+        ..Settings::default()
+    };
     storage.save_settings(&settings, 0).await.unwrap();
     for name in &city.car_types {
         storage.save_car_type(&car_type(name), 0).await.unwrap();
@@ -133,7 +138,12 @@ async fn dispatch_latency(runtime: &Runtime, city: &City, customer: &User, load:
             drop: Place { lat: drop.lat, lng: drop.lng, add: "drop".into() },
             book_later: false,
             tripdate: None,
-            route: RouteInfo { distance_km: geo::distance_km(pickup, drop) * 1.3, time_secs: 600, coords: vec![], waypoints: vec![] },
+            route: RouteInfo {
+                distance_km: geo::distance_km(pickup, drop) * 1.3,
+                time_secs: 600,
+                coords: vec![],
+                waypoints: vec![],
+            },
             parcel_type_index: None,
             option_index: None,
             delivery: DeliveryDetails::default(),
@@ -150,7 +160,8 @@ async fn dispatch_latency(runtime: &Runtime, city: &City, customer: &User, load:
         });
     }
     let created = creations.join_all().await;
-    let offered = tokio::time::timeout(Duration::from_secs(120), listener).await.expect("offers for every booking").unwrap();
+    let offered =
+        tokio::time::timeout(Duration::from_secs(120), listener).await.expect("offers for every booking").unwrap();
     let elapsed = began.elapsed();
     let mut latencies: Vec<Duration> =
         created.iter().map(|(id, start)| offered[id].saturating_duration_since(*start)).collect();
@@ -169,7 +180,12 @@ async fn dispatch_latency(runtime: &Runtime, city: &City, customer: &User, load:
     );
 }
 
-async fn location_throughput(runtime: &Runtime, city: &City, drivers: &[wayfare_benches::SyntheticDriver], load: &Load) {
+async fn location_throughput(
+    runtime: &Runtime,
+    city: &City,
+    drivers: &[wayfare_benches::SyntheticDriver],
+    load: &Load,
+) {
     let mut rng = StdRng::seed_from_u64(13);
     let mut positions: Vec<LatLng> = drivers.iter().map(|driver| driver.position).collect();
     let total = drivers.len() * load.updates_per_driver;

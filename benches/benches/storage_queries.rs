@@ -147,7 +147,8 @@ fn storage_queries(criterion: &mut Criterion) {
     });
     group.bench_function("earnings_report_month_all_drivers_first_page", |bencher| {
         bencher.iter(|| {
-            let page = bench.runtime.block_on(bench.storage.earnings_report_page(&month, &PageRequest::first(PAGE))).unwrap();
+            let page =
+                bench.runtime.block_on(bench.storage.earnings_report_page(&month, &PageRequest::first(PAGE))).unwrap();
             assert!(!page.items.is_empty());
         })
     });

@@ -12,7 +12,7 @@ use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{CarType, Millis, PricedChoice, RegType, Role, Settings, User, UserLang};
 use crate::permissions::Principal;
-use crate::validation::{self, ProfileUpdate, MAX_NAME_CHARS, MAX_PHONE_DIGITS, MIN_PHONE_DIGITS};
+use crate::validation::{self, MAX_NAME_CHARS, MAX_PHONE_DIGITS, MIN_PHONE_DIGITS, ProfileUpdate};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -60,7 +60,9 @@ fn required_name(name: Option<&str>, field: &'static str) -> DomainResult<String
 // ---------------------------------------------------------------------------
 
 /// `null` is `Some(None)`, a missing field `None` (with `#[serde(default)]`).
-fn present_or_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<Option<T>>, D::Error> {
+fn present_or_null<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(deserializer).map(Some)
 }
 
@@ -249,7 +251,12 @@ pub fn new_account(
 /// does not change (`not_allowed` on `usertype`). Nobody takes away their own
 /// approval, which would lock them out (`not_allowed` on `approved`). The
 /// fleet is set by the caller after [`check_fleet_choice`].
-pub fn edit_account(editor: &Principal, current: &User, fields: &AccountFields, car_types: &[CarType]) -> DomainResult<User> {
+pub fn edit_account(
+    editor: &Principal,
+    current: &User,
+    fields: &AccountFields,
+    car_types: &[CarType],
+) -> DomainResult<User> {
     if fields.usertype.is_some_and(|role| role != current.usertype) {
         return fail(ErrorKey::NotAllowed, "usertype");
     }
@@ -484,7 +491,8 @@ pub fn check_app_info_values(patch: &serde_json::Value) -> DomainResult<serde_js
             return fail(ErrorKey::InvalidInput, field);
         }
         if field == "contact_email" && !text.is_empty() {
-            text = validation::validate_email(&text).map_err(|_| DomainError::on_field(ErrorKey::ProperEmail, field))?;
+            text =
+                validation::validate_email(&text).map_err(|_| DomainError::on_field(ErrorKey::ProperEmail, field))?;
         }
         checked.insert(field.to_string(), serde_json::Value::String(text));
     }
@@ -593,11 +601,20 @@ mod tests {
     #[test]
     fn an_added_account_needs_a_type_and_names() {
         let no_type = AccountFields { usertype: None, ..fields(Role::Rider) };
-        assert_eq!(failure(new_account(UserId::from_u128(5), 0, &no_type, None, &[])), (ErrorKey::InvalidInput, Some("usertype")));
+        assert_eq!(
+            failure(new_account(UserId::from_u128(5), 0, &no_type, None, &[])),
+            (ErrorKey::InvalidInput, Some("usertype"))
+        );
         let no_name = AccountFields { firstName: Some("  ".into()), ..fields(Role::Rider) };
-        assert_eq!(failure(new_account(UserId::from_u128(5), 0, &no_name, None, &[])), (ErrorKey::InvalidInput, Some("firstName")));
+        assert_eq!(
+            failure(new_account(UserId::from_u128(5), 0, &no_name, None, &[])),
+            (ErrorKey::InvalidInput, Some("firstName"))
+        );
         let no_last = AccountFields { lastName: None, ..fields(Role::Rider) };
-        assert_eq!(failure(new_account(UserId::from_u128(5), 0, &no_last, None, &[])), (ErrorKey::InvalidInput, Some("lastName")));
+        assert_eq!(
+            failure(new_account(UserId::from_u128(5), 0, &no_last, None, &[])),
+            (ErrorKey::InvalidInput, Some("lastName"))
+        );
         let no_contact = AccountFields { email: None, mobile: None, ..fields(Role::Rider) };
         assert_eq!(
             failure(new_account(UserId::from_u128(5), 0, &no_contact, None, &[])),
@@ -609,13 +626,20 @@ mod tests {
     fn drivers_get_their_fleet_and_a_known_car_type_others_neither() {
         // spec §6: new drivers a fleet admin adds get their id as fleetadmin
         let fleet = Some(UserId::from_u128(21));
-        let driver = AccountFields { carType: Some("Economy".into()), vehicleNumber: Some(" MD-1 ".into()), ..fields(Role::Driver) };
+        let driver = AccountFields {
+            carType: Some("Economy".into()),
+            vehicleNumber: Some(" MD-1 ".into()),
+            ..fields(Role::Driver)
+        };
         let user = new_account(UserId::from_u128(5), 0, &driver, fleet, &[economy()]).unwrap();
         assert_eq!(user.fleetadmin, fleet);
         assert_eq!(user.carType.as_deref(), Some("Economy"));
         assert_eq!(user.vehicleNumber, "MD-1");
         let unknown = AccountFields { carType: Some("Limo".into()), ..fields(Role::Driver) };
-        assert_eq!(failure(new_account(UserId::from_u128(5), 0, &unknown, fleet, &[economy()])), (ErrorKey::InvalidInput, Some("carType")));
+        assert_eq!(
+            failure(new_account(UserId::from_u128(5), 0, &unknown, fleet, &[economy()])),
+            (ErrorKey::InvalidInput, Some("carType"))
+        );
         let rider = new_account(UserId::from_u128(6), 0, &fields(Role::Rider), fleet, &[]).unwrap();
         assert_eq!(rider.fleetadmin, None);
         let rider_with_car = AccountFields { carType: Some("Economy".into()), ..fields(Role::Rider) };
@@ -630,9 +654,15 @@ mod tests {
         // spec §5 Admin panel: mobile and e-mail are editable only when adding
         let current = new_account(UserId::from_u128(5), 0, &fields(Role::Driver), None, &[]).unwrap();
         let new_email = AccountFields { email: Some("other@example.com".into()), ..AccountFields::default() };
-        assert_eq!(failure(edit_account(&admin(), &current, &new_email, &[])), (ErrorKey::ContactNotEditable, Some("email")));
+        assert_eq!(
+            failure(edit_account(&admin(), &current, &new_email, &[])),
+            (ErrorKey::ContactNotEditable, Some("email"))
+        );
         let new_mobile = AccountFields { mobile: Some("+14105550000".into()), ..AccountFields::default() };
-        assert_eq!(failure(edit_account(&admin(), &current, &new_mobile, &[])), (ErrorKey::ContactNotEditable, Some("mobile")));
+        assert_eq!(
+            failure(edit_account(&admin(), &current, &new_mobile, &[])),
+            (ErrorKey::ContactNotEditable, Some("mobile"))
+        );
         let new_type = AccountFields { usertype: Some(Role::Admin), ..AccountFields::default() };
         assert_eq!(failure(edit_account(&admin(), &current, &new_type, &[])), (ErrorKey::NotAllowed, Some("usertype")));
         // Sending back what the table shows is not a change.
@@ -659,10 +689,22 @@ mod tests {
         let owner = User::new(UserId::from_u128(21), Role::Fleetadmin, 0);
         let rider = User::new(UserId::from_u128(1), Role::Rider, 0);
         assert!(check_fleet_choice(&admin(), Role::Driver, Some(&owner)).is_ok());
-        assert_eq!(failure(check_fleet_choice(&fleet_admin(), Role::Driver, Some(&owner))), (ErrorKey::NotAllowed, Some("fleetadmin")));
-        assert_eq!(failure(check_fleet_choice(&admin(), Role::Rider, Some(&owner))), (ErrorKey::InvalidInput, Some("fleetadmin")));
-        assert_eq!(failure(check_fleet_choice(&admin(), Role::Driver, Some(&rider))), (ErrorKey::InvalidInput, Some("fleetadmin")));
-        assert_eq!(failure(check_fleet_choice(&admin(), Role::Driver, None)), (ErrorKey::InvalidInput, Some("fleetadmin")));
+        assert_eq!(
+            failure(check_fleet_choice(&fleet_admin(), Role::Driver, Some(&owner))),
+            (ErrorKey::NotAllowed, Some("fleetadmin"))
+        );
+        assert_eq!(
+            failure(check_fleet_choice(&admin(), Role::Rider, Some(&owner))),
+            (ErrorKey::InvalidInput, Some("fleetadmin"))
+        );
+        assert_eq!(
+            failure(check_fleet_choice(&admin(), Role::Driver, Some(&rider))),
+            (ErrorKey::InvalidInput, Some("fleetadmin"))
+        );
+        assert_eq!(
+            failure(check_fleet_choice(&admin(), Role::Driver, None)),
+            (ErrorKey::InvalidInput, Some("fleetadmin"))
+        );
     }
 
     #[test]
@@ -684,7 +726,8 @@ mod tests {
         social.mobile = "+14105550100".into();
         let clear_email = ProfileUpdate { email: Some(String::new()), ..ProfileUpdate::default() };
         assert_eq!(validate_own_profile(&social, &clear_email).unwrap().email.as_deref(), Some(""));
-        let clear_both = ProfileUpdate { email: Some(String::new()), mobile: Some(" ".into()), ..ProfileUpdate::default() };
+        let clear_both =
+            ProfileUpdate { email: Some(String::new()), mobile: Some(" ".into()), ..ProfileUpdate::default() };
         assert_eq!(failure(validate_own_profile(&social, &clear_both)), (ErrorKey::EmailOrMobileIssue, Some("mobile")));
         social.mobile.clear();
         assert_eq!(failure(validate_own_profile(&social, &clear_email)), (ErrorKey::EmailOrMobileIssue, Some("email")));
@@ -695,9 +738,16 @@ mod tests {
         let lang = |locale: &str, date: &str| UserLang { langLocale: locale.into(), dateLocale: date.into() };
         assert_eq!(validate_user_lang(&lang(" ar ", ""), &["en", "ar"]).unwrap(), lang("ar", "ar"));
         assert_eq!(validate_user_lang(&lang("pt-BR", "pt-br"), &[]).unwrap(), lang("pt-BR", "pt-br"));
-        assert_eq!(failure(validate_user_lang(&lang("fr", "fr"), &["en", "ar"])), (ErrorKey::InvalidInput, Some("lang")));
+        assert_eq!(
+            failure(validate_user_lang(&lang("fr", "fr"), &["en", "ar"])),
+            (ErrorKey::InvalidInput, Some("lang"))
+        );
         for bad in ["", "e n", "<script>", "1en", "a-very-long-locale-name"] {
-            assert_eq!(failure(validate_user_lang(&lang(bad, "en"), &[])), (ErrorKey::InvalidInput, Some("lang")), "{bad:?}");
+            assert_eq!(
+                failure(validate_user_lang(&lang(bad, "en"), &[])),
+                (ErrorKey::InvalidInput, Some("lang")),
+                "{bad:?}"
+            );
         }
     }
 
@@ -775,7 +825,10 @@ mod tests {
         let list = |items: &[&str]| items.iter().map(|item| item.to_string()).collect::<Vec<_>>();
         assert_eq!(validate_cancel_reasons(&list(&[" Late ", "Other"])).unwrap(), list(&["Late", "Other"]));
         assert_eq!(failure(validate_cancel_reasons(&list(&["Late", " "]))), (ErrorKey::SelectProper, Some("reason")));
-        assert_eq!(failure(validate_cancel_reasons(&list(&["Late", "late"]))), (ErrorKey::InvalidInput, Some("reason")));
+        assert_eq!(
+            failure(validate_cancel_reasons(&list(&["Late", "late"]))),
+            (ErrorKey::InvalidInput, Some("reason"))
+        );
         let too_many: Vec<String> = (0..=MAX_CANCEL_REASONS).map(|n| format!("Reason {n}")).collect();
         assert_eq!(failure(validate_cancel_reasons(&too_many)), (ErrorKey::InvalidInput, Some("reason")));
         assert!(validate_cancel_reasons(&[]).unwrap().is_empty());
@@ -790,9 +843,18 @@ mod tests {
         assert_eq!(settings.contact_email, "hello@acme.example");
         assert!(settings.AllowCriticalEditsAdmin, "not an app info field");
         assert_eq!(settings.bonus, current.bonus);
-        assert_eq!(failure(apply_app_info(&current, &json!({ "contact_email": "nope" }))), (ErrorKey::ProperEmail, Some("contact_email")));
-        assert_eq!(failure(apply_app_info(&current, &json!({ "appName": " " }))), (ErrorKey::InvalidInput, Some("appName")));
-        assert_eq!(failure(apply_app_info(&current, &json!({ "CompanyPhone": 5 }))), (ErrorKey::InvalidInput, Some("CompanyPhone")));
+        assert_eq!(
+            failure(apply_app_info(&current, &json!({ "contact_email": "nope" }))),
+            (ErrorKey::ProperEmail, Some("contact_email"))
+        );
+        assert_eq!(
+            failure(apply_app_info(&current, &json!({ "appName": " " }))),
+            (ErrorKey::InvalidInput, Some("appName"))
+        );
+        assert_eq!(
+            failure(apply_app_info(&current, &json!({ "CompanyPhone": 5 }))),
+            (ErrorKey::InvalidInput, Some("CompanyPhone"))
+        );
         assert_eq!(failure(apply_app_info(&current, &json!([1]))), (ErrorKey::InvalidInput, Some("settings")));
         let info = app_info(&settings);
         assert_eq!(info.len(), APP_INFO_FIELDS.len());
@@ -803,10 +865,20 @@ mod tests {
     fn the_settings_form_checks_app_info_and_the_numbers() {
         // spec §5: 'proper_bonus' for an empty bonus; non-negative numbers
         let current = Settings::default();
-        assert_eq!(failure(apply_settings_form(&current, &json!({ "bonus": "" }))), (ErrorKey::ProperBonus, Some("bonus")));
-        assert_eq!(failure(apply_settings_form(&current, &json!({ "driverRadius": -1 }))), (ErrorKey::InvalidInput, Some("driverRadius")));
-        assert_eq!(failure(apply_settings_form(&current, &json!({ "contact_email": "x@" }))), (ErrorKey::ProperEmail, Some("contact_email")));
-        let changed = apply_settings_form(&current, &json!({ "decimal": "0", "bonus": 7.5, "CompanyName": "Co" })).unwrap();
+        assert_eq!(
+            failure(apply_settings_form(&current, &json!({ "bonus": "" }))),
+            (ErrorKey::ProperBonus, Some("bonus"))
+        );
+        assert_eq!(
+            failure(apply_settings_form(&current, &json!({ "driverRadius": -1 }))),
+            (ErrorKey::InvalidInput, Some("driverRadius"))
+        );
+        assert_eq!(
+            failure(apply_settings_form(&current, &json!({ "contact_email": "x@" }))),
+            (ErrorKey::ProperEmail, Some("contact_email"))
+        );
+        let changed =
+            apply_settings_form(&current, &json!({ "decimal": "0", "bonus": 7.5, "CompanyName": "Co" })).unwrap();
         assert_eq!((changed.decimal, changed.bonus, changed.CompanyName.as_str()), (0, dec!(7.5), "Co"));
     }
 }

@@ -561,7 +561,8 @@ mod tests {
     #[test]
     fn a_month_or_a_year_is_cut_at_the_reports_offset() {
         // spec §2 earning reports: filter by month and year; months as the rows group them
-        let march = report_period(PeriodQuery { year: Some(2026), month: Some(3), ..PeriodQuery::default() }, 0).unwrap();
+        let march =
+            report_period(PeriodQuery { year: Some(2026), month: Some(3), ..PeriodQuery::default() }, 0).unwrap();
         assert_eq!(march, ReportPeriod { from: Some(utc(2026, 3, 1, 0, 0)), until: Some(utc(2026, 4, 1, 0, 0)) });
         let december_in_new_york =
             report_period(PeriodQuery { year: Some(2026), month: Some(12), ..PeriodQuery::default() }, -300).unwrap();
@@ -573,13 +574,30 @@ mod tests {
         assert_eq!(year, ReportPeriod { from: Some(utc(2025, 12, 31, 23, 0)), until: Some(utc(2026, 12, 31, 23, 0)) });
         // Every booking of the period falls in the period's month, and none outside it does.
         let inputs = [
-            booking(1, ASHA, BookingStatus::Paid, utc(2026, 12, 1, 4, 59), "Asha", ride(dec!(10), dec!(8), dec!(1), dec!(0))),
-            booking(2, ASHA, BookingStatus::Paid, utc(2026, 12, 1, 5, 0), "Asha", ride(dec!(10), dec!(7), dec!(1), dec!(0))),
+            booking(
+                1,
+                ASHA,
+                BookingStatus::Paid,
+                utc(2026, 12, 1, 4, 59),
+                "Asha",
+                ride(dec!(10), dec!(8), dec!(1), dec!(0)),
+            ),
+            booking(
+                2,
+                ASHA,
+                BookingStatus::Paid,
+                utc(2026, 12, 1, 5, 0),
+                "Asha",
+                ride(dec!(10), dec!(7), dec!(1), dec!(0)),
+            ),
         ];
         let period = december_in_new_york;
         let inside: Vec<_> = inputs
             .iter()
-            .filter(|input| period.from.is_none_or(|from| input.tripdate >= from) && period.until.is_none_or(|until| input.tripdate < until))
+            .filter(|input| {
+                period.from.is_none_or(|from| input.tripdate >= from)
+                    && period.until.is_none_or(|until| input.tripdate < until)
+            })
             .cloned()
             .collect();
         let rows = driver_earnings(&inside, -300, 2);

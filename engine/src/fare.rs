@@ -135,7 +135,8 @@ mod tests {
         // spec §5: add the selected parcel type amount and option amount
         let parcel = PricedChoice { description: "Box".into(), amount: dec!(3) };
         let option = PricedChoice { description: "Fragile".into(), amount: dec!(1.25) };
-        let fare = compute(&car(AmountType::Flat, dec!(0)), 10.0, 1800, Some(&parcel), Some(&option), &Settings::default());
+        let fare =
+            compute(&car(AmountType::Flat, dec!(0)), 10.0, 1800, Some(&parcel), Some(&option), &Settings::default());
         assert_eq!(fare.total, dec!(27.75));
     }
 

@@ -40,12 +40,9 @@ pub fn save_address(saved: &mut Vec<SavedAddress>, description: &str, point: Lat
         .min_by(|left, right| left.0.total_cmp(&right.0));
     match nearest {
         Some((_, address)) => address.count += 1,
-        None => saved.push(SavedAddress {
-            description: description.to_string(),
-            lat: point.lat,
-            lng: point.lng,
-            count: 1,
-        }),
+        None => {
+            saved.push(SavedAddress { description: description.to_string(), lat: point.lat, lng: point.lng, count: 1 })
+        }
     }
 }
 

@@ -28,11 +28,7 @@ pub fn format_currency(amount: Decimal, settings: &Settings) -> String {
     let places = settings.decimal.min(MAX_DECIMALS) as usize;
     let rounded = round(amount, settings.decimal);
     let number = format!("{rounded:.places$}");
-    if settings.swipe_symbol {
-        format!("{number} {}", settings.symbol)
-    } else {
-        format!("{}{number}", settings.symbol)
-    }
+    if settings.swipe_symbol { format!("{number} {}", settings.symbol) } else { format!("{}{number}", settings.symbol) }
 }
 
 /// Converts a JSON float to money, refusing NaN and infinities.

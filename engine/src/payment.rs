@@ -144,10 +144,16 @@ mod tests {
         assert!(check_booking_checkout(&pending, rider, dec!(25.850)).is_ok());
         assert_eq!(check_booking_checkout(&pending, rider, dec!(25.84)).unwrap_err().key, ErrorKey::InvalidAmount);
         assert_eq!(check_booking_checkout(&pending, rider, dec!(30)).unwrap_err().key, ErrorKey::InvalidAmount);
-        assert_eq!(check_booking_checkout(&pending, UserId::from_u128(2), dec!(25.85)).unwrap_err().key, ErrorKey::NotFound);
+        assert_eq!(
+            check_booking_checkout(&pending, UserId::from_u128(2), dec!(25.85)).unwrap_err().key,
+            ErrorKey::NotFound
+        );
         assert!(check_booking_checkout(&booking(BookingStatus::Pending), rider, dec!(25.85)).is_ok());
         for status in [BookingStatus::New, BookingStatus::Accepted, BookingStatus::Paid, BookingStatus::Cancelled] {
-            assert_eq!(check_booking_checkout(&booking(status), rider, dec!(25.85)).unwrap_err().key, ErrorKey::StatusNotAllowed);
+            assert_eq!(
+                check_booking_checkout(&booking(status), rider, dec!(25.85)).unwrap_err().key,
+                ErrorKey::StatusNotAllowed
+            );
         }
         let mut prepaid = booking(BookingStatus::Pending);
         prepaid.prepaid = true;

@@ -559,7 +559,11 @@ fn check_user(principal: &Principal, action: Action, user: UserRef) -> DomainRes
         (_, Action::WalletRead) if is_self => Ok(()),
         // Only drivers have a licence: their own, their fleet's, or any for admins.
         (_, _) if is_licence && user.role != Role::Driver => {
-            if is_self || principal.role == Role::Admin { Err(ErrorKey::NotAllowed.into()) } else { Err(ErrorKey::NotFound.into()) }
+            if is_self || principal.role == Role::Admin {
+                Err(ErrorKey::NotAllowed.into())
+            } else {
+                Err(ErrorKey::NotFound.into())
+            }
         }
         (Role::Driver, _) if is_licence && is_self => Ok(()),
         (Role::Admin, Action::UserDelete) if is_self => Err(ErrorKey::NotAllowed.into()),
@@ -1369,7 +1373,10 @@ mod tests {
         let mine = user_ref(&fleet, UserCase::FleetDriver);
         let theirs = user_ref(&fleet, UserCase::OtherFleetDriver);
         let rider = user_ref(&fleet, UserCase::OtherRider);
-        assert_eq!(report_scope(&admin, Some(theirs)).unwrap(), ReportScope { fleet: None, driver: Some(id(OTHER_DRIVER)) });
+        assert_eq!(
+            report_scope(&admin, Some(theirs)).unwrap(),
+            ReportScope { fleet: None, driver: Some(id(OTHER_DRIVER)) }
+        );
         assert_eq!(
             report_scope(&fleet, Some(mine)).unwrap(),
             ReportScope { fleet: Some(id(FLEET)), driver: Some(id(DRIVER)) }

@@ -146,7 +146,10 @@ mod tests {
 
     #[test]
     fn an_expired_promo_is_refused() {
-        assert_eq!(check(&promo(AmountType::Flat, dec!(5), dec!(0)), dec!(20), 1_001, false).unwrap_err().key, ErrorKey::PromoExpired);
+        assert_eq!(
+            check(&promo(AmountType::Flat, dec!(5), dec!(0)), dec!(20), 1_001, false).unwrap_err().key,
+            ErrorKey::PromoExpired
+        );
     }
 
     #[test]
@@ -164,7 +167,10 @@ mod tests {
 
     #[test]
     fn an_order_below_the_minimum_is_refused() {
-        assert_eq!(check(&promo(AmountType::Flat, dec!(5), dec!(0)), dec!(9.99), 500, false).unwrap_err().key, ErrorKey::PromoMinOrder);
+        assert_eq!(
+            check(&promo(AmountType::Flat, dec!(5), dec!(0)), dec!(9.99), 500, false).unwrap_err().key,
+            ErrorKey::PromoMinOrder
+        );
     }
 
     #[test]
@@ -176,8 +182,14 @@ mod tests {
         assert_eq!(field(Promo { promo_name: "  ".into(), ..good.clone() }, true), Some("promo_name"));
         assert_eq!(field(Promo { promo_name: "TWO WORDS".into(), ..good.clone() }, true), Some("promo_name"));
         assert_eq!(field(Promo { promo_discount_value: dec!(0), ..good.clone() }, true), Some("promo_discount_value"));
-        assert_eq!(field(Promo { promo_discount_value: dec!(100.5), ..good.clone() }, true), Some("promo_discount_value"));
-        assert_eq!(field(Promo { max_promo_discount_value: dec!(-1), ..good.clone() }, true), Some("max_promo_discount_value"));
+        assert_eq!(
+            field(Promo { promo_discount_value: dec!(100.5), ..good.clone() }, true),
+            Some("promo_discount_value")
+        );
+        assert_eq!(
+            field(Promo { max_promo_discount_value: dec!(-1), ..good.clone() }, true),
+            Some("max_promo_discount_value")
+        );
         assert_eq!(field(Promo { min_order: dec!(-1), ..good.clone() }, true), Some("min_order"));
         assert_eq!(field(Promo { promo_validity: 400, ..good.clone() }, true), Some("promo_validity"));
         // An edit may end a promo early; a flat promo may exceed 100.

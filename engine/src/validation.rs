@@ -1537,7 +1537,11 @@ mod tests {
         assert!(validate_language("Português", "pt-BR", "pt-br").is_ok());
         assert_eq!(failure(validate_language(" ", "fr", "fr")), (ErrorKey::InvalidInput, Some("langName")));
         for locale in ["", "f", "french language", "fr--", "12"] {
-            assert_eq!(failure(validate_language("X", locale, "fr")), (ErrorKey::InvalidInput, Some("langLocale")), "{locale:?}");
+            assert_eq!(
+                failure(validate_language("X", locale, "fr")),
+                (ErrorKey::InvalidInput, Some("langLocale")),
+                "{locale:?}"
+            );
         }
         assert_eq!(failure(validate_language("X", "fr", "f r")), (ErrorKey::InvalidInput, Some("dateLocale")));
     }

@@ -30,9 +30,8 @@ pub const MAX_WALLET_MOVE: Decimal = Decimal::from_parts(1_000_000, 0, 0, false,
 /// A client's `Idempotency-Key`: 1 to [`MAX_IDEMPOTENCY_KEY_LEN`] visible
 /// ASCII characters, else `invalid_input` on the header.
 pub fn validate_idempotency_key(key: &str) -> DomainResult<&str> {
-    let acceptable = !key.is_empty()
-        && key.len() <= MAX_IDEMPOTENCY_KEY_LEN
-        && key.bytes().all(|byte| byte.is_ascii_graphic());
+    let acceptable =
+        !key.is_empty() && key.len() <= MAX_IDEMPOTENCY_KEY_LEN && key.bytes().all(|byte| byte.is_ascii_graphic());
     if acceptable { Ok(key) } else { Err(DomainError::on_field(ErrorKey::InvalidInput, "Idempotency-Key")) }
 }
 
@@ -147,8 +146,14 @@ mod tests {
         user.bankName = "First Bank".into();
         let request = withdraw_request(WithdrawId::from_u128(1), &user, dec!(40), 1_000);
         assert_eq!(request.name, "Dana Driver");
-        assert_eq!((request.bankName.as_str(), request.bankCode.as_str(), request.bankAccount.as_str()), ("First Bank", "", ""));
-        assert_eq!((request.amount, request.date, request.processed, request.procesDate), (dec!(40), 1_000, false, None));
+        assert_eq!(
+            (request.bankName.as_str(), request.bankCode.as_str(), request.bankAccount.as_str()),
+            ("First Bank", "", "")
+        );
+        assert_eq!(
+            (request.amount, request.date, request.processed, request.procesDate),
+            (dec!(40), 1_000, false, None)
+        );
 
         let debit = withdraw_debit(&request, withdraw_key("k"));
         assert_eq!(debit.user, user.id);

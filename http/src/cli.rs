@@ -71,12 +71,14 @@ impl StorageArgs {
         }
     }
 
+    #[allow(clippy::result_large_err)] // see `Config::load`
     pub fn load(&self) -> Result<Config, figment::Error> {
         Config::load(&self.overrides())
     }
 }
 
 impl ServeArgs {
+    #[allow(clippy::result_large_err)] // see `Config::load`
     pub fn load(&self) -> Result<Config, figment::Error> {
         let mut overrides = self.storage.overrides();
         overrides.listen = self.listen;

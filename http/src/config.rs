@@ -112,7 +112,12 @@ impl StripeConfig {
 
 impl Default for FilesConfig {
     fn default() -> Self {
-        FilesConfig { store: FileStoreKind::Local, local_dir: None, max_upload_bytes: 5 * 1024 * 1024, s3: S3Config::default() }
+        FilesConfig {
+            store: FileStoreKind::Local,
+            local_dir: None,
+            max_upload_bytes: 5 * 1024 * 1024,
+            s3: S3Config::default(),
+        }
     }
 }
 
@@ -133,7 +138,12 @@ impl Default for S3Config {
 
 impl Default for StripeConfig {
     fn default() -> Self {
-        StripeConfig { secret_key: None, webhook_secret: None, api_base: "https://api.stripe.com".into(), tolerance_secs: 300 }
+        StripeConfig {
+            secret_key: None,
+            webhook_secret: None,
+            api_base: "https://api.stripe.com".into(),
+            tolerance_secs: 300,
+        }
     }
 }
 
@@ -225,8 +235,8 @@ pub struct RealtimeConfig {
     pub drivers_feed_ms: u64,
 }
 
-/// The platform's reporting time zone, as a fixed offset.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The platform's reporting time zone, as a fixed offset (UTC by default).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ReportsConfig {
     /// Minutes east of UTC that earnings months are cut in (e.g. -300 for
@@ -234,12 +244,6 @@ pub struct ReportsConfig {
     /// rebuilt from the bookings at start when it changes; every server on
     /// one database must use the same value.
     pub utc_offset_minutes: i32,
-}
-
-impl Default for ReportsConfig {
-    fn default() -> Self {
-        ReportsConfig { utc_offset_minutes: 0 }
-    }
 }
 
 /// The demo city's size and dispatch policy. Read only when the demo is
@@ -328,6 +332,8 @@ pub struct Overrides {
 }
 
 impl Config {
+    // figment's error is large, but it is made once, at start, and printed.
+    #[allow(clippy::result_large_err)]
     pub fn load(overrides: &Overrides) -> Result<Config, figment::Error> {
         let mut figment = Figment::from(Serialized::defaults(Config::default()));
         if let Some(file) = &overrides.config_file {

@@ -8,7 +8,8 @@
 use crate::config::DemoSeedConfig;
 use rust_decimal::Decimal;
 use wayfare_engine::{
-    AmountType, CancelSlab, CarType, CarTypeId, LatLng, PaymentProvider, PricedChoice, RegType, Role, Settings, User, UserId,
+    AmountType, CancelSlab, CarType, CarTypeId, LatLng, PaymentProvider, PricedChoice, RegType, Role, Settings, User,
+    UserId,
 };
 use wayfare_storage::Storage;
 
@@ -130,12 +131,26 @@ pub fn users_with(drivers: u32) -> Vec<User> {
     let fleet = demo_id(2, 1);
     for number in 1..=RIDERS {
         let email = format!("rider{number}@demo.wayfare");
-        users.push(person(demo_id(3, u128::from(number)), Role::Rider, "Rider", &number.to_string(), &email, &format!("+1410555{:04}", 200 + number)));
+        users.push(person(
+            demo_id(3, u128::from(number)),
+            Role::Rider,
+            "Rider",
+            &number.to_string(),
+            &email,
+            &format!("+1410555{:04}", 200 + number),
+        ));
     }
     let kinds = car_types();
     for number in 1..=drivers {
         let email = format!("driver{number}@demo.wayfare");
-        let mut driver = person(demo_id(4, u128::from(number)), Role::Driver, "Driver", &number.to_string(), &email, &format!("+1410555{:04}", 300 + number));
+        let mut driver = person(
+            demo_id(4, u128::from(number)),
+            Role::Driver,
+            "Driver",
+            &number.to_string(),
+            &email,
+            &format!("+1410555{:04}", 300 + number),
+        );
         driver.carType = Some(kinds[(number as usize - 1) % kinds.len()].name.clone());
         driver.vehicleMake = ["Toyota", "Honda", "Ford", "Hyundai"][number as usize % 4].into();
         driver.vehicleModel = ["Camry", "Accord", "Explorer", "Sonata"][number as usize % 4].into();
@@ -182,7 +197,12 @@ pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyho
         storage.save_cancel_reasons(&cancel_reasons(), 0).await?;
     }
     if storage.payment_providers().await?.is_empty() {
-        storage.save_payment_providers(&[PaymentProvider { name: "test".into(), link: "/api/v1/payments/test/checkout".into() }], 0).await?;
+        storage
+            .save_payment_providers(
+                &[PaymentProvider { name: "test".into(), link: "/api/v1/payments/test/checkout".into() }],
+                0,
+            )
+            .await?;
     }
     for user in users_with(options.drivers) {
         if storage.user_by_email(&user.email).await?.is_none() {

@@ -44,7 +44,8 @@ pub fn store_from_config(config: &FilesConfig, data_dir: &Path) -> anyhow::Resul
             if s3.bucket.trim().is_empty() {
                 anyhow::bail!("files.store is s3 but files.s3.bucket is empty");
             }
-            let mut builder = object_store::aws::AmazonS3Builder::new().with_bucket_name(&s3.bucket).with_region(&s3.region);
+            let mut builder =
+                object_store::aws::AmazonS3Builder::new().with_bucket_name(&s3.bucket).with_region(&s3.region);
             if let Some(endpoint) = s3.endpoint.as_deref().filter(|endpoint| !endpoint.is_empty()) {
                 builder = builder.with_endpoint(endpoint);
             }
@@ -95,7 +96,9 @@ impl FileStore for LocalFileStore {
         let path = self.root.join(checked_key(key)?);
         match tokio::fs::read(&path).await {
             Ok(bytes) => Ok(Bytes::from(bytes)),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(FileStoreError::NotFound(key.to_string())),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                Err(FileStoreError::NotFound(key.to_string()))
+            }
             Err(error) => Err(FileStoreError::Io(error.to_string())),
         }
     }

@@ -35,9 +35,12 @@ impl LanguageSet {
     pub fn new(languages: &[Language]) -> Self {
         let by_locale = languages
             .iter()
-            .map(|language| (language.langLocale.to_lowercase(), Arc::new(Messages::new(language.keyValuePairs.clone()))))
+            .map(|language| {
+                (language.langLocale.to_lowercase(), Arc::new(Messages::new(language.keyValuePairs.clone())))
+            })
             .collect();
-        let default_locale = languages.iter().find(|language| language.default).map(|language| language.langLocale.to_lowercase());
+        let default_locale =
+            languages.iter().find(|language| language.default).map(|language| language.langLocale.to_lowercase());
         LanguageSet { by_locale, default_locale }
     }
 
@@ -128,7 +131,11 @@ impl LanguageCache {
     /// The localizer of a visitor: their browser's `Accept-Language`, else
     /// the default, else `en`.
     pub async fn for_visitor(&self, storage: &dyn Storage, headers: &axum::http::HeaderMap) -> Localizer {
-        let accepted = headers.get(ACCEPT_LANGUAGE).and_then(|value| value.to_str().ok()).map(accepted_locales).unwrap_or_default();
+        let accepted = headers
+            .get(ACCEPT_LANGUAGE)
+            .and_then(|value| value.to_str().ok())
+            .map(accepted_locales)
+            .unwrap_or_default();
         match self.get(storage).await {
             Ok(set) => set.localizer(accepted.iter().map(String::as_str)),
             Err(error) => {
@@ -207,7 +214,9 @@ pub async fn localize(State(state): State<AppState>, mut request: Request, next:
         // The handler failed before reading the session (a bad path, a bad
         // body): read it now, for this error only.
         None => match token {
-            Some(token) => authenticate(&state, &token).await.ok().and_then(|user| user.user.lang.map(|lang| lang.langLocale)),
+            Some(token) => {
+                authenticate(&state, &token).await.ok().and_then(|user| user.user.lang.map(|lang| lang.langLocale))
+            }
             None => None,
         },
     };
@@ -235,7 +244,10 @@ pub async fn localize(State(state): State<AppState>, mut request: Request, next:
             localized.headers_mut().insert(name.clone(), value.clone());
         }
     }
-    localized.headers_mut().insert(axum::http::header::CONTENT_LANGUAGE, axum::http::HeaderValue::from_str(localizer.locale()).unwrap_or(axum::http::HeaderValue::from_static("en")));
+    localized.headers_mut().insert(
+        axum::http::header::CONTENT_LANGUAGE,
+        axum::http::HeaderValue::from_str(localizer.locale()).unwrap_or(axum::http::HeaderValue::from_static("en")),
+    );
     localized
 }
 
@@ -252,7 +264,10 @@ mod tests {
             langLocale: locale.into(),
             dateLocale: locale.into(),
             default,
-            keyValuePairs: pairs.iter().map(|(key, text)| (key.to_string(), text.to_string())).collect::<BTreeMap<_, _>>(),
+            keyValuePairs: pairs
+                .iter()
+                .map(|(key, text)| (key.to_string(), text.to_string()))
+                .collect::<BTreeMap<_, _>>(),
             createdAt: 0,
         }
     }
@@ -267,10 +282,17 @@ mod tests {
         ]);
         let arabic = set.localizer(["ar"]);
         assert_eq!((arabic.text("b"), arabic.text("a")), ("B ar".to_string(), "A fr".to_string()));
-        assert_eq!(arabic.text("demo_mode"), Messages::english().text("demo_mode"), "the shipped English is the last resort");
+        assert_eq!(
+            arabic.text("demo_mode"),
+            Messages::english().text("demo_mode"),
+            "the shipped English is the last resort"
+        );
         assert_eq!(arabic.text("no_such_key"), "no_such_key");
         let unknown = set.localizer(["de"]);
-        assert_eq!((unknown.locale(), unknown.text("a"), unknown.text("b")), ("fr", "A fr".to_string(), "B en".to_string()));
+        assert_eq!(
+            (unknown.locale(), unknown.text("a"), unknown.text("b")),
+            ("fr", "A fr".to_string(), "B en".to_string())
+        );
         assert_eq!(set.localizer(["FR-ca"]).locale(), "fr", "a regional locale finds its language");
     }
 

@@ -107,31 +107,9 @@ async fn fallback(files: Option<WebApp>, request: axum::extract::Request) -> axu
 
 async fn method_not_allowed() -> axum::response::Response {
     use axum::response::IntoResponse;
-    let body = serde_json::json!({ "error": { "code": "method_not_allowed", "message": "This method is not allowed here." } });
+    let body =
+        serde_json::json!({ "error": { "code": "method_not_allowed", "message": "This method is not allowed here." } });
     (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
-}
-
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use axum::body::Body;
-    use axum::http::{Request, StatusCode};
-    use tower::ServiceExt;
-
-    #[tokio::test]
-    async fn client_routes_get_the_app_with_200() {
-        let dir = tempfile::tempdir().unwrap();
-        let index = dir.path().join("index.html");
-        std::fs::write(&index, "<!doctype html><title>app</title>").unwrap();
-        std::fs::write(dir.path().join("app.js"), "console.log(1)").unwrap();
-        for (path, body) in [("/bookings", "<!doctype html>"), ("/app.js", "console.log(1)"), ("/", "<!doctype html>")] {
-            let response = ui_files(dir.path(), index.clone()).oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
-            assert_eq!(response.status(), StatusCode::OK, "{path}");
-            let bytes = axum::body::to_bytes(Body::new(response.into_body()), 1 << 16).await.unwrap();
-            assert!(String::from_utf8_lossy(&bytes).starts_with(body), "{path}");
-        }
-    }
 }
 
 /// Opens storage, applies migrations, seeds the demo when asked, and starts the runtime.
@@ -149,12 +127,16 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     let runtime = Runtime::start(storage, Arc::new(SystemClock), RuntimeOptions::default()).await?;
     let deliveries = Deliveries::from_config(&config.delivery)?;
     if deliveries.outbox.is_some() {
-        tracing::warn!("the dev outbox is ON: sign-in codes are readable at /api/v1/dev/outbox; never use this in production");
+        tracing::warn!(
+            "the dev outbox is ON: sign-in codes are readable at /api/v1/dev/outbox; never use this in production"
+        );
     }
     let maps = wayfare_maps::provider_from(&config.maps);
     let files = files::store_from_config(&config.files, &config.data_dir)?;
     if config.payments.test_gateway {
-        tracing::warn!("the test payment gateway is ON: its page marks payments paid without money; never use this in production");
+        tracing::warn!(
+            "the test payment gateway is ON: its page marks payments paid without money; never use this in production"
+        );
     }
     crate::metrics::observe_dispatch(&runtime);
     Ok(AppState::from_parts(config, runtime, deliveries, maps, notifier, files))
@@ -229,7 +211,8 @@ pub async fn create_admin(config: Config, email: &str) -> anyhow::Result<()> {
         anyhow::bail!("a user with {email} already exists");
     }
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as i64;
-    let mut admin = wayfare_engine::User::new(wayfare_engine::UserId(uuid::Uuid::now_v7()), wayfare_engine::Role::Admin, now);
+    let mut admin =
+        wayfare_engine::User::new(wayfare_engine::UserId(uuid::Uuid::now_v7()), wayfare_engine::Role::Admin, now);
     admin.email = email.clone();
     admin.regType = wayfare_engine::RegType::Admin;
     admin.approved = true;
@@ -237,4 +220,30 @@ pub async fn create_admin(config: Config, email: &str) -> anyhow::Result<()> {
     storage.insert_user(&admin).await?;
     println!("admin {email} created; sign in with a code sent to that address");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn client_routes_get_the_app_with_200() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index.html");
+        std::fs::write(&index, "<!doctype html><title>app</title>").unwrap();
+        std::fs::write(dir.path().join("app.js"), "console.log(1)").unwrap();
+        for (path, body) in [("/bookings", "<!doctype html>"), ("/app.js", "console.log(1)"), ("/", "<!doctype html>")]
+        {
+            let response = ui_files(dir.path(), index.clone())
+                .oneshot(Request::get(path).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "{path}");
+            let bytes = axum::body::to_bytes(Body::new(response.into_body()), 1 << 16).await.unwrap();
+            assert!(String::from_utf8_lossy(&bytes).starts_with(body), "{path}");
+        }
+    }
 }

@@ -6,7 +6,9 @@ use wayfare_http::cli::{AdminCommand, Cli, Commands};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt().with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
     match Cli::parse().command {
         Commands::Serve(args) => wayfare_http::serve(args.load()?).await,
         Commands::Migrate(args) => wayfare_http::migrate(args.load()?).await,

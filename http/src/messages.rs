@@ -23,17 +23,36 @@ pub struct BundledLanguage {
 }
 
 pub const BUNDLED: [BundledLanguage; 3] = [
-    BundledLanguage { locale: "en", name: "English", date_locale: "en", default: true, source: include_str!("../assets/lang/en.json") },
-    BundledLanguage { locale: "ar", name: "العربية", date_locale: "ar", default: false, source: include_str!("../assets/lang/ar.json") },
-    BundledLanguage { locale: "fr", name: "Français", date_locale: "fr", default: false, source: include_str!("../assets/lang/fr.json") },
+    BundledLanguage {
+        locale: "en",
+        name: "English",
+        date_locale: "en",
+        default: true,
+        source: include_str!("../assets/lang/en.json"),
+    },
+    BundledLanguage {
+        locale: "ar",
+        name: "العربية",
+        date_locale: "ar",
+        default: false,
+        source: include_str!("../assets/lang/ar.json"),
+    },
+    BundledLanguage {
+        locale: "fr",
+        name: "Français",
+        date_locale: "fr",
+        default: false,
+        source: include_str!("../assets/lang/fr.json"),
+    },
 ];
 
 static BUNDLED_MESSAGES: LazyLock<Vec<Messages>> = LazyLock::new(|| {
     BUNDLED
         .iter()
         .map(|language| {
-            let pairs: BTreeMap<String, String> = serde_json::from_str(language.source)
-                .unwrap_or_else(|error| panic!("the {} dictionary is a flat JSON object of texts: {error}", language.locale));
+            let pairs: BTreeMap<String, String> = serde_json::from_str(language.source).unwrap_or_else(|error| {
+                panic!("the {} dictionary is a flat JSON object of texts: {error}", language.locale)
+            });
             Messages { pairs }
         })
         .collect()
@@ -123,7 +142,19 @@ mod tests {
     #[test]
     fn english_has_a_text_for_every_notice() {
         use NoticeKey::*;
-        for key in [AcceptBookingRequest, BookingAccepted, DriverArrived, TripStarted, TripReached, PaymentDue, PaymentReceived, BookingCancelled, RatingReceived, ChatRequested, WalletUpdated] {
+        for key in [
+            AcceptBookingRequest,
+            BookingAccepted,
+            DriverArrived,
+            TripStarted,
+            TripReached,
+            PaymentDue,
+            PaymentReceived,
+            BookingCancelled,
+            RatingReceived,
+            ChatRequested,
+            WalletUpdated,
+        ] {
             assert_ne!(Messages::english().text(key.as_str()), key.as_str(), "no English text for {key:?}");
         }
     }
@@ -131,12 +162,30 @@ mod tests {
     /// Every key the server answers or notifies with, and the fixed texts.
     fn server_keys() -> Vec<&'static str> {
         use NoticeKey::*;
-        let notices = [AcceptBookingRequest, BookingAccepted, DriverArrived, TripStarted, TripReached, PaymentDue, PaymentReceived, BookingCancelled, RatingReceived, ChatRequested, WalletUpdated];
+        let notices = [
+            AcceptBookingRequest,
+            BookingAccepted,
+            DriverArrived,
+            TripStarted,
+            TripReached,
+            PaymentDue,
+            PaymentReceived,
+            BookingCancelled,
+            RatingReceived,
+            ChatRequested,
+            WalletUpdated,
+        ];
         ErrorKey::ALL
             .iter()
             .map(|key| key.as_str())
             .chain(notices.iter().map(|key| key.as_str()))
-            .chain([wayfare_engine::booking::NOTIFICATION_TITLE_KEY, "internal_error", "unavailable", "sign_in_code_subject", "sign_in_code_body"])
+            .chain([
+                wayfare_engine::booking::NOTIFICATION_TITLE_KEY,
+                "internal_error",
+                "unavailable",
+                "sign_in_code_subject",
+                "sign_in_code_body",
+            ])
             .collect()
     }
 
@@ -155,18 +204,38 @@ mod tests {
     fn the_shipped_languages_have_the_same_keys_and_placeholders() {
         let english = bundled("en").unwrap();
         let placeholders = |text: &str| {
-            let mut found: Vec<String> = text.split('{').skip(1).filter_map(|part| part.split_once('}')).map(|(name, _)| name.trim_start_matches('{').to_string()).collect();
+            let mut found: Vec<String> = text
+                .split('{')
+                .skip(1)
+                .filter_map(|part| part.split_once('}'))
+                .map(|(name, _)| name.trim_start_matches('{').to_string())
+                .collect();
             found.sort();
             found
         };
         // Arabic has more plural forms than English (zero, two, few, many).
-        let plural = |key: &str| ["_zero", "_one", "_two", "_few", "_many", "_other"].iter().find_map(|suffix| key.strip_suffix(suffix)).unwrap_or(key).to_string();
+        let plural = |key: &str| {
+            ["_zero", "_one", "_two", "_few", "_many", "_other"]
+                .iter()
+                .find_map(|suffix| key.strip_suffix(suffix))
+                .unwrap_or(key)
+                .to_string()
+        };
         for language in ["ar", "fr"] {
             let other = bundled(language).unwrap();
-            let english_keys: std::collections::BTreeSet<String> = english.pairs().keys().map(|key| plural(key)).collect();
+            let english_keys: std::collections::BTreeSet<String> =
+                english.pairs().keys().map(|key| plural(key)).collect();
             let other_keys: std::collections::BTreeSet<String> = other.pairs().keys().map(|key| plural(key)).collect();
-            assert_eq!(english_keys.difference(&other_keys).collect::<Vec<_>>(), Vec::<&String>::new(), "{language} lacks keys");
-            assert_eq!(other_keys.difference(&english_keys).collect::<Vec<_>>(), Vec::<&String>::new(), "{language} has extra keys");
+            assert_eq!(
+                english_keys.difference(&other_keys).collect::<Vec<_>>(),
+                Vec::<&String>::new(),
+                "{language} lacks keys"
+            );
+            assert_eq!(
+                other_keys.difference(&english_keys).collect::<Vec<_>>(),
+                Vec::<&String>::new(),
+                "{language} has extra keys"
+            );
             for (key, text) in other.pairs() {
                 let source = english.get(key).or_else(|| english.get(&format!("{}_other", plural(key))));
                 let Some(source) = source else { continue };
@@ -174,7 +243,10 @@ mod tests {
                     assert_eq!(placeholders(text), placeholders(source), "{language} {key}");
                 } else {
                     // A plural form may leave the count out ("one second").
-                    assert!(placeholders(text).iter().all(|name| placeholders(source).contains(name)), "{language} {key}");
+                    assert!(
+                        placeholders(text).iter().all(|name| placeholders(source).contains(name)),
+                        "{language} {key}"
+                    );
                 }
             }
         }
@@ -183,14 +255,25 @@ mod tests {
     #[test]
     fn the_seed_makes_english_the_one_default() {
         let languages = bundled_languages(7);
-        assert_eq!(languages.iter().filter(|language| language.default).map(|language| language.langLocale.as_str()).collect::<Vec<_>>(), ["en"]);
-        assert_eq!(languages.iter().map(|language| language.langLocale.as_str()).collect::<Vec<_>>(), ["en", "ar", "fr"]);
+        assert_eq!(
+            languages
+                .iter()
+                .filter(|language| language.default)
+                .map(|language| language.langLocale.as_str())
+                .collect::<Vec<_>>(),
+            ["en"]
+        );
+        assert_eq!(
+            languages.iter().map(|language| language.langLocale.as_str()).collect::<Vec<_>>(),
+            ["en", "ar", "fr"]
+        );
     }
 
     #[tokio::test]
     async fn the_first_start_seeds_the_shipped_languages_once_and_never_over_the_admins() {
         let directory = tempfile::tempdir().unwrap();
-        let storage = wayfare_storage::open(&format!("sqlite://{}", directory.path().join("w.db").display())).await.unwrap();
+        let storage =
+            wayfare_storage::open(&format!("sqlite://{}", directory.path().join("w.db").display())).await.unwrap();
         seed_languages(storage.as_ref(), 5).await.unwrap();
         let seeded = storage.languages().await.unwrap();
         assert_eq!(seeded.iter().map(|language| language.langLocale.as_str()).collect::<Vec<_>>(), ["en", "ar", "fr"]);

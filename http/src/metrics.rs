@@ -17,9 +17,7 @@
 //! its own: the axum handler renders it.
 
 use crate::state::AppState;
-use ::metrics::{
-    Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram,
-};
+use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
 use axum::Router;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header::CONTENT_TYPE;
@@ -48,14 +46,11 @@ pub const DISPATCH_LATENCY: &str = "wayfare_dispatch_latency_seconds";
 pub const UNMATCHED_ROUTE: &str = "unmatched";
 
 /// Seconds; requests are expected in milliseconds.
-const HTTP_BUCKETS: &[f64] = &[
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-];
+const HTTP_BUCKETS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 /// Seconds; an offer is expected within tens of milliseconds, but a booking
 /// that found no driver at first is offered on a later retry, minutes on.
-const DISPATCH_BUCKETS: &[f64] = &[
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0,
-];
+const DISPATCH_BUCKETS: &[f64] =
+    &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0];
 
 /// Bookings remembered as already offered; past this the memory is dropped
 /// rather than grow without bound (a booking forgotten that way and
@@ -69,7 +64,9 @@ pub fn install() -> &'static PrometheusHandle {
     HANDLE.get_or_init(|| {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Full(HTTP_DURATION.into()), HTTP_BUCKETS)
-            .and_then(|builder| builder.set_buckets_for_metric(Matcher::Full(DISPATCH_LATENCY.into()), DISPATCH_BUCKETS))
+            .and_then(|builder| {
+                builder.set_buckets_for_metric(Matcher::Full(DISPATCH_LATENCY.into()), DISPATCH_BUCKETS)
+            })
             .expect("the bucket lists are not empty")
             .build_recorder();
         let handle = recorder.handle();
@@ -83,10 +80,7 @@ pub fn install() -> &'static PrometheusHandle {
 }
 
 fn describe() {
-    describe_counter!(
-        HTTP_REQUESTS,
-        "HTTP requests answered, by method, matched route and status"
-    );
+    describe_counter!(HTTP_REQUESTS, "HTTP requests answered, by method, matched route and status");
     describe_histogram!(
         HTTP_DURATION,
         Unit::Seconds,
@@ -94,10 +88,7 @@ fn describe() {
     );
     describe_gauge!(ONLINE_DRIVERS, "Drivers online (in the dispatch index)");
     describe_gauge!(AVAILABLE_DRIVERS, "Drivers online and not busy with a trip");
-    describe_gauge!(
-        ACTIVE_BOOKINGS,
-        "Bookings neither COMPLETE nor CANCELLED with a live actor"
-    );
+    describe_gauge!(ACTIVE_BOOKINGS, "Bookings neither COMPLETE nor CANCELLED with a live actor");
     describe_gauge!(ACTIVE_BOOKINGS_BY_STATUS, "Active bookings by status");
     describe_histogram!(
         DISPATCH_LATENCY,
@@ -159,10 +150,7 @@ pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
             gauge!(AVAILABLE_DRIVERS).set(counts.available_drivers as f64);
             gauge!(ACTIVE_BOOKINGS).set(counts.active_bookings as f64);
             // Every active status, so one that emptied shows 0 rather than its last value.
-            for status in BookingStatus::ALL
-                .into_iter()
-                .filter(|status| status.is_active())
-            {
+            for status in BookingStatus::ALL.into_iter().filter(|status| status.is_active()) {
                 let count = counts.by_status.get(status.as_str()).copied().unwrap_or(0);
                 gauge!(ACTIVE_BOOKINGS_BY_STATUS, "status" => status.as_str()).set(count as f64);
             }
@@ -171,12 +159,7 @@ pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
         Err(error) => tracing::warn!(%error, "runtime counts unavailable for metrics"),
     }
     handle.run_upkeep();
-    (
-        StatusCode::OK,
-        [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-        handle.render(),
-    )
-        .into_response()
+    (StatusCode::OK, [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], handle.render()).into_response()
 }
 
 /// Watches the runtime's events and records each Book Now booking's time

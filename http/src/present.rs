@@ -64,7 +64,13 @@ pub fn console_viewer() -> Principal {
 /// An offer as the offered driver sees it: the booking, when the offer
 /// lapses (`null` under broadcast, which has no deadline) and how far the
 /// driver is from the pickup when their position is known.
-pub fn offer(booking: &Booking, driver: &Principal, settings: &Settings, deadline: Option<Millis>, distance_km: Option<f64>) -> Value {
+pub fn offer(
+    booking: &Booking,
+    driver: &Principal,
+    settings: &Settings,
+    deadline: Option<Millis>,
+    distance_km: Option<f64>,
+) -> Value {
     json!({
         "booking": self::booking(booking, driver, settings),
         "deadline": deadline,
@@ -221,7 +227,9 @@ mod tests {
             payment_mode: None,
         };
         let context = Context { now: 1_700_000_000_000, settings: &settings, car_type: Some(&car_type) };
-        booking::create(BookingId::from_u128(9), request, &rider, By::Rider(RIDER), &context, &mut rand::rng()).unwrap().booking
+        booking::create(BookingId::from_u128(9), request, &rider, By::Rider(RIDER), &context, &mut rand::rng())
+            .unwrap()
+            .booking
     }
 
     #[test]
@@ -260,9 +268,15 @@ mod tests {
         assert_eq!(plain["booking"], serde_json::json!(booking));
         assert_eq!(plain["channel"], "bookings");
         let horn = Settings { CarHornRepeat: true, ..Settings::default() };
-        assert_eq!(notification(NoticeKey::AcceptBookingRequest, None, &horn, &Localizer::english())["channel"], "bookings-repeat");
+        assert_eq!(
+            notification(NoticeKey::AcceptBookingRequest, None, &horn, &Localizer::english())["channel"],
+            "bookings-repeat"
+        );
         assert_eq!(plain["screen"], "BookedCab");
         let french = crate::i18n::LanguageSet::new(&crate::messages::bundled_languages(0)).localizer(["fr"]);
-        assert_eq!(notification(NoticeKey::DriverArrived, Some(booking), &Settings::default(), &french)["body"], "Votre chauffeur est arrivé.");
+        assert_eq!(
+            notification(NoticeKey::DriverArrived, Some(booking), &Settings::default(), &french)["body"],
+            "Votre chauffeur est arrivé."
+        );
     }
 }

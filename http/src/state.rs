@@ -47,7 +47,13 @@ impl AppState {
     }
 
     /// The state with a given notifier and the configured file store.
-    pub fn with_notifier(config: Config, runtime: Runtime, deliveries: Deliveries, maps: Arc<dyn MapsProvider>, notifier: Notifier) -> Self {
+    pub fn with_notifier(
+        config: Config,
+        runtime: Runtime,
+        deliveries: Deliveries,
+        maps: Arc<dyn MapsProvider>,
+        notifier: Notifier,
+    ) -> Self {
         // `start` checked the configuration first; a test's default is the local store.
         let files = crate::files::store_from_config(&config.files, &config.data_dir)
             .expect("the file store configuration is checked at start");
@@ -70,10 +76,8 @@ impl AppState {
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(crate::notify::booking_notices(runtime.clone(), languages.clone(), notifier.clone()));
         }
-        let http_client = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(30))
-            .build()
-            .unwrap_or_default();
+        let http_client =
+            reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().unwrap_or_default();
         AppState(Arc::new(Inner {
             config,
             runtime,

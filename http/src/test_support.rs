@@ -23,53 +23,32 @@ pub struct Answer {
 
 impl Answer {
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.text)
-            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text))
+        serde_json::from_str(&self.text).unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text))
     }
 }
 
 impl TestApp {
     pub async fn demo() -> TestApp {
         let data_dir = tempfile::tempdir().expect("a temporary directory");
-        let mut config = Config {
-            data_dir: data_dir.path().to_path_buf(),
-            demo: true,
-            ..Config::default()
-        };
+        let mut config = Config { data_dir: data_dir.path().to_path_buf(), demo: true, ..Config::default() };
         config.delivery.dev_outbox = true;
         config.ui_dir = data_dir.path().join("no-ui");
         let state = crate::start(config).await.expect("the demo server starts");
         let router = crate::app(state);
-        TestApp {
-            router,
-            _data_dir: data_dir,
-        }
+        TestApp { router, _data_dir: data_dir }
     }
 
-    pub async fn call(
-        &self,
-        method: Method,
-        uri: &str,
-        token: Option<&str>,
-        body: Option<Value>,
-    ) -> Answer {
+    pub async fn call(&self, method: Method, uri: &str, token: Option<&str>, body: Option<Value>) -> Answer {
         let mut request = Request::builder().method(method).uri(uri);
         if let Some(token) = token {
             request = request.header(header::AUTHORIZATION, format!("Bearer {token}"));
         }
         let request = match body {
-            Some(body) => request
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(body.to_string())),
+            Some(body) => request.header(header::CONTENT_TYPE, "application/json").body(Body::from(body.to_string())),
             None => request.body(Body::empty()),
         }
         .expect("a valid request");
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("the router answers");
+        let response = self.router.clone().oneshot(request).await.expect("the router answers");
         let status = response.status();
         let content_type = response
             .headers()
@@ -77,40 +56,18 @@ impl TestApp {
             .and_then(|value| value.to_str().ok())
             .unwrap_or_default()
             .to_string();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .expect("the body reads");
-        Answer {
-            status,
-            content_type,
-            text: String::from_utf8_lossy(&bytes).into_owned(),
-        }
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("the body reads");
+        Answer { status, content_type, text: String::from_utf8_lossy(&bytes).into_owned() }
     }
 
     /// Signs in with a code from the dev outbox; the session token.
     pub async fn sign_in(&self, email: &str) -> String {
         let sent = self
-            .call(
-                Method::POST,
-                "/api/v1/auth/otp/request",
-                None,
-                Some(serde_json::json!({ "contact": email })),
-            )
+            .call(Method::POST, "/api/v1/auth/otp/request", None, Some(serde_json::json!({ "contact": email })))
             .await;
         assert_eq!(sent.status, StatusCode::OK, "{}", sent.text);
-        let outbox = self
-            .call(
-                Method::GET,
-                &format!("/api/v1/dev/outbox?to={email}"),
-                None,
-                None,
-            )
-            .await
-            .json();
-        let code = outbox["messages"][0]["code"]
-            .as_str()
-            .expect("a code in the outbox")
-            .to_string();
+        let outbox = self.call(Method::GET, &format!("/api/v1/dev/outbox?to={email}"), None, None).await.json();
+        let code = outbox["messages"][0]["code"].as_str().expect("a code in the outbox").to_string();
         let signed_in = self
             .call(
                 Method::POST,
@@ -120,9 +77,6 @@ impl TestApp {
             )
             .await;
         assert_eq!(signed_in.status, StatusCode::OK, "{}", signed_in.text);
-        signed_in.json()["token"]
-            .as_str()
-            .expect("a token")
-            .to_string()
+        signed_in.json()["token"].as_str().expect("a token").to_string()
     }
 }

@@ -32,7 +32,8 @@ fn require_node(package_dir: &Path) {
         .output()
         .unwrap_or_else(|error| panic!("the realtime tests need Node 20 or newer on PATH (`node`: {error})"));
     let version = String::from_utf8_lossy(&version.stdout);
-    let major: u32 = version.trim().trim_start_matches('v').split('.').next().and_then(|major| major.parse().ok()).unwrap_or(0);
+    let major: u32 =
+        version.trim().trim_start_matches('v').split('.').next().and_then(|major| major.parse().ok()).unwrap_or(0);
     assert!(major >= 20, "the realtime tests need Node 20 or newer, found {}", version.trim());
     let client = package_dir.join("node_modules").join("socket.io-client").join("package.json");
     assert!(
@@ -141,19 +142,23 @@ fn healthz(port: u16) -> bool {
 
 /// Runs a Node script of `tests/realtime` against the server; `on_line` sees
 /// each line it prints and may answer on its stdin.
-fn run_script(script: &str, server: &mut Server, on_line: impl FnMut(&str, &mut Server, &mut ChildStdin)) -> (ExitStatus, String) {
+fn run_script(
+    script: &str,
+    server: &mut Server,
+    on_line: impl FnMut(&str, &mut Server, &mut ChildStdin),
+) -> (ExitStatus, String) {
     let mut node = Command::new("node");
     node.arg(script).current_dir(scripts_dir()).env("WAYFARE_URL", server.url());
     run_node(node, server, on_line)
 }
 
-fn run_node(mut command: Command, server: &mut Server, mut on_line: impl FnMut(&str, &mut Server, &mut ChildStdin)) -> (ExitStatus, String) {
-    let mut node = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node starts");
+fn run_node(
+    mut command: Command,
+    server: &mut Server,
+    mut on_line: impl FnMut(&str, &mut Server, &mut ChildStdin),
+) -> (ExitStatus, String) {
+    let mut node =
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("node starts");
     let mut stdin = node.stdin.take().expect("node stdin");
     let stderr = node.stderr.take().expect("node stderr");
     let errors = std::thread::spawn(move || {

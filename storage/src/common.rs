@@ -5,15 +5,13 @@
 //! are in `shared.rs`, compiled once per backend.
 
 use crate::error::{StorageError, StorageResult};
-use crate::types::{
-    BookingSort, EarningsScope, PaymentOrder, PaymentRecord, PaymentStatus, SortOrder,
-};
+use crate::types::{BookingSort, EarningsScope, PaymentOrder, PaymentRecord, PaymentStatus, SortOrder};
 use rust_decimal::Decimal;
 use sqlx::types::Json;
 use uuid::Uuid;
 use wayfare_engine::{
-    Booking, BookingStatus, ChatMessage, EarningsReportRow, EarningsRow, LatLng, Millis, Promo,
-    Ratings, Role, User, UserId, UserPlatform, WalletEntryType, WithdrawRequest, money, timefmt,
+    Booking, BookingStatus, ChatMessage, EarningsReportRow, EarningsRow, LatLng, Millis, Promo, Ratings, Role, User,
+    UserId, UserPlatform, WalletEntryType, WithdrawRequest, money, timefmt,
 };
 
 // ---- money -----------------------------------------------------------------
@@ -69,9 +67,7 @@ const MAX_SEARCH_WORDS: usize = 8;
 /// The words of a text as search sees them: runs of letters and digits,
 /// lowercased. Everything else separates words.
 pub(crate) fn search_words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|character: char| !character.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
+    text.split(|character: char| !character.is_alphanumeric()).filter(|word| !word.is_empty()).map(str::to_lowercase)
 }
 
 /// The stored search text: the words of every part, separated by single
@@ -126,11 +122,7 @@ impl SearchQuery {
     /// `None` for a search with no words, which filters nothing.
     pub fn parse(text: &str) -> Option<SearchQuery> {
         let words: Vec<String> = search_words(text).take(MAX_SEARCH_WORDS).collect();
-        if words.is_empty() {
-            None
-        } else {
-            Some(SearchQuery { words })
-        }
+        if words.is_empty() { None } else { Some(SearchQuery { words }) }
     }
 
     /// SQLite FTS5, exactly this search: `"smi"* AND "baltimore"*`. Words
@@ -145,38 +137,22 @@ impl SearchQuery {
     /// it starts before returning anything, which is slow for common words.
     pub fn fts5_subset(&self) -> String {
         self.fts5_with(|word| {
-            if word.chars().count() <= FTS5_PREFIX_INDEX_CHARS {
-                format!("\"{word}\"*")
-            } else {
-                format!("\"{word}\"")
-            }
+            if word.chars().count() <= FTS5_PREFIX_INDEX_CHARS { format!("\"{word}\"*") } else { format!("\"{word}\"") }
         })
     }
 
     /// FTS5 for some of the words, each as a prefix.
     pub fn fts5_of<'a>(words: impl IntoIterator<Item = &'a String>) -> String {
-        words
-            .into_iter()
-            .map(|word| format!("\"{word}\"*"))
-            .collect::<Vec<_>>()
-            .join(" AND ")
+        words.into_iter().map(|word| format!("\"{word}\"*")).collect::<Vec<_>>().join(" AND ")
     }
 
     fn fts5_with(&self, term: impl Fn(&str) -> String) -> String {
-        self.words
-            .iter()
-            .map(|word| term(word))
-            .collect::<Vec<_>>()
-            .join(" AND ")
+        self.words.iter().map(|word| term(word)).collect::<Vec<_>>().join(" AND ")
     }
 
     /// PostgreSQL `to_tsquery('simple', …)`: `smi:* & bal:*`.
     pub fn tsquery(&self) -> String {
-        self.words
-            .iter()
-            .map(|word| format!("{word}:*"))
-            .collect::<Vec<_>>()
-            .join(" & ")
+        self.words.iter().map(|word| format!("{word}:*")).collect::<Vec<_>>().join(" & ")
     }
 
     /// `LIKE` patterns over `' ' || search_text`, one per word: a word start.
@@ -284,10 +260,7 @@ pub(crate) struct SqlBuilder {
 
 impl SqlBuilder {
     pub fn new(start: &'static str) -> Self {
-        SqlBuilder {
-            sql: start.to_string(),
-            binds: Vec::new(),
-        }
+        SqlBuilder { sql: start.to_string(), binds: Vec::new() }
     }
 
     pub fn push(&mut self, fragment: &'static str) -> &mut Self {
@@ -358,11 +331,7 @@ pub(crate) fn unique_field(constraint_or_message: &str) -> &'static str {
         ("users.referral", "referral"),
         ("name", "name"),
     ];
-    FIELDS
-        .iter()
-        .find(|(needle, _)| constraint_or_message.contains(needle))
-        .map(|(_, field)| *field)
-        .unwrap_or("id")
+    FIELDS.iter().find(|(needle, _)| constraint_or_message.contains(needle)).map(|(_, field)| *field).unwrap_or("id")
 }
 
 // ---- typed columns ---------------------------------------------------------
@@ -372,8 +341,7 @@ pub(crate) fn status_text(status: BookingStatus) -> &'static str {
 }
 
 pub(crate) fn parse_status(text: &str) -> StorageResult<BookingStatus> {
-    BookingStatus::parse(text)
-        .ok_or_else(|| StorageError::Corrupt(format!("booking status {text:?}")))
+    BookingStatus::parse(text).ok_or_else(|| StorageError::Corrupt(format!("booking status {text:?}")))
 }
 
 pub(crate) fn platform_text(platform: UserPlatform) -> &'static str {
@@ -410,9 +378,7 @@ pub(crate) fn parse_entry_type(text: &str) -> StorageResult<WalletEntryType> {
         "Credit" => Ok(WalletEntryType::Credit),
         "Debit" => Ok(WalletEntryType::Debit),
         "Withdraw" => Ok(WalletEntryType::Withdraw),
-        other => Err(StorageError::Corrupt(format!(
-            "wallet entry type {other:?}"
-        ))),
+        other => Err(StorageError::Corrupt(format!("wallet entry type {other:?}"))),
     }
 }
 
@@ -613,15 +579,11 @@ impl PaymentRow {
             ("booking", Some(booking)) => PaymentOrder::Booking(wayfare_engine::BookingId(booking)),
             ("wallet", _) => PaymentOrder::WalletTopUp,
             _ => {
-                return Err(StorageError::Corrupt(format!(
-                    "payment {} has order {}",
-                    self.id, self.order_kind
-                )));
+                return Err(StorageError::Corrupt(format!("payment {} has order {}", self.id, self.order_kind)));
             }
         };
-        let status = PaymentStatus::parse(&self.status).ok_or_else(|| {
-            StorageError::Corrupt(format!("payment {} has status {}", self.id, self.status))
-        })?;
+        let status = PaymentStatus::parse(&self.status)
+            .ok_or_else(|| StorageError::Corrupt(format!("payment {} has status {}", self.id, self.status)))?;
         Ok(PaymentRecord {
             id: self.id,
             gateway: self.gateway,
@@ -674,15 +636,8 @@ pub(crate) struct TrackingRow {
 /// Adds a rating and recomputes the average to one decimal, half away from
 /// zero (spec §9 "Rating average: 1 decimal").
 pub(crate) fn add_rating(ratings: &mut Ratings, customer: UserId, rating: u8) {
-    ratings.details.push(wayfare_engine::RatingDetail {
-        user: customer,
-        rate: rating,
-    });
-    let total: u64 = ratings
-        .details
-        .iter()
-        .map(|detail| u64::from(detail.rate))
-        .sum();
+    ratings.details.push(wayfare_engine::RatingDetail { user: customer, rate: rating });
+    let total: u64 = ratings.details.iter().map(|detail| u64::from(detail.rate)).sum();
     let count = ratings.details.len() as u64;
     ratings.userrating = money::round(Decimal::from(total) / Decimal::from(count), 1);
 }
@@ -858,12 +813,7 @@ pub(crate) fn sort_earnings(groups: &mut [EarningsGroup]) {
         right
             .ym
             .cmp(&left.ym)
-            .then_with(|| {
-                left.driver_name
-                    .as_deref()
-                    .unwrap_or("")
-                    .cmp(right.driver_name.as_deref().unwrap_or(""))
-            })
+            .then_with(|| left.driver_name.as_deref().unwrap_or("").cmp(right.driver_name.as_deref().unwrap_or("")))
             .then_with(|| left.driver.cmp(&right.driver))
     });
 }
@@ -878,20 +828,14 @@ mod tests {
         assert_eq!(to_micros(dec!(12.505), "amount").unwrap(), 12_505_000);
         assert_eq!(to_micros(dec!(-0.000001), "amount").unwrap(), -1);
         assert_eq!(from_micros(12_505_000), dec!(12.505));
-        assert!(matches!(
-            to_micros(dec!(0.0000001), "amount"),
-            Err(StorageError::Invalid("amount"))
-        ));
+        assert!(matches!(to_micros(dec!(0.0000001), "amount"), Err(StorageError::Invalid("amount"))));
     }
 
     #[test]
     fn cursors_round_trip_and_refuse_garbage() {
         let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
         for value in [0, -1, i64::MIN, i64::MAX, 1_767_225_600_000] {
-            assert_eq!(
-                decode_cursor(&encode_cursor(value, id)).unwrap(),
-                (value, id)
-            );
+            assert_eq!(decode_cursor(&encode_cursor(value, id)).unwrap(), (value, id));
         }
         assert!(decode_cursor("nope").is_err());
         assert!(decode_cursor(&"zz".repeat(24)).is_err());
@@ -911,14 +855,9 @@ mod tests {
         assert_eq!(query.fts5(), "\"smi\"* AND \"baltimore\"*");
         assert_eq!(query.fts5_subset(), "\"smi\"* AND \"baltimore\"");
         assert_eq!(SearchQuery::fts5_of(&query.words[1..]), "\"baltimore\"*");
-        assert!(
-            prefix_range_end("smi").as_str() > "smith" && prefix_range_end("smi").as_str() < "smj"
-        );
+        assert!(prefix_range_end("smi").as_str() > "smith" && prefix_range_end("smi").as_str() < "smj");
         assert_eq!(query.tsquery(), "smi:* & baltimore:*");
-        assert_eq!(
-            query.like_patterns().collect::<Vec<_>>(),
-            ["% smi%", "% baltimore%"]
-        );
+        assert_eq!(query.like_patterns().collect::<Vec<_>>(), ["% smi%", "% baltimore%"]);
         assert_eq!(SearchQuery::parse(" ,.; "), None);
     }
 
@@ -939,15 +878,9 @@ mod tests {
         let (offset, first, last) = earnings_bounds(60);
         assert_eq!(offset, 3_600_000);
         assert_eq!(timefmt::year_month(first, 60).0, 1);
-        assert_eq!(
-            timefmt::year_month(first - 1, 60),
-            timefmt::UNKNOWN_YEAR_MONTH
-        );
+        assert_eq!(timefmt::year_month(first - 1, 60), timefmt::UNKNOWN_YEAR_MONTH);
         assert_eq!(timefmt::year_month(last, 60).0, 9999);
-        assert_eq!(
-            timefmt::year_month(last + 1, 60),
-            timefmt::UNKNOWN_YEAR_MONTH
-        );
+        assert_eq!(timefmt::year_month(last + 1, 60), timefmt::UNKNOWN_YEAR_MONTH);
         let (_, first, last) = earnings_bounds(24 * 60);
         assert!(first > last, "an invalid offset places nothing");
     }

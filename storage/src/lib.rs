@@ -22,9 +22,9 @@ use rust_decimal::Decimal;
 use std::sync::Arc;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::{
-    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language,
-    LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId,
-    Ratings, Settings, TrackingPoint, User, UserId, WithdrawId, WithdrawRequest,
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
+    Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User,
+    UserId, WithdrawId, WithdrawRequest,
 };
 
 /// Everything the product keeps. Object safe: the server holds an
@@ -50,11 +50,7 @@ pub trait Storage: Send + Sync + 'static {
     async fn save_cancel_reasons(&self, reasons: &[String], now: Millis) -> StorageResult<()>;
 
     async fn payment_providers(&self) -> StorageResult<Vec<PaymentProvider>>;
-    async fn save_payment_providers(
-        &self,
-        providers: &[PaymentProvider],
-        now: Millis,
-    ) -> StorageResult<()>;
+    async fn save_payment_providers(&self, providers: &[PaymentProvider], now: Millis) -> StorageResult<()>;
 
     // ---- users -----------------------------------------------------------
     /// Inserts a new user. A taken e-mail, mobile or referral code is
@@ -68,30 +64,13 @@ pub trait Storage: Send + Sync + 'static {
     /// Writes every field but the wallet balance, which only the ledger moves.
     async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()>;
     async fn delete_user(&self, id: UserId) -> StorageResult<()>;
-    async fn list_users(
-        &self,
-        filter: &UserFilter,
-        page: &PageRequest,
-    ) -> StorageResult<Page<User>>;
+    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>>;
     /// Push targets for a broadcast, in pages by id.
-    async fn push_targets(
-        &self,
-        filter: &PushFilter,
-        page: &PageRequest,
-    ) -> StorageResult<Page<PushTarget>>;
-    async fn set_driver_active(
-        &self,
-        driver: UserId,
-        active: bool,
-        now: Millis,
-    ) -> StorageResult<()>;
+    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>>;
+    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()>;
     async fn set_queue(&self, driver: UserId, busy: bool, now: Millis) -> StorageResult<()>;
     /// Latest known positions, written behind the live index in batches.
-    async fn save_locations(
-        &self,
-        positions: &[(UserId, LatLng)],
-        now: Millis,
-    ) -> StorageResult<()>;
+    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()>;
     /// Online drivers with a location: what the dispatch index is rebuilt from at start.
     async fn online_drivers(&self) -> StorageResult<Vec<User>>;
 
@@ -111,11 +90,7 @@ pub trait Storage: Send + Sync + 'static {
         now: Millis,
     ) -> StorageResult<Committed>;
     async fn booking(&self, id: BookingId) -> StorageResult<Booking>;
-    async fn list_bookings(
-        &self,
-        filter: &BookingFilter,
-        page: &PageRequest,
-    ) -> StorageResult<Page<Booking>>;
+    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>>;
     /// Every booking not COMPLETE or CANCELLED: what the actors restart from.
     async fn active_bookings(&self) -> StorageResult<Vec<Booking>>;
     /// Bookings whose requestedDrivers holds this driver (the driver's tasks).
@@ -124,18 +99,10 @@ pub trait Storage: Send + Sync + 'static {
     // ---- wallet ----------------------------------------------------------
     /// Applies one ledger entry and moves the balance in the same transaction.
     /// The same (user, idempotency key) twice changes nothing the second time.
-    async fn apply_wallet(
-        &self,
-        change: &WalletChange,
-        now: Millis,
-    ) -> StorageResult<WalletOutcome>;
+    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome>;
     async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal>;
     /// Newest first.
-    async fn wallet_history(
-        &self,
-        user: UserId,
-        page: &PageRequest,
-    ) -> StorageResult<Page<WalletRecord>>;
+    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>>;
 
     // ---- withdraws -------------------------------------------------------
     /// Debits the wallet through the ledger and stores the request, together.
@@ -146,40 +113,22 @@ pub trait Storage: Send + Sync + 'static {
         now: Millis,
     ) -> StorageResult<WalletOutcome>;
     /// Sets processed and procesDate once; a second time is `AlreadyProcessed`.
-    async fn complete_withdraw(
-        &self,
-        id: WithdrawId,
-        now: Millis,
-    ) -> StorageResult<WithdrawRequest>;
+    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest>;
     /// One withdraw request, as it now is.
     async fn withdraw(&self, id: WithdrawId) -> StorageResult<WithdrawRequest>;
     /// Newest first; all users when `user` is `None`.
-    async fn withdraws(
-        &self,
-        user: Option<UserId>,
-        page: &PageRequest,
-    ) -> StorageResult<Page<WithdrawRequest>>;
+    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>>;
 
     // ---- tracking and chat -----------------------------------------------
-    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint)
-    -> StorageResult<()>;
+    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()>;
     async fn latest_tracking(&self, booking: BookingId) -> StorageResult<Option<TrackingPoint>>;
     /// In time order.
     async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>>;
-    async fn append_chat(
-        &self,
-        booking: BookingId,
-        message: &ChatMessage,
-    ) -> StorageResult<StoredChat>;
+    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat>;
     /// In time order.
     async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>>;
     /// Marks the messages not sent by `reader` read, assigning their smsId; returns how many.
-    async fn mark_chat_read(
-        &self,
-        booking: BookingId,
-        reader: UserId,
-        now: Millis,
-    ) -> StorageResult<u64>;
+    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64>;
 
     // ---- promos, notifications, languages --------------------------------
     async fn promos(&self) -> StorageResult<Vec<Promo>>;
@@ -212,12 +161,7 @@ pub trait Storage: Send + Sync + 'static {
     async fn insert_payment(&self, payment: &PaymentRecord) -> StorageResult<()>;
     async fn payment(&self, id: uuid::Uuid) -> StorageResult<PaymentRecord>;
     /// Records the gateway's id for a pending payment (unique per gateway).
-    async fn set_payment_reference(
-        &self,
-        id: uuid::Uuid,
-        gateway_ref: &str,
-        now: Millis,
-    ) -> StorageResult<()>;
+    async fn set_payment_reference(&self, id: uuid::Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()>;
     /// Moves a pending payment to `status` (with the confirming event, if
     /// any), once: `true` when this call settled it, `false` when it was
     /// already settled. `NotFound` when there is no such payment.
@@ -247,8 +191,7 @@ pub trait Storage: Send + Sync + 'static {
     // ---- reports ---------------------------------------------------------
     /// Spec §3 earnings rows, summed in SQL by the rules of `engine::earnings`.
     async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>>;
-    async fn earnings_report(&self, scope: &EarningsScope)
-    -> StorageResult<Vec<EarningsReportRow>>;
+    async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>>;
     /// One page of [`Storage::earnings_report`], newest month first, then by
     /// driver id (descending): what the panel's table shows, 50 rows at a
     /// time. Whole months in the roll-up's offset page through the roll-up;
@@ -259,11 +202,8 @@ pub trait Storage: Send + Sync + 'static {
         page: &PageRequest,
     ) -> StorageResult<Page<EarningsReportRow>>;
     /// One page of [`Storage::driver_earnings`], in the same order.
-    async fn driver_earnings_page(
-        &self,
-        scope: &EarningsScope,
-        page: &PageRequest,
-    ) -> StorageResult<Page<EarningsRow>>;
+    async fn driver_earnings_page(&self, scope: &EarningsScope, page: &PageRequest)
+    -> StorageResult<Page<EarningsRow>>;
     /// Cuts the monthly earnings roll-up in this offset (minutes east of
     /// UTC), rebuilding it from the bookings when the offset changes or it
     /// does not hold every booking yet (after a migration or a bulk load).
@@ -283,9 +223,7 @@ pub async fn open(url: &str) -> StorageResult<Arc<dyn Storage>> {
         Ok(Arc::new(postgres::PostgresStorage::connect(url).await?))
     } else {
         let path = url.strip_prefix("sqlite://").unwrap_or(url);
-        Ok(Arc::new(
-            sqlite::SqliteStorage::open(std::path::Path::new(path)).await?,
-        ))
+        Ok(Arc::new(sqlite::SqliteStorage::open(std::path::Path::new(path)).await?))
     }
 }
 

@@ -7,9 +7,7 @@
 //! `FOR UPDATE`. Text search uses a generated `tsvector` with a GIN index;
 //! the planner chooses between it and the list's sort index.
 
-use crate::common::{
-    Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, WriteGate, unique_field,
-};
+use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, WriteGate, unique_field};
 use crate::error::StorageResult;
 use crate::types::Backend;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
@@ -55,10 +53,7 @@ impl PostgresStorage {
             .await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
         tracing::info!("postgres storage connected");
-        Ok(PostgresStorage {
-            pool,
-            writes: WriteGate::concurrent(),
-        })
+        Ok(PostgresStorage { pool, writes: WriteGate::concurrent() })
     }
 
     /// The connection pool, for tools and tests that need raw SQL.
@@ -93,12 +88,8 @@ impl Dialect for PostgresDialect {
 
     fn push_index_from(builder: &mut SqlBuilder, table: SearchTable, text: String) {
         match table {
-            SearchTable::Bookings => {
-                builder.push("bookings b WHERE b.search_vector @@ to_tsquery('simple', ")
-            }
-            SearchTable::Users => {
-                builder.push("users u WHERE u.search_vector @@ to_tsquery('simple', ")
-            }
+            SearchTable::Bookings => builder.push("bookings b WHERE b.search_vector @@ to_tsquery('simple', "),
+            SearchTable::Users => builder.push("users u WHERE u.search_vector @@ to_tsquery('simple', "),
         };
         builder.bind(Bind::Text(text)).push(")");
     }

@@ -104,10 +104,7 @@ pub(crate) fn year_month_key(at: Millis, utc_offset_minutes: i32) -> i64 {
 /// starts and ends on month boundaries of the roll-up's offset, `None` when
 /// only the bookings can answer (another offset, a partial month, half a
 /// range).
-pub(crate) fn months_of(
-    scope: &EarningsScope,
-    rollup_offset_minutes: i32,
-) -> Option<Option<(i64, i64)>> {
+pub(crate) fn months_of(scope: &EarningsScope, rollup_offset_minutes: i32) -> Option<Option<(i64, i64)>> {
     if scope.utc_offset_minutes != rollup_offset_minutes {
         return None;
     }
@@ -116,9 +113,7 @@ pub(crate) fn months_of(
         (Some(from), Some(until)) if from < until => {
             let aligned = |at: Millis| {
                 timefmt::local_datetime(at, rollup_offset_minutes).is_ok_and(|local| {
-                    local.day() == 1
-                        && local.num_seconds_from_midnight() == 0
-                        && local.nanosecond() == 0
+                    local.day() == 1 && local.num_seconds_from_midnight() == 0 && local.nanosecond() == 0
                 })
             };
             if !aligned(from) || !aligned(until) {
@@ -209,14 +204,9 @@ impl RollupAdd {
         self.customer_paid += other.customer_paid;
         self.charged_cancellations += other.charged_cancellations;
         self.cancellation_fee += other.cancellation_fee;
-        for (mine, theirs) in [
-            (&mut self.ride_latest, other.ride_latest),
-            (&mut self.latest, other.latest),
-        ] {
+        for (mine, theirs) in [(&mut self.ride_latest, other.ride_latest), (&mut self.latest, other.latest)] {
             if let Some(theirs) = theirs
-                && mine
-                    .as_ref()
-                    .is_none_or(|current| current.yields_to(&theirs))
+                && mine.as_ref().is_none_or(|current| current.yields_to(&theirs))
             {
                 *mine = Some(theirs);
             }
@@ -285,16 +275,10 @@ pub(crate) fn groups_of(rows: Vec<RollupRow>, counted: Counted) -> Vec<EarningsG
     let mut groups: Vec<(EarningsGroup, Latest)> = Vec::new();
     for row in rows {
         let (latest, name, vehicle) = match counted {
-            Counted::Rides => (
-                row.ride_latest_tripdate.zip(row.ride_latest_id),
-                row.ride_driver_name,
-                row.ride_vehicle_number,
-            ),
-            Counted::Reported => (
-                row.latest_tripdate.zip(row.latest_id),
-                row.driver_name,
-                row.vehicle_number,
-            ),
+            Counted::Rides => {
+                (row.ride_latest_tripdate.zip(row.ride_latest_id), row.ride_driver_name, row.ride_vehicle_number)
+            }
+            Counted::Reported => (row.latest_tripdate.zip(row.latest_id), row.driver_name, row.vehicle_number),
         };
         let (cancellation_fee, counts) = match counted {
             Counted::Rides => (0, row.rides),
@@ -303,9 +287,7 @@ pub(crate) fn groups_of(rows: Vec<RollupRow>, counted: Counted) -> Vec<EarningsG
         if counts <= 0 {
             continue;
         }
-        let same = groups
-            .last()
-            .is_some_and(|(group, _)| group.ym == row.ym && group.driver == row.driver);
+        let same = groups.last().is_some_and(|(group, _)| group.ym == row.ym && group.driver == row.driver);
         if !same {
             groups.push((
                 EarningsGroup {
@@ -352,54 +334,23 @@ mod tests {
     const FIVE_HOURS: Millis = 5 * 3_600_000;
 
     fn scope(from: Option<Millis>, until: Option<Millis>, offset: i32) -> EarningsScope {
-        EarningsScope {
-            tripdate_from: from,
-            tripdate_until: until,
-            utc_offset_minutes: offset,
-            ..Default::default()
-        }
+        EarningsScope { tripdate_from: from, tripdate_until: until, utc_offset_minutes: offset, ..Default::default() }
     }
 
     #[test]
     fn whole_months_in_the_rollup_offset_come_from_the_rollup() {
         assert_eq!(months_of(&scope(None, None, 0), 0), Some(None));
         assert_eq!(
-            months_of(
-                &scope(Some(DECEMBER_2025_UTC), Some(JANUARY_2026_UTC), 0),
-                0
-            ),
+            months_of(&scope(Some(DECEMBER_2025_UTC), Some(JANUARY_2026_UTC), 0), 0),
             Some(Some((202512, 202512)))
         );
         // December in UTC−5 starts five hours later.
-        let december_local = scope(
-            Some(DECEMBER_2025_UTC + FIVE_HOURS),
-            Some(JANUARY_2026_UTC + FIVE_HOURS),
-            -300,
-        );
-        assert_eq!(
-            months_of(&december_local, -300),
-            Some(Some((202512, 202512)))
-        );
+        let december_local = scope(Some(DECEMBER_2025_UTC + FIVE_HOURS), Some(JANUARY_2026_UTC + FIVE_HOURS), -300);
+        assert_eq!(months_of(&december_local, -300), Some(Some((202512, 202512))));
         assert_eq!(months_of(&december_local, 0), None, "another offset");
-        assert_eq!(
-            months_of(
-                &scope(Some(DECEMBER_2025_UTC + 1), Some(JANUARY_2026_UTC), 0),
-                0
-            ),
-            None
-        );
-        assert_eq!(
-            months_of(&scope(Some(DECEMBER_2025_UTC), None, 0), 0),
-            None,
-            "half a range"
-        );
-        assert_eq!(
-            months_of(
-                &scope(Some(JANUARY_2026_UTC), Some(DECEMBER_2025_UTC), 0),
-                0
-            ),
-            None
-        );
+        assert_eq!(months_of(&scope(Some(DECEMBER_2025_UTC + 1), Some(JANUARY_2026_UTC), 0), 0), None);
+        assert_eq!(months_of(&scope(Some(DECEMBER_2025_UTC), None, 0), 0), None, "half a range");
+        assert_eq!(months_of(&scope(Some(JANUARY_2026_UTC), Some(DECEMBER_2025_UTC), 0), 0), None);
     }
 
     fn columns(status: &str, fee: i64) -> PartColumns {
@@ -459,25 +410,12 @@ mod tests {
 
     #[test]
     fn a_driver_in_two_fleets_in_one_month_is_one_group_named_by_the_latest_booking() {
-        let groups = groups_of(
-            vec![row(2, 20, "New name", 0), row(1, 10, "Old name", 1)],
-            Counted::Reported,
-        );
+        let groups = groups_of(vec![row(2, 20, "New name", 0), row(1, 10, "Old name", 1)], Counted::Reported);
         assert_eq!(groups.len(), 1);
-        assert_eq!(
-            (
-                groups[0].rides,
-                groups[0].driver_share,
-                groups[0].cancellation_fee
-            ),
-            (3, 30, 5)
-        );
+        assert_eq!((groups[0].rides, groups[0].driver_share, groups[0].cancellation_fee), (3, 30, 5));
         assert_eq!(groups[0].driver_name.as_deref(), Some("New name"));
         // Rides only: the cancellation's fee is not earnings.
-        let rides = groups_of(
-            vec![row(0, 30, "Cancelled", 1), row(1, 10, "Ride", 0)],
-            Counted::Rides,
-        );
+        let rides = groups_of(vec![row(0, 30, "Cancelled", 1), row(1, 10, "Ride", 0)], Counted::Rides);
         assert_eq!((rides[0].rides, rides[0].cancellation_fee), (1, 0));
         assert_eq!(rides[0].driver_name.as_deref(), Some("Ride"));
         assert!(groups_of(vec![row(0, 30, "Cancelled", 1)], Counted::Rides).is_empty());

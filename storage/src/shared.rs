@@ -29,10 +29,9 @@ use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::{
-    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language,
-    LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId,
-    Ratings, Settings, TrackingPoint, User, UserId, WalletEntry, WalletEntryType, WithdrawId,
-    WithdrawRequest,
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
+    Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User,
+    UserId, WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
 };
 
 type Conn = <Db as Database>::Connection;
@@ -64,9 +63,7 @@ where
     E: sqlx::Executor<'e, Database = Db>,
 {
     let rows = built(builder).fetch_all(executor).await?;
-    rows.iter()
-        .map(|row| T::from_row(row).map_err(StorageError::from))
-        .collect()
+    rows.iter().map(|row| T::from_row(row).map_err(StorageError::from)).collect()
 }
 
 /// Turns the constraint violations of a write into our errors: a taken
@@ -107,8 +104,7 @@ fn default_race(error: sqlx::Error) -> StorageError {
 }
 
 fn json<T: serde::Serialize>(value: &T) -> StorageResult<Bind> {
-    let raw = serde_json::value::to_raw_value(value)
-        .map_err(|error| StorageError::Corrupt(error.to_string()))?;
+    let raw = serde_json::value::to_raw_value(value).map_err(|error| StorageError::Corrupt(error.to_string()))?;
     Ok(Bind::Json(raw))
 }
 
@@ -123,11 +119,7 @@ fn found<T>(value: Option<T>) -> StorageResult<T> {
 }
 
 fn must_affect(rows_affected: u64) -> StorageResult<()> {
-    if rows_affected == 0 {
-        Err(StorageError::NotFound)
-    } else {
-        Ok(())
-    }
+    if rows_affected == 0 { Err(StorageError::NotFound) } else { Ok(()) }
 }
 
 /// Splits `limit + 1` fetched rows into a page and the next cursor.
@@ -153,36 +145,16 @@ fn push_keyset(
     if let Some(cursor) = after {
         let (sort_value, id) = decode_cursor(cursor)?;
         let (comparison, _) = order_fragments(order);
-        builder
-            .push(" AND (")
-            .push(sort_column)
-            .push(", ")
-            .push(id_column)
-            .push(")")
-            .push(comparison);
-        builder
-            .push_bind("(", Bind::Int(sort_value))
-            .push_bind(", ", Bind::Uuid(id))
-            .push(")");
+        builder.push(" AND (").push(sort_column).push(", ").push(id_column).push(")").push(comparison);
+        builder.push_bind("(", Bind::Int(sort_value)).push_bind(", ", Bind::Uuid(id)).push(")");
     }
     Ok(())
 }
 
 /// Appends `ORDER BY <sort> <dir>, <id> <dir>`.
-fn push_order(
-    builder: &mut SqlBuilder,
-    sort_column: &'static str,
-    id_column: &'static str,
-    order: SortOrder,
-) {
+fn push_order(builder: &mut SqlBuilder, sort_column: &'static str, id_column: &'static str, order: SortOrder) {
     let (_, direction) = order_fragments(order);
-    builder
-        .push(" ORDER BY ")
-        .push(sort_column)
-        .push(direction)
-        .push(", ")
-        .push(id_column)
-        .push(direction);
+    builder.push(" ORDER BY ").push(sort_column).push(direction).push(", ").push(id_column).push(direction);
 }
 
 /// Appends `ORDER BY <sort> <dir>, <id> <dir> LIMIT $n` reading one row more
@@ -233,11 +205,7 @@ enum Pick<'a> {
     /// No search: the list's own index.
     All,
     /// The text index's matches of `text`, sorted; `verify` re-tests the words.
-    Index {
-        query: &'a SearchQuery,
-        text: String,
-        verify: bool,
-    },
+    Index { query: &'a SearchQuery, text: String, verify: bool },
     /// The list's own order, testing each row's words.
     Scan { query: &'a SearchQuery },
     /// As `Scan`, within the first [`SEARCH_SCAN_CAP`] rows of the order.
@@ -248,10 +216,7 @@ enum Pick<'a> {
 /// starts a word of the search text, as the text indexes mean it.
 fn push_words(builder: &mut SqlBuilder, text_column: &'static str, query: &SearchQuery) {
     for pattern in query.like_patterns() {
-        builder
-            .push(" AND (' ' || ")
-            .push(text_column)
-            .push_bind(") LIKE ", Bind::Text(pattern));
+        builder.push(" AND (' ' || ").push(text_column).push_bind(") LIKE ", Bind::Text(pattern));
     }
 }
 
@@ -265,48 +230,24 @@ fn push_pick(
 ) -> StorageResult<()> {
     let table = list.table;
     if let Pick::CappedScan { query } = pick {
-        builder
-            .push("SELECT pick_id, pick_sort FROM (SELECT ")
-            .push(table.id())
-            .push(" AS pick_id, ");
-        builder
-            .push(list.sort_column)
-            .push(" AS pick_sort, ")
-            .push(table.search_text())
-            .push(" AS pick_text FROM ");
+        builder.push("SELECT pick_id, pick_sort FROM (SELECT ").push(table.id()).push(" AS pick_id, ");
+        builder.push(list.sort_column).push(" AS pick_sort, ").push(table.search_text()).push(" AS pick_text FROM ");
         builder.push(table.from()).push(" WHERE TRUE");
         filters(builder);
-        push_keyset(
-            builder,
-            list.sort_column,
-            table.id(),
-            list.order,
-            list.after,
-        )?;
+        push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
         push_order(builder, list.sort_column, table.id(), list.order);
-        builder
-            .push_bind(" LIMIT ", Bind::Int(SEARCH_SCAN_CAP))
-            .push(") capped WHERE TRUE");
+        builder.push_bind(" LIMIT ", Bind::Int(SEARCH_SCAN_CAP)).push(") capped WHERE TRUE");
         push_words(builder, "pick_text", query);
         push_order(builder, "pick_sort", "pick_id", list.order);
         builder.push_bind(" LIMIT ", Bind::Int(i64::from(list.limit) + 1));
         return Ok(());
     }
-    builder
-        .push("SELECT ")
-        .push(table.id())
-        .push(" AS pick_id, ")
-        .push(list.sort_column)
-        .push(" AS pick_sort FROM ");
+    builder.push("SELECT ").push(table.id()).push(" AS pick_id, ").push(list.sort_column).push(" AS pick_sort FROM ");
     match pick {
         Pick::All | Pick::CappedScan { .. } => {
             builder.push(table.from()).push(" WHERE TRUE");
         }
-        Pick::Index {
-            query,
-            text,
-            verify,
-        } => {
+        Pick::Index { query, text, verify } => {
             D::push_index_from(builder, table, text);
             if verify {
                 push_words(builder, table.search_text(), query);
@@ -318,13 +259,7 @@ fn push_pick(
         }
     }
     filters(builder);
-    push_keyset(
-        builder,
-        list.sort_column,
-        table.id(),
-        list.order,
-        list.after,
-    )?;
+    push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
     push_order(builder, list.sort_column, table.id(), list.order);
     builder.push_bind(" LIMIT ", Bind::Int(i64::from(list.limit) + 1));
     Ok(())
@@ -342,12 +277,7 @@ const INSERT_BOOKING: &str = "INSERT INTO bookings (
 const BOOKING_VALUES: usize = 22;
 
 /// Binds one new booking's values in [`INSERT_BOOKING`]'s column order.
-fn push_booking_values(
-    builder: &mut SqlBuilder,
-    booking: &Booking,
-    version: u64,
-    now: Millis,
-) -> StorageResult<()> {
+fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64, now: Millis) -> StorageResult<()> {
     let columns = BookingColumns::of(booking)?;
     let mut document = booking.clone();
     document.version = version;
@@ -405,22 +335,13 @@ WHERE id = $1 AND version = $2";
 async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> StorageResult<()> {
     let mut builder = SqlBuilder::new(INSERT_BOOKING);
     push_booking_values(&mut builder, booking, 1, now)?;
-    match built(builder)
-        .execute(&mut *conn)
-        .await
-        .map_err(write_error)
-    {
+    match built(builder).execute(&mut *conn).await.map_err(write_error) {
         Err(StorageError::Duplicate(_)) => Err(StorageError::Conflict),
         other => other.map(|_| ()),
     }
 }
 
-async fn update_booking(
-    conn: &mut Conn,
-    booking: &Booking,
-    expected: u64,
-    now: Millis,
-) -> StorageResult<()> {
+async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: Millis) -> StorageResult<()> {
     let columns = BookingColumns::of(booking)?;
     let expected_signed = i64::try_from(expected).map_err(|_| StorageError::Invalid("version"))?;
     let mut document = booking.clone();
@@ -467,37 +388,20 @@ async fn update_booking(
 }
 
 /// Rewrites the offer rows of a booking from its requestedDrivers.
-async fn replace_offers(
-    conn: &mut Conn,
-    booking: &Booking,
-    fresh: bool,
-    now: Millis,
-) -> StorageResult<()> {
+async fn replace_offers(conn: &mut Conn, booking: &Booking, fresh: bool, now: Millis) -> StorageResult<()> {
     if !fresh {
-        sqlx::query("DELETE FROM booking_offers WHERE booking_id = $1")
-            .bind(booking.id.0)
-            .execute(&mut *conn)
-            .await?;
+        sqlx::query("DELETE FROM booking_offers WHERE booking_id = $1").bind(booking.id.0).execute(&mut *conn).await?;
     }
     if booking.requestedDrivers.0.is_empty() {
         return Ok(());
     }
-    let mut builder = SqlBuilder::new(
-        "INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ",
-    );
+    let mut builder =
+        SqlBuilder::new("INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ");
     for (index, driver) in booking.requestedDrivers.0.iter().enumerate() {
         if index > 0 {
             builder.push(", ");
         }
-        push_row(
-            &mut builder,
-            [
-                Bind::Uuid(booking.id.0),
-                Bind::Uuid(driver.0),
-                Bind::Int(now),
-                Bind::Int(now),
-            ],
-        );
+        push_row(&mut builder, [Bind::Uuid(booking.id.0), Bind::Uuid(driver.0), Bind::Int(now), Bind::Int(now)]);
     }
     built(builder).execute(&mut *conn).await?;
     Ok(())
@@ -506,11 +410,7 @@ async fn replace_offers(
 /// Writes one ledger entry unless its (user, idempotency key) exists, and
 /// moves the balance only when the entry is new. Returns whether it was
 /// applied and the balance after, in micro-units.
-async fn apply_ledger(
-    conn: &mut Conn,
-    change: &WalletChange,
-    now: Millis,
-) -> StorageResult<(bool, i64)> {
+async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> StorageResult<(bool, i64)> {
     if change.amount < Decimal::ZERO {
         return Err(StorageError::Invalid("amount"));
     }
@@ -534,11 +434,10 @@ async fn apply_ledger(
     .rows_affected()
         == 1;
     if !inserted {
-        let balance: Option<i64> =
-            sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
-                .bind(change.user.0)
-                .fetch_optional(&mut *conn)
-                .await?;
+        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+            .bind(change.user.0)
+            .fetch_optional(&mut *conn)
+            .await?;
         return Ok((false, found(balance)?));
     }
     let signed = match change.entry_type {
@@ -562,9 +461,7 @@ async fn user_document_for_update(conn: &mut Conn, user: UserId) -> StorageResul
     let mut builder = SqlBuilder::new("SELECT doc FROM users WHERE id = ");
     builder.bind(Bind::Uuid(user.0)).push(D::FOR_UPDATE);
     let row = built(builder).fetch_optional(&mut *conn).await?;
-    row.map(|row| <(Json<User>,)>::from_row(&row).map(|(document,)| document.0))
-        .transpose()
-        .map_err(StorageError::from)
+    row.map(|row| <(Json<User>,)>::from_row(&row).map(|(document,)| document.0)).transpose().map_err(StorageError::from)
 }
 
 async fn write_user_document(conn: &mut Conn, user: &User, now: Millis) -> StorageResult<()> {
@@ -597,11 +494,7 @@ async fn lock_users(conn: &mut Conn, users: &BTreeSet<Uuid>) -> StorageResult<()
         return Ok(());
     }
     let mut builder = SqlBuilder::new("SELECT id FROM users WHERE TRUE");
-    push_in(
-        &mut builder,
-        "id",
-        users.iter().map(|user| Bind::Uuid(*user)),
-    );
+    push_in(&mut builder, "id", users.iter().map(|user| Bind::Uuid(*user)));
     builder.push(" ORDER BY id").push(D::FOR_UPDATE);
     built(builder).fetch_all(&mut *conn).await?;
     Ok(())
@@ -634,34 +527,19 @@ async fn apply_effects(
                     .execute(&mut *conn)
                     .await?;
             }
-            Effect::RecordRating {
-                driver,
-                customer,
-                rating,
-            } => {
+            Effect::RecordRating { driver, customer, rating } => {
                 if let Some(mut user) = user_document_for_update(conn, *driver).await? {
-                    add_rating(
-                        user.ratings.get_or_insert_with(Ratings::default),
-                        *customer,
-                        *rating,
-                    );
+                    add_rating(user.ratings.get_or_insert_with(Ratings::default), *customer, *rating);
                     write_user_document(conn, &user, now).await?;
                 }
             }
             Effect::SaveAddress { customer, place } => {
                 if let Some(mut user) = user_document_for_update(conn, *customer).await? {
-                    wayfare_engine::geo::save_address(
-                        &mut user.savedAddresses,
-                        &place.add,
-                        place.point(),
-                    );
+                    wayfare_engine::geo::save_address(&mut user.savedAddresses, &place.add, place.point());
                     write_user_document(conn, &user, now).await?;
                 }
             }
-            Effect::PromoUsed {
-                promo_name,
-                customer,
-            } => {
+            Effect::PromoUsed { promo_name, customer } => {
                 let first_use = sqlx::query(
                     "INSERT INTO promo_uses (promo_name, user_id, created_at, updated_at) VALUES ($1, $2, $3, $3)
                      ON CONFLICT (promo_name, user_id) DO NOTHING",
@@ -693,11 +571,7 @@ async fn apply_effects(
     Ok(balances)
 }
 
-async fn insert_tracking(
-    conn: &mut Conn,
-    booking: BookingId,
-    point: &TrackingPoint,
-) -> StorageResult<()> {
+async fn insert_tracking(conn: &mut Conn, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
     sqlx::query(
         "INSERT INTO tracking_points (booking_id, at, status, lat, lng, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $2, $2)",
@@ -770,10 +644,7 @@ async fn insert_in_chunks<T>(
             }
             push_row(&mut builder, row)?;
         }
-        built(builder)
-            .execute(&mut *conn)
-            .await
-            .map_err(write_error)?;
+        built(builder).execute(&mut *conn).await.map_err(write_error)?;
     }
     Ok(())
 }
@@ -832,23 +703,13 @@ impl Store {
     /// transaction with multi-row statements. Effects are not applied.
     pub async fn import_bookings(&self, bookings: &[Booking], now: Millis) -> StorageResult<()> {
         let (_turn, mut tx) = self.begin_write().await?;
-        insert_in_chunks(
-            &mut tx,
-            INSERT_BOOKING,
-            BOOKING_VALUES,
-            bookings,
-            |builder, booking| push_booking_values(builder, booking, 1, now),
-        )
+        insert_in_chunks(&mut tx, INSERT_BOOKING, BOOKING_VALUES, bookings, |builder, booking| {
+            push_booking_values(builder, booking, 1, now)
+        })
         .await?;
         let offers: Vec<(Uuid, Uuid)> = bookings
             .iter()
-            .flat_map(|booking| {
-                booking
-                    .requestedDrivers
-                    .0
-                    .iter()
-                    .map(|driver| (booking.id.0, driver.0))
-            })
+            .flat_map(|booking| booking.requestedDrivers.0.iter().map(|driver| (booking.id.0, driver.0)))
             .collect();
         insert_in_chunks(
             &mut tx,
@@ -856,15 +717,7 @@ impl Store {
             4,
             &offers,
             |builder, (booking, driver)| {
-                push_row(
-                    builder,
-                    [
-                        Bind::Uuid(*booking),
-                        Bind::Uuid(*driver),
-                        Bind::Int(now),
-                        Bind::Int(now),
-                    ],
-                );
+                push_row(builder, [Bind::Uuid(*booking), Bind::Uuid(*driver), Bind::Int(now), Bind::Int(now)]);
                 Ok(())
             },
         )
@@ -884,9 +737,7 @@ impl Store {
 
     /// Refreshes the planner's statistics (after a bulk load).
     pub async fn analyze(&self) -> StorageResult<()> {
-        sqlx::query("ANALYZE")
-            .execute(&mut *self.write_conn().await?)
-            .await?;
+        sqlx::query("ANALYZE").execute(&mut *self.write_conn().await?).await?;
         Ok(())
     }
 
@@ -897,17 +748,9 @@ impl Store {
     /// common, a subset of the matches that reaches the limit makes it common
     /// (walk the sort order); otherwise a bounded walk comes first. A list
     /// narrowed to one rider or driver is short, so it is always walked.
-    async fn search_plan(
-        &self,
-        table: SearchTable,
-        query: &SearchQuery,
-        narrow: bool,
-    ) -> StorageResult<SearchPlan> {
+    async fn search_plan(&self, table: SearchTable, query: &SearchQuery, narrow: bool) -> StorageResult<SearchPlan> {
         let Some(counts) = D::text_counts(table) else {
-            return Ok(SearchPlan::Index {
-                text: D::index_text(query),
-                verify: false,
-            });
+            return Ok(SearchPlan::Index { text: D::index_text(query), verify: false });
         };
         if narrow {
             return Ok(SearchPlan::Scan);
@@ -934,21 +777,14 @@ impl Store {
         }
         if !rare_words.is_empty() {
             let verify = rare_words.len() < query.words.len();
-            return Ok(SearchPlan::Index {
-                text: SearchQuery::fts5_of(rare_words),
-                verify,
-            });
+            return Ok(SearchPlan::Index { text: SearchQuery::fts5_of(rare_words), verify });
         }
         let together: i64 = sqlx::query_scalar(counts.documents)
             .bind(query.fts5_subset())
             .bind(SEARCH_INDEX_LIMIT)
             .fetch_one(&self.pool)
             .await?;
-        Ok(if together >= SEARCH_INDEX_LIMIT {
-            SearchPlan::Scan
-        } else {
-            SearchPlan::ScanThenIndex
-        })
+        Ok(if together >= SEARCH_INDEX_LIMIT { SearchPlan::Scan } else { SearchPlan::ScanThenIndex })
     }
 
     /// Reads one page of a list: chooses the page's ids from the indexes
@@ -968,36 +804,16 @@ impl Store {
         };
         match self.search_plan(list.table, query, narrow).await? {
             SearchPlan::Index { text, verify } => {
-                self.fetch_page(
-                    list,
-                    filters,
-                    Pick::Index {
-                        query,
-                        text,
-                        verify,
-                    },
-                )
-                .await
+                self.fetch_page(list, filters, Pick::Index { query, text, verify }).await
             }
             SearchPlan::Scan => self.fetch_page(list, filters, Pick::Scan { query }).await,
             SearchPlan::ScanThenIndex => {
-                let rows: Vec<T> = self
-                    .fetch_page(list, filters, Pick::CappedScan { query })
-                    .await?;
+                let rows: Vec<T> = self.fetch_page(list, filters, Pick::CappedScan { query }).await?;
                 if rows.len() > list.limit as usize {
                     return Ok(rows);
                 }
                 let text = D::index_text(query);
-                self.fetch_page(
-                    list,
-                    filters,
-                    Pick::Index {
-                        query,
-                        text,
-                        verify: false,
-                    },
-                )
-                .await
+                self.fetch_page(list, filters, Pick::Index { query, text, verify: false }).await
             }
         }
     }
@@ -1015,24 +831,12 @@ impl Store {
         let mut builder = SqlBuilder::new("SELECT ");
         builder.push(list.columns).push(" FROM (");
         push_pick(&mut builder, list, filters, pick)?;
-        builder
-            .push(") page JOIN ")
-            .push(list.table.from())
-            .push(" ON ")
-            .push(list.table.id());
-        builder
-            .push(" = page.pick_id ORDER BY page.pick_sort")
-            .push(direction)
-            .push(", page.pick_id")
-            .push(direction);
+        builder.push(") page JOIN ").push(list.table.from()).push(" ON ").push(list.table.id());
+        builder.push(" = page.pick_id ORDER BY page.pick_sort").push(direction).push(", page.pick_id").push(direction);
         fetch_all(&self.pool, builder).await
     }
 
-    async fn earnings_groups(
-        &self,
-        scope: &EarningsScope,
-        counted: Counted,
-    ) -> StorageResult<Vec<EarningsGroup>> {
+    async fn earnings_groups(&self, scope: &EarningsScope, counted: Counted) -> StorageResult<Vec<EarningsGroup>> {
         let rollup_offset = rollup_offset(&mut *self.pool.acquire().await?).await?;
         if let Some(months) = rollup_offset.and_then(|offset| rollup::months_of(scope, offset)) {
             let mut builder = rollup_select(scope, months, counted);
@@ -1046,20 +850,12 @@ impl Store {
             Counted::Rides => EARNINGS_RIDES,
             Counted::Reported => EARNINGS_REPORTED,
         };
-        let (offset_ms, first_placeable, last_placeable) =
-            earnings_bounds(scope.utc_offset_minutes);
+        let (offset_ms, first_placeable, last_placeable) = earnings_bounds(scope.utc_offset_minutes);
         let mut builder = SqlBuilder::new(EARNINGS_COUNTED);
-        builder.binds = vec![
-            Bind::Int(offset_ms),
-            Bind::Int(first_placeable),
-            Bind::Int(last_placeable),
-        ];
+        builder.binds = vec![Bind::Int(offset_ms), Bind::Int(first_placeable), Bind::Int(last_placeable)];
         match single_month(scope) {
             Some(year_month) => builder.bind(Bind::Int(year_month)),
-            None => builder
-                .push("COALESCE(")
-                .push(D::YEAR_MONTH_OF_LOCAL_SECONDS)
-                .push(", 0)"),
+            None => builder.push("COALESCE(").push(D::YEAR_MONTH_OF_LOCAL_SECONDS).push(", 0)"),
         };
         builder.push(EARNINGS_LOCAL).push(counted);
         if let Some(fleetadmin) = scope.fleetadmin {
@@ -1093,7 +889,7 @@ impl Store {
         let Some(months) = rollup_offset.and_then(|offset| rollup::months_of(scope, offset)) else {
             // Summed from the bookings, then paged.
             let mut groups = self.earnings_groups(scope, counted).await?;
-            groups.sort_by(|left, right| (right.ym, right.driver).cmp(&(left.ym, left.driver)));
+            groups.sort_by_key(|group| std::cmp::Reverse((group.ym, group.driver)));
             groups.retain(|group| after.is_none_or(|after| (group.ym, group.driver) < after));
             groups.truncate(limit as usize + 1);
             return Ok(page_of(groups, limit, earnings_cursor));
@@ -1145,20 +941,16 @@ const PART_COLUMNS: &str = "SELECT b.id, b.status, b.tripdate, b.driver, b.fleet
 
 /// The roll-up's offset when it holds every booking, else `None`.
 async fn rollup_offset(conn: &mut Conn) -> StorageResult<Option<i32>> {
-    let row: Option<(i32, bool)> =
-        sqlx::query_as("SELECT utc_offset_minutes, built FROM earnings_rollup WHERE id = 1")
-            .fetch_optional(&mut *conn)
-            .await?;
+    let row: Option<(i32, bool)> = sqlx::query_as("SELECT utc_offset_minutes, built FROM earnings_rollup WHERE id = 1")
+        .fetch_optional(&mut *conn)
+        .await?;
     Ok(row.and_then(|(offset, built)| built.then_some(offset)))
 }
 
 async fn read_part_columns(conn: &mut Conn, id: Uuid) -> StorageResult<Option<PartColumns>> {
     let mut builder = SqlBuilder::new(PART_COLUMNS);
     builder.push_bind(" WHERE b.id = ", Bind::Uuid(id));
-    Ok(built(builder)
-        .try_map(|row| PartColumns::from_row(&row))
-        .fetch_optional(&mut *conn)
-        .await?)
+    Ok(built(builder).try_map(|row| PartColumns::from_row(&row)).fetch_optional(&mut *conn).await?)
 }
 
 fn part_columns(booking: &Booking) -> StorageResult<PartColumns> {
@@ -1182,11 +974,7 @@ fn part_columns(booking: &Booking) -> StorageResult<PartColumns> {
 
 /// Moves a booking's part in the roll-up from what it was to what it is, in
 /// the booking's transaction. Bookings that count for nothing cost one read.
-async fn update_rollup(
-    conn: &mut Conn,
-    before: Option<&PartColumns>,
-    after: &PartColumns,
-) -> StorageResult<()> {
+async fn update_rollup(conn: &mut Conn, before: Option<&PartColumns>, after: &PartColumns) -> StorageResult<()> {
     let counts = |columns: &PartColumns| EarningsPart::of(columns, 0).is_some();
     if !before.is_some_and(counts) && !counts(after) {
         return Ok(());
@@ -1235,19 +1023,10 @@ async fn upsert_rollup(conn: &mut Conn, rows: &[rollup::RollupAdd]) -> StorageRe
             builder.push_bind(", ", Bind::Int(value));
         }
         for latest in [&row.ride_latest, &row.latest] {
-            builder.push_bind(
-                ", ",
-                Bind::OptInt(latest.as_ref().map(|latest| latest.tripdate)),
-            );
+            builder.push_bind(", ", Bind::OptInt(latest.as_ref().map(|latest| latest.tripdate)));
             builder.push_bind(", ", Bind::OptUuid(latest.as_ref().map(|latest| latest.id)));
-            builder.push_bind(
-                ", ",
-                Bind::OptText(latest.as_ref().map(|latest| latest.driver_name.clone())),
-            );
-            builder.push_bind(
-                ", ",
-                Bind::OptText(latest.as_ref().map(|latest| latest.vehicle_number.clone())),
-            );
+            builder.push_bind(", ", Bind::OptText(latest.as_ref().map(|latest| latest.driver_name.clone())));
+            builder.push_bind(", ", Bind::OptText(latest.as_ref().map(|latest| latest.vehicle_number.clone())));
         }
         builder.push(")");
     }
@@ -1289,15 +1068,12 @@ async fn write_fold(conn: &mut Conn, folded: rollup::Fold) -> StorageResult<()> 
 /// Recomputes the roll-up from every booking, in pages by id, folding in
 /// memory (one entry per driver-month) and writing in multi-row inserts.
 async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResult<()> {
-    sqlx::query("DELETE FROM earnings_months")
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query("DELETE FROM earnings_months").execute(&mut *conn).await?;
     let mut folded = rollup::Fold::default();
     let mut after: Option<Uuid> = None;
     loop {
         let mut builder = SqlBuilder::new(PART_COLUMNS);
-        builder
-            .push(" WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE', 'CANCELLED')");
+        builder.push(" WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE', 'CANCELLED')");
         if let Some(after) = after {
             builder.push_bind(" AND b.id > ", Bind::Uuid(after));
         }
@@ -1320,11 +1096,7 @@ async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResu
 }
 
 /// The roll-up rows of a scope that count for this report.
-fn rollup_select(
-    scope: &EarningsScope,
-    months: Option<(i64, i64)>,
-    counted: Counted,
-) -> SqlBuilder {
+fn rollup_select(scope: &EarningsScope, months: Option<(i64, i64)>, counted: Counted) -> SqlBuilder {
     let mut builder = SqlBuilder::new(
         "SELECT e.ym, e.driver, e.rides, e.driver_share, e.trip_cost, e.convenience_fee, e.discount_amount,
                 e.customer_paid, e.charged_cancellations, e.cancellation_fee,
@@ -1337,9 +1109,7 @@ fn rollup_select(
         Counted::Reported => "e.rides + e.charged_cancellations > 0",
     });
     if let Some((first, last)) = months {
-        builder
-            .push_bind(" AND e.ym BETWEEN ", Bind::Int(first))
-            .push_bind(" AND ", Bind::Int(last));
+        builder.push_bind(" AND e.ym BETWEEN ", Bind::Int(first)).push_bind(" AND ", Bind::Int(last));
     }
     if let Some(fleetadmin) = scope.fleetadmin {
         builder.push_bind(" AND e.fleet = ", Bind::Uuid(fleetadmin.0));
@@ -1374,9 +1144,7 @@ impl Storage for Store {
 
     async fn settings(&self) -> StorageResult<Option<Settings>> {
         let row: Option<(Json<Settings>,)> =
-            sqlx::query_as("SELECT doc FROM settings WHERE id = 1")
-                .fetch_optional(&self.pool)
-                .await?;
+            sqlx::query_as("SELECT doc FROM settings WHERE id = 1").fetch_optional(&self.pool).await?;
         Ok(row.map(|(document,)| document.0))
     }
 
@@ -1394,27 +1162,19 @@ impl Storage for Store {
 
     async fn car_types(&self) -> StorageResult<Vec<CarType>> {
         let rows: Vec<(Json<CarType>,)> =
-            sqlx::query_as("SELECT doc FROM car_types ORDER BY created_at, name")
-                .fetch_all(&self.pool)
-                .await?;
+            sqlx::query_as("SELECT doc FROM car_types ORDER BY created_at, name").fetch_all(&self.pool).await?;
         Ok(rows.into_iter().map(|(document,)| document.0).collect())
     }
 
     async fn car_type(&self, id: CarTypeId) -> StorageResult<CarType> {
         let row: Option<(Json<CarType>,)> =
-            sqlx::query_as("SELECT doc FROM car_types WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
+            sqlx::query_as("SELECT doc FROM car_types WHERE id = $1").bind(id.0).fetch_optional(&self.pool).await?;
         found(row).map(|(document,)| document.0)
     }
 
     async fn car_type_by_name(&self, name: &str) -> StorageResult<CarType> {
         let row: Option<(Json<CarType>,)> =
-            sqlx::query_as("SELECT doc FROM car_types WHERE name = $1")
-                .bind(name)
-                .fetch_optional(&self.pool)
-                .await?;
+            sqlx::query_as("SELECT doc FROM car_types WHERE name = $1").bind(name).fetch_optional(&self.pool).await?;
         found(row).map(|(document,)| document.0)
     }
 
@@ -1443,18 +1203,12 @@ impl Storage for Store {
     }
 
     async fn cancel_reasons(&self) -> StorageResult<Vec<String>> {
-        Ok(
-            sqlx::query_scalar("SELECT reason FROM cancel_reasons ORDER BY position")
-                .fetch_all(&self.pool)
-                .await?,
-        )
+        Ok(sqlx::query_scalar("SELECT reason FROM cancel_reasons ORDER BY position").fetch_all(&self.pool).await?)
     }
 
     async fn save_cancel_reasons(&self, reasons: &[String], now: Millis) -> StorageResult<()> {
         let (_turn, mut tx) = self.begin_write().await?;
-        sqlx::query("DELETE FROM cancel_reasons")
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query("DELETE FROM cancel_reasons").execute(&mut *tx).await?;
         for (position, reason) in reasons.iter().enumerate() {
             sqlx::query(
                 "INSERT INTO cancel_reasons (position, reason, created_at, updated_at) VALUES ($1, $2, $3, $3)",
@@ -1471,24 +1225,13 @@ impl Storage for Store {
 
     async fn payment_providers(&self) -> StorageResult<Vec<PaymentProvider>> {
         let rows: Vec<(String, String)> =
-            sqlx::query_as("SELECT name, link FROM payment_providers ORDER BY position")
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(name, link)| PaymentProvider { name, link })
-            .collect())
+            sqlx::query_as("SELECT name, link FROM payment_providers ORDER BY position").fetch_all(&self.pool).await?;
+        Ok(rows.into_iter().map(|(name, link)| PaymentProvider { name, link }).collect())
     }
 
-    async fn save_payment_providers(
-        &self,
-        providers: &[PaymentProvider],
-        now: Millis,
-    ) -> StorageResult<()> {
+    async fn save_payment_providers(&self, providers: &[PaymentProvider], now: Millis) -> StorageResult<()> {
         let (_turn, mut tx) = self.begin_write().await?;
-        sqlx::query("DELETE FROM payment_providers")
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query("DELETE FROM payment_providers").execute(&mut *tx).await?;
         for (position, provider) in providers.iter().enumerate() {
             sqlx::query(
                 "INSERT INTO payment_providers (position, name, link, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
@@ -1510,27 +1253,20 @@ impl Storage for Store {
     async fn insert_user(&self, user: &User) -> StorageResult<()> {
         let mut builder = SqlBuilder::new(INSERT_USER);
         push_user_values(&mut builder, user, user.createdAt)?;
-        built(builder)
-            .execute(&mut *self.write_conn().await?)
-            .await
-            .map_err(write_error)?;
+        built(builder).execute(&mut *self.write_conn().await?).await.map_err(write_error)?;
         Ok(())
     }
 
     async fn user(&self, id: UserId) -> StorageResult<User> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder
-            .push(USER_COLUMNS)
-            .push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0));
+        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         found(rows.into_iter().next()).map(UserRow::into_user)
     }
 
     async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder
-            .push(USER_COLUMNS)
-            .push(" FROM users u WHERE u.email <> ''");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.email <> ''");
         builder.push_bind(" AND u.email = ", Bind::Text(email.to_string()));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         Ok(rows.into_iter().next().map(UserRow::into_user))
@@ -1538,9 +1274,7 @@ impl Storage for Store {
 
     async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder
-            .push(USER_COLUMNS)
-            .push(" FROM users u WHERE u.mobile <> ''");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.mobile <> ''");
         builder.push_bind(" AND u.mobile = ", Bind::Text(mobile.to_string()));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         Ok(rows.into_iter().next().map(UserRow::into_user))
@@ -1548,9 +1282,7 @@ impl Storage for Store {
 
     async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
-        builder
-            .push(USER_COLUMNS)
-            .push(" FROM users u WHERE u.referral <> ''");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.referral <> ''");
         builder.push_bind(" AND u.referral = ", Bind::Text(referral_id.to_string()));
         let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
         Ok(rows.into_iter().next().map(UserRow::into_user))
@@ -1592,18 +1324,12 @@ impl Storage for Store {
 
     #[instrument(skip_all, fields(user_id = %id))]
     async fn delete_user(&self, id: UserId) -> StorageResult<()> {
-        let result = sqlx::query("DELETE FROM users WHERE id = $1")
-            .bind(id.0)
-            .execute(&mut *self.write_conn().await?)
-            .await?;
+        let result =
+            sqlx::query("DELETE FROM users WHERE id = $1").bind(id.0).execute(&mut *self.write_conn().await?).await?;
         must_affect(result.rows_affected())
     }
 
-    async fn list_users(
-        &self,
-        filter: &UserFilter,
-        page: &PageRequest,
-    ) -> StorageResult<Page<User>> {
+    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>> {
         let limit = page.limit();
         let order = SortOrder::Desc;
         let list = ListSpec {
@@ -1615,14 +1341,7 @@ impl Storage for Store {
             after: page.after.as_deref(),
         };
         let filters = |builder: &mut SqlBuilder| {
-            push_in(
-                builder,
-                "u.role",
-                filter
-                    .roles
-                    .iter()
-                    .map(|role| Bind::Text(role.as_str().to_string())),
-            );
+            push_in(builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
             if let Some(fleetadmin) = filter.fleetadmin {
                 builder.push_bind(" AND u.fleetadmin = ", Bind::Uuid(fleetadmin.0));
             }
@@ -1631,39 +1350,20 @@ impl Storage for Store {
             }
         };
         let search = filter.search.as_deref().and_then(SearchQuery::parse);
-        let rows = self
-            .list_page(&list, &filters, search.as_ref(), false)
-            .await?;
+        let rows = self.list_page(&list, &filters, search.as_ref(), false).await?;
         let users = user_rows(rows);
-        Ok(page_of(users, limit, |user| {
-            encode_cursor(user.createdAt, user.id.0)
-        }))
+        Ok(page_of(users, limit, |user| encode_cursor(user.createdAt, user.id.0)))
     }
 
-    async fn push_targets(
-        &self,
-        filter: &PushFilter,
-        page: &PageRequest,
-    ) -> StorageResult<Page<PushTarget>> {
+    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>> {
         let limit = page.limit();
-        let mut builder = SqlBuilder::new(
-            "SELECT u.id, u.role, u.platform, u.push_token, u.language FROM users u WHERE TRUE",
-        );
-        push_in(
-            &mut builder,
-            "u.role",
-            filter
-                .roles
-                .iter()
-                .map(|role| Bind::Text(role.as_str().to_string())),
-        );
+        let mut builder =
+            SqlBuilder::new("SELECT u.id, u.role, u.platform, u.push_token, u.language FROM users u WHERE TRUE");
+        push_in(&mut builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
         push_in(
             &mut builder,
             "u.platform",
-            filter
-                .platforms
-                .iter()
-                .map(|platform| Bind::Text(platform_text(*platform).to_string())),
+            filter.platforms.iter().map(|platform| Bind::Text(platform_text(*platform).to_string())),
         );
         if let Some(cursor) = page.after.as_deref() {
             let (_, after) = decode_cursor(cursor)?;
@@ -1683,24 +1383,16 @@ impl Storage for Store {
                 })
             })
             .collect::<StorageResult<Vec<_>>>()?;
-        Ok(page_of(targets, limit, |target| {
-            encode_cursor(0, target.user.0)
-        }))
+        Ok(page_of(targets, limit, |target| encode_cursor(0, target.user.0)))
     }
 
-    async fn set_driver_active(
-        &self,
-        driver: UserId,
-        active: bool,
-        now: Millis,
-    ) -> StorageResult<()> {
-        let result =
-            sqlx::query("UPDATE users SET driver_active = $1, updated_at = $2 WHERE id = $3")
-                .bind(active)
-                .bind(now)
-                .bind(driver.0)
-                .execute(&mut *self.write_conn().await?)
-                .await?;
+    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query("UPDATE users SET driver_active = $1, updated_at = $2 WHERE id = $3")
+            .bind(active)
+            .bind(now)
+            .bind(driver.0)
+            .execute(&mut *self.write_conn().await?)
+            .await?;
         must_affect(result.rows_affected())
     }
 
@@ -1715,11 +1407,7 @@ impl Storage for Store {
     }
 
     #[instrument(skip_all, fields(positions = positions.len()))]
-    async fn save_locations(
-        &self,
-        positions: &[(UserId, LatLng)],
-        now: Millis,
-    ) -> StorageResult<()> {
+    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()> {
         if positions.is_empty() {
             return Ok(());
         }
@@ -1797,26 +1485,18 @@ impl Storage for Store {
         tx.commit().await?;
         let mut stored = booking.clone();
         stored.version = version;
-        Ok(Committed {
-            booking: stored,
-            balances,
-        })
+        Ok(Committed { booking: stored, balances })
     }
 
     async fn booking(&self, id: BookingId) -> StorageResult<Booking> {
-        let row: Option<BookingRow> =
-            sqlx::query_as("SELECT version, doc FROM bookings WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
+        let row: Option<BookingRow> = sqlx::query_as("SELECT version, doc FROM bookings WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
         found(row).map(BookingRow::into_booking)
     }
 
-    async fn list_bookings(
-        &self,
-        filter: &BookingFilter,
-        page: &PageRequest,
-    ) -> StorageResult<Page<Booking>> {
+    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>> {
         let limit = page.limit();
         let list = ListSpec {
             table: SearchTable::Bookings,
@@ -1839,29 +1519,21 @@ impl Storage for Store {
             push_in(
                 builder,
                 "b.status",
-                filter
-                    .statuses
-                    .iter()
-                    .map(|status| Bind::Text(status_text(*status).to_string())),
+                filter.statuses.iter().map(|status| Bind::Text(status_text(*status).to_string())),
             );
         };
         let search = filter.search.as_deref().and_then(SearchQuery::parse);
         let narrow = filter.customer.is_some() || filter.driver.is_some();
-        let rows = self
-            .list_page(&list, &filters, search.as_ref(), narrow)
-            .await?;
+        let rows = self.list_page(&list, &filters, search.as_ref(), narrow).await?;
         let bookings = booking_rows(rows);
-        Ok(page_of(bookings, limit, |booking| {
-            encode_cursor(booking_sort_value(booking, filter.sort), booking.id.0)
-        }))
+        Ok(page_of(bookings, limit, |booking| encode_cursor(booking_sort_value(booking, filter.sort), booking.id.0)))
     }
 
     async fn active_bookings(&self) -> StorageResult<Vec<Booking>> {
-        let rows: Vec<BookingRow> = sqlx::query_as(
-            "SELECT b.version, b.doc FROM bookings b WHERE b.active ORDER BY b.tripdate, b.id",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        let rows: Vec<BookingRow> =
+            sqlx::query_as("SELECT b.version, b.doc FROM bookings b WHERE b.active ORDER BY b.tripdate, b.id")
+                .fetch_all(&self.pool)
+                .await?;
         Ok(booking_rows(rows))
     }
 
@@ -1879,37 +1551,25 @@ impl Storage for Store {
     // ---- wallet -----------------------------------------------------------------
 
     #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
-    async fn apply_wallet(
-        &self,
-        change: &WalletChange,
-        now: Millis,
-    ) -> StorageResult<WalletOutcome> {
+    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome> {
         let (_turn, mut tx) = self.begin_write().await?;
         let (applied, balance) = apply_ledger(&mut tx, change, now).await?;
         tx.commit().await?;
         if !applied {
             tracing::debug!("wallet entry already applied");
         }
-        Ok(WalletOutcome {
-            applied,
-            balance: from_micros(balance),
-        })
+        Ok(WalletOutcome { applied, balance: from_micros(balance) })
     }
 
     async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal> {
-        let balance: Option<i64> =
-            sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
-                .bind(user.0)
-                .fetch_optional(&self.pool)
-                .await?;
+        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+            .bind(user.0)
+            .fetch_optional(&self.pool)
+            .await?;
         found(balance).map(from_micros)
     }
 
-    async fn wallet_history(
-        &self,
-        user: UserId,
-        page: &PageRequest,
-    ) -> StorageResult<Page<WalletRecord>> {
+    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>> {
         let limit = page.limit();
         let order = SortOrder::Desc;
         let mut builder = SqlBuilder::new(
@@ -1935,13 +1595,8 @@ impl Storage for Store {
                 Ok((record, row.id))
             })
             .collect::<StorageResult<Vec<_>>>()?;
-        let page = page_of(records, limit, |(record, id)| {
-            encode_cursor(record.entry.date, *id)
-        });
-        Ok(Page {
-            items: page.items.into_iter().map(|(record, _)| record).collect(),
-            next: page.next,
-        })
+        let page = page_of(records, limit, |(record, id)| encode_cursor(record.entry.date, *id));
+        Ok(Page { items: page.items.into_iter().map(|(record, _)| record).collect(), next: page.next })
     }
 
     // ---- withdraws ----------------------------------------------------------------
@@ -1978,18 +1633,11 @@ impl Storage for Store {
             .await?;
         }
         tx.commit().await?;
-        Ok(WalletOutcome {
-            applied,
-            balance: from_micros(balance),
-        })
+        Ok(WalletOutcome { applied, balance: from_micros(balance) })
     }
 
     #[instrument(skip_all, fields(withdraw_id = %id))]
-    async fn complete_withdraw(
-        &self,
-        id: WithdrawId,
-        now: Millis,
-    ) -> StorageResult<WithdrawRequest> {
+    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest> {
         let completed: Option<WithdrawRow> = sqlx::query_as(
             "UPDATE withdraws SET processed = TRUE, proces_date = $2, updated_at = $2
              WHERE id = $1 AND NOT processed
@@ -2002,11 +1650,10 @@ impl Storage for Store {
         if let Some(row) = completed {
             return Ok(row.into_withdraw());
         }
-        let exists: Option<bool> =
-            sqlx::query_scalar("SELECT processed FROM withdraws WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
+        let exists: Option<bool> = sqlx::query_scalar("SELECT processed FROM withdraws WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
         match exists {
             Some(_) => Err(StorageError::AlreadyProcessed),
             None => Err(StorageError::NotFound),
@@ -2022,15 +1669,10 @@ impl Storage for Store {
         found(row).map(WithdrawRow::into_withdraw)
     }
 
-    async fn withdraws(
-        &self,
-        user: Option<UserId>,
-        page: &PageRequest,
-    ) -> StorageResult<Page<WithdrawRequest>> {
+    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>> {
         let limit = page.limit();
         let order = SortOrder::Desc;
-        let mut builder =
-            SqlBuilder::new("SELECT w.processed, w.proces_date, w.doc FROM withdraws w WHERE TRUE");
+        let mut builder = SqlBuilder::new("SELECT w.processed, w.proces_date, w.doc FROM withdraws w WHERE TRUE");
         if let Some(user) = user {
             builder.push_bind(" AND w.user_id = ", Bind::Uuid(user.0));
         }
@@ -2038,18 +1680,12 @@ impl Storage for Store {
         push_order_limit(&mut builder, "w.date", "w.id", order, limit);
         let rows: Vec<WithdrawRow> = fetch_all(&self.pool, builder).await?;
         let requests = rows.into_iter().map(WithdrawRow::into_withdraw).collect();
-        Ok(page_of(requests, limit, |request: &WithdrawRequest| {
-            encode_cursor(request.date, request.id.0)
-        }))
+        Ok(page_of(requests, limit, |request: &WithdrawRequest| encode_cursor(request.date, request.id.0)))
     }
 
     // ---- tracking and chat ------------------------------------------------------------
 
-    async fn append_tracking(
-        &self,
-        booking: BookingId,
-        point: &TrackingPoint,
-    ) -> StorageResult<()> {
+    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
         insert_tracking(&mut *self.write_conn().await?, booking, point).await
     }
 
@@ -2060,15 +1696,8 @@ impl Storage for Store {
         .bind(booking.0)
         .fetch_optional(&self.pool)
         .await?;
-        row.map(|row| {
-            Ok(TrackingPoint {
-                at: row.at,
-                status: parse_status(&row.status)?,
-                lat: row.lat,
-                lng: row.lng,
-            })
-        })
-        .transpose()
+        row.map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
+            .transpose()
     }
 
     async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>> {
@@ -2078,22 +1707,11 @@ impl Storage for Store {
                 .fetch_all(&self.pool)
                 .await?;
         rows.into_iter()
-            .map(|row| {
-                Ok(TrackingPoint {
-                    at: row.at,
-                    status: parse_status(&row.status)?,
-                    lat: row.lat,
-                    lng: row.lng,
-                })
-            })
+            .map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
             .collect()
     }
 
-    async fn append_chat(
-        &self,
-        booking: BookingId,
-        message: &ChatMessage,
-    ) -> StorageResult<StoredChat> {
+    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat> {
         let id = Uuid::now_v7();
         sqlx::query(
             "INSERT INTO chat_messages (id, booking_id, sender, read_at, created_at, updated_at, doc)
@@ -2107,11 +1725,7 @@ impl Storage for Store {
         .execute(&mut *self.write_conn().await?)
         .await
         .map_err(write_error)?;
-        Ok(StoredChat {
-            id,
-            message: message.clone(),
-            read_at: None,
-        })
+        Ok(StoredChat { id, message: message.clone(), read_at: None })
     }
 
     async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>> {
@@ -2128,21 +1742,12 @@ impl Storage for Store {
                 if row.read_at.is_some() && message.smsId.is_none() {
                     message.smsId = Some(row.id.to_string());
                 }
-                StoredChat {
-                    id: row.id,
-                    message,
-                    read_at: row.read_at,
-                }
+                StoredChat { id: row.id, message, read_at: row.read_at }
             })
             .collect())
     }
 
-    async fn mark_chat_read(
-        &self,
-        booking: BookingId,
-        reader: UserId,
-        now: Millis,
-    ) -> StorageResult<u64> {
+    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64> {
         let result = sqlx::query(
             "UPDATE chat_messages SET read_at = $3, updated_at = $3
              WHERE booking_id = $1 AND sender <> $2 AND read_at IS NULL",
@@ -2159,27 +1764,23 @@ impl Storage for Store {
 
     async fn promos(&self) -> StorageResult<Vec<Promo>> {
         let rows: Vec<PromoRow> =
-            sqlx::query_as("SELECT user_avail, doc FROM promos ORDER BY created_at, id")
-                .fetch_all(&self.pool)
-                .await?;
+            sqlx::query_as("SELECT user_avail, doc FROM promos ORDER BY created_at, id").fetch_all(&self.pool).await?;
         Ok(rows.into_iter().map(PromoRow::into_promo).collect())
     }
 
     async fn promo(&self, id: PromoId) -> StorageResult<Promo> {
-        let row: Option<PromoRow> =
-            sqlx::query_as("SELECT user_avail, doc FROM promos WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
+        let row: Option<PromoRow> = sqlx::query_as("SELECT user_avail, doc FROM promos WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
         found(row).map(PromoRow::into_promo)
     }
 
     async fn promo_by_name(&self, name: &str) -> StorageResult<Option<Promo>> {
-        let row: Option<PromoRow> =
-            sqlx::query_as("SELECT user_avail, doc FROM promos WHERE name = $1")
-                .bind(name)
-                .fetch_optional(&self.pool)
-                .await?;
+        let row: Option<PromoRow> = sqlx::query_as("SELECT user_avail, doc FROM promos WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
         Ok(row.map(PromoRow::into_promo))
     }
 
@@ -2202,34 +1803,28 @@ impl Storage for Store {
     }
 
     async fn delete_promo(&self, id: PromoId) -> StorageResult<()> {
-        let result = sqlx::query("DELETE FROM promos WHERE id = $1")
-            .bind(id.0)
-            .execute(&mut *self.write_conn().await?)
-            .await?;
+        let result =
+            sqlx::query("DELETE FROM promos WHERE id = $1").bind(id.0).execute(&mut *self.write_conn().await?).await?;
         must_affect(result.rows_affected())
     }
 
     async fn promo_used_by(&self, promo_name: &str, user: UserId) -> StorageResult<bool> {
-        let uses: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM promo_uses WHERE promo_name = $1 AND user_id = $2",
-        )
-        .bind(promo_name)
-        .bind(user.0)
-        .fetch_one(&self.pool)
-        .await?;
+        let uses: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM promo_uses WHERE promo_name = $1 AND user_id = $2")
+            .bind(promo_name)
+            .bind(user.0)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(uses > 0)
     }
 
     async fn insert_notification(&self, notification: &Notification) -> StorageResult<()> {
-        sqlx::query(
-            "INSERT INTO notifications (id, created_at, updated_at, doc) VALUES ($1, $2, $2, $3)",
-        )
-        .bind(notification.id.0)
-        .bind(notification.createdAt)
-        .bind(Json(notification))
-        .execute(&mut *self.write_conn().await?)
-        .await
-        .map_err(write_error)?;
+        sqlx::query("INSERT INTO notifications (id, created_at, updated_at, doc) VALUES ($1, $2, $2, $3)")
+            .bind(notification.id.0)
+            .bind(notification.createdAt)
+            .bind(Json(notification))
+            .execute(&mut *self.write_conn().await?)
+            .await
+            .map_err(write_error)?;
         Ok(())
     }
 
@@ -2237,21 +1832,13 @@ impl Storage for Store {
         let limit = page.limit();
         let order = SortOrder::Desc;
         let mut builder = SqlBuilder::new("SELECT n.doc FROM notifications n WHERE TRUE");
-        push_keyset(
-            &mut builder,
-            "n.created_at",
-            "n.id",
-            order,
-            page.after.as_deref(),
-        )?;
+        push_keyset(&mut builder, "n.created_at", "n.id", order, page.after.as_deref())?;
         push_order_limit(&mut builder, "n.created_at", "n.id", order, limit);
         let rows: Vec<(Json<Notification>,)> = fetch_all(&self.pool, builder).await?;
         let notifications = rows.into_iter().map(|(document,)| document.0).collect();
-        Ok(page_of(
-            notifications,
-            limit,
-            |notification: &Notification| encode_cursor(notification.createdAt, notification.id.0),
-        ))
+        Ok(page_of(notifications, limit, |notification: &Notification| {
+            encode_cursor(notification.createdAt, notification.id.0)
+        }))
     }
 
     async fn delete_notification(&self, id: NotificationId) -> StorageResult<()> {
@@ -2267,13 +1854,7 @@ impl Storage for Store {
             sqlx::query_as("SELECT is_default, doc FROM languages ORDER BY created_at, id")
                 .fetch_all(&self.pool)
                 .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(is_default, document)| Language {
-                default: is_default,
-                ..document.0
-            })
-            .collect())
+        Ok(rows.into_iter().map(|(is_default, document)| Language { default: is_default, ..document.0 }).collect())
     }
 
     #[instrument(skip_all, fields(language_id = %language.id))]
@@ -2324,10 +1905,7 @@ impl Storage for Store {
             Some((true,)) => return Err(StorageError::DefaultLanguage),
             Some((false,)) => {}
         }
-        sqlx::query("DELETE FROM languages WHERE id = $1")
-            .bind(id.0)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query("DELETE FROM languages WHERE id = $1").bind(id.0).execute(&mut *tx).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -2343,13 +1921,12 @@ impl Storage for Store {
             .bind(id.0)
             .execute(&mut *tx)
             .await?;
-        let result =
-            sqlx::query("UPDATE languages SET is_default = TRUE, updated_at = $1 WHERE id = $2")
-                .bind(now)
-                .bind(id.0)
-                .execute(&mut *tx)
-                .await
-                .map_err(default_race)?;
+        let result = sqlx::query("UPDATE languages SET is_default = TRUE, updated_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(id.0)
+            .execute(&mut *tx)
+            .await
+            .map_err(default_race)?;
         must_affect(result.rows_affected())?;
         tx.commit().await?;
         Ok(())
@@ -2374,12 +1951,11 @@ impl Storage for Store {
     }
 
     async fn file(&self, id: Uuid) -> StorageResult<FileRecord> {
-        let row: Option<FileRow> = sqlx::query_as(
-            "SELECT id, owner, key, mime, size, created_at FROM files WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row: Option<FileRow> =
+            sqlx::query_as("SELECT id, owner, key, mime, size, created_at FROM files WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
         let row = found(row)?;
         Ok(FileRecord {
             id: row.id,
@@ -2435,20 +2011,14 @@ impl Storage for Store {
         found(row)?.into_record()
     }
 
-    async fn set_payment_reference(
-        &self,
-        id: Uuid,
-        gateway_ref: &str,
-        now: Millis,
-    ) -> StorageResult<()> {
-        let result =
-            sqlx::query("UPDATE payments SET gateway_ref = $1, updated_at = $2 WHERE id = $3")
-                .bind(gateway_ref)
-                .bind(now)
-                .bind(id)
-                .execute(&mut *self.write_conn().await?)
-                .await
-                .map_err(write_error)?;
+    async fn set_payment_reference(&self, id: Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query("UPDATE payments SET gateway_ref = $1, updated_at = $2 WHERE id = $3")
+            .bind(gateway_ref)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *self.write_conn().await?)
+            .await
+            .map_err(write_error)?;
         must_affect(result.rows_affected())
     }
 
@@ -2475,10 +2045,8 @@ impl Storage for Store {
         if result.rows_affected() == 1 {
             return Ok(true);
         }
-        let exists: Option<(Uuid,)> = sqlx::query_as("SELECT id FROM payments WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let exists: Option<(Uuid,)> =
+            sqlx::query_as("SELECT id FROM payments WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
         found(exists)?;
         Ok(false)
     }
@@ -2527,12 +2095,11 @@ impl Storage for Store {
     }
 
     async fn record_failed_attempt(&self, id: Uuid) -> StorageResult<u32> {
-        let attempts: Option<i64> = sqlx::query_scalar(
-            "UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts",
-        )
-        .bind(id)
-        .fetch_optional(&mut *self.write_conn().await?)
-        .await?;
+        let attempts: Option<i64> =
+            sqlx::query_scalar("UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts")
+                .bind(id)
+                .fetch_optional(&mut *self.write_conn().await?)
+                .await?;
         found(attempts).map(|attempts| u32::try_from(attempts).unwrap_or(u32::MAX))
     }
 
@@ -2552,21 +2119,16 @@ impl Storage for Store {
             .bind(id)
             .fetch_one(&self.pool)
             .await?;
-        if exists > 0 {
-            Err(StorageError::AlreadyProcessed)
-        } else {
-            Err(StorageError::NotFound)
-        }
+        if exists > 0 { Err(StorageError::AlreadyProcessed) } else { Err(StorageError::NotFound) }
     }
 
     async fn challenges_since(&self, contact: &str, since: Millis) -> StorageResult<u64> {
-        let count: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM otp_challenges WHERE contact = $1 AND created_at >= $2",
-        )
-        .bind(contact)
-        .bind(since)
-        .fetch_one(&self.pool)
-        .await?;
+        let count: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE contact = $1 AND created_at >= $2")
+                .bind(contact)
+                .bind(since)
+                .fetch_one(&self.pool)
+                .await?;
         Ok(u64::try_from(count).unwrap_or_default())
     }
 
@@ -2630,22 +2192,13 @@ impl Storage for Store {
     #[instrument(skip_all)]
     async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>> {
         let groups = self.earnings_groups(scope, Counted::Rides).await?;
-        Ok(groups
-            .iter()
-            .map(|group| group.earnings_row(scope.decimals))
-            .collect())
+        Ok(groups.iter().map(|group| group.earnings_row(scope.decimals)).collect())
     }
 
     #[instrument(skip_all)]
-    async fn earnings_report(
-        &self,
-        scope: &EarningsScope,
-    ) -> StorageResult<Vec<EarningsReportRow>> {
+    async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>> {
         let groups = self.earnings_groups(scope, Counted::Reported).await?;
-        Ok(groups
-            .iter()
-            .map(|group| group.report_row(scope.decimals))
-            .collect())
+        Ok(groups.iter().map(|group| group.report_row(scope.decimals)).collect())
     }
 
     #[instrument(skip_all)]
@@ -2656,11 +2209,7 @@ impl Storage for Store {
     ) -> StorageResult<Page<EarningsReportRow>> {
         let groups = self.earnings_page(scope, Counted::Reported, page).await?;
         Ok(Page {
-            items: groups
-                .items
-                .iter()
-                .map(|group| group.report_row(scope.decimals))
-                .collect(),
+            items: groups.items.iter().map(|group| group.report_row(scope.decimals)).collect(),
             next: groups.next,
         })
     }
@@ -2672,11 +2221,7 @@ impl Storage for Store {
     ) -> StorageResult<Page<EarningsRow>> {
         let groups = self.earnings_page(scope, Counted::Rides, page).await?;
         Ok(Page {
-            items: groups
-                .items
-                .iter()
-                .map(|group| group.earnings_row(scope.decimals))
-                .collect(),
+            items: groups.items.iter().map(|group| group.earnings_row(scope.decimals)).collect(),
             next: groups.next,
         })
     }
@@ -2695,10 +2240,8 @@ impl Storage for Store {
     }
 
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>> {
-        let row: Option<(Json<User>,)> = sqlx::query_as("SELECT doc FROM users WHERE id = $1")
-            .bind(driver.0)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row: Option<(Json<User>,)> =
+            sqlx::query_as("SELECT doc FROM users WHERE id = $1").bind(driver.0).fetch_optional(&self.pool).await?;
         found(row).map(|(document,)| document.0.ratings)
     }
 }

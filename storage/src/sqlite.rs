@@ -7,14 +7,10 @@
 //! Write transactions start with `BEGIN IMMEDIATE`. Text search uses FTS5
 //! tables kept in step by triggers (see the migration).
 
-use crate::common::{
-    Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, WriteGate, unique_field,
-};
+use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, WriteGate, unique_field};
 use crate::error::StorageResult;
 use crate::types::Backend;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
 use std::time::Duration;
 
@@ -51,10 +47,7 @@ impl SqliteStorage {
     /// migrations.
     #[tracing::instrument(skip_all, fields(path = %path.display()))]
     pub async fn open(path: &Path) -> StorageResult<Self> {
-        if let Some(parent) = path
-            .parent()
-            .filter(|parent| !parent.as_os_str().is_empty())
-        {
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(sqlx::Error::Io)?;
         }
         let options = SqliteConnectOptions::new()
@@ -76,10 +69,7 @@ impl SqliteStorage {
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
         tracing::info!("sqlite storage open");
-        Ok(SqliteStorage {
-            pool,
-            writes: WriteGate::serial(),
-        })
+        Ok(SqliteStorage { pool, writes: WriteGate::serial() })
     }
 
     /// The connection pool, for tools and tests that need raw SQL.
@@ -99,8 +89,7 @@ impl Dialect for SqliteDialect {
     const MAX_BINDS_PER_STATEMENT: usize = 1_000;
 
     /// Exact for years 0000..=9999 (the date functions' range).
-    const YEAR_MONTH_OF_LOCAL_SECONDS: &'static str =
-        "CAST(strftime('%Y%m', l.local_s, 'unixepoch') AS INTEGER)";
+    const YEAR_MONTH_OF_LOCAL_SECONDS: &'static str = "CAST(strftime('%Y%m', l.local_s, 'unixepoch') AS INTEGER)";
 
     /// SQLite's planner has no estimate of how many rows an FTS5 query
     /// matches, so the shared code counts (up to a limit) and picks the plan.

@@ -2,9 +2,7 @@
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use wayfare_engine::{
-    Booking, BookingStatus, ChatMessage, Millis, Role, UserId, UserPlatform, WalletEntry,
-};
+use wayfare_engine::{Booking, BookingStatus, ChatMessage, Millis, Role, UserId, UserPlatform, WalletEntry};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -24,10 +22,7 @@ impl PageRequest {
     pub const MAX_LIMIT: u32 = 500;
 
     pub fn first(limit: u32) -> Self {
-        PageRequest {
-            limit: limit.clamp(1, Self::MAX_LIMIT),
-            after: None,
-        }
+        PageRequest { limit: limit.clamp(1, Self::MAX_LIMIT), after: None }
     }
 
     pub fn limit(&self) -> u32 {

@@ -16,16 +16,14 @@ use uuid::Uuid;
 use wayfare_engine::booking::{Effect, NoticeKey, WalletChange};
 use wayfare_engine::earnings;
 use wayfare_engine::{
-    AmountType, Booking, BookingId, BookingStatus, CancelSlab, CarType, CarTypeId, ChatMessage,
-    DeviceTarget, EarningsInput, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
-    Millis, Notification, NotificationId, PaymentProvider, Place, PricedChoice, Promo, PromoId,
-    RatingDetail, Ratings, RegType, Role, SavedAddress, Settings, TrackingPoint, User, UserId,
-    UserLang, UserPlatform, UserTarget, WalletEntryType, WithdrawId, WithdrawRequest,
+    AmountType, Booking, BookingId, BookingStatus, CancelSlab, CarType, CarTypeId, ChatMessage, DeviceTarget,
+    EarningsInput, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId,
+    PaymentProvider, Place, PricedChoice, Promo, PromoId, RatingDetail, Ratings, RegType, Role, SavedAddress, Settings,
+    TrackingPoint, User, UserId, UserLang, UserPlatform, UserTarget, WalletEntryType, WithdrawId, WithdrawRequest,
 };
 use wayfare_storage::{
-    Backend, BookingFilter, BookingSort, Challenge, EarningsScope, FileRecord, PageRequest,
-    PaymentOrder, PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, Storage,
-    StorageError, UserFilter,
+    Backend, BookingFilter, BookingSort, Challenge, EarningsScope, FileRecord, PageRequest, PaymentOrder,
+    PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, Storage, StorageError, UserFilter,
 };
 
 backend_suite!(
@@ -90,11 +88,7 @@ fn json_of<T: serde::Serialize>(value: &T) -> serde_json::Value {
 }
 
 fn user(number: u128, role: Role) -> User {
-    let mut user = User::new(
-        UserId::from_u128(0x1000_0000 + number),
-        role,
-        NOW - number as i64 * 1_000,
-    );
+    let mut user = User::new(UserId::from_u128(0x1000_0000 + number), role, NOW - number as i64 * 1_000);
     user.firstName = format!("First{number}");
     user.lastName = format!("Last{number}");
     user.email = format!("user{number}@wayfare.test");
@@ -175,11 +169,7 @@ fn credit(user: UserId, amount: Decimal, key: &str) -> WalletChange {
 }
 
 fn debit(user: UserId, amount: Decimal, key: &str) -> WalletChange {
-    WalletChange {
-        entry_type: WalletEntryType::Debit,
-        tx_ref: "WalletPayment".into(),
-        ..credit(user, amount, key)
-    }
+    WalletChange { entry_type: WalletEntryType::Debit, tx_ref: "WalletPayment".into(), ..credit(user, amount, key) }
 }
 
 async fn insert_users(fixture: &Fixture, users: &[&User]) {
@@ -188,18 +178,11 @@ async fn insert_users(fixture: &Fixture, users: &[&User]) {
     }
 }
 
-async fn all_bookings(
-    storage: &dyn Storage,
-    filter: &BookingFilter,
-    page_size: u32,
-) -> Vec<Booking> {
+async fn all_bookings(storage: &dyn Storage, filter: &BookingFilter, page_size: u32) -> Vec<Booking> {
     let mut bookings = Vec::new();
     let mut page = PageRequest::first(page_size);
     loop {
-        let result = storage
-            .list_bookings(filter, &page)
-            .await
-            .expect("list bookings");
+        let result = storage.list_bookings(filter, &page).await.expect("list bookings");
         assert!(result.items.len() <= page_size as usize);
         bookings.extend(result.items);
         match result.next {
@@ -217,24 +200,14 @@ fn ids(bookings: &[Booking]) -> Vec<BookingId> {
 
 async fn settings_are_one_row_that_round_trips(fixture: Fixture) {
     assert_eq!(fixture.settings().await.unwrap(), None);
-    let mut settings = Settings {
-        appName: "Wayfare Baltimore".into(),
-        decimal: 3,
-        bonus: dec!(2.5),
-        ..Settings::default()
-    };
+    let mut settings =
+        Settings { appName: "Wayfare Baltimore".into(), decimal: 3, bonus: dec!(2.5), ..Settings::default() };
     fixture.save_settings(&settings, NOW).await.unwrap();
-    assert_eq!(
-        json_of(&fixture.settings().await.unwrap().unwrap()),
-        json_of(&settings)
-    );
+    assert_eq!(json_of(&fixture.settings().await.unwrap().unwrap()), json_of(&settings));
     settings.symbol = "€".into();
     settings.swipe_symbol = true;
     fixture.save_settings(&settings, NOW + 1).await.unwrap();
-    assert_eq!(
-        json_of(&fixture.settings().await.unwrap().unwrap()),
-        json_of(&settings)
-    );
+    assert_eq!(json_of(&fixture.settings().await.unwrap().unwrap()), json_of(&settings));
     assert_eq!(fixture.raw_scalar("SELECT COUNT(*) FROM settings").await, 1);
 }
 
@@ -251,23 +224,11 @@ fn car_type(number: u128, name: &str) -> CarType {
         convenience_fee_type: AmountType::Percentage,
         extra_info: "4 seats".into(),
         createdAt: NOW + number as i64,
-        parcelTypes: vec![PricedChoice {
-            description: "Small".into(),
-            amount: dec!(2),
-        }],
-        options: vec![PricedChoice {
-            description: "Fragile".into(),
-            amount: dec!(1.5),
-        }],
+        parcelTypes: vec![PricedChoice { description: "Small".into(), amount: dec!(2) }],
+        options: vec![PricedChoice { description: "Fragile".into(), amount: dec!(1.5) }],
         cancelSlab: vec![
-            CancelSlab {
-                minsDelayed: 5,
-                amount: dec!(2),
-            },
-            CancelSlab {
-                minsDelayed: 10,
-                amount: dec!(4),
-            },
+            CancelSlab { minsDelayed: 5, amount: dec!(2) },
+            CancelSlab { minsDelayed: 10, amount: dec!(4) },
         ],
     }
 }
@@ -277,83 +238,35 @@ async fn car_types_round_trip_and_names_are_unique(fixture: Fixture) {
     let van = car_type(2, "Van");
     fixture.save_car_type(&sedan, NOW).await.unwrap();
     fixture.save_car_type(&van, NOW).await.unwrap();
-    assert_eq!(
-        json_of(&fixture.car_type(sedan.id).await.unwrap()),
-        json_of(&sedan)
-    );
+    assert_eq!(json_of(&fixture.car_type(sedan.id).await.unwrap()), json_of(&sedan));
     assert_eq!(fixture.car_type_by_name("Van").await.unwrap().id, van.id);
-    assert_eq!(
-        fixture
-            .car_types()
-            .await
-            .unwrap()
-            .iter()
-            .map(|car| car.id)
-            .collect::<Vec<_>>(),
-        [sedan.id, van.id]
-    );
+    assert_eq!(fixture.car_types().await.unwrap().iter().map(|car| car.id).collect::<Vec<_>>(), [sedan.id, van.id]);
 
-    let taken = CarType {
-        name: "Sedan".into(),
-        ..car_type(3, "x")
-    };
-    assert!(matches!(
-        fixture.save_car_type(&taken, NOW).await,
-        Err(StorageError::Duplicate("name"))
-    ));
-    let renamed = CarType {
-        rate_per_hour: dec!(15),
-        name: "Minivan".into(),
-        ..van.clone()
-    };
+    let taken = CarType { name: "Sedan".into(), ..car_type(3, "x") };
+    assert!(matches!(fixture.save_car_type(&taken, NOW).await, Err(StorageError::Duplicate("name"))));
+    let renamed = CarType { rate_per_hour: dec!(15), name: "Minivan".into(), ..van.clone() };
     fixture.save_car_type(&renamed, NOW).await.unwrap();
-    assert_eq!(
-        json_of(&fixture.car_type(van.id).await.unwrap()),
-        json_of(&renamed)
-    );
-    assert!(matches!(
-        fixture.car_type_by_name("Van").await,
-        Err(StorageError::NotFound)
-    ));
+    assert_eq!(json_of(&fixture.car_type(van.id).await.unwrap()), json_of(&renamed));
+    assert!(matches!(fixture.car_type_by_name("Van").await, Err(StorageError::NotFound)));
 
     fixture.delete_car_type(sedan.id).await.unwrap();
-    assert!(matches!(
-        fixture.car_type(sedan.id).await,
-        Err(StorageError::NotFound)
-    ));
-    assert!(matches!(
-        fixture.delete_car_type(sedan.id).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.car_type(sedan.id).await, Err(StorageError::NotFound)));
+    assert!(matches!(fixture.delete_car_type(sedan.id).await, Err(StorageError::NotFound)));
 }
 
 async fn cancel_reasons_and_payment_providers_keep_their_order(fixture: Fixture) {
     assert!(fixture.cancel_reasons().await.unwrap().is_empty());
-    let reasons: Vec<String> = ["Driver is late", "Changed my mind", "Wrong pickup"]
-        .map(String::from)
-        .to_vec();
+    let reasons: Vec<String> = ["Driver is late", "Changed my mind", "Wrong pickup"].map(String::from).to_vec();
     fixture.save_cancel_reasons(&reasons, NOW).await.unwrap();
     assert_eq!(fixture.cancel_reasons().await.unwrap(), reasons);
-    fixture
-        .save_cancel_reasons(&reasons[1..], NOW)
-        .await
-        .unwrap();
+    fixture.save_cancel_reasons(&reasons[1..], NOW).await.unwrap();
     assert_eq!(fixture.cancel_reasons().await.unwrap(), reasons[1..]);
 
     let providers = vec![
-        PaymentProvider {
-            name: "test".into(),
-            link: "/api/v1/payments/test".into(),
-        },
-        PaymentProvider {
-            name: "stripe".into(),
-            link: "https://pay.test/stripe".into(),
-        },
+        PaymentProvider { name: "test".into(), link: "/api/v1/payments/test".into() },
+        PaymentProvider { name: "stripe".into(), link: "https://pay.test/stripe".into() },
     ];
-    fixture
-        .save_payment_providers(&providers, NOW)
-        .await
-        .unwrap();
+    fixture.save_payment_providers(&providers, NOW).await.unwrap();
     assert_eq!(fixture.payment_providers().await.unwrap(), providers);
 }
 
@@ -368,32 +281,19 @@ fn full_driver() -> User {
     driver.licenseImage = Some("https://files.test/license.jpg".into());
     driver.pushToken = Some("push-token-7".into());
     driver.userPlatform = UserPlatform::Android;
-    driver.lang = Some(UserLang {
-        langLocale: "fr".into(),
-        dateLocale: "fr-ca".into(),
-    });
+    driver.lang = Some(UserLang { langLocale: "fr".into(), dateLocale: "fr-ca".into() });
     driver.bankName = "First Bank".into();
     driver.bankCode = "021000021".into();
     driver.bankAccount = "123456789".into();
     driver.ratings = Some(Ratings {
         userrating: dec!(4.5),
         details: vec![
-            RatingDetail {
-                user: UserId::from_u128(1),
-                rate: 5,
-            },
-            RatingDetail {
-                user: UserId::from_u128(2),
-                rate: 4,
-            },
+            RatingDetail { user: UserId::from_u128(1), rate: 5 },
+            RatingDetail { user: UserId::from_u128(2), rate: 4 },
         ],
     });
-    driver.savedAddresses = vec![SavedAddress {
-        description: "Home, 1 Main St".into(),
-        lat: 39.29,
-        lng: -76.61,
-        count: 3,
-    }];
+    driver.savedAddresses =
+        vec![SavedAddress { description: "Home, 1 Main St".into(), lat: 39.29, lng: -76.61, count: 3 }];
     driver.location = Some(LatLng::new(39.2904, -76.6122));
     driver.vehicleMake = "Toyota".into();
     driver.vehicleModel = "Prius".into();
@@ -423,37 +323,10 @@ async fn users_round_trip_with_the_spec_field_names(fixture: Fixture) {
     ] {
         assert!(document.get(field).is_some(), "{field}");
     }
-    assert_eq!(
-        fixture
-            .user_by_email(&driver.email)
-            .await
-            .unwrap()
-            .unwrap()
-            .id,
-        driver.id
-    );
-    assert_eq!(
-        fixture
-            .user_by_mobile(&driver.mobile)
-            .await
-            .unwrap()
-            .unwrap()
-            .id,
-        driver.id
-    );
-    assert_eq!(
-        fixture
-            .user_by_referral(&driver.referralId)
-            .await
-            .unwrap()
-            .unwrap()
-            .id,
-        driver.id
-    );
-    assert_eq!(
-        fixture.user_by_email("nobody@wayfare.test").await.unwrap(),
-        None
-    );
+    assert_eq!(fixture.user_by_email(&driver.email).await.unwrap().unwrap().id, driver.id);
+    assert_eq!(fixture.user_by_mobile(&driver.mobile).await.unwrap().unwrap().id, driver.id);
+    assert_eq!(fixture.user_by_referral(&driver.referralId).await.unwrap().unwrap().id, driver.id);
+    assert_eq!(fixture.user_by_email("nobody@wayfare.test").await.unwrap(), None);
     assert_eq!(fixture.ratings(driver.id).await.unwrap(), driver.ratings);
 
     let mut edited = driver.clone();
@@ -462,109 +335,46 @@ async fn users_round_trip_with_the_spec_field_names(fixture: Fixture) {
     edited.location = None;
     edited.approved = false;
     fixture.update_user(&edited, NOW + 5).await.unwrap();
-    assert_eq!(
-        json_of(&fixture.user(driver.id).await.unwrap()),
-        json_of(&edited)
-    );
+    assert_eq!(json_of(&fixture.user(driver.id).await.unwrap()), json_of(&edited));
     assert_eq!(fixture.user_by_email(&driver.email).await.unwrap(), None);
 
     fixture.delete_user(driver.id).await.unwrap();
-    assert!(matches!(
-        fixture.user(driver.id).await,
-        Err(StorageError::NotFound)
-    ));
-    assert!(matches!(
-        fixture.update_user(&edited, NOW).await,
-        Err(StorageError::NotFound)
-    ));
-    assert!(matches!(
-        fixture.delete_user(driver.id).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.user(driver.id).await, Err(StorageError::NotFound)));
+    assert!(matches!(fixture.update_user(&edited, NOW).await, Err(StorageError::NotFound)));
+    assert!(matches!(fixture.delete_user(driver.id).await, Err(StorageError::NotFound)));
 }
 
 async fn taken_email_mobile_and_referral_are_duplicates(fixture: Fixture) {
     let first = rider(1);
     fixture.insert_user(&first).await.unwrap();
-    let same_email = User {
-        email: first.email.clone(),
-        ..rider(2)
-    };
-    let same_mobile = User {
-        mobile: first.mobile.clone(),
-        ..rider(3)
-    };
-    let same_referral = User {
-        referralId: first.referralId.clone(),
-        ..rider(4)
-    };
-    assert!(matches!(
-        fixture.insert_user(&same_email).await,
-        Err(StorageError::Duplicate("email"))
-    ));
-    assert!(matches!(
-        fixture.insert_user(&same_mobile).await,
-        Err(StorageError::Duplicate("mobile"))
-    ));
-    assert!(matches!(
-        fixture.insert_user(&same_referral).await,
-        Err(StorageError::Duplicate("referral"))
-    ));
+    let same_email = User { email: first.email.clone(), ..rider(2) };
+    let same_mobile = User { mobile: first.mobile.clone(), ..rider(3) };
+    let same_referral = User { referralId: first.referralId.clone(), ..rider(4) };
+    assert!(matches!(fixture.insert_user(&same_email).await, Err(StorageError::Duplicate("email"))));
+    assert!(matches!(fixture.insert_user(&same_mobile).await, Err(StorageError::Duplicate("mobile"))));
+    assert!(matches!(fixture.insert_user(&same_referral).await, Err(StorageError::Duplicate("referral"))));
     // Empty values are not unique: many users sign up without an e-mail.
-    let no_email = User {
-        email: String::new(),
-        referralId: String::new(),
-        ..rider(5)
-    };
-    let no_email_either = User {
-        email: String::new(),
-        referralId: String::new(),
-        ..rider(6)
-    };
+    let no_email = User { email: String::new(), referralId: String::new(), ..rider(5) };
+    let no_email_either = User { email: String::new(), referralId: String::new(), ..rider(6) };
     fixture.insert_user(&no_email).await.unwrap();
     fixture.insert_user(&no_email_either).await.unwrap();
     assert_eq!(fixture.user_by_email("").await.unwrap(), None);
     // An update that takes someone else's mobile is refused too.
-    let stealing = User {
-        mobile: first.mobile.clone(),
-        ..no_email.clone()
-    };
-    assert!(matches!(
-        fixture.update_user(&stealing, NOW).await,
-        Err(StorageError::Duplicate("mobile"))
-    ));
+    let stealing = User { mobile: first.mobile.clone(), ..no_email.clone() };
+    assert!(matches!(fixture.update_user(&stealing, NOW).await, Err(StorageError::Duplicate("mobile"))));
     // And an existing id.
-    assert!(matches!(
-        fixture.insert_user(&first).await,
-        Err(StorageError::Duplicate(_))
-    ));
+    assert!(matches!(fixture.insert_user(&first).await, Err(StorageError::Duplicate(_))));
 }
 
 async fn the_wallet_balance_only_comes_from_the_ledger(fixture: Fixture) {
-    let rider = User {
-        walletBalance: dec!(50),
-        ..rider(1)
-    };
+    let rider = User { walletBalance: dec!(50), ..rider(1) };
     fixture.insert_user(&rider).await.unwrap();
-    assert_eq!(
-        fixture.user(rider.id).await.unwrap().walletBalance,
-        Decimal::ZERO
-    );
-    fixture
-        .apply_wallet(&credit(rider.id, dec!(7.25), "topup-1"), NOW)
-        .await
-        .unwrap();
-    let edited = User {
-        walletBalance: dec!(999),
-        firstName: "Edited".into(),
-        ..rider.clone()
-    };
+    assert_eq!(fixture.user(rider.id).await.unwrap().walletBalance, Decimal::ZERO);
+    fixture.apply_wallet(&credit(rider.id, dec!(7.25), "topup-1"), NOW).await.unwrap();
+    let edited = User { walletBalance: dec!(999), firstName: "Edited".into(), ..rider.clone() };
     fixture.update_user(&edited, NOW).await.unwrap();
     let stored = fixture.user(rider.id).await.unwrap();
-    assert_eq!(
-        (stored.walletBalance, stored.firstName.as_str()),
-        (dec!(7.25), "Edited")
-    );
+    assert_eq!((stored.walletBalance, stored.firstName.as_str()), (dec!(7.25), "Edited"));
     assert_eq!(fixture.wallet_balance(rider.id).await.unwrap(), dec!(7.25));
 }
 
@@ -574,18 +384,8 @@ async fn users_are_listed_by_role_fleet_approval_and_search(fixture: Fixture) {
     let mut riders: Vec<User> = (1..=7).map(rider).collect();
     riders[2].firstName = "Zelda".into();
     riders[2].lastName = "Fitzgerald".into();
-    let mut drivers: Vec<User> = (20..=25)
-        .map(|number| {
-            driver(
-                number,
-                if number % 2 == 0 {
-                    Some(fleet.id)
-                } else {
-                    None
-                },
-            )
-        })
-        .collect();
+    let mut drivers: Vec<User> =
+        (20..=25).map(|number| driver(number, if number % 2 == 0 { Some(fleet.id) } else { None })).collect();
     drivers[1].approved = false;
     insert_users(&fixture, &[&fleet, &admin]).await;
     insert_users(&fixture, &riders.iter().collect::<Vec<_>>()).await;
@@ -608,67 +408,25 @@ async fn users_are_listed_by_role_fleet_approval_and_search(fixture: Fixture) {
     };
     // Newest first: a smaller number was created later.
     let mut expected_riders: Vec<&User> = riders.iter().collect();
-    expected_riders.sort_by_key(|user| {
-        (
-            std::cmp::Reverse(user.createdAt),
-            std::cmp::Reverse(user.id),
-        )
-    });
+    expected_riders.sort_by_key(|user| (std::cmp::Reverse(user.createdAt), std::cmp::Reverse(user.id)));
     let rider_ids: Vec<UserId> = expected_riders.iter().map(|user| user.id).collect();
-    assert_eq!(
-        list(
-            UserFilter {
-                roles: vec![Role::Rider],
-                ..UserFilter::default()
-            },
-            3
-        )
-        .await,
-        rider_ids
-    );
-    let everyone_but_admins = list(
-        UserFilter {
-            roles: vec![Role::Rider, Role::Driver, Role::Fleetadmin],
-            ..UserFilter::default()
-        },
-        4,
-    )
-    .await;
+    assert_eq!(list(UserFilter { roles: vec![Role::Rider], ..UserFilter::default() }, 3).await, rider_ids);
+    let everyone_but_admins =
+        list(UserFilter { roles: vec![Role::Rider, Role::Driver, Role::Fleetadmin], ..UserFilter::default() }, 4).await;
     assert_eq!(everyone_but_admins.len(), 7 + 6 + 1);
     assert!(!everyone_but_admins.contains(&admin.id));
     assert_eq!(list(UserFilter::default(), 50).await.len(), 15);
 
-    let fleet_drivers = list(
-        UserFilter {
-            fleetadmin: Some(fleet.id),
-            ..UserFilter::default()
-        },
-        2,
-    )
-    .await;
+    let fleet_drivers = list(UserFilter { fleetadmin: Some(fleet.id), ..UserFilter::default() }, 2).await;
     assert_eq!(
         fleet_drivers.iter().collect::<BTreeSet<_>>(),
-        drivers
-            .iter()
-            .filter(|d| d.fleetadmin == Some(fleet.id))
-            .map(|d| &d.id)
-            .collect()
+        drivers.iter().filter(|d| d.fleetadmin == Some(fleet.id)).map(|d| &d.id).collect()
     );
-    let unapproved = list(
-        UserFilter {
-            roles: vec![Role::Driver],
-            approved: Some(false),
-            ..UserFilter::default()
-        },
-        10,
-    )
-    .await;
+    let unapproved =
+        list(UserFilter { roles: vec![Role::Driver], approved: Some(false), ..UserFilter::default() }, 10).await;
     assert_eq!(unapproved, [drivers[1].id]);
 
-    let search = |text: &str| UserFilter {
-        search: Some(text.into()),
-        ..UserFilter::default()
-    };
+    let search = |text: &str| UserFilter { search: Some(text.into()), ..UserFilter::default() };
     assert_eq!(list(search("zel fitz"), 10).await, [riders[2].id]);
     assert_eq!(list(search("user21@wayfare"), 10).await, [drivers[1].id]);
     assert_eq!(list(search("+14105550003"), 10).await, [riders[2].id]);
@@ -680,22 +438,12 @@ async fn push_targets_are_paged_by_id_and_filtered(fixture: Fixture) {
     let mut users: Vec<User> = (1..=6).map(rider).collect();
     users.extend((10..=13).map(|number| driver(number, None)));
     for (index, user) in users.iter_mut().enumerate() {
-        user.userPlatform = if index % 2 == 0 {
-            UserPlatform::Ios
-        } else {
-            UserPlatform::Android
-        };
+        user.userPlatform = if index % 2 == 0 { UserPlatform::Ios } else { UserPlatform::Android };
         user.pushToken = Some(format!("token-{index}"));
-        user.lang = Some(UserLang {
-            langLocale: "en".into(),
-            dateLocale: "en-gb".into(),
-        });
+        user.lang = Some(UserLang { langLocale: "en".into(), dateLocale: "en-gb".into() });
     }
     insert_users(&fixture, &users.iter().collect::<Vec<_>>()).await;
-    let filter = PushFilter {
-        roles: vec![Role::Rider],
-        platforms: vec![UserPlatform::Ios],
-    };
+    let filter = PushFilter { roles: vec![Role::Rider], platforms: vec![UserPlatform::Ios] };
     let mut targets = Vec::new();
     let mut page = PageRequest::first(2);
     loop {
@@ -707,21 +455,11 @@ async fn push_targets_are_paged_by_id_and_filtered(fixture: Fixture) {
         }
     }
     let expected: Vec<UserId> = users[..6].iter().step_by(2).map(|user| user.id).collect();
-    assert_eq!(
-        targets.iter().map(|target| target.user).collect::<Vec<_>>(),
-        expected
-    );
-    assert!(
-        targets
-            .iter()
-            .all(|target| target.platform == UserPlatform::Ios && target.role == Role::Rider)
-    );
+    assert_eq!(targets.iter().map(|target| target.user).collect::<Vec<_>>(), expected);
+    assert!(targets.iter().all(|target| target.platform == UserPlatform::Ios && target.role == Role::Rider));
     assert_eq!(targets[0].push_token.as_deref(), Some("token-0"));
     assert_eq!(targets[0].language.as_deref(), Some("en"));
-    let everyone = fixture
-        .push_targets(&PushFilter::default(), &PageRequest::first(100))
-        .await
-        .unwrap();
+    let everyone = fixture.push_targets(&PushFilter::default(), &PageRequest::first(100)).await.unwrap();
     assert_eq!((everyone.items.len(), everyone.next), (10, None));
 }
 
@@ -729,53 +467,24 @@ async fn online_drivers_come_back_with_their_latest_location(fixture: Fixture) {
     let drivers: Vec<User> = (1..=4).map(|number| driver(number, None)).collect();
     insert_users(&fixture, &drivers.iter().collect::<Vec<_>>()).await;
     assert!(fixture.online_drivers().await.unwrap().is_empty());
-    fixture
-        .set_driver_active(drivers[0].id, true, NOW)
-        .await
-        .unwrap();
-    fixture
-        .set_driver_active(drivers[1].id, true, NOW)
-        .await
-        .unwrap();
-    fixture
-        .set_driver_active(drivers[2].id, true, NOW)
-        .await
-        .unwrap();
-    fixture
-        .set_driver_active(drivers[2].id, false, NOW)
-        .await
-        .unwrap();
+    fixture.set_driver_active(drivers[0].id, true, NOW).await.unwrap();
+    fixture.set_driver_active(drivers[1].id, true, NOW).await.unwrap();
+    fixture.set_driver_active(drivers[2].id, true, NOW).await.unwrap();
+    fixture.set_driver_active(drivers[2].id, false, NOW).await.unwrap();
     // The second has no location yet, so the index cannot place it.
     fixture
-        .save_locations(
-            &[
-                (drivers[0].id, LatLng::new(39.30, -76.60)),
-                (drivers[2].id, LatLng::new(39.1, -76.5)),
-            ],
-            NOW,
-        )
+        .save_locations(&[(drivers[0].id, LatLng::new(39.30, -76.60)), (drivers[2].id, LatLng::new(39.1, -76.5))], NOW)
         .await
         .unwrap();
-    fixture
-        .save_locations(&[(drivers[0].id, LatLng::new(39.31, -76.61))], NOW + 1)
-        .await
-        .unwrap();
+    fixture.save_locations(&[(drivers[0].id, LatLng::new(39.31, -76.61))], NOW + 1).await.unwrap();
     fixture.set_queue(drivers[0].id, true, NOW).await.unwrap();
     let online = fixture.online_drivers().await.unwrap();
     assert_eq!(online.len(), 1);
     assert_eq!(online[0].id, drivers[0].id);
     assert_eq!(online[0].location, Some(LatLng::new(39.31, -76.61)));
     assert!(online[0].driverActiveStatus && online[0].queue);
-    assert!(matches!(
-        fixture.set_queue(UserId::from_u128(404), true, NOW).await,
-        Err(StorageError::NotFound)
-    ));
-    assert!(matches!(
-        fixture
-            .set_driver_active(UserId::from_u128(404), true, NOW)
-            .await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.set_queue(UserId::from_u128(404), true, NOW).await, Err(StorageError::NotFound)));
+    assert!(matches!(fixture.set_driver_active(UserId::from_u128(404), true, NOW).await, Err(StorageError::NotFound)));
 }
 
 /// `save_locations` writes in chunks, each its own transaction, taking turns
@@ -785,24 +494,13 @@ async fn a_batch_of_positions_larger_than_a_chunk_is_written_among_other_writes(
     let drivers: Vec<User> = (1..=450).map(|number| driver(number, None)).collect();
     insert_users(&fixture, &drivers.iter().collect::<Vec<_>>()).await;
     for driver in &drivers {
-        fixture
-            .set_driver_active(driver.id, true, NOW)
-            .await
-            .unwrap();
+        fixture.set_driver_active(driver.id, true, NOW).await.unwrap();
     }
-    let position = |index: usize, round: u32| {
-        LatLng::new(39.2 + index as f64 * 1e-4, -76.6 + f64::from(round) * 1e-3)
-    };
-    let first: Vec<(UserId, LatLng)> = drivers
-        .iter()
-        .enumerate()
-        .map(|(index, driver)| (driver.id, position(index, 1)))
-        .collect();
-    let second: Vec<(UserId, LatLng)> = drivers
-        .iter()
-        .enumerate()
-        .map(|(index, driver)| (driver.id, position(index, 2)))
-        .collect();
+    let position = |index: usize, round: u32| LatLng::new(39.2 + index as f64 * 1e-4, -76.6 + f64::from(round) * 1e-3);
+    let first: Vec<(UserId, LatLng)> =
+        drivers.iter().enumerate().map(|(index, driver)| (driver.id, position(index, 1))).collect();
+    let second: Vec<(UserId, LatLng)> =
+        drivers.iter().enumerate().map(|(index, driver)| (driver.id, position(index, 2))).collect();
     fixture.save_locations(&first, NOW).await.unwrap();
     let busy = async {
         let mut results = Vec::new();
@@ -892,16 +590,10 @@ async fn bookings_round_trip_with_the_spec_field_names(fixture: Fixture) {
     insert_users(&fixture, &[&customer, &driver]).await;
     let mut booking = full_booking(&customer, &driver);
     booking.requestedDrivers.0.insert(driver.id);
-    let committed = fixture
-        .commit_booking(&booking, None, &[], NOW)
-        .await
-        .unwrap();
+    let committed = fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
     assert_eq!(committed.booking.version, 1);
     let stored = fixture.booking(booking.id).await.unwrap();
-    let expected = Booking {
-        version: 1,
-        ..booking.clone()
-    };
+    let expected = Booking { version: 1, ..booking.clone() };
     assert_eq!(json_of(&stored), json_of(&expected));
     assert_eq!(stored, expected);
     let document = json_of(&stored);
@@ -919,68 +611,30 @@ async fn bookings_round_trip_with_the_spec_field_names(fixture: Fixture) {
     ] {
         assert!(document.get(field).is_some(), "{field}");
     }
-    assert_eq!(
-        document["requestedDrivers"],
-        json!({ driver.id.to_string(): true })
-    );
+    assert_eq!(document["requestedDrivers"], json!({ driver.id.to_string(): true }));
     assert_eq!(document["otp"], json!(12345));
-    assert!(matches!(
-        fixture.booking(BookingId::from_u128(404)).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.booking(BookingId::from_u128(404)).await, Err(StorageError::NotFound)));
 }
 
 async fn a_booking_version_conflict_is_reported_and_writes_nothing(fixture: Fixture) {
     let customer = rider(1);
     insert_users(&fixture, &[&customer]).await;
     let booking = booking(1, &customer, BookingStatus::New, NOW);
-    fixture
-        .commit_booking(&booking, None, &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
     // Inserting the same booking again is someone else having written first.
-    assert!(matches!(
-        fixture.commit_booking(&booking, None, &[], NOW).await,
-        Err(StorageError::Conflict)
-    ));
-    let accepted = Booking {
-        status: BookingStatus::Accepted,
-        ..booking.clone()
-    };
-    let second = fixture
-        .commit_booking(&accepted, Some(1), &[], NOW)
-        .await
-        .unwrap();
+    assert!(matches!(fixture.commit_booking(&booking, None, &[], NOW).await, Err(StorageError::Conflict)));
+    let accepted = Booking { status: BookingStatus::Accepted, ..booking.clone() };
+    let second = fixture.commit_booking(&accepted, Some(1), &[], NOW).await.unwrap();
     assert_eq!(second.booking.version, 2);
     // A writer that read version 1 now loses, and its wallet effect is not applied.
-    let stale = Booking {
-        status: BookingStatus::Cancelled,
-        ..booking.clone()
-    };
+    let stale = Booking { status: BookingStatus::Cancelled, ..booking.clone() };
     let refund = Effect::Wallet(credit(customer.id, dec!(5), "refund"));
-    assert!(matches!(
-        fixture
-            .commit_booking(&stale, Some(1), &[refund], NOW)
-            .await,
-        Err(StorageError::Conflict)
-    ));
-    assert_eq!(
-        fixture.wallet_balance(customer.id).await.unwrap(),
-        Decimal::ZERO
-    );
+    assert!(matches!(fixture.commit_booking(&stale, Some(1), &[refund], NOW).await, Err(StorageError::Conflict)));
+    assert_eq!(fixture.wallet_balance(customer.id).await.unwrap(), Decimal::ZERO);
     let stored = fixture.booking(booking.id).await.unwrap();
-    assert_eq!(
-        (stored.version, stored.status),
-        (2, BookingStatus::Accepted)
-    );
-    let missing = Booking {
-        id: BookingId::from_u128(404),
-        ..booking.clone()
-    };
-    assert!(matches!(
-        fixture.commit_booking(&missing, Some(1), &[], NOW).await,
-        Err(StorageError::NotFound)
-    ));
+    assert_eq!((stored.version, stored.status), (2, BookingStatus::Accepted));
+    let missing = Booking { id: BookingId::from_u128(404), ..booking.clone() };
+    assert!(matches!(fixture.commit_booking(&missing, Some(1), &[], NOW).await, Err(StorageError::NotFound)));
 }
 
 async fn two_writers_from_the_same_version_one_wins_the_other_conflicts(fixture: Fixture) {
@@ -989,33 +643,17 @@ async fn two_writers_from_the_same_version_one_wins_the_other_conflicts(fixture:
     insert_users(&fixture, &[&customer, &drivers[0], &drivers[1]]).await;
     for round in 0..5u128 {
         let mut booking = booking(round, &customer, BookingStatus::New, NOW);
-        booking
-            .requestedDrivers
-            .0
-            .extend(drivers.iter().map(|driver| driver.id));
-        fixture
-            .commit_booking(&booking, None, &[], NOW)
-            .await
-            .unwrap();
+        booking.requestedDrivers.0.extend(drivers.iter().map(|driver| driver.id));
+        fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
         let writers: Vec<_> = drivers
             .iter()
             .map(|driver| {
-                let mut accepted = Booking {
-                    status: BookingStatus::Accepted,
-                    ..booking.clone()
-                };
+                let mut accepted = Booking { status: BookingStatus::Accepted, ..booking.clone() };
                 assign(&mut accepted, driver);
                 accepted.requestedDrivers.0.clear();
                 let storage = fixture.storage.clone();
-                let queue = Effect::SetQueue {
-                    driver: driver.id,
-                    busy: true,
-                };
-                tokio::spawn(async move {
-                    storage
-                        .commit_booking(&accepted, Some(1), &[queue], NOW)
-                        .await
-                })
+                let queue = Effect::SetQueue { driver: driver.id, busy: true };
+                tokio::spawn(async move { storage.commit_booking(&accepted, Some(1), &[queue], NOW).await })
             })
             .collect();
         let mut winners = Vec::new();
@@ -1032,16 +670,9 @@ async fn two_writers_from_the_same_version_one_wins_the_other_conflicts(fixture:
         assert_eq!(stored, winners[0]);
         assert_eq!(stored.version, 2);
         let winner = stored.driver.unwrap();
-        let loser = drivers
-            .iter()
-            .find(|driver| driver.id != winner)
-            .unwrap()
-            .id;
+        let loser = drivers.iter().find(|driver| driver.id != winner).unwrap().id;
         assert!(fixture.user(winner).await.unwrap().queue);
-        assert!(
-            !fixture.user(loser).await.unwrap().queue,
-            "the loser's effects were rolled back"
-        );
+        assert!(!fixture.user(loser).await.unwrap().queue, "the loser's effects were rolled back");
         fixture.set_queue(winner, false, NOW).await.unwrap();
     }
 }
@@ -1052,68 +683,28 @@ async fn a_commit_carries_out_the_persistent_effects_once(fixture: Fixture) {
     insert_users(&fixture, &[&customer, &driver]).await;
     let promo = promo(1, "SPRING");
     fixture.save_promo(&promo, NOW).await.unwrap();
-    fixture
-        .apply_wallet(&credit(customer.id, dec!(20), "topup"), NOW)
-        .await
-        .unwrap();
+    fixture.apply_wallet(&credit(customer.id, dec!(20), "topup"), NOW).await.unwrap();
 
     let mut booking = booking(1, &customer, BookingStatus::Reached, NOW);
     assign(&mut booking, &driver);
-    fixture
-        .commit_booking(&booking, None, &[], NOW)
-        .await
-        .unwrap();
-    let drop = Place {
-        lat: 39.2634,
-        lng: -76.5797,
-        add: "2400 E Fort Ave, Baltimore".into(),
-    };
+    fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
+    let drop = Place { lat: 39.2634, lng: -76.5797, add: "2400 E Fort Ave, Baltimore".into() };
     let effects = vec![
-        Effect::Notify {
-            to: customer.id,
-            key: NoticeKey::PaymentReceived,
-        },
+        Effect::Notify { to: customer.id, key: NoticeKey::PaymentReceived },
         Effect::Wallet(debit(customer.id, dec!(12.5), "booking:1:payment")),
         Effect::Wallet(credit(driver.id, dec!(10), "booking:1:share")),
-        Effect::Tracking(TrackingPoint {
-            at: NOW,
-            status: BookingStatus::Reached,
-            lat: 39.2634,
-            lng: -76.5797,
-        }),
-        Effect::SetQueue {
-            driver: driver.id,
-            busy: false,
-        },
-        Effect::RecordRating {
-            driver: driver.id,
-            customer: customer.id,
-            rating: 4,
-        },
-        Effect::SaveAddress {
-            customer: customer.id,
-            place: drop.clone(),
-        },
-        Effect::PromoUsed {
-            promo_name: "SPRING".into(),
-            customer: customer.id,
-        },
+        Effect::Tracking(TrackingPoint { at: NOW, status: BookingStatus::Reached, lat: 39.2634, lng: -76.5797 }),
+        Effect::SetQueue { driver: driver.id, busy: false },
+        Effect::RecordRating { driver: driver.id, customer: customer.id, rating: 4 },
+        Effect::SaveAddress { customer: customer.id, place: drop.clone() },
+        Effect::PromoUsed { promo_name: "SPRING".into(), customer: customer.id },
         Effect::RequestDispatch,
     ];
-    let paid = Booking {
-        status: BookingStatus::Paid,
-        ..booking.clone()
-    };
-    let committed = fixture
-        .commit_booking(&paid, Some(1), &effects, NOW + 1)
-        .await
-        .unwrap();
+    let paid = Booking { status: BookingStatus::Paid, ..booking.clone() };
+    let committed = fixture.commit_booking(&paid, Some(1), &effects, NOW + 1).await.unwrap();
     assert_eq!(committed.booking.version, 2);
     let balances: BTreeMap<UserId, Decimal> = committed.balances.into_iter().collect();
-    assert_eq!(
-        balances,
-        BTreeMap::from([(customer.id, dec!(7.5)), (driver.id, dec!(10))])
-    );
+    assert_eq!(balances, BTreeMap::from([(customer.id, dec!(7.5)), (driver.id, dec!(10))]));
     assert_eq!(fixture.tracking(booking.id).await.unwrap().len(), 1);
     let ratings = fixture.ratings(driver.id).await.unwrap().unwrap();
     assert_eq!((ratings.userrating, ratings.details.len()), (dec!(4), 1));
@@ -1125,63 +716,26 @@ async fn a_commit_carries_out_the_persistent_effects_once(fixture: Fixture) {
 
     // The same transition replayed at the next version: money and the promo
     // count do not move twice; the rating and address are new facts.
-    let complete = Booking {
-        status: BookingStatus::Complete,
-        ..paid.clone()
-    };
+    let complete = Booking { status: BookingStatus::Complete, ..paid.clone() };
     let replay = vec![
         Effect::Wallet(debit(customer.id, dec!(12.5), "booking:1:payment")),
-        Effect::RecordRating {
-            driver: driver.id,
-            customer: UserId::from_u128(77),
-            rating: 5,
-        },
-        Effect::SaveAddress {
-            customer: customer.id,
-            place: Place {
-                lat: 39.2635,
-                ..drop.clone()
-            },
-        },
-        Effect::PromoUsed {
-            promo_name: "SPRING".into(),
-            customer: customer.id,
-        },
+        Effect::RecordRating { driver: driver.id, customer: UserId::from_u128(77), rating: 5 },
+        Effect::SaveAddress { customer: customer.id, place: Place { lat: 39.2635, ..drop.clone() } },
+        Effect::PromoUsed { promo_name: "SPRING".into(), customer: customer.id },
     ];
-    let committed = fixture
-        .commit_booking(&complete, Some(2), &replay, NOW + 2)
-        .await
-        .unwrap();
+    let committed = fixture.commit_booking(&complete, Some(2), &replay, NOW + 2).await.unwrap();
     assert!(committed.balances.is_empty());
-    assert_eq!(
-        fixture.wallet_balance(customer.id).await.unwrap(),
-        dec!(7.5)
-    );
+    assert_eq!(fixture.wallet_balance(customer.id).await.unwrap(), dec!(7.5));
     assert_eq!(fixture.promo(promo.id).await.unwrap().user_avail, 1);
     let ratings = fixture.ratings(driver.id).await.unwrap().unwrap();
     assert_eq!((ratings.userrating, ratings.details.len()), (dec!(4.5), 2));
     let saved = fixture.user(customer.id).await.unwrap().savedAddresses;
-    assert_eq!(
-        (saved.len(), saved[0].count),
-        (1, 2),
-        "a drop within 0.1 km counts up"
-    );
+    assert_eq!((saved.len(), saved[0].count), (1, 2), "a drop within 0.1 km counts up");
     // A wallet effect for a user that does not exist fails the whole commit.
     let orphan = Effect::Wallet(credit(UserId::from_u128(404), dec!(1), "x"));
-    let cancelled = Booking {
-        status: BookingStatus::Cancelled,
-        ..complete.clone()
-    };
-    assert!(matches!(
-        fixture
-            .commit_booking(&cancelled, Some(3), &[orphan], NOW)
-            .await,
-        Err(StorageError::NotFound)
-    ));
-    assert_eq!(
-        fixture.booking(booking.id).await.unwrap().status,
-        BookingStatus::Complete
-    );
+    let cancelled = Booking { status: BookingStatus::Cancelled, ..complete.clone() };
+    assert!(matches!(fixture.commit_booking(&cancelled, Some(3), &[orphan], NOW).await, Err(StorageError::NotFound)));
+    assert_eq!(fixture.booking(booking.id).await.unwrap().status, BookingStatus::Complete);
 }
 
 // ---- wallet ----------------------------------------------------------------------
@@ -1191,11 +745,7 @@ async fn ledger_sum(fixture: &Fixture, user: UserId) -> Decimal {
     let mut page = PageRequest::first(7);
     loop {
         let result = fixture.wallet_history(user, &page).await.unwrap();
-        sum += result
-            .items
-            .iter()
-            .map(|record| record.entry.entry_type.sign() * record.entry.amount)
-            .sum::<Decimal>();
+        sum += result.items.iter().map(|record| record.entry.entry_type.sign() * record.entry.amount).sum::<Decimal>();
         match result.next {
             Some(next) => page.after = Some(next),
             None => return sum,
@@ -1209,59 +759,35 @@ async fn the_ledger_balance_is_the_sum_of_its_entries(fixture: Fixture) {
     let changes = [
         credit(rider.id, dec!(50), "topup-1"),
         debit(rider.id, dec!(12.345), "booking:a:payment"),
-        WalletChange {
-            entry_type: WalletEntryType::Withdraw,
-            ..debit(rider.id, dec!(20), "withdraw:1")
-        },
+        WalletChange { entry_type: WalletEntryType::Withdraw, ..debit(rider.id, dec!(20), "withdraw:1") },
         credit(rider.id, dec!(0.005), "refund"),
     ];
     for (index, change) in changes.iter().enumerate() {
-        let outcome = fixture
-            .apply_wallet(change, NOW + index as i64)
-            .await
-            .unwrap();
+        let outcome = fixture.apply_wallet(change, NOW + index as i64).await.unwrap();
         assert!(outcome.applied);
     }
     assert_eq!(fixture.wallet_balance(rider.id).await.unwrap(), dec!(17.66));
     assert_eq!(ledger_sum(&fixture, rider.id).await, dec!(17.66));
-    let history = fixture
-        .wallet_history(rider.id, &PageRequest::first(10))
-        .await
-        .unwrap();
+    let history = fixture.wallet_history(rider.id, &PageRequest::first(10)).await.unwrap();
     let newest = &history.items[0];
     assert_eq!(
-        (
-            newest.entry.amount,
-            newest.entry.txRef.as_str(),
-            newest.idempotency_key.as_str()
-        ),
+        (newest.entry.amount, newest.entry.txRef.as_str(), newest.idempotency_key.as_str()),
         (dec!(0.005), "AdminCredit", "refund")
     );
     assert_eq!(
-        history
-            .items
-            .iter()
-            .map(|record| record.entry.date)
-            .collect::<Vec<_>>(),
+        history.items.iter().map(|record| record.entry.date).collect::<Vec<_>>(),
         [NOW + 3, NOW + 2, NOW + 1, NOW]
     );
     assert_eq!(json_of(&history.items[1])["type"], json!("Withdraw"));
     assert!(matches!(
-        fixture
-            .apply_wallet(&credit(UserId::from_u128(404), dec!(1), "k"), NOW)
-            .await,
+        fixture.apply_wallet(&credit(UserId::from_u128(404), dec!(1), "k"), NOW).await,
         Err(StorageError::NotFound)
     ));
     assert!(matches!(
-        fixture
-            .apply_wallet(&credit(rider.id, dec!(0.0000001), "tiny"), NOW)
-            .await,
+        fixture.apply_wallet(&credit(rider.id, dec!(0.0000001), "tiny"), NOW).await,
         Err(StorageError::Invalid("amount"))
     ));
-    assert!(matches!(
-        fixture.wallet_balance(UserId::from_u128(404)).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.wallet_balance(UserId::from_u128(404)).await, Err(StorageError::NotFound)));
 }
 
 async fn a_duplicate_idempotency_key_changes_nothing(fixture: Fixture) {
@@ -1274,31 +800,11 @@ async fn a_duplicate_idempotency_key_changes_nothing(fixture: Fixture) {
     assert_eq!((replay.applied, replay.balance), (false, dec!(10)));
     // Even with another amount: the key decides.
     let different = credit(first.id, dec!(99), "payment:gw-123");
-    assert!(
-        !fixture
-            .apply_wallet(&different, NOW + 2)
-            .await
-            .unwrap()
-            .applied
-    );
+    assert!(!fixture.apply_wallet(&different, NOW + 2).await.unwrap().applied);
     // Keys are per user.
-    assert!(
-        fixture
-            .apply_wallet(&credit(second.id, dec!(3), "payment:gw-123"), NOW)
-            .await
-            .unwrap()
-            .applied
-    );
+    assert!(fixture.apply_wallet(&credit(second.id, dec!(3), "payment:gw-123"), NOW).await.unwrap().applied);
     assert_eq!(fixture.wallet_balance(first.id).await.unwrap(), dec!(10));
-    assert_eq!(
-        fixture
-            .wallet_history(first.id, &PageRequest::first(10))
-            .await
-            .unwrap()
-            .items
-            .len(),
-        1
-    );
+    assert_eq!(fixture.wallet_history(first.id, &PageRequest::first(10)).await.unwrap().items.len(), 1);
     assert_eq!(ledger_sum(&fixture, second.id).await, dec!(3));
 }
 
@@ -1317,21 +823,13 @@ async fn fifty_concurrent_credits_on_one_user_all_count(fixture: Fixture) {
     }
     assert_eq!(fixture.wallet_balance(driver.id).await.unwrap(), dec!(62.5));
     assert_eq!(ledger_sum(&fixture, driver.id).await, dec!(62.5));
-    assert_eq!(
-        fixture
-            .raw_scalar("SELECT COUNT(*) FROM wallet_entries")
-            .await,
-        50
-    );
+    assert_eq!(fixture.raw_scalar("SELECT COUNT(*) FROM wallet_entries").await, 50);
 }
 
 async fn withdraws_debit_the_wallet_and_complete_once(fixture: Fixture) {
     let driver = driver(1, None);
     insert_users(&fixture, &[&driver]).await;
-    fixture
-        .apply_wallet(&credit(driver.id, dec!(100), "earnings"), NOW)
-        .await
-        .unwrap();
+    fixture.apply_wallet(&credit(driver.id, dec!(100), "earnings"), NOW).await.unwrap();
     let request = WithdrawRequest {
         id: WithdrawId::from_u128(1),
         uid: driver.id,
@@ -1344,67 +842,27 @@ async fn withdraws_debit_the_wallet_and_complete_once(fixture: Fixture) {
         processed: false,
         procesDate: None,
     };
-    let withdraw_debit = WalletChange {
-        entry_type: WalletEntryType::Withdraw,
-        ..debit(driver.id, dec!(40), "withdraw:1")
-    };
-    let outcome = fixture
-        .create_withdraw(&request, &withdraw_debit, NOW + 10)
-        .await
-        .unwrap();
+    let withdraw_debit =
+        WalletChange { entry_type: WalletEntryType::Withdraw, ..debit(driver.id, dec!(40), "withdraw:1") };
+    let outcome = fixture.create_withdraw(&request, &withdraw_debit, NOW + 10).await.unwrap();
     assert_eq!((outcome.applied, outcome.balance), (true, dec!(60)));
     // A replay stores nothing twice.
-    let replay = fixture
-        .create_withdraw(&request, &withdraw_debit, NOW + 11)
-        .await
-        .unwrap();
+    let replay = fixture.create_withdraw(&request, &withdraw_debit, NOW + 11).await.unwrap();
     assert_eq!((replay.applied, replay.balance), (false, dec!(60)));
-    let listed = fixture
-        .withdraws(Some(driver.id), &PageRequest::first(10))
-        .await
-        .unwrap();
+    let listed = fixture.withdraws(Some(driver.id), &PageRequest::first(10)).await.unwrap();
     assert_eq!(listed.items.len(), 1);
     assert_eq!(json_of(&listed.items[0]), json_of(&request));
 
-    assert_eq!(
-        json_of(&fixture.withdraw(request.id).await.unwrap()),
-        json_of(&request)
-    );
-    assert!(matches!(
-        fixture.withdraw(WithdrawId::from_u128(404)).await,
-        Err(StorageError::NotFound)
-    ));
+    assert_eq!(json_of(&fixture.withdraw(request.id).await.unwrap()), json_of(&request));
+    assert!(matches!(fixture.withdraw(WithdrawId::from_u128(404)).await, Err(StorageError::NotFound)));
 
-    let completed = fixture
-        .complete_withdraw(request.id, NOW + 20)
-        .await
-        .unwrap();
-    assert_eq!(
-        (completed.processed, completed.procesDate),
-        (true, Some(NOW + 20))
-    );
-    assert_eq!(
-        json_of(&fixture.withdraw(request.id).await.unwrap()),
-        json_of(&completed)
-    );
-    assert!(matches!(
-        fixture.complete_withdraw(request.id, NOW + 30).await,
-        Err(StorageError::AlreadyProcessed)
-    ));
-    assert!(matches!(
-        fixture
-            .complete_withdraw(WithdrawId::from_u128(404), NOW)
-            .await,
-        Err(StorageError::NotFound)
-    ));
-    let all = fixture
-        .withdraws(None, &PageRequest::first(10))
-        .await
-        .unwrap();
-    assert_eq!(
-        (all.items[0].processed, all.items[0].procesDate),
-        (true, Some(NOW + 20))
-    );
+    let completed = fixture.complete_withdraw(request.id, NOW + 20).await.unwrap();
+    assert_eq!((completed.processed, completed.procesDate), (true, Some(NOW + 20)));
+    assert_eq!(json_of(&fixture.withdraw(request.id).await.unwrap()), json_of(&completed));
+    assert!(matches!(fixture.complete_withdraw(request.id, NOW + 30).await, Err(StorageError::AlreadyProcessed)));
+    assert!(matches!(fixture.complete_withdraw(WithdrawId::from_u128(404), NOW).await, Err(StorageError::NotFound)));
+    let all = fixture.withdraws(None, &PageRequest::first(10)).await.unwrap();
+    assert_eq!((all.items[0].processed, all.items[0].procesDate), (true, Some(NOW + 20)));
     assert_eq!(fixture.wallet_balance(driver.id).await.unwrap(), dec!(60));
 }
 
@@ -1416,12 +874,8 @@ async fn bookings_pages_cover_every_row_once_in_order_for_each_sort(fixture: Fix
     // 23 bookings; trip and booking dates repeat, so ties are broken by id.
     let bookings: Vec<Booking> = (0..23u128)
         .map(|number| {
-            let mut booking = booking(
-                number * 7919 % 1000,
-                &customer,
-                BookingStatus::Complete,
-                NOW + (number % 5) as i64 * 1000,
-            );
+            let mut booking =
+                booking(number * 7919 % 1000, &customer, BookingStatus::Complete, NOW + (number % 5) as i64 * 1000);
             booking.bookingDate = NOW - (number % 3) as i64 * 500;
             booking
         })
@@ -1441,30 +895,16 @@ async fn bookings_pages_cover_every_row_once_in_order_for_each_sort(fixture: Fix
                 expected.reverse();
             }
             for page_size in [1, 5, 23, 50] {
-                let filter = BookingFilter {
-                    sort,
-                    order,
-                    ..BookingFilter::default()
-                };
+                let filter = BookingFilter { sort, order, ..BookingFilter::default() };
                 let listed = all_bookings(fixture.storage.as_ref(), &filter, page_size).await;
-                assert_eq!(
-                    ids(&listed),
-                    ids(&expected),
-                    "{sort:?} {order:?} by {page_size}"
-                );
+                assert_eq!(ids(&listed), ids(&expected), "{sort:?} {order:?} by {page_size}");
             }
         }
     }
     // A page that ends exactly at the last row says there is no next one.
-    let exact = fixture
-        .list_bookings(&BookingFilter::default(), &PageRequest::first(23))
-        .await
-        .unwrap();
+    let exact = fixture.list_bookings(&BookingFilter::default(), &PageRequest::first(23)).await.unwrap();
     assert_eq!((exact.items.len(), exact.next), (23, None));
-    let short = fixture
-        .list_bookings(&BookingFilter::default(), &PageRequest::first(22))
-        .await
-        .unwrap();
+    let short = fixture.list_bookings(&BookingFilter::default(), &PageRequest::first(22)).await.unwrap();
     assert!(short.next.is_some());
 }
 
@@ -1484,12 +924,7 @@ async fn other_lists_page_newest_first(fixture: Fixture) {
     let mut page = PageRequest::first(5);
     loop {
         let result = fixture.notifications(&page).await.unwrap();
-        seen.extend(
-            result
-                .items
-                .iter()
-                .map(|notification| (notification.createdAt, notification.id)),
-        );
+        seen.extend(result.items.iter().map(|notification| (notification.createdAt, notification.id)));
         match result.next {
             Some(next) => page.after = Some(next),
             None => break,
@@ -1502,20 +937,12 @@ async fn other_lists_page_newest_first(fixture: Fixture) {
 }
 
 async fn a_cursor_that_is_not_ours_is_invalid(fixture: Fixture) {
-    let page = PageRequest {
-        limit: 10,
-        after: Some("not-a-cursor".into()),
-    };
+    let page = PageRequest { limit: 10, after: Some("not-a-cursor".into()) };
     assert!(matches!(
-        fixture
-            .list_bookings(&BookingFilter::default(), &page)
-            .await,
+        fixture.list_bookings(&BookingFilter::default(), &page).await,
         Err(StorageError::Invalid("cursor"))
     ));
-    assert!(matches!(
-        fixture.list_users(&UserFilter::default(), &page).await,
-        Err(StorageError::Invalid("cursor"))
-    ));
+    assert!(matches!(fixture.list_users(&UserFilter::default(), &page).await, Err(StorageError::Invalid("cursor"))));
 }
 
 // ---- scoping, search, offers, active ----------------------------------------------
@@ -1524,26 +951,12 @@ async fn bookings_are_scoped_by_customer_driver_fleet_and_status(fixture: Fixtur
     let fleet = user(100, Role::Fleetadmin);
     let riders = [rider(1), rider(2)];
     let drivers = [driver(10, Some(fleet.id)), driver(11, None)];
-    insert_users(
-        &fixture,
-        &[&fleet, &riders[0], &riders[1], &drivers[0], &drivers[1]],
-    )
-    .await;
-    let statuses = [
-        BookingStatus::New,
-        BookingStatus::Accepted,
-        BookingStatus::Complete,
-        BookingStatus::Cancelled,
-    ];
+    insert_users(&fixture, &[&fleet, &riders[0], &riders[1], &drivers[0], &drivers[1]]).await;
+    let statuses = [BookingStatus::New, BookingStatus::Accepted, BookingStatus::Complete, BookingStatus::Cancelled];
     let mut bookings = Vec::new();
     for number in 0..24u128 {
         let customer = &riders[(number % 2) as usize];
-        let mut booking = booking(
-            number,
-            customer,
-            statuses[(number % 4) as usize],
-            NOW + number as i64 * 60_000,
-        );
+        let mut booking = booking(number, customer, statuses[(number % 4) as usize], NOW + number as i64 * 60_000);
         if number % 3 != 0 {
             assign(&mut booking, &drivers[(number % 3 - 1) as usize]);
         }
@@ -1552,62 +965,36 @@ async fn bookings_are_scoped_by_customer_driver_fleet_and_status(fixture: Fixtur
     fixture.import_bookings(&bookings, NOW).await.unwrap();
     let check = |filter: BookingFilter, keep: Box<dyn Fn(&Booking) -> bool>| {
         let storage = fixture.storage.clone();
-        let mut expected: Vec<BookingId> = bookings
-            .iter()
-            .filter(|booking| keep(booking))
-            .map(|booking| booking.id)
-            .collect();
+        let mut expected: Vec<BookingId> =
+            bookings.iter().filter(|booking| keep(booking)).map(|booking| booking.id).collect();
         expected.reverse();
         async move {
             assert!(!expected.is_empty());
-            assert_eq!(
-                ids(&all_bookings(storage.as_ref(), &filter, 4).await),
-                expected,
-                "{filter:?}"
-            );
+            assert_eq!(ids(&all_bookings(storage.as_ref(), &filter, 4).await), expected, "{filter:?}");
         }
     };
     let rider_id = riders[0].id;
     let driver_id = drivers[0].id;
     let fleet_id = fleet.id;
+    check(BookingFilter { customer: Some(rider_id), ..Default::default() }, Box::new(move |b| b.customer == rider_id))
+        .await;
     check(
-        BookingFilter {
-            customer: Some(rider_id),
-            ..Default::default()
-        },
-        Box::new(move |b| b.customer == rider_id),
-    )
-    .await;
-    check(
-        BookingFilter {
-            driver: Some(driver_id),
-            ..Default::default()
-        },
+        BookingFilter { driver: Some(driver_id), ..Default::default() },
         Box::new(move |b| b.driver == Some(driver_id)),
     )
     .await;
     check(
-        BookingFilter {
-            fleetadmin: Some(fleet_id),
-            ..Default::default()
-        },
+        BookingFilter { fleetadmin: Some(fleet_id), ..Default::default() },
         Box::new(move |b| b.fleetadmin == Some(fleet_id)),
     )
     .await;
     check(
-        BookingFilter {
-            statuses: vec![BookingStatus::New, BookingStatus::Cancelled],
-            ..Default::default()
-        },
+        BookingFilter { statuses: vec![BookingStatus::New, BookingStatus::Cancelled], ..Default::default() },
         Box::new(|b| matches!(b.status, BookingStatus::New | BookingStatus::Cancelled)),
     )
     .await;
     check(
-        BookingFilter {
-            customer: Some(rider_id),
-            statuses: vec![BookingStatus::New],
-            ..Default::default()
-        },
+        BookingFilter { customer: Some(rider_id), statuses: vec![BookingStatus::New], ..Default::default() },
         Box::new(move |b| b.customer == rider_id && b.status == BookingStatus::New),
     )
     .await;
@@ -1629,10 +1016,7 @@ async fn bookings_are_scoped_by_customer_driver_fleet_and_status(fixture: Fixtur
 /// query starts some word of the booking's reference, names or addresses.
 fn matches_search(booking: &Booking, query: &str) -> bool {
     let words = |text: &str| -> Vec<String> {
-        text.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
     };
     let document: Vec<String> = [
         &booking.reference,
@@ -1646,21 +1030,10 @@ fn matches_search(booking: &Booking, query: &str) -> bool {
     .collect();
     let query_words = words(query);
     !query_words.is_empty()
-        && query_words.iter().all(|word| {
-            document
-                .iter()
-                .any(|candidate| candidate.starts_with(word.as_str()))
-        })
+        && query_words.iter().all(|word| document.iter().any(|candidate| candidate.starts_with(word.as_str())))
 }
 
-const STREETS: [&str; 6] = [
-    "Light St",
-    "Charles St",
-    "Fort Ave",
-    "Eastern Ave",
-    "Pratt St",
-    "Thames St",
-];
+const STREETS: [&str; 6] = ["Light St", "Charles St", "Fort Ave", "Eastern Ave", "Pratt St", "Thames St"];
 const FIRST_NAMES: [&str; 5] = ["Avery", "Jordan", "Zoë", "Marcus", "Priya"];
 const LAST_NAMES: [&str; 4] = ["O'Brien", "Nguyen", "Smith-Jones", "Okafor"];
 
@@ -1679,31 +1052,14 @@ async fn search_matches_word_starts_of_reference_names_and_addresses(fixture: Fi
             ..driver(10 + number, None)
         })
         .collect();
-    insert_users(
-        &fixture,
-        &customers.iter().chain(&drivers).collect::<Vec<_>>(),
-    )
-    .await;
+    insert_users(&fixture, &customers.iter().chain(&drivers).collect::<Vec<_>>()).await;
     let bookings: Vec<Booking> = (0..60u128)
         .map(|number| {
             let customer = &customers[(number % 5) as usize];
-            let mut booking = booking(
-                number,
-                customer,
-                BookingStatus::Complete,
-                NOW + number as i64 * 1000,
-            );
-            booking.pickupAddress = format!(
-                "{} {}, Baltimore, MD 212{:02}",
-                100 + number,
-                STREETS[(number % 6) as usize],
-                number % 30
-            );
-            booking.dropAddress = format!(
-                "{} {}, Towson",
-                10 * number,
-                STREETS[((number + 2) % 6) as usize]
-            );
+            let mut booking = booking(number, customer, BookingStatus::Complete, NOW + number as i64 * 1000);
+            booking.pickupAddress =
+                format!("{} {}, Baltimore, MD 212{:02}", 100 + number, STREETS[(number % 6) as usize], number % 30);
+            booking.dropAddress = format!("{} {}, Towson", 10 * number, STREETS[((number + 2) % 6) as usize]);
             if number % 4 != 0 {
                 assign(&mut booking, &drivers[(number % 3) as usize]);
             }
@@ -1729,15 +1085,9 @@ async fn search_matches_word_starts_of_reference_names_and_addresses(fixture: Fi
     ];
     for query in queries {
         for order in [SortOrder::Desc, SortOrder::Asc] {
-            let filter = BookingFilter {
-                search: Some(query.into()),
-                order,
-                ..BookingFilter::default()
-            };
-            let mut expected: Vec<&Booking> = bookings
-                .iter()
-                .filter(|booking| matches_search(booking, query))
-                .collect();
+            let filter = BookingFilter { search: Some(query.into()), order, ..BookingFilter::default() };
+            let mut expected: Vec<&Booking> =
+                bookings.iter().filter(|booking| matches_search(booking, query)).collect();
             expected.sort_by_key(|booking| (booking.tripdate, booking.id));
             if order == SortOrder::Desc {
                 expected.reverse();
@@ -1745,54 +1095,26 @@ async fn search_matches_word_starts_of_reference_names_and_addresses(fixture: Fi
             let listed = all_bookings(fixture.storage.as_ref(), &filter, 7).await;
             assert_eq!(
                 ids(&listed),
-                expected
-                    .iter()
-                    .map(|booking| booking.id)
-                    .collect::<Vec<_>>(),
+                expected.iter().map(|booking| booking.id).collect::<Vec<_>>(),
                 "{query:?} {order:?}"
             );
         }
     }
     // Search within a scope, and a search of only separators filters nothing.
     let customer = customers[1].id;
-    let scoped = BookingFilter {
-        customer: Some(customer),
-        search: Some("eli".into()),
-        ..BookingFilter::default()
-    };
-    let expected: Vec<BookingId> = bookings
-        .iter()
-        .rev()
-        .filter(|b| b.customer == customer && matches_search(b, "eli"))
-        .map(|b| b.id)
-        .collect();
-    assert_eq!(
-        ids(&all_bookings(fixture.storage.as_ref(), &scoped, 3).await),
-        expected
-    );
-    let blank = BookingFilter {
-        search: Some(" - ".into()),
-        ..BookingFilter::default()
-    };
-    assert_eq!(
-        all_bookings(fixture.storage.as_ref(), &blank, 100)
-            .await
-            .len(),
-        60
-    );
+    let scoped = BookingFilter { customer: Some(customer), search: Some("eli".into()), ..BookingFilter::default() };
+    let expected: Vec<BookingId> =
+        bookings.iter().rev().filter(|b| b.customer == customer && matches_search(b, "eli")).map(|b| b.id).collect();
+    assert_eq!(ids(&all_bookings(fixture.storage.as_ref(), &scoped, 3).await), expected);
+    let blank = BookingFilter { search: Some(" - ".into()), ..BookingFilter::default() };
+    assert_eq!(all_bookings(fixture.storage.as_ref(), &blank, 100).await.len(), 60);
     // The search text follows the booking: a driver assigned later is found.
     let mut reassigned = fixture.booking(bookings[0].id).await.unwrap();
     reassigned.driver_name = "Quentin Newdriver".into();
-    fixture
-        .commit_booking(&reassigned, Some(1), &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&reassigned, Some(1), &[], NOW).await.unwrap();
     let found = all_bookings(
         fixture.storage.as_ref(),
-        &BookingFilter {
-            search: Some("newdri".into()),
-            ..Default::default()
-        },
+        &BookingFilter { search: Some("newdri".into()), ..Default::default() },
         5,
     )
     .await;
@@ -1805,20 +1127,12 @@ async fn searches_of_every_frequency_page_in_order(fixture: Fixture) {
     // others), common words that are rare together (a bounded walk, then the
     // index), short words. PostgreSQL's planner chooses for itself; the pages
     // must be the same everywhere.
-    let customer = User {
-        firstName: "Quinn".into(),
-        ..rider(1)
-    };
+    let customer = User { firstName: "Quinn".into(), ..rider(1) };
     insert_users(&fixture, &[&customer]).await;
     let bookings: Vec<Booking> = (0..6_000u128)
         .map(|number| {
             // Pairs share a trip date, so ties are broken by id.
-            let mut booking = booking(
-                number,
-                &customer,
-                BookingStatus::Complete,
-                NOW + (number / 2) as i64 * 1000,
-            );
+            let mut booking = booking(number, &customer, BookingStatus::Complete, NOW + (number / 2) as i64 * 1000);
             booking.pickupAddress = if number < 3_500 {
                 format!("{number} Harbor View, Baltimore")
             } else {
@@ -1854,36 +1168,18 @@ async fn searches_of_every_frequency_page_in_order(fixture: Fixture) {
     ];
     for (query, page_size) in queries {
         for order in [SortOrder::Desc, SortOrder::Asc] {
-            let filter = BookingFilter {
-                search: Some(query.into()),
-                order,
-                ..BookingFilter::default()
-            };
-            let mut expected: Vec<&Booking> = bookings
-                .iter()
-                .filter(|booking| matches_search(booking, query))
-                .collect();
+            let filter = BookingFilter { search: Some(query.into()), order, ..BookingFilter::default() };
+            let mut expected: Vec<&Booking> =
+                bookings.iter().filter(|booking| matches_search(booking, query)).collect();
             expected.sort_by_key(|booking| (booking.tripdate, booking.id));
             if order == SortOrder::Desc {
                 expected.reverse();
             }
-            let first = fixture
-                .list_bookings(&filter, &PageRequest::first(page_size))
-                .await
-                .unwrap();
-            let first_expected: Vec<BookingId> = expected
-                .iter()
-                .take(page_size as usize)
-                .map(|b| b.id)
-                .collect();
+            let first = fixture.list_bookings(&filter, &PageRequest::first(page_size)).await.unwrap();
+            let first_expected: Vec<BookingId> = expected.iter().take(page_size as usize).map(|b| b.id).collect();
             assert_eq!(ids(&first.items), first_expected, "{query} {order:?}");
-            let listed =
-                all_bookings(fixture.storage.as_ref(), &filter, page_size.max(100) * 3).await;
-            assert_eq!(
-                ids(&listed),
-                expected.iter().map(|b| b.id).collect::<Vec<_>>(),
-                "{query} {order:?}"
-            );
+            let listed = all_bookings(fixture.storage.as_ref(), &filter, page_size.max(100) * 3).await;
+            assert_eq!(ids(&listed), expected.iter().map(|b| b.id).collect::<Vec<_>>(), "{query} {order:?}");
         }
     }
 }
@@ -1891,26 +1187,13 @@ async fn searches_of_every_frequency_page_in_order(fixture: Fixture) {
 async fn bookings_offered_to_a_driver_follow_requested_drivers(fixture: Fixture) {
     let customer = rider(1);
     let drivers: Vec<User> = (10..13u128).map(|number| driver(number, None)).collect();
-    insert_users(
-        &fixture,
-        &[&customer, &drivers[0], &drivers[1], &drivers[2]],
-    )
-    .await;
+    insert_users(&fixture, &[&customer, &drivers[0], &drivers[1], &drivers[2]]).await;
     let mut first = booking(1, &customer, BookingStatus::New, NOW + 2);
-    first
-        .requestedDrivers
-        .0
-        .extend([drivers[0].id, drivers[1].id]);
+    first.requestedDrivers.0.extend([drivers[0].id, drivers[1].id]);
     let mut second = booking(2, &customer, BookingStatus::New, NOW + 1);
     second.requestedDrivers.0.insert(drivers[0].id);
-    fixture
-        .commit_booking(&first, None, &[], NOW)
-        .await
-        .unwrap();
-    fixture
-        .commit_booking(&second, None, &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&first, None, &[], NOW).await.unwrap();
+    fixture.commit_booking(&second, None, &[], NOW).await.unwrap();
     let offered = |driver: UserId| {
         let storage = fixture.storage.clone();
         async move { ids(&storage.bookings_offered_to(driver).await.unwrap()) }
@@ -1921,23 +1204,14 @@ async fn bookings_offered_to_a_driver_follow_requested_drivers(fixture: Fixture)
     // The next wave: driver 0 declined, driver 2 is offered.
     let mut next_wave = first.clone();
     next_wave.requestedDrivers.0 = BTreeSet::from([drivers[1].id, drivers[2].id]);
-    fixture
-        .commit_booking(&next_wave, Some(1), &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&next_wave, Some(1), &[], NOW).await.unwrap();
     assert_eq!(offered(drivers[0].id).await, [second.id]);
     assert_eq!(offered(drivers[2].id).await, [first.id]);
     // Accepted: nobody is offered it any more.
-    let mut accepted = Booking {
-        status: BookingStatus::Accepted,
-        ..next_wave.clone()
-    };
+    let mut accepted = Booking { status: BookingStatus::Accepted, ..next_wave.clone() };
     assign(&mut accepted, &drivers[1]);
     accepted.requestedDrivers.0.clear();
-    fixture
-        .commit_booking(&accepted, Some(2), &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&accepted, Some(2), &[], NOW).await.unwrap();
     assert!(offered(drivers[1].id).await.is_empty());
     assert!(offered(drivers[2].id).await.is_empty());
     let tasks = fixture.bookings_offered_to(drivers[0].id).await.unwrap();
@@ -1954,26 +1228,14 @@ async fn active_bookings_are_all_but_complete_and_cancelled(fixture: Fixture) {
         .collect();
     fixture.import_bookings(&bookings, NOW).await.unwrap();
     let active = fixture.active_bookings().await.unwrap();
-    let mut expected: Vec<&Booking> = bookings
-        .iter()
-        .filter(|booking| booking.status.is_active())
-        .collect();
+    let mut expected: Vec<&Booking> = bookings.iter().filter(|booking| booking.status.is_active()).collect();
     expected.sort_by_key(|booking| (booking.tripdate, booking.id));
-    assert_eq!(
-        ids(&active),
-        expected
-            .iter()
-            .map(|booking| booking.id)
-            .collect::<Vec<_>>()
-    );
+    assert_eq!(ids(&active), expected.iter().map(|booking| booking.id).collect::<Vec<_>>());
     assert_eq!(active.len(), 8);
     // Completing one takes it out.
     let mut done = active[0].clone();
     done.status = BookingStatus::Complete;
-    fixture
-        .commit_booking(&done, Some(1), &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&done, Some(1), &[], NOW).await.unwrap();
     assert_eq!(fixture.active_bookings().await.unwrap().len(), 7);
 }
 
@@ -1988,12 +1250,7 @@ struct Money {
     cancellation_fee: Decimal,
 }
 
-fn ride(
-    trip_cost: Decimal,
-    driver_share: Decimal,
-    convenience_fees: Decimal,
-    discount_amount: Decimal,
-) -> Money {
+fn ride(trip_cost: Decimal, driver_share: Decimal, convenience_fees: Decimal, discount_amount: Decimal) -> Money {
     Money {
         trip_cost,
         driver_share,
@@ -2048,14 +1305,8 @@ async fn earnings_match_a_hand_computed_case(fixture: Fixture) {
     let customer = rider(1);
     let (asha, bram, chen) = (driver(10, None), driver(11, None), driver(12, None));
     insert_users(&fixture, &[&customer, &asha, &bram, &chen]).await;
-    let charged = |fee| Money {
-        cancellation_fee: fee,
-        ..ride(dec!(20), dec!(16), dec!(2), dec!(0))
-    };
-    let none = || Money {
-        cancellation_fee: dec!(2),
-        ..ride(dec!(0), dec!(0), dec!(0), dec!(0))
-    };
+    let charged = |fee| Money { cancellation_fee: fee, ..ride(dec!(20), dec!(16), dec!(2), dec!(0)) };
+    let none = || Money { cancellation_fee: dec!(2), ..ride(dec!(0), dec!(0), dec!(0), dec!(0)) };
     let bookings = vec![
         earning_booking(
             1,
@@ -2075,24 +1326,8 @@ async fn earnings_match_a_hand_computed_case(fixture: Fixture) {
             utc(2026, 3, 20, 12, 0),
             ride(dec!(12.505), dec!(10.005), dec!(1.25), dec!(0)),
         ),
-        earning_booking(
-            3,
-            &customer,
-            &asha,
-            "Asha K",
-            Cancelled,
-            utc(2026, 3, 25, 9, 0),
-            charged(dec!(3.5)),
-        ),
-        earning_booking(
-            4,
-            &customer,
-            &asha,
-            "Asha K",
-            Cancelled,
-            utc(2026, 3, 26, 9, 0),
-            charged(dec!(0)),
-        ),
+        earning_booking(3, &customer, &asha, "Asha K", Cancelled, utc(2026, 3, 25, 9, 0), charged(dec!(3.5))),
+        earning_booking(4, &customer, &asha, "Asha K", Cancelled, utc(2026, 3, 26, 9, 0), charged(dec!(0))),
         earning_booking(
             5,
             &customer,
@@ -2147,34 +1382,16 @@ async fn earnings_match_a_hand_computed_case(fixture: Fixture) {
             utc(2026, 4, 5, 18, 0),
             ride(dec!(25), dec!(20), dec!(0), dec!(0)),
         ),
-        earning_booking(
-            11,
-            &customer,
-            &chen,
-            "Chen",
-            Cancelled,
-            utc(2026, 4, 6, 18, 0),
-            none(),
-        ),
+        earning_booking(11, &customer, &chen, "Chen", Cancelled, utc(2026, 4, 6, 18, 0), none()),
     ];
     fixture.import_bookings(&bookings, NOW).await.unwrap();
-    let scope = EarningsScope {
-        decimals: 2,
-        ..EarningsScope::default()
-    };
+    let scope = EarningsScope { decimals: 2, ..EarningsScope::default() };
 
     let rows = fixture.driver_earnings(&scope).await.unwrap();
     let summary: Vec<_> = rows
         .iter()
         .map(|row| {
-            (
-                row.year,
-                row.month,
-                row.monthsName.as_str(),
-                row.driverName.as_str(),
-                row.total_rides,
-                row.driverShare,
-            )
+            (row.year, row.month, row.monthsName.as_str(), row.driverName.as_str(), row.total_rides, row.driverShare)
         })
         .collect();
     assert_eq!(
@@ -2213,45 +1430,9 @@ async fn earnings_match_a_hand_computed_case(fixture: Fixture) {
     assert_eq!(
         summary,
         [
-            (
-                4,
-                "Asha K",
-                1,
-                dec!(48),
-                dec!(60),
-                dec!(6),
-                dec!(0),
-                dec!(60),
-                dec!(0),
-                dec!(54),
-                dec!(12)
-            ),
-            (
-                4,
-                "Bram",
-                1,
-                dec!(20),
-                dec!(25),
-                dec!(0),
-                dec!(0),
-                dec!(25),
-                dec!(0),
-                dec!(25),
-                dec!(5)
-            ),
-            (
-                4,
-                "Chen",
-                0,
-                dec!(0),
-                dec!(0),
-                dec!(0),
-                dec!(0),
-                dec!(0),
-                dec!(2),
-                dec!(0),
-                dec!(0)
-            ),
+            (4, "Asha K", 1, dec!(48), dec!(60), dec!(6), dec!(0), dec!(60), dec!(0), dec!(54), dec!(12)),
+            (4, "Bram", 1, dec!(20), dec!(25), dec!(0), dec!(0), dec!(25), dec!(0), dec!(25), dec!(5)),
+            (4, "Chen", 0, dec!(0), dec!(0), dec!(0), dec!(0), dec!(0), dec!(2), dec!(0), dec!(0)),
             (
                 3,
                 "Asha K",
@@ -2265,19 +1446,7 @@ async fn earnings_match_a_hand_computed_case(fixture: Fixture) {
                 dec!(101.26),
                 dec!(17.5)
             ),
-            (
-                3,
-                "Bram",
-                2,
-                dec!(24.01),
-                dec!(30),
-                dec!(3),
-                dec!(2.5),
-                dec!(27.5),
-                dec!(0),
-                dec!(27),
-                dec!(3.49)
-            ),
+            (3, "Bram", 2, dec!(24.01), dec!(30), dec!(3), dec!(2.5), dec!(27.5), dec!(0), dec!(27), dec!(3.49)),
         ]
     );
     // One month, one driver.
@@ -2291,10 +1460,7 @@ async fn earnings_match_a_hand_computed_case(fixture: Fixture) {
     assert_eq!(rows.len(), 1);
     assert_eq!((rows[0].earnings.month, rows[0].tripCost), (4, dec!(60)));
     let inputs: Vec<EarningsInput> = bookings.iter().filter_map(earnings_input).collect();
-    assert_eq!(
-        fixture.earnings_report(&scope).await.unwrap(),
-        earnings::earnings_report(&inputs, 0, 2)
-    );
+    assert_eq!(fixture.earnings_report(&scope).await.unwrap(), earnings::earnings_report(&inputs, 0, 2));
 }
 
 /// A small deterministic generator, so the comparison is repeatable.
@@ -2302,10 +1468,7 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self, bound: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) % bound
     }
 }
@@ -2313,9 +1476,8 @@ impl Lcg {
 async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
     let customer = rider(1);
     let fleet = UserId::from_u128(0xF1EE7);
-    let drivers: Vec<User> = (10..14u128)
-        .map(|number| driver(number, if number % 2 == 0 { Some(fleet) } else { None }))
-        .collect();
+    let drivers: Vec<User> =
+        (10..14u128).map(|number| driver(number, if number % 2 == 0 { Some(fleet) } else { None })).collect();
     insert_users(&fixture, &[&customer]).await;
     let mut random = Lcg(42);
     let names = ["Asha", "Asha K", "Bram", "Chen", "Dee"];
@@ -2331,28 +1493,12 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
             let money = Money {
                 trip_cost: amount(&mut random),
                 driver_share: amount(&mut random),
-                convenience_fees: if random.next(3) == 0 {
-                    Decimal::ZERO
-                } else {
-                    amount(&mut random)
-                },
+                convenience_fees: if random.next(3) == 0 { Decimal::ZERO } else { amount(&mut random) },
                 discount_amount: amount(&mut random),
                 customer_paid: amount(&mut random),
-                cancellation_fee: if random.next(2) == 0 {
-                    Decimal::ZERO
-                } else {
-                    amount(&mut random)
-                },
+                cancellation_fee: if random.next(2) == 0 { Decimal::ZERO } else { amount(&mut random) },
             };
-            earning_booking(
-                number,
-                &customer,
-                driver,
-                names[random.next(5) as usize],
-                status,
-                tripdate,
-                money,
-            )
+            earning_booking(number, &customer, driver, names[random.next(5) as usize], status, tripdate, money)
         })
         .collect();
     // Ties on tripdate within one group, instants before 1970 and ones no
@@ -2375,11 +1521,7 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
 
     for offset in [0, 60, -300, 330, 840, -720, 2_000] {
         for decimals in [0, 2, 3] {
-            let scope = EarningsScope {
-                utc_offset_minutes: offset,
-                decimals,
-                ..EarningsScope::default()
-            };
+            let scope = EarningsScope { utc_offset_minutes: offset, decimals, ..EarningsScope::default() };
             assert_eq!(
                 fixture.driver_earnings(&scope).await.unwrap(),
                 earnings::driver_earnings(&inputs, offset, decimals),
@@ -2393,46 +1535,18 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
         }
     }
     // Scoped to a fleet, a driver and a month.
-    let fleet_inputs: Vec<EarningsInput> = bookings
-        .iter()
-        .filter(|b| b.fleetadmin == Some(fleet))
-        .filter_map(earnings_input)
-        .collect();
-    let scope = EarningsScope {
-        fleetadmin: Some(fleet),
-        utc_offset_minutes: -300,
-        decimals: 2,
-        ..EarningsScope::default()
-    };
-    assert_eq!(
-        fixture.earnings_report(&scope).await.unwrap(),
-        earnings::earnings_report(&fleet_inputs, -300, 2)
-    );
+    let fleet_inputs: Vec<EarningsInput> =
+        bookings.iter().filter(|b| b.fleetadmin == Some(fleet)).filter_map(earnings_input).collect();
+    let scope =
+        EarningsScope { fleetadmin: Some(fleet), utc_offset_minutes: -300, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.earnings_report(&scope).await.unwrap(), earnings::earnings_report(&fleet_inputs, -300, 2));
     let one = drivers[1].id;
-    let driver_inputs: Vec<EarningsInput> = inputs
-        .iter()
-        .filter(|input| input.driver == one)
-        .cloned()
-        .collect();
-    let scope = EarningsScope {
-        driver: Some(one),
-        utc_offset_minutes: 60,
-        decimals: 2,
-        ..EarningsScope::default()
-    };
-    assert_eq!(
-        fixture.driver_earnings(&scope).await.unwrap(),
-        earnings::driver_earnings(&driver_inputs, 60, 2)
-    );
-    let (from, until) = (
-        utc(2026, 12, 1, 0, 0) - 60 * 60_000,
-        utc(2027, 1, 1, 0, 0) - 60 * 60_000,
-    );
-    let december: Vec<EarningsInput> = inputs
-        .iter()
-        .filter(|input| (from..until).contains(&input.tripdate))
-        .cloned()
-        .collect();
+    let driver_inputs: Vec<EarningsInput> = inputs.iter().filter(|input| input.driver == one).cloned().collect();
+    let scope = EarningsScope { driver: Some(one), utc_offset_minutes: 60, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.driver_earnings(&scope).await.unwrap(), earnings::driver_earnings(&driver_inputs, 60, 2));
+    let (from, until) = (utc(2026, 12, 1, 0, 0) - 60 * 60_000, utc(2027, 1, 1, 0, 0) - 60 * 60_000);
+    let december: Vec<EarningsInput> =
+        inputs.iter().filter(|input| (from..until).contains(&input.tripdate)).cloned().collect();
     let scope = EarningsScope {
         tripdate_from: Some(from),
         tripdate_until: Some(until),
@@ -2442,12 +1556,7 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
     };
     let report = fixture.earnings_report(&scope).await.unwrap();
     assert_eq!(report, earnings::earnings_report(&december, 60, 2));
-    assert!(
-        !report.is_empty()
-            && report
-                .iter()
-                .all(|row| (row.earnings.year, row.earnings.month) == (2026, 12))
-    );
+    assert!(!report.is_empty() && report.iter().all(|row| (row.earnings.year, row.earnings.month) == (2026, 12)));
 
     // The same answers once the monthly roll-up is cut at +01:00 (rebuilt
     // from the bookings): whole months in that offset come from the roll-up,
@@ -2455,34 +1564,14 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
     fixture.prepare_earnings_rollup(60).await.unwrap();
     assert_eq!(fixture.earnings_report(&scope).await.unwrap(), report);
     for offset in [0, 60, -300] {
-        let scope = EarningsScope {
-            utc_offset_minutes: offset,
-            decimals: 2,
-            ..EarningsScope::default()
-        };
-        assert_eq!(
-            fixture.driver_earnings(&scope).await.unwrap(),
-            earnings::driver_earnings(&inputs, offset, 2)
-        );
-        assert_eq!(
-            fixture.earnings_report(&scope).await.unwrap(),
-            earnings::earnings_report(&inputs, offset, 2)
-        );
+        let scope = EarningsScope { utc_offset_minutes: offset, decimals: 2, ..EarningsScope::default() };
+        assert_eq!(fixture.driver_earnings(&scope).await.unwrap(), earnings::driver_earnings(&inputs, offset, 2));
+        assert_eq!(fixture.earnings_report(&scope).await.unwrap(), earnings::earnings_report(&inputs, offset, 2));
     }
-    let scope = EarningsScope {
-        fleetadmin: Some(fleet),
-        utc_offset_minutes: 60,
-        decimals: 2,
-        ..EarningsScope::default()
-    };
-    assert_eq!(
-        fixture.earnings_report(&scope).await.unwrap(),
-        earnings::earnings_report(&fleet_inputs, 60, 2)
-    );
-    assert!(matches!(
-        fixture.prepare_earnings_rollup(100_000).await,
-        Err(StorageError::Invalid(_))
-    ));
+    let scope =
+        EarningsScope { fleetadmin: Some(fleet), utc_offset_minutes: 60, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.earnings_report(&scope).await.unwrap(), earnings::earnings_report(&fleet_inputs, 60, 2));
+    assert!(matches!(fixture.prepare_earnings_rollup(100_000).await, Err(StorageError::Invalid(_))));
 
     // Pages, from the roll-up (+01:00, whole months or all) and from the
     // bookings (other offsets), cover the report once, newest month first,
@@ -2495,29 +1584,17 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
         ..EarningsScope::default()
     };
     for scope in [
-        EarningsScope {
-            utc_offset_minutes: 60,
-            decimals: 2,
-            ..EarningsScope::default()
-        },
-        EarningsScope {
-            utc_offset_minutes: -300,
-            decimals: 2,
-            ..EarningsScope::default()
-        },
+        EarningsScope { utc_offset_minutes: 60, decimals: 2, ..EarningsScope::default() },
+        EarningsScope { utc_offset_minutes: -300, decimals: 2, ..EarningsScope::default() },
         december_60,
     ] {
         let mut expected = fixture.earnings_report(&scope).await.unwrap();
-        let key = |row: &EarningsReportRow| {
-            (
-                row.earnings.year * 100 + row.earnings.month as i32,
-                row.earnings.driverUId.0,
-            )
-        };
-        expected.sort_by(|left, right| key(right).cmp(&key(left)));
+        let key =
+            |row: &EarningsReportRow| (row.earnings.year * 100 + row.earnings.month as i32, row.earnings.driverUId.0);
+        expected.sort_by_key(|row| std::cmp::Reverse(key(row)));
         let mut expected_rides = fixture.driver_earnings(&scope).await.unwrap();
         let ride_key = |row: &EarningsRow| (row.year * 100 + row.month as i32, row.driverUId.0);
-        expected_rides.sort_by(|left, right| ride_key(right).cmp(&ride_key(left)));
+        expected_rides.sort_by_key(|row| std::cmp::Reverse(ride_key(row)));
         for limit in [1, 3, 500] {
             let (mut rows, mut page) = (Vec::new(), PageRequest::first(limit));
             loop {
@@ -2529,11 +1606,7 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
                     None => break,
                 }
             }
-            assert_eq!(
-                rows, expected,
-                "report pages of {limit} at {}",
-                scope.utc_offset_minutes
-            );
+            assert_eq!(rows, expected, "report pages of {limit} at {}", scope.utc_offset_minutes);
             let (mut rides, mut page) = (Vec::new(), PageRequest::first(limit));
             loop {
                 let next = fixture.driver_earnings_page(&scope, &page).await.unwrap();
@@ -2543,11 +1616,7 @@ async fn earnings_in_sql_match_the_engine(fixture: Fixture) {
                     None => break,
                 }
             }
-            assert_eq!(
-                rides, expected_rides,
-                "earnings pages of {limit} at {}",
-                scope.utc_offset_minutes
-            );
+            assert_eq!(rides, expected_rides, "earnings pages of {limit} at {}", scope.utc_offset_minutes);
         }
     }
 }
@@ -2574,11 +1643,7 @@ async fn the_earnings_rollup_follows_committed_bookings(fixture: Fixture) {
     };
     let mut committed: Vec<Booking> = Vec::new();
     let mut commit = async |booking: &mut Booking, expected: Option<u64>| {
-        let stored = fixture
-            .commit_booking(booking, expected, &[], NOW)
-            .await
-            .unwrap()
-            .booking;
+        let stored = fixture.commit_booking(booking, expected, &[], NOW).await.unwrap().booking;
         committed.retain(|old| old.id != stored.id);
         committed.push(stored.clone());
         *booking = stored;
@@ -2666,66 +1731,25 @@ async fn the_earnings_rollup_follows_committed_bookings(fixture: Fixture) {
     let report = fixture.earnings_report(&march).await.unwrap();
     assert_eq!(report, earnings::earnings_report(&inputs, -300, 2));
     assert_eq!(report.len(), 1);
-    assert_eq!(
-        (
-            report[0].earnings.total_rides,
-            report[0].earnings.driverShare
-        ),
-        (3, dec!(27))
-    );
-    let page = fixture
-        .earnings_report_page(&march, &PageRequest::first(1))
-        .await
-        .unwrap();
-    assert_eq!(
-        (page.items.as_slice(), page.next),
-        (report.as_slice(), None)
-    );
-    assert_eq!(
-        (
-            report[0].cancellationFee,
-            report[0].earnings.driverName.as_str()
-        ),
-        (dec!(3), "Ann C")
-    );
+    assert_eq!((report[0].earnings.total_rides, report[0].earnings.driverShare), (3, dec!(27)));
+    let page = fixture.earnings_report_page(&march, &PageRequest::first(1)).await.unwrap();
+    assert_eq!((page.items.as_slice(), page.next), (report.as_slice(), None));
+    assert_eq!((report[0].cancellationFee, report[0].earnings.driverName.as_str()), (dec!(3), "Ann C"));
     let rides = fixture.driver_earnings(&march).await.unwrap();
     assert_eq!(rides, earnings::driver_earnings(&inputs, -300, 2));
     assert_eq!(rides[0].driverName, "Ann B");
     // Every month, and one fleet's, from the roll-up too.
     let all: Vec<EarningsInput> = committed.iter().filter_map(earnings_input).collect();
-    let every = EarningsScope {
-        utc_offset_minutes: -300,
-        decimals: 2,
-        ..EarningsScope::default()
-    };
-    assert_eq!(
-        fixture.earnings_report(&every).await.unwrap(),
-        earnings::earnings_report(&all, -300, 2)
-    );
-    let fleet_only = EarningsScope {
-        fleetadmin: Some(fleet),
-        ..every.clone()
-    };
-    let fleet_inputs: Vec<EarningsInput> = committed
-        .iter()
-        .filter(|b| b.fleetadmin == Some(fleet))
-        .filter_map(earnings_input)
-        .collect();
-    assert_eq!(
-        fixture.driver_earnings(&fleet_only).await.unwrap(),
-        earnings::driver_earnings(&fleet_inputs, -300, 2)
-    );
+    let every = EarningsScope { utc_offset_minutes: -300, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.earnings_report(&every).await.unwrap(), earnings::earnings_report(&all, -300, 2));
+    let fleet_only = EarningsScope { fleetadmin: Some(fleet), ..every.clone() };
+    let fleet_inputs: Vec<EarningsInput> =
+        committed.iter().filter(|b| b.fleetadmin == Some(fleet)).filter_map(earnings_input).collect();
+    assert_eq!(fixture.driver_earnings(&fleet_only).await.unwrap(), earnings::driver_earnings(&fleet_inputs, -300, 2));
     // Cut again in UTC: rebuilt, the late-March ride moves to April.
     fixture.prepare_earnings_rollup(0).await.unwrap();
-    let utc_every = EarningsScope {
-        utc_offset_minutes: 0,
-        decimals: 2,
-        ..EarningsScope::default()
-    };
-    assert_eq!(
-        fixture.earnings_report(&utc_every).await.unwrap(),
-        earnings::earnings_report(&all, 0, 2)
-    );
+    let utc_every = EarningsScope { utc_offset_minutes: 0, decimals: 2, ..EarningsScope::default() };
+    assert_eq!(fixture.earnings_report(&utc_every).await.unwrap(), earnings::earnings_report(&all, 0, 2));
 }
 
 // ---- tracking and chat ------------------------------------------------------------
@@ -2734,10 +1758,7 @@ async fn tracking_points_append_and_read_latest_and_in_order(fixture: Fixture) {
     let customer = rider(1);
     insert_users(&fixture, &[&customer]).await;
     let booking = booking(1, &customer, BookingStatus::Started, NOW);
-    fixture
-        .commit_booking(&booking, None, &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
     assert_eq!(fixture.latest_tracking(booking.id).await.unwrap(), None);
     let points: Vec<TrackingPoint> = (0..5)
         .map(|index| TrackingPoint {
@@ -2751,18 +1772,10 @@ async fn tracking_points_append_and_read_latest_and_in_order(fixture: Fixture) {
         fixture.append_tracking(booking.id, point).await.unwrap();
     }
     assert_eq!(fixture.tracking(booking.id).await.unwrap(), points);
-    assert_eq!(
-        fixture.latest_tracking(booking.id).await.unwrap(),
-        Some(points[4])
-    );
-    assert_eq!(
-        json_of(&points[0]),
-        json!({"at": NOW, "status": "STARTED", "lat": 39.28, "lng": -76.61})
-    );
+    assert_eq!(fixture.latest_tracking(booking.id).await.unwrap(), Some(points[4]));
+    assert_eq!(json_of(&points[0]), json!({"at": NOW, "status": "STARTED", "lat": 39.28, "lng": -76.61}));
     assert!(matches!(
-        fixture
-            .append_tracking(BookingId::from_u128(404), &points[0])
-            .await,
+        fixture.append_tracking(BookingId::from_u128(404), &points[0]).await,
         Err(StorageError::NotFound)
     ));
 }
@@ -2772,10 +1785,7 @@ async fn chat_messages_are_marked_read_once(fixture: Fixture) {
     let driver = driver(2, None);
     insert_users(&fixture, &[&customer, &driver]).await;
     let booking = booking(1, &customer, BookingStatus::Accepted, NOW);
-    fixture
-        .commit_booking(&booking, None, &[], NOW)
-        .await
-        .unwrap();
+    fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
     let message = |from: &User, source: Role, text: &str, at: Millis| ChatMessage {
         message: text.into(),
         from: from.id,
@@ -2800,47 +1810,15 @@ async fn chat_messages_are_marked_read_once(fixture: Fixture) {
     assert_eq!(json_of(&listed[0])["type"], json!("msg"));
     assert_eq!(json_of(&listed[0])["msgDate"], json!("01:01:2026"));
 
-    assert_eq!(
-        fixture
-            .mark_chat_read(booking.id, driver.id, NOW + 10)
-            .await
-            .unwrap(),
-        2
-    );
-    assert_eq!(
-        fixture
-            .mark_chat_read(booking.id, driver.id, NOW + 11)
-            .await
-            .unwrap(),
-        0
-    );
+    assert_eq!(fixture.mark_chat_read(booking.id, driver.id, NOW + 10).await.unwrap(), 2);
+    assert_eq!(fixture.mark_chat_read(booking.id, driver.id, NOW + 11).await.unwrap(), 0);
     let listed = fixture.chat(booking.id).await.unwrap();
-    let read: Vec<(Option<Millis>, bool)> = listed
-        .iter()
-        .map(|chat| (chat.read_at, chat.message.smsId.is_some()))
-        .collect();
-    assert_eq!(
-        read,
-        [
-            (Some(NOW + 10), true),
-            (None, false),
-            (Some(NOW + 10), true)
-        ]
-    );
+    let read: Vec<(Option<Millis>, bool)> =
+        listed.iter().map(|chat| (chat.read_at, chat.message.smsId.is_some())).collect();
+    assert_eq!(read, [(Some(NOW + 10), true), (None, false), (Some(NOW + 10), true)]);
     assert_eq!(listed[0].message.smsId, Some(listed[0].id.to_string()));
-    assert_eq!(
-        fixture
-            .mark_chat_read(booking.id, customer.id, NOW + 12)
-            .await
-            .unwrap(),
-        1
-    );
-    assert!(matches!(
-        fixture
-            .append_chat(BookingId::from_u128(404), &sent[0])
-            .await,
-        Err(StorageError::NotFound)
-    ));
+    assert_eq!(fixture.mark_chat_read(booking.id, customer.id, NOW + 12).await.unwrap(), 1);
+    assert!(matches!(fixture.append_chat(BookingId::from_u128(404), &sent[0]).await, Err(StorageError::NotFound)));
 }
 
 // ---- promos, notifications, languages, files ---------------------------------------
@@ -2866,35 +1844,15 @@ async fn promos_round_trip_and_count_their_users(fixture: Fixture) {
     let summer = promo(2, "SUMMER");
     fixture.save_promo(&spring, NOW).await.unwrap();
     fixture.save_promo(&summer, NOW).await.unwrap();
-    assert_eq!(
-        json_of(&fixture.promo(spring.id).await.unwrap()),
-        json_of(&spring)
-    );
-    assert_eq!(
-        fixture.promo_by_name("SUMMER").await.unwrap().unwrap().id,
-        summer.id
-    );
+    assert_eq!(json_of(&fixture.promo(spring.id).await.unwrap()), json_of(&spring));
+    assert_eq!(fixture.promo_by_name("SUMMER").await.unwrap().unwrap().id, summer.id);
     assert_eq!(fixture.promo_by_name("WINTER").await.unwrap(), None);
     assert_eq!(
-        fixture
-            .promos()
-            .await
-            .unwrap()
-            .iter()
-            .map(|promo| promo.id)
-            .collect::<Vec<_>>(),
+        fixture.promos().await.unwrap().iter().map(|promo| promo.id).collect::<Vec<_>>(),
         [spring.id, summer.id]
     );
     assert!(matches!(
-        fixture
-            .save_promo(
-                &Promo {
-                    promo_name: "SPRING".into(),
-                    ..promo(3, "x")
-                },
-                NOW
-            )
-            .await,
+        fixture.save_promo(&Promo { promo_name: "SPRING".into(), ..promo(3, "x") }, NOW).await,
         Err(StorageError::Duplicate("name"))
     ));
 
@@ -2902,37 +1860,18 @@ async fn promos_round_trip_and_count_their_users(fixture: Fixture) {
     insert_users(&fixture, &[&customer]).await;
     let mut booking = booking(1, &customer, BookingStatus::New, NOW);
     booking.promo_applied = true;
-    let used = Effect::PromoUsed {
-        promo_name: "SPRING".into(),
-        customer: customer.id,
-    };
-    fixture
-        .commit_booking(&booking, None, std::slice::from_ref(&used), NOW)
-        .await
-        .unwrap();
+    let used = Effect::PromoUsed { promo_name: "SPRING".into(), customer: customer.id };
+    fixture.commit_booking(&booking, None, std::slice::from_ref(&used), NOW).await.unwrap();
     assert!(fixture.promo_used_by("SPRING", customer.id).await.unwrap());
     assert!(!fixture.promo_used_by("SUMMER", customer.id).await.unwrap());
     // The count is the store's: an edit that carries a stale count keeps it.
-    let edited = Promo {
-        promo_discount_value: dec!(15),
-        user_avail: 0,
-        ..spring.clone()
-    };
+    let edited = Promo { promo_discount_value: dec!(15), user_avail: 0, ..spring.clone() };
     fixture.save_promo(&edited, NOW).await.unwrap();
     let stored = fixture.promo(spring.id).await.unwrap();
-    assert_eq!(
-        (stored.promo_discount_value, stored.user_avail),
-        (dec!(15), 1)
-    );
+    assert_eq!((stored.promo_discount_value, stored.user_avail), (dec!(15), 1));
     fixture.delete_promo(summer.id).await.unwrap();
-    assert!(matches!(
-        fixture.promo(summer.id).await,
-        Err(StorageError::NotFound)
-    ));
-    assert!(matches!(
-        fixture.delete_promo(summer.id).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.promo(summer.id).await, Err(StorageError::NotFound)));
+    assert!(matches!(fixture.delete_promo(summer.id).await, Err(StorageError::NotFound)));
 }
 
 async fn notifications_round_trip(fixture: Fixture) {
@@ -2945,25 +1884,12 @@ async fn notifications_round_trip(fixture: Fixture) {
         createdAt: NOW,
     };
     fixture.insert_notification(&notification).await.unwrap();
-    let listed = fixture
-        .notifications(&PageRequest::first(10))
-        .await
-        .unwrap();
+    let listed = fixture.notifications(&PageRequest::first(10)).await.unwrap();
     assert_eq!(json_of(&listed.items), json!([json_of(&notification)]));
     assert_eq!(json_of(&notification)["devicetype"], json!("ANDROID"));
     fixture.delete_notification(notification.id).await.unwrap();
-    assert!(
-        fixture
-            .notifications(&PageRequest::first(10))
-            .await
-            .unwrap()
-            .items
-            .is_empty()
-    );
-    assert!(matches!(
-        fixture.delete_notification(notification.id).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(fixture.notifications(&PageRequest::first(10)).await.unwrap().items.is_empty());
+    assert!(matches!(fixture.delete_notification(notification.id).await, Err(StorageError::NotFound)));
 }
 
 fn language(number: u128, locale: &str, default: bool) -> Language {
@@ -2986,79 +1912,33 @@ async fn exactly_one_language_is_the_default(fixture: Fixture) {
         fixture.save_language(language, NOW).await.unwrap();
     }
     let defaults = |languages: Vec<Language>| {
-        languages
-            .into_iter()
-            .filter(|language| language.default)
-            .map(|language| language.id)
-            .collect::<Vec<_>>()
+        languages.into_iter().filter(|language| language.default).map(|language| language.id).collect::<Vec<_>>()
     };
     assert_eq!(defaults(fixture.languages().await.unwrap()), [english.id]);
-    assert_eq!(
-        json_of(&fixture.languages().await.unwrap()[0]),
-        json_of(&english)
-    );
+    assert_eq!(json_of(&fixture.languages().await.unwrap()[0]), json_of(&english));
 
     // The database itself refuses a second default.
-    let error = fixture
-        .raw_execute("UPDATE languages SET is_default = TRUE")
-        .await
-        .unwrap_err();
-    assert!(
-        error
-            .as_database_error()
-            .is_some_and(|error| error.is_unique_violation()),
-        "{error}"
-    );
+    let error = fixture.raw_execute("UPDATE languages SET is_default = TRUE").await.unwrap_err();
+    assert!(error.as_database_error().is_some_and(|error| error.is_unique_violation()), "{error}");
     assert_eq!(defaults(fixture.languages().await.unwrap()), [english.id]);
 
     fixture.make_default_language(french.id, NOW).await.unwrap();
     assert_eq!(defaults(fixture.languages().await.unwrap()), [french.id]);
     // Saving a language as default takes the flag too.
-    fixture
-        .save_language(
-            &Language {
-                default: true,
-                ..arabic.clone()
-            },
-            NOW,
-        )
-        .await
-        .unwrap();
+    fixture.save_language(&Language { default: true, ..arabic.clone() }, NOW).await.unwrap();
     assert_eq!(defaults(fixture.languages().await.unwrap()), [arabic.id]);
     // The default can be neither deleted nor saved as not default.
-    assert!(matches!(
-        fixture.delete_language(arabic.id).await,
-        Err(StorageError::DefaultLanguage)
-    ));
-    assert!(matches!(
-        fixture.save_language(&arabic, NOW).await,
-        Err(StorageError::DefaultLanguage)
-    ));
+    assert!(matches!(fixture.delete_language(arabic.id).await, Err(StorageError::DefaultLanguage)));
+    assert!(matches!(fixture.save_language(&arabic, NOW).await, Err(StorageError::DefaultLanguage)));
     assert_eq!(defaults(fixture.languages().await.unwrap()), [arabic.id]);
     fixture.delete_language(english.id).await.unwrap();
-    assert!(matches!(
-        fixture.delete_language(english.id).await,
-        Err(StorageError::NotFound)
-    ));
-    assert!(matches!(
-        fixture.make_default_language(english.id, NOW).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.delete_language(english.id).await, Err(StorageError::NotFound)));
+    assert!(matches!(fixture.make_default_language(english.id, NOW).await, Err(StorageError::NotFound)));
     assert_eq!(defaults(fixture.languages().await.unwrap()), [arabic.id]);
-    let edited = Language {
-        keyValuePairs: BTreeMap::from([("hello".to_string(), "bonjour".to_string())]),
-        ..french.clone()
-    };
+    let edited =
+        Language { keyValuePairs: BTreeMap::from([("hello".to_string(), "bonjour".to_string())]), ..french.clone() };
     fixture.save_language(&edited, NOW).await.unwrap();
-    assert_eq!(
-        fixture
-            .languages()
-            .await
-            .unwrap()
-            .iter()
-            .find(|language| language.id == french.id),
-        Some(&edited)
-    );
+    assert_eq!(fixture.languages().await.unwrap().iter().find(|language| language.id == french.id), Some(&edited));
 }
 
 async fn concurrent_make_default_leaves_exactly_one_default(fixture: Fixture) {
@@ -3085,13 +1965,7 @@ async fn concurrent_make_default_leaves_exactly_one_default(fixture: Fixture) {
                 Err(other) => panic!("unexpected {other:?}"),
             }
         }
-        let defaults = fixture
-            .languages()
-            .await
-            .unwrap()
-            .into_iter()
-            .filter(|language| language.default)
-            .count();
+        let defaults = fixture.languages().await.unwrap().into_iter().filter(|language| language.default).count();
         assert_eq!(defaults, 1, "round {round}");
     }
 }
@@ -3107,10 +1981,7 @@ async fn files_metadata_round_trips(fixture: Fixture) {
     };
     fixture.insert_file(&file).await.unwrap();
     assert_eq!(fixture.file(file.id).await.unwrap(), file);
-    assert!(matches!(
-        fixture.file(Uuid::from_u128(404)).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.file(Uuid::from_u128(404)).await, Err(StorageError::NotFound)));
 }
 
 // ---- payments ---------------------------------------------------------------------
@@ -3141,71 +2012,28 @@ async fn payments_round_trip_and_settle_once(fixture: Fixture) {
     fixture.insert_payment(&top_up).await.unwrap();
     assert_eq!(fixture.payment(for_booking.id).await.unwrap(), for_booking);
     assert_eq!(fixture.payment(top_up.id).await.unwrap(), top_up);
-    assert!(matches!(
-        fixture.payment(Uuid::from_u128(404)).await,
-        Err(StorageError::NotFound)
-    ));
+    assert!(matches!(fixture.payment(Uuid::from_u128(404)).await, Err(StorageError::NotFound)));
 
-    fixture
-        .set_payment_reference(for_booking.id, "cs_test_1", NOW + 1)
-        .await
-        .unwrap();
+    fixture.set_payment_reference(for_booking.id, "cs_test_1", NOW + 1).await.unwrap();
     // A gateway's id names one payment only.
     assert!(matches!(
-        fixture
-            .set_payment_reference(top_up.id, "cs_test_1", NOW + 1)
-            .await,
+        fixture.set_payment_reference(top_up.id, "cs_test_1", NOW + 1).await,
         Err(StorageError::Duplicate(_))
     ));
 
     // Settled once: the second confirmation changes nothing.
-    assert!(
-        fixture
-            .settle_payment(for_booking.id, PaymentStatus::Paid, Some("evt_1"), NOW + 2)
-            .await
-            .unwrap()
-    );
-    assert!(
-        !fixture
-            .settle_payment(for_booking.id, PaymentStatus::Paid, Some("evt_2"), NOW + 3)
-            .await
-            .unwrap()
-    );
-    assert!(
-        !fixture
-            .settle_payment(for_booking.id, PaymentStatus::Failed, None, NOW + 3)
-            .await
-            .unwrap()
-    );
+    assert!(fixture.settle_payment(for_booking.id, PaymentStatus::Paid, Some("evt_1"), NOW + 2).await.unwrap());
+    assert!(!fixture.settle_payment(for_booking.id, PaymentStatus::Paid, Some("evt_2"), NOW + 3).await.unwrap());
+    assert!(!fixture.settle_payment(for_booking.id, PaymentStatus::Failed, None, NOW + 3).await.unwrap());
     let settled = fixture.payment(for_booking.id).await.unwrap();
     assert_eq!(
-        (
-            settled.status,
-            settled.gateway_ref.as_deref(),
-            settled.event_id.as_deref(),
-            settled.settled_at
-        ),
-        (
-            PaymentStatus::Paid,
-            Some("cs_test_1"),
-            Some("evt_1"),
-            Some(NOW + 2)
-        )
+        (settled.status, settled.gateway_ref.as_deref(), settled.event_id.as_deref(), settled.settled_at),
+        (PaymentStatus::Paid, Some("cs_test_1"), Some("evt_1"), Some(NOW + 2))
     );
-    assert!(
-        fixture
-            .settle_payment(top_up.id, PaymentStatus::Failed, None, NOW + 2)
-            .await
-            .unwrap()
-    );
-    assert_eq!(
-        fixture.payment(top_up.id).await.unwrap().status,
-        PaymentStatus::Failed
-    );
+    assert!(fixture.settle_payment(top_up.id, PaymentStatus::Failed, None, NOW + 2).await.unwrap());
+    assert_eq!(fixture.payment(top_up.id).await.unwrap().status, PaymentStatus::Failed);
     assert!(matches!(
-        fixture
-            .settle_payment(Uuid::from_u128(404), PaymentStatus::Paid, None, NOW)
-            .await,
+        fixture.settle_payment(Uuid::from_u128(404), PaymentStatus::Paid, None, NOW).await,
         Err(StorageError::NotFound)
     ));
 }
@@ -3227,68 +2055,18 @@ async fn sign_in_challenges_count_attempts_and_are_consumed_once(fixture: Fixtur
     let newer = challenge(2, NOW + 60_000);
     fixture.insert_challenge(&older).await.unwrap();
     fixture.insert_challenge(&newer).await.unwrap();
-    assert_eq!(
-        fixture
-            .latest_challenge("rider@wayfare.test")
-            .await
-            .unwrap(),
-        Some(newer.clone())
-    );
-    assert_eq!(
-        fixture
-            .latest_challenge("other@wayfare.test")
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(fixture.latest_challenge("rider@wayfare.test").await.unwrap(), Some(newer.clone()));
+    assert_eq!(fixture.latest_challenge("other@wayfare.test").await.unwrap(), None);
     assert_eq!(fixture.record_failed_attempt(newer.id).await.unwrap(), 1);
     assert_eq!(fixture.record_failed_attempt(newer.id).await.unwrap(), 2);
-    assert_eq!(
-        fixture
-            .latest_challenge("rider@wayfare.test")
-            .await
-            .unwrap()
-            .unwrap()
-            .attempts,
-        2
-    );
-    fixture
-        .consume_challenge(newer.id, NOW + 70_000)
-        .await
-        .unwrap();
-    assert!(matches!(
-        fixture.consume_challenge(newer.id, NOW + 71_000).await,
-        Err(StorageError::AlreadyProcessed)
-    ));
-    assert!(matches!(
-        fixture.consume_challenge(Uuid::from_u128(404), NOW).await,
-        Err(StorageError::NotFound)
-    ));
-    assert!(matches!(
-        fixture.record_failed_attempt(Uuid::from_u128(404)).await,
-        Err(StorageError::NotFound)
-    ));
-    assert_eq!(
-        fixture
-            .latest_challenge("rider@wayfare.test")
-            .await
-            .unwrap(),
-        Some(older)
-    );
-    assert_eq!(
-        fixture
-            .challenges_since("rider@wayfare.test", NOW)
-            .await
-            .unwrap(),
-        2
-    );
-    assert_eq!(
-        fixture
-            .challenges_since("rider@wayfare.test", NOW + 1)
-            .await
-            .unwrap(),
-        1
-    );
+    assert_eq!(fixture.latest_challenge("rider@wayfare.test").await.unwrap().unwrap().attempts, 2);
+    fixture.consume_challenge(newer.id, NOW + 70_000).await.unwrap();
+    assert!(matches!(fixture.consume_challenge(newer.id, NOW + 71_000).await, Err(StorageError::AlreadyProcessed)));
+    assert!(matches!(fixture.consume_challenge(Uuid::from_u128(404), NOW).await, Err(StorageError::NotFound)));
+    assert!(matches!(fixture.record_failed_attempt(Uuid::from_u128(404)).await, Err(StorageError::NotFound)));
+    assert_eq!(fixture.latest_challenge("rider@wayfare.test").await.unwrap(), Some(older));
+    assert_eq!(fixture.challenges_since("rider@wayfare.test", NOW).await.unwrap(), 2);
+    assert_eq!(fixture.challenges_since("rider@wayfare.test", NOW + 1).await.unwrap(), 1);
 }
 
 async fn sessions_are_found_by_token_hash_and_revoked(fixture: Fixture) {
@@ -3308,36 +2086,13 @@ async fn sessions_are_found_by_token_hash_and_revoked(fixture: Fixture) {
     assert_eq!(fixture.session("nope").await.unwrap(), None);
     fixture.revoke_session("h1", NOW + 5).await.unwrap();
     fixture.revoke_session("h1", NOW + 9).await.unwrap();
-    assert_eq!(
-        fixture.session("h1").await.unwrap().unwrap().revoked_at,
-        Some(NOW + 5)
-    );
+    assert_eq!(fixture.session("h1").await.unwrap().unwrap().revoked_at, Some(NOW + 5));
+    assert!(matches!(fixture.revoke_session("nope", NOW).await, Err(StorageError::NotFound)));
+    assert_eq!(fixture.revoke_user_sessions(rider.id, NOW + 10).await.unwrap(), 2);
+    assert_eq!(fixture.session("h3").await.unwrap().unwrap().revoked_at, Some(NOW + 10));
     assert!(matches!(
-        fixture.revoke_session("nope", NOW).await,
+        fixture.insert_session(&Session { user: UserId::from_u128(404), ..session("h4") }).await,
         Err(StorageError::NotFound)
     ));
-    assert_eq!(
-        fixture
-            .revoke_user_sessions(rider.id, NOW + 10)
-            .await
-            .unwrap(),
-        2
-    );
-    assert_eq!(
-        fixture.session("h3").await.unwrap().unwrap().revoked_at,
-        Some(NOW + 10)
-    );
-    assert!(matches!(
-        fixture
-            .insert_session(&Session {
-                user: UserId::from_u128(404),
-                ..session("h4")
-            })
-            .await,
-        Err(StorageError::NotFound)
-    ));
-    assert_eq!(
-        fixture.backend() == Backend::Sqlite,
-        matches!(fixture.concrete, support::Concrete::Sqlite(_))
-    );
+    assert_eq!(fixture.backend() == Backend::Sqlite, matches!(fixture.concrete, support::Concrete::Sqlite(_)));
 }

@@ -41,7 +41,9 @@ impl Database {
             Backend::Postgres => {
                 let base = std::env::var("WAYFARE_TEST_POSTGRES_URL").ok()?;
                 let schema = format!("actors_{}", uuid::Uuid::now_v7().simple());
-                let admin = sqlx::PgPool::connect(&base).await.expect("WAYFARE_TEST_POSTGRES_URL is set but PostgreSQL does not answer");
+                let admin = sqlx::PgPool::connect(&base)
+                    .await
+                    .expect("WAYFARE_TEST_POSTGRES_URL is set but PostgreSQL does not answer");
                 sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).execute(&admin).await.unwrap();
                 admin.close().await;
                 let separator = if base.contains('?') { '&' } else { '?' };

@@ -74,35 +74,68 @@ impl From<&User> for DriverSnapshot {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// The dispatcher offers the booking to drivers (a wave, or a broadcast).
-    Offer { drivers: Vec<UserId>, wave: u32, deadline: Option<Millis> },
+    Offer {
+        drivers: Vec<UserId>,
+        wave: u32,
+        deadline: Option<Millis>,
+    },
     /// An admin offers it to one driver by hand (autoDispatch off).
-    Assign { driver: UserId },
+    Assign {
+        driver: UserId,
+    },
     /// An offered driver takes it; the first one wins.
-    Accept { driver: DriverSnapshot },
+    Accept {
+        driver: DriverSnapshot,
+    },
     /// An offered driver says no.
     Decline,
-    Arrive { location: Option<LatLng> },
-    Start { otp: Option<u32>, location: Option<LatLng> },
+    Arrive {
+        location: Option<LatLng>,
+    },
+    Start {
+        otp: Option<u32>,
+        location: Option<LatLng>,
+    },
     /// The driver is at the drop. `route` is the trip's tracked positions in
     /// order; `drop_address` the reverse-geocoded drop, when the maps answered.
-    Reach { location: Option<LatLng>, drop_address: Option<String>, route: Vec<LatLng> },
+    Reach {
+        location: Option<LatLng>,
+        drop_address: Option<String>,
+        route: Vec<LatLng>,
+    },
     /// The driver leaves the rider to pay by wallet or card: PENDING.
     AwaitPayment,
     /// Cash collected by the driver, or the rider paying from the wallet
     /// (`wallet_balance` is the rider's balance when the command was made),
     /// or the rider choosing to pay by card: REACHED → PENDING until the
     /// gateway's `ConfirmPayment`.
-    Pay { mode: PaymentMode, wallet_balance: Decimal },
+    Pay {
+        mode: PaymentMode,
+        wallet_balance: Decimal,
+    },
     /// A verified gateway payment; the caller keeps the gateway's reference
     /// so a replayed confirmation is recognised before it gets here.
-    ConfirmPayment { gateway: String, amount: Decimal },
-    Rate { rating: u8 },
-    Cancel { reason: String },
+    ConfirmPayment {
+        gateway: String,
+        amount: Decimal,
+    },
+    Rate {
+        rating: u8,
+    },
+    Cancel {
+        reason: String,
+    },
     /// The assigned driver's photo of a parcel at pickup or delivery (spec §3
     /// `pickup_image`, `deliver_image`); `url` is where the file is served.
-    AttachImage { slot: ParcelImage, url: String },
+    AttachImage {
+        slot: ParcelImage,
+        url: String,
+    },
     /// A timer set by an earlier transition is due.
-    TimerFired { kind: TimerKind, generation: u64 },
+    TimerFired {
+        kind: TimerKind,
+        generation: u64,
+    },
 }
 
 impl Command {

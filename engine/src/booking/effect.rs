@@ -75,23 +75,50 @@ impl WalletChange {
 /// What a transition asks the world to do, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    Notify { to: UserId, key: NoticeKey },
+    Notify {
+        to: UserId,
+        key: NoticeKey,
+    },
     Wallet(WalletChange),
     Tracking(TrackingPoint),
     /// The driver's busy flag (spec §3 `queue`).
-    SetQueue { driver: UserId, busy: bool },
-    OfferMade { drivers: Vec<UserId>, deadline: Option<Millis> },
-    OfferWithdrawn { drivers: Vec<UserId>, reason: WithdrawReason },
+    SetQueue {
+        driver: UserId,
+        busy: bool,
+    },
+    OfferMade {
+        drivers: Vec<UserId>,
+        deadline: Option<Millis>,
+    },
+    OfferWithdrawn {
+        drivers: Vec<UserId>,
+        reason: WithdrawReason,
+    },
     /// Ask the dispatcher for the next wave of offers.
     RequestDispatch,
-    TimerSet { kind: TimerKind, timer: Timer },
-    TimerCleared { kind: TimerKind },
+    TimerSet {
+        kind: TimerKind,
+        timer: Timer,
+    },
+    TimerCleared {
+        kind: TimerKind,
+    },
     /// Add a rating to the driver's average (one decimal).
-    RecordRating { driver: UserId, customer: UserId, rating: u8 },
+    RecordRating {
+        driver: UserId,
+        customer: UserId,
+        rating: u8,
+    },
     /// Save the drop to the rider's saved addresses.
-    SaveAddress { customer: UserId, place: Place },
+    SaveAddress {
+        customer: UserId,
+        place: Place,
+    },
     /// Count the rider as a user of the promo.
-    PromoUsed { promo_name: String, customer: UserId },
+    PromoUsed {
+        promo_name: String,
+        customer: UserId,
+    },
 }
 
 /// The result of a command: the booking as it now is and what to do about it.

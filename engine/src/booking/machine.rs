@@ -1,5 +1,8 @@
 use super::create::{DISPATCH_RETRY_MS, schedule_dispatch, set_timer};
-use super::{By, Command, Context, DriverSnapshot, Effect, NoticeKey, ParcelImage, Transition, WalletChange, WithdrawReason, booking_idempotency_key};
+use super::{
+    By, Command, Context, DriverSnapshot, Effect, NoticeKey, ParcelImage, Transition, WalletChange, WithdrawReason,
+    booking_idempotency_key,
+};
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{
@@ -292,7 +295,13 @@ impl Step<'_> {
         Ok(())
     }
 
-    fn reach(&mut self, by: By, location: Option<LatLng>, drop_address: Option<String>, route: Vec<LatLng>) -> DomainResult<()> {
+    fn reach(
+        &mut self,
+        by: By,
+        location: Option<LatLng>,
+        drop_address: Option<String>,
+        route: Vec<LatLng>,
+    ) -> DomainResult<()> {
         self.require_assigned_driver(by)?;
         self.require_status(&[BookingStatus::Started])?;
         let settings = self.context.settings;
@@ -315,7 +324,8 @@ impl Step<'_> {
             // location stream) falls back to the route estimate.
             let car = self.context.car_type.ok_or(ErrorKey::SelectProper)?;
             let tracked_km = if points.len() >= 2 { geo::path_km(points.iter().copied()) } else { 0.0 };
-            let distance_km = if tracked_km > 0.0 { tracked_km } else { estimate_km(booking, settings.convert_to_mile) };
+            let distance_km =
+                if tracked_km > 0.0 { tracked_km } else { estimate_km(booking, settings.convert_to_mile) };
             let final_fare = fare::compute(
                 car,
                 distance_km,
@@ -576,7 +586,8 @@ impl Step<'_> {
         self.clear_all_timers();
         let requested = self.take_requested();
         self.withdraw(requested, WithdrawReason::Cancelled);
-        let assigned = self.booking.driver.filter(|_| matches!(prior, BookingStatus::Accepted | BookingStatus::Arrived));
+        let assigned =
+            self.booking.driver.filter(|_| matches!(prior, BookingStatus::Accepted | BookingStatus::Arrived));
         if let Some(driver) = assigned {
             self.effects.push(Effect::SetQueue { driver, busy: false });
             let fee = fee.unwrap_or_default();

@@ -132,8 +132,12 @@ impl World {
         let booking = self.accepted();
         let booking = self.ok(&booking, By::Driver(driver_id(1)), Command::Arrive { location: None }).booking;
         let otp = booking.otp.0;
-        self.ok(&booking, By::Driver(driver_id(1)), Command::Start { otp, location: Some(LatLng::new(39.2858, -76.6131)) })
-            .booking
+        self.ok(
+            &booking,
+            By::Driver(driver_id(1)),
+            Command::Start { otp, location: Some(LatLng::new(39.2858, -76.6131)) },
+        )
+        .booking
     }
 
     fn reached(&self) -> Booking {
@@ -234,14 +238,28 @@ fn book_later_needs_fifteen_minutes_and_dispatches_fifteen_minutes_before() {
     let mut later = request();
     later.book_later = true;
     later.tripdate = Some(T0 + 10 * MINUTE_MS);
-    let key = create(BookingId::from_u128(1), later.clone(), &rider(), By::Rider(rider_id()), &world.context(), &mut StdRng::seed_from_u64(1))
-        .unwrap_err()
-        .key;
+    let key = create(
+        BookingId::from_u128(1),
+        later.clone(),
+        &rider(),
+        By::Rider(rider_id()),
+        &world.context(),
+        &mut StdRng::seed_from_u64(1),
+    )
+    .unwrap_err()
+    .key;
     assert_eq!(key, ErrorKey::PastBookingError);
     later.tripdate = None;
-    let key = create(BookingId::from_u128(1), later.clone(), &rider(), By::Rider(rider_id()), &world.context(), &mut StdRng::seed_from_u64(1))
-        .unwrap_err()
-        .key;
+    let key = create(
+        BookingId::from_u128(1),
+        later.clone(),
+        &rider(),
+        By::Rider(rider_id()),
+        &world.context(),
+        &mut StdRng::seed_from_u64(1),
+    )
+    .unwrap_err()
+    .key;
     assert_eq!(key, ErrorKey::SelectProper);
     later.tripdate = Some(T0 + 60 * MINUTE_MS);
     let transition = world.create(later, By::Rider(rider_id()));
@@ -270,9 +288,16 @@ fn parcel_and_option_choices_are_priced_and_kept() {
     assert_eq!(booking.parcelTypeSelected.unwrap().amount, dec!(3));
     assert_eq!(booking.trip_cost, dec!(30.80)); // (23.5 + 3 + 1.5) × 1.1
     parcel.option_index = Some(4);
-    let key = create(BookingId::from_u128(1), parcel, &rider(), By::Rider(rider_id()), &world.context(), &mut StdRng::seed_from_u64(1))
-        .unwrap_err()
-        .key;
+    let key = create(
+        BookingId::from_u128(1),
+        parcel,
+        &rider(),
+        By::Rider(rider_id()),
+        &world.context(),
+        &mut StdRng::seed_from_u64(1),
+    )
+    .unwrap_err()
+    .key;
     assert_eq!(key, ErrorKey::SelectProper);
 }
 
@@ -310,7 +335,10 @@ fn the_first_accept_wins_and_the_others_are_taken_back() {
     assert!(has(&transition.effects, |effect| matches!(effect,
         Effect::OfferWithdrawn { drivers, reason: WithdrawReason::Taken } if drivers == &vec![driver_id(1), driver_id(3)])));
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::SetQueue { busy: true, .. })));
-    assert!(has(&transition.effects, |effect| matches!(effect, Effect::Tracking(point) if point.status == BookingStatus::Accepted)));
+    assert!(has(
+        &transition.effects,
+        |effect| matches!(effect, Effect::Tracking(point) if point.status == BookingStatus::Accepted)
+    ));
     assert!(transition.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::BookingAccepted));
     let second = world.apply(won, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(1) });
     assert_eq!(error(second), ErrorKey::BookingTaken);
@@ -320,12 +348,21 @@ fn the_first_accept_wins_and_the_others_are_taken_back() {
 fn a_driver_who_was_not_offered_cannot_accept() {
     let world = World::new();
     let booking = world.offered(2);
-    assert_eq!(error(world.apply(&booking, By::Driver(driver_id(7)), Command::Accept { driver: snapshot(7) })), ErrorKey::NotOffered);
+    assert_eq!(
+        error(world.apply(&booking, By::Driver(driver_id(7)), Command::Accept { driver: snapshot(7) })),
+        ErrorKey::NotOffered
+    );
     // Someone acting as another driver.
-    assert_eq!(error(world.apply(&booking, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(2) })), ErrorKey::NotAllowed);
+    assert_eq!(
+        error(world.apply(&booking, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(2) })),
+        ErrorKey::NotAllowed
+    );
     // A booking without requested drivers cannot be accepted at all.
     let fresh = world.create(request(), By::Rider(rider_id())).booking;
-    assert_eq!(error(world.apply(&fresh, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(1) })), ErrorKey::BookingTaken);
+    assert_eq!(
+        error(world.apply(&fresh, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(1) })),
+        ErrorKey::BookingTaken
+    );
 }
 
 #[test]
@@ -338,7 +375,11 @@ fn a_decline_removes_only_that_driver_and_is_remembered() {
     assert!(!transition.booking.is_requested(&driver_id(1)));
     assert!(transition.booking.dispatch.declined.contains(&driver_id(1)));
     // A later wave may not offer the driver again.
-    let again = world.apply(&transition.booking, By::System, Command::Offer { drivers: vec![driver_id(1)], wave: 2, deadline: None });
+    let again = world.apply(
+        &transition.booking,
+        By::System,
+        Command::Offer { drivers: vec![driver_id(1)], wave: 2, deadline: None },
+    );
     assert_eq!(error(again), ErrorKey::NoEligibleDriver);
 }
 
@@ -395,9 +436,15 @@ fn only_admins_assign_and_only_with_auto_dispatch_off() {
     // spec §4 panel: Assign driver only when NEW, admin and autoDispatch off
     let mut world = World::new();
     let booking = world.create(request(), By::Rider(rider_id())).booking;
-    assert_eq!(error(world.apply(&booking, By::Admin(admin_id()), Command::Assign { driver: driver_id(1) })), ErrorKey::AutoDispatchOn);
+    assert_eq!(
+        error(world.apply(&booking, By::Admin(admin_id()), Command::Assign { driver: driver_id(1) })),
+        ErrorKey::AutoDispatchOn
+    );
     world.settings.autoDispatch = false;
-    assert_eq!(error(world.apply(&booking, By::Rider(rider_id()), Command::Assign { driver: driver_id(1) })), ErrorKey::NotAllowed);
+    assert_eq!(
+        error(world.apply(&booking, By::Rider(rider_id()), Command::Assign { driver: driver_id(1) })),
+        ErrorKey::NotAllowed
+    );
     let transition = world.ok(&booking, By::Admin(admin_id()), Command::Assign { driver: driver_id(1) });
     assert!(transition.booking.is_requested(&driver_id(1)));
     assert!(transition.notified().any(|(to, key)| to == driver_id(1) && key == NoticeKey::AcceptBookingRequest));
@@ -409,10 +456,19 @@ fn only_admins_assign_and_only_with_auto_dispatch_off() {
 fn only_the_assigned_driver_runs_the_trip() {
     let world = World::new();
     let booking = world.accepted();
-    assert_eq!(error(world.apply(&booking, By::Driver(driver_id(2)), Command::Arrive { location: None })), ErrorKey::NotFound);
-    assert_eq!(error(world.apply(&booking, By::Rider(rider_id()), Command::Arrive { location: None })), ErrorKey::NotAllowed);
+    assert_eq!(
+        error(world.apply(&booking, By::Driver(driver_id(2)), Command::Arrive { location: None })),
+        ErrorKey::NotFound
+    );
+    assert_eq!(
+        error(world.apply(&booking, By::Rider(rider_id()), Command::Arrive { location: None })),
+        ErrorKey::NotAllowed
+    );
     // Stages cannot be skipped.
-    assert_eq!(error(world.apply(&booking, By::Driver(driver_id(1)), Command::Start { otp: None, location: None })), ErrorKey::StatusNotAllowed);
+    assert_eq!(
+        error(world.apply(&booking, By::Driver(driver_id(1)), Command::Start { otp: None, location: None })),
+        ErrorKey::StatusNotAllowed
+    );
 }
 
 #[test]
@@ -420,7 +476,8 @@ fn arrival_is_recorded_and_the_rider_told() {
     // spec §4 ARRIVED
     let world = World::new();
     let booking = world.accepted();
-    let transition = world.ok(&booking, By::Driver(driver_id(1)), Command::Arrive { location: Some(LatLng::new(39.28, -76.61)) });
+    let transition =
+        world.ok(&booking, By::Driver(driver_id(1)), Command::Arrive { location: Some(LatLng::new(39.28, -76.61)) });
     assert_eq!(transition.booking.status, BookingStatus::Arrived);
     assert_eq!(transition.booking.driver_arrive_time, Some(T0));
     assert!(transition.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::DriverArrived));
@@ -435,12 +492,25 @@ fn starting_checks_the_otp() {
     let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Arrive { location: None }).booking;
     let otp = booking.otp.0.unwrap();
     let wrong = if otp == 99_999 { 10_000 } else { otp + 1 };
-    assert_eq!(error(world.apply(&booking, By::Driver(driver_id(1)), Command::Start { otp: Some(wrong), location: None })), ErrorKey::OtpMismatch);
-    assert_eq!(error(world.apply(&booking, By::Driver(driver_id(1)), Command::Start { otp: None, location: None })), ErrorKey::OtpMismatch);
-    let transition = world.ok(&booking, By::Driver(driver_id(1)), Command::Start { otp: Some(otp), location: Some(LatLng::new(39.28, -76.61)) });
+    assert_eq!(
+        error(world.apply(&booking, By::Driver(driver_id(1)), Command::Start { otp: Some(wrong), location: None })),
+        ErrorKey::OtpMismatch
+    );
+    assert_eq!(
+        error(world.apply(&booking, By::Driver(driver_id(1)), Command::Start { otp: None, location: None })),
+        ErrorKey::OtpMismatch
+    );
+    let transition = world.ok(
+        &booking,
+        By::Driver(driver_id(1)),
+        Command::Start { otp: Some(otp), location: Some(LatLng::new(39.28, -76.61)) },
+    );
     assert_eq!(transition.booking.status, BookingStatus::Started);
     assert_eq!(transition.booking.trip_start_time, Some(T0));
-    assert!(has(&transition.effects, |effect| matches!(effect, Effect::Tracking(point) if point.status == BookingStatus::Started)));
+    assert!(has(
+        &transition.effects,
+        |effect| matches!(effect, Effect::Tracking(point) if point.status == BookingStatus::Started)
+    ));
     assert!(transition.notified().any(|(_, key)| key == NoticeKey::TripStarted));
 }
 
@@ -467,8 +537,14 @@ fn reaching_recomputes_the_taxi_fare_from_the_tracked_route() {
     assert_eq!(reached.trip_cost, dec!(12.29));
     assert_eq!(reached.payableAmount, dec!(12.29));
     assert_eq!(reached.dropAddress, "Fort McHenry, Baltimore");
-    assert!(has(&transition.effects, |effect| matches!(effect, Effect::SaveAddress { customer, .. } if *customer == rider_id())));
-    assert!(has(&transition.effects, |effect| matches!(effect, Effect::Tracking(point) if point.status == BookingStatus::Reached)));
+    assert!(has(
+        &transition.effects,
+        |effect| matches!(effect, Effect::SaveAddress { customer, .. } if *customer == rider_id())
+    ));
+    assert!(has(
+        &transition.effects,
+        |effect| matches!(effect, Effect::Tracking(point) if point.status == BookingStatus::Reached)
+    ));
     assert!(transition.notified().any(|(_, key)| key == NoticeKey::TripReached));
 }
 
@@ -486,12 +562,23 @@ fn delivery_fares_are_not_recomputed() {
     let mut world = World::new();
     world.settings.appcat = AppCategory::Delivery;
     let booking = world.create(request(), By::Admin(admin_id())).booking;
-    let booking = world.ok(&booking, By::System, Command::Offer { drivers: vec![driver_id(1)], wave: 1, deadline: None }).booking;
+    let booking =
+        world.ok(&booking, By::System, Command::Offer { drivers: vec![driver_id(1)], wave: 1, deadline: None }).booking;
     let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(1) }).booking;
     let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Arrive { location: None }).booking;
     let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Start { otp: None, location: None }).booking;
     let estimate = booking.trip_cost;
-    let reached = world.ok(&booking, By::Driver(driver_id(1)), Command::Reach { location: None, drop_address: None, route: vec![LatLng::new(0.0, 0.0), LatLng::new(1.0, 1.0)] }).booking;
+    let reached = world
+        .ok(
+            &booking,
+            By::Driver(driver_id(1)),
+            Command::Reach {
+                location: None,
+                drop_address: None,
+                route: vec![LatLng::new(0.0, 0.0), LatLng::new(1.0, 1.0)],
+            },
+        )
+        .booking;
     assert_eq!(reached.trip_cost, estimate);
 }
 
@@ -500,15 +587,25 @@ fn cash_collected_pays_the_driver_share_and_debits_the_cash() {
     // spec §4 PAID: credited with driver_share, debited by cashPaymentAmount
     let world = World::new();
     let reached = world.reached();
-    let transition = world.ok(&reached, By::Driver(driver_id(1)), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO });
+    let transition = world.ok(
+        &reached,
+        By::Driver(driver_id(1)),
+        Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO },
+    );
     let paid = &transition.booking;
     assert_eq!(paid.status, BookingStatus::Paid);
     assert_eq!(paid.cashPaymentAmount, dec!(15.95));
     assert_eq!(paid.customer_paid, dec!(15.95));
     let changes: Vec<_> = transition.wallet_changes().collect();
     assert_eq!(changes.len(), 2);
-    assert_eq!((changes[0].user, changes[0].entry_type, changes[0].amount), (driver_id(1), WalletEntryType::Credit, dec!(14.50)));
-    assert_eq!((changes[1].user, changes[1].entry_type, changes[1].amount), (driver_id(1), WalletEntryType::Debit, dec!(15.95)));
+    assert_eq!(
+        (changes[0].user, changes[0].entry_type, changes[0].amount),
+        (driver_id(1), WalletEntryType::Credit, dec!(14.50))
+    );
+    assert_eq!(
+        (changes[1].user, changes[1].entry_type, changes[1].amount),
+        (driver_id(1), WalletEntryType::Debit, dec!(15.95))
+    );
     assert_ne!(changes[0].idempotency_key, changes[1].idempotency_key);
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::SetQueue { busy: false, .. })));
     assert!(transition.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::PaymentReceived));
@@ -523,13 +620,25 @@ fn the_rider_pays_from_the_wallet_after_the_driver_moves_on() {
     let pending = world.ok(&reached, By::Driver(driver_id(1)), Command::AwaitPayment);
     assert_eq!(pending.booking.status, BookingStatus::Pending);
     assert!(has(&pending.effects, |effect| matches!(effect, Effect::SetQueue { busy: false, .. })));
-    let low = world.apply(&pending.booking, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(3) });
+    let low = world.apply(
+        &pending.booking,
+        By::Rider(rider_id()),
+        Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(3) },
+    );
     assert_eq!(error(low), ErrorKey::InsufficientWalletBalance);
-    let paid = world.ok(&pending.booking, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(100) });
+    let paid = world.ok(
+        &pending.booking,
+        By::Rider(rider_id()),
+        Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(100) },
+    );
     assert_eq!(paid.booking.usedWalletMoney, dec!(15.95));
-    let total: Decimal = paid.wallet_changes().filter(|change| change.user == rider_id()).map(WalletChange::signed_amount).sum();
+    let total: Decimal =
+        paid.wallet_changes().filter(|change| change.user == rider_id()).map(WalletChange::signed_amount).sum();
     assert_eq!(total, dec!(-15.95));
-    assert!(!has(&paid.effects, |effect| matches!(effect, Effect::SetQueue { .. })), "PENDING already freed the driver");
+    assert!(
+        !has(&paid.effects, |effect| matches!(effect, Effect::SetQueue { .. })),
+        "PENDING already freed the driver"
+    );
 }
 
 #[test]
@@ -537,7 +646,8 @@ fn negative_balance_setting_lets_a_wallet_go_below_zero() {
     let mut world = World::new();
     world.settings.negativeBalance = true;
     let reached = world.reached();
-    let paid = world.ok(&reached, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(1) });
+    let paid =
+        world.ok(&reached, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(1) });
     assert_eq!(paid.booking.status, BookingStatus::Paid);
 }
 
@@ -557,34 +667,74 @@ fn the_rider_choosing_card_leaves_the_trip_pending_until_the_gateway_confirms() 
     // DESIGN.md: `/pay` by the rider with card → PENDING; spec §4 PENDING frees the driver
     let world = World::new();
     let reached = world.reached();
-    let pending = world.ok(&reached, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO });
+    let pending = world.ok(
+        &reached,
+        By::Rider(rider_id()),
+        Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO },
+    );
     assert_eq!(pending.booking.status, BookingStatus::Pending);
     assert!(has(&pending.effects, |effect| matches!(effect, Effect::SetQueue { busy: false, .. })));
     assert_eq!(pending.wallet_changes().count(), 0, "no money moves until the gateway confirms");
     assert_eq!(pending.booking.customer_paid, Decimal::ZERO);
     // Once pending, choosing card again is refused; the wallet still pays.
-    let again = world.apply(&pending.booking, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO });
+    let again = world.apply(
+        &pending.booking,
+        By::Rider(rider_id()),
+        Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO },
+    );
     assert_eq!(error(again), ErrorKey::StatusNotAllowed);
-    let paid = world.ok(&pending.booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) });
+    let paid =
+        world.ok(&pending.booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) });
     assert_eq!(paid.booking.status, BookingStatus::Paid);
     assert_eq!(paid.booking.payment_mode, Some(PaymentMode::Card));
     // Only the booking's rider chooses; the driver collects cash only.
-    assert_eq!(error(world.apply(&reached, By::Rider(UserId::from_u128(55)), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO })), ErrorKey::NotFound);
-    assert_eq!(error(world.apply(&reached, By::Driver(driver_id(1)), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO })), ErrorKey::NotAllowed);
+    assert_eq!(
+        error(world.apply(
+            &reached,
+            By::Rider(UserId::from_u128(55)),
+            Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO }
+        )),
+        ErrorKey::NotFound
+    );
+    assert_eq!(
+        error(world.apply(
+            &reached,
+            By::Driver(driver_id(1)),
+            Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO }
+        )),
+        ErrorKey::NotAllowed
+    );
 }
 
 #[test]
 fn a_card_confirmation_pays_a_pending_booking() {
     let world = World::new();
     let pending = world.ok(&world.reached(), By::Driver(driver_id(1)), Command::AwaitPayment).booking;
-    assert_eq!(error(world.apply(&pending, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(1) })), ErrorKey::InvalidAmount);
-    assert_eq!(error(world.apply(&pending, By::Rider(rider_id()), Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) })), ErrorKey::NotAllowed);
+    assert_eq!(
+        error(world.apply(&pending, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(1) })),
+        ErrorKey::InvalidAmount
+    );
+    assert_eq!(
+        error(world.apply(
+            &pending,
+            By::Rider(rider_id()),
+            Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) }
+        )),
+        ErrorKey::NotAllowed
+    );
     let paid = world.ok(&pending, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) });
     assert_eq!(paid.booking.status, BookingStatus::Paid);
     assert_eq!(paid.booking.cardPaymentAmount, dec!(15.95));
     assert_eq!(paid.booking.gateway.as_deref(), Some("test"));
     // A replay finds the booking paid already.
-    assert_eq!(error(world.apply(&paid.booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) })), ErrorKey::StatusNotAllowed);
+    assert_eq!(
+        error(world.apply(
+            &paid.booking,
+            By::System,
+            Command::ConfirmPayment { gateway: "test".into(), amount: dec!(15.95) }
+        )),
+        ErrorKey::StatusNotAllowed
+    );
 }
 
 #[test]
@@ -594,19 +744,27 @@ fn a_prepaid_booking_becomes_new_when_the_payment_is_verified() {
     world.settings.appcat = AppCategory::Delivery;
     let booking = world.create(request(), By::Rider(rider_id())).booking;
     let payable = booking.payableAmount;
-    let transition = world.ok(&booking, By::System, Command::ConfirmPayment { gateway: "stripe".into(), amount: payable });
+    let transition =
+        world.ok(&booking, By::System, Command::ConfirmPayment { gateway: "stripe".into(), amount: payable });
     let paid = &transition.booking;
     assert_eq!(paid.status, BookingStatus::New);
     assert!(paid.prepaid);
     assert_eq!(paid.paymentPacket.as_ref().unwrap().cardPaymentAmount, payable);
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::RequestDispatch)));
     // At the end the driver has nothing to collect.
-    let booking = world.ok(paid, By::System, Command::Offer { drivers: vec![driver_id(1)], wave: 1, deadline: None }).booking;
+    let booking =
+        world.ok(paid, By::System, Command::Offer { drivers: vec![driver_id(1)], wave: 1, deadline: None }).booking;
     let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(1) }).booking;
     let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Arrive { location: None }).booking;
     let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Start { otp: None, location: None }).booking;
-    let booking = world.ok(&booking, By::Driver(driver_id(1)), Command::Reach { location: None, drop_address: None, route: vec![] }).booking;
-    let paid = world.ok(&booking, By::Driver(driver_id(1)), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO });
+    let booking = world
+        .ok(&booking, By::Driver(driver_id(1)), Command::Reach { location: None, drop_address: None, route: vec![] })
+        .booking;
+    let paid = world.ok(
+        &booking,
+        By::Driver(driver_id(1)),
+        Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO },
+    );
     assert_eq!(paid.booking.cashPaymentAmount, Decimal::ZERO);
     let driver_total: Decimal = paid.wallet_changes().map(WalletChange::signed_amount).sum();
     assert_eq!(driver_total, paid.booking.driver_share);
@@ -616,7 +774,13 @@ fn a_prepaid_booking_becomes_new_when_the_payment_is_verified() {
 fn rating_completes_the_booking_and_reaches_the_driver() {
     // spec §4 COMPLETE
     let world = World::new();
-    let paid = world.ok(&world.reached(), By::Driver(driver_id(1)), Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO }).booking;
+    let paid = world
+        .ok(
+            &world.reached(),
+            By::Driver(driver_id(1)),
+            Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO },
+        )
+        .booking;
     assert_eq!(error(world.apply(&paid, By::Rider(rider_id()), Command::Rate { rating: 0 })), ErrorKey::InvalidRating);
     assert_eq!(error(world.apply(&paid, By::Rider(rider_id()), Command::Rate { rating: 6 })), ErrorKey::InvalidRating);
     assert_eq!(error(world.apply(&paid, By::Driver(driver_id(1)), Command::Rate { rating: 5 })), ErrorKey::NotAllowed);
@@ -641,7 +805,10 @@ fn cancelling_a_new_booking_withdraws_its_offers() {
     assert_eq!(cancelled.cancelledBy, Some(CancelledBy::Rider));
     assert!(cancelled.requestedDrivers.0.is_empty());
     assert!(cancelled.timers.next().is_none());
-    assert!(has(&transition.effects, |effect| matches!(effect, Effect::OfferWithdrawn { reason: WithdrawReason::Cancelled, drivers } if drivers.len() == 2)));
+    assert!(has(
+        &transition.effects,
+        |effect| matches!(effect, Effect::OfferWithdrawn { reason: WithdrawReason::Cancelled, drivers } if drivers.len() == 2)
+    ));
     assert_eq!(transition.wallet_changes().count(), 0);
 }
 
@@ -649,7 +816,10 @@ fn cancelling_a_new_booking_withdraws_its_offers() {
 fn a_reason_is_required_to_cancel() {
     let world = World::new();
     let booking = world.offered(1);
-    assert_eq!(error(world.apply(&booking, By::Rider(rider_id()), Command::Cancel { reason: "  ".into() })), ErrorKey::SelectProper);
+    assert_eq!(
+        error(world.apply(&booking, By::Rider(rider_id()), Command::Cancel { reason: "  ".into() })),
+        ErrorKey::SelectProper
+    );
 }
 
 #[test]
@@ -691,7 +861,10 @@ fn the_assigned_driver_can_cancel_before_the_trip_starts() {
     assert_eq!(transition.booking.cancelledBy, Some(CancelledBy::Driver));
     assert!(transition.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::BookingCancelled));
     let started = world.started();
-    assert_eq!(error(world.apply(&started, By::Driver(driver_id(1)), Command::Cancel { reason: "x".into() })), ErrorKey::StatusNotAllowed);
+    assert_eq!(
+        error(world.apply(&started, By::Driver(driver_id(1)), Command::Cancel { reason: "x".into() })),
+        ErrorKey::StatusNotAllowed
+    );
 }
 
 #[test]
@@ -700,9 +873,12 @@ fn a_cancelled_prepaid_booking_is_refunded_to_the_wallet() {
     let mut world = World::new();
     world.settings.appcat = AppCategory::Delivery;
     let booking = world.create(request(), By::Rider(rider_id())).booking;
-    let paid = world.ok(&booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: booking.payableAmount }).booking;
+    let paid = world
+        .ok(&booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: booking.payableAmount })
+        .booking;
     let transition = world.ok(&paid, By::Rider(rider_id()), Command::Cancel { reason: "x".into() });
-    let refund: Decimal = transition.wallet_changes().filter(|change| change.user == rider_id()).map(WalletChange::signed_amount).sum();
+    let refund: Decimal =
+        transition.wallet_changes().filter(|change| change.user == rider_id()).map(WalletChange::signed_amount).sum();
     assert_eq!(refund, paid.customer_paid);
 }
 
@@ -710,11 +886,25 @@ fn a_cancelled_prepaid_booking_is_refunded_to_the_wallet() {
 fn another_riders_cancel_is_refused() {
     let world = World::new();
     let booking = world.offered(1);
-    assert_eq!(error(world.apply(&booking, By::Rider(UserId::from_u128(2)), Command::Cancel { reason: "x".into() })), ErrorKey::NotFound);
+    assert_eq!(
+        error(world.apply(&booking, By::Rider(UserId::from_u128(2)), Command::Cancel { reason: "x".into() })),
+        ErrorKey::NotFound
+    );
     let mut fleet_booking = world.accepted();
     fleet_booking.fleetadmin = Some(UserId::from_u128(300));
-    assert_eq!(error(world.apply(&fleet_booking, By::Fleetadmin(UserId::from_u128(301)), Command::Cancel { reason: "x".into() })), ErrorKey::NotFound);
-    assert!(world.apply(&fleet_booking, By::Fleetadmin(UserId::from_u128(300)), Command::Cancel { reason: "x".into() }).is_ok());
+    assert_eq!(
+        error(world.apply(
+            &fleet_booking,
+            By::Fleetadmin(UserId::from_u128(301)),
+            Command::Cancel { reason: "x".into() }
+        )),
+        ErrorKey::NotFound
+    );
+    assert!(
+        world
+            .apply(&fleet_booking, By::Fleetadmin(UserId::from_u128(300)), Command::Cancel { reason: "x".into() })
+            .is_ok()
+    );
 }
 
 // ---- timers ---------------------------------------------------------------
@@ -726,10 +916,17 @@ fn an_offer_expiry_moves_the_wave_to_expired_and_asks_for_the_next() {
     let booking = world.offered(2);
     let timer = booking.timers.offer_expiry.unwrap();
     world.now = timer.at;
-    let transition = world.ok(&booking, By::System, Command::TimerFired { kind: TimerKind::OfferExpiry, generation: timer.generation });
+    let transition = world.ok(
+        &booking,
+        By::System,
+        Command::TimerFired { kind: TimerKind::OfferExpiry, generation: timer.generation },
+    );
     assert!(transition.booking.requestedDrivers.0.is_empty());
     assert_eq!(transition.booking.dispatch.expired.len(), 2);
-    assert!(has(&transition.effects, |effect| matches!(effect, Effect::OfferWithdrawn { reason: WithdrawReason::Expired, .. })));
+    assert!(has(&transition.effects, |effect| matches!(
+        effect,
+        Effect::OfferWithdrawn { reason: WithdrawReason::Expired, .. }
+    )));
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::RequestDispatch)));
 }
 
@@ -739,11 +936,34 @@ fn a_stale_timer_does_nothing() {
     let world = World::new();
     let booking = world.offered(2);
     let old = booking.timers.offer_expiry.unwrap();
-    let moved = world.ok(&booking, By::System, Command::Offer { drivers: vec![driver_id(5)], wave: 2, deadline: Some(T0 + 40_000) }).booking;
-    assert_eq!(error(world.apply(&moved, By::System, Command::TimerFired { kind: TimerKind::OfferExpiry, generation: old.generation })), ErrorKey::StaleTimer);
+    let moved = world
+        .ok(&booking, By::System, Command::Offer { drivers: vec![driver_id(5)], wave: 2, deadline: Some(T0 + 40_000) })
+        .booking;
+    assert_eq!(
+        error(world.apply(
+            &moved,
+            By::System,
+            Command::TimerFired { kind: TimerKind::OfferExpiry, generation: old.generation }
+        )),
+        ErrorKey::StaleTimer
+    );
     let accepted = world.ok(&booking, By::Driver(driver_id(1)), Command::Accept { driver: snapshot(1) }).booking;
-    assert_eq!(error(world.apply(&accepted, By::System, Command::TimerFired { kind: TimerKind::OfferExpiry, generation: old.generation })), ErrorKey::StaleTimer);
-    assert_eq!(error(world.apply(&booking, By::Rider(rider_id()), Command::TimerFired { kind: TimerKind::OfferExpiry, generation: old.generation })), ErrorKey::NotAllowed);
+    assert_eq!(
+        error(world.apply(
+            &accepted,
+            By::System,
+            Command::TimerFired { kind: TimerKind::OfferExpiry, generation: old.generation }
+        )),
+        ErrorKey::StaleTimer
+    );
+    assert_eq!(
+        error(world.apply(
+            &booking,
+            By::Rider(rider_id()),
+            Command::TimerFired { kind: TimerKind::OfferExpiry, generation: old.generation }
+        )),
+        ErrorKey::NotAllowed
+    );
 }
 
 #[test]
@@ -756,7 +976,11 @@ fn the_retry_timer_starts_a_fresh_round_and_rearms() {
     booking.dispatch.declined.insert(driver_id(5));
     let timer = booking.timers.dispatch_retry.unwrap();
     world.now = timer.at;
-    let transition = world.ok(&booking, By::System, Command::TimerFired { kind: TimerKind::DispatchRetry, generation: timer.generation });
+    let transition = world.ok(
+        &booking,
+        By::System,
+        Command::TimerFired { kind: TimerKind::DispatchRetry, generation: timer.generation },
+    );
     assert_eq!(transition.booking.dispatch.wave, 0);
     assert!(transition.booking.dispatch.expired.is_empty());
     assert!(transition.booking.dispatch.declined.contains(&driver_id(5)));
@@ -771,7 +995,11 @@ fn auto_cancel_fires_for_a_booking_nobody_took() {
     let booking = world.offered(1);
     let timer = booking.timers.auto_cancel.unwrap();
     world.now = timer.at;
-    let transition = world.ok(&booking, By::System, Command::TimerFired { kind: TimerKind::AutoCancel, generation: timer.generation });
+    let transition = world.ok(
+        &booking,
+        By::System,
+        Command::TimerFired { kind: TimerKind::AutoCancel, generation: timer.generation },
+    );
     assert_eq!(transition.booking.status, BookingStatus::Cancelled);
     assert_eq!(transition.booking.cancelledBy, Some(CancelledBy::System));
     assert_eq!(transition.booking.reason, REASON_NO_DRIVER);
@@ -787,7 +1015,11 @@ fn the_book_later_timer_dispatches() {
     let booking = world.create(later, By::Rider(rider_id())).booking;
     let timer = booking.timers.book_later_dispatch.unwrap();
     world.now = timer.at;
-    let transition = world.ok(&booking, By::System, Command::TimerFired { kind: TimerKind::BookLaterDispatch, generation: timer.generation });
+    let transition = world.ok(
+        &booking,
+        By::System,
+        Command::TimerFired { kind: TimerKind::BookLaterDispatch, generation: timer.generation },
+    );
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::RequestDispatch)));
     assert!(transition.booking.timers.book_later_dispatch.is_none());
     assert!(transition.booking.timers.dispatch_retry.is_some());
@@ -801,7 +1033,10 @@ fn panel_actions_follow_status_role_and_settings() {
     let world = World::new();
     let new = world.offered(1);
     let mut settings = settings();
-    assert_eq!(panel_actions(&new, Role::Rider, &settings), PanelActions { cancel: true, assign: false, pay_now: false });
+    assert_eq!(
+        panel_actions(&new, Role::Rider, &settings),
+        PanelActions { cancel: true, assign: false, pay_now: false }
+    );
     assert_eq!(panel_actions(&new, Role::Driver, &settings), PanelActions::default());
     settings.autoDispatch = false;
     assert!(panel_actions(&new, Role::Admin, &settings).assign);
@@ -825,7 +1060,19 @@ fn the_booking_serialises_with_the_spec_field_names() {
     let world = World::new();
     let booking = world.offered(1);
     let json = serde_json::to_value(&booking).unwrap();
-    for field in ["carType", "customer_name", "pickupAddress", "tripdate", "bookLater", "trip_cost", "requestedDrivers", "payableAmount", "driver_share", "otp", "status"] {
+    for field in [
+        "carType",
+        "customer_name",
+        "pickupAddress",
+        "tripdate",
+        "bookLater",
+        "trip_cost",
+        "requestedDrivers",
+        "payableAmount",
+        "driver_share",
+        "otp",
+        "status",
+    ] {
         assert!(json.get(field).is_some(), "missing {field}");
     }
     assert_eq!(json["status"], "NEW");
@@ -1038,11 +1285,20 @@ fn parcel_photos_need_a_delivery_booking_the_setting_and_the_assigned_driver() {
     let driver = By::Driver(driver_id(1));
     assert_eq!(error(world.apply(&started, driver, attach(ParcelImage::PickupImage))), ErrorKey::NotAllowed, "taxi");
     let started = as_delivery(started);
-    assert_eq!(error(world.apply(&started, By::Driver(driver_id(2)), attach(ParcelImage::PickupImage))), ErrorKey::NotFound);
-    assert_eq!(error(world.apply(&started, By::Rider(rider_id()), attach(ParcelImage::PickupImage))), ErrorKey::NotAllowed);
+    assert_eq!(
+        error(world.apply(&started, By::Driver(driver_id(2)), attach(ParcelImage::PickupImage))),
+        ErrorKey::NotFound
+    );
+    assert_eq!(
+        error(world.apply(&started, By::Rider(rider_id()), attach(ParcelImage::PickupImage))),
+        ErrorKey::NotAllowed
+    );
     world.settings.AllowDeliveryPickupImageCapture = false;
     assert_eq!(error(world.apply(&started, driver, attach(ParcelImage::PickupImage))), ErrorKey::NotAllowed);
-    assert!(world.apply(&started, driver, attach(ParcelImage::DeliverImage)).is_ok(), "the other photo is still asked for");
+    assert!(
+        world.apply(&started, driver, attach(ParcelImage::DeliverImage)).is_ok(),
+        "the other photo is still asked for"
+    );
 }
 
 #[test]

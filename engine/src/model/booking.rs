@@ -167,9 +167,7 @@ impl Serialize for RequestedDrivers {
 impl<'de> Deserialize<'de> for RequestedDrivers {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let map = Option::<std::collections::BTreeMap<UserId, bool>>::deserialize(deserializer)?;
-        Ok(RequestedDrivers(
-            map.unwrap_or_default().into_iter().filter(|(_, on)| *on).map(|(id, _)| id).collect(),
-        ))
+        Ok(RequestedDrivers(map.unwrap_or_default().into_iter().filter(|(_, on)| *on).map(|(id, _)| id).collect()))
     }
 }
 

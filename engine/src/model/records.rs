@@ -198,8 +198,21 @@ pub struct PaymentProvider {
 
 /// The gateway names of spec §3.
 pub const PAYMENT_PROVIDER_NAMES: [&str; 15] = [
-    "paypal", "braintree", "stripe", "paytm", "payulatam", "flutterwave", "paystack", "securepay",
-    "payfast", "liqpay", "culqi", "mercadopago", "squareup", "wipay", "test",
+    "paypal",
+    "braintree",
+    "stripe",
+    "paytm",
+    "payulatam",
+    "flutterwave",
+    "paystack",
+    "securepay",
+    "payfast",
+    "liqpay",
+    "culqi",
+    "mercadopago",
+    "squareup",
+    "wipay",
+    "test",
 ];
 
 /// A fare estimate and the route behind it (spec §3 "Estimate").

@@ -7,8 +7,7 @@ use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use wayfare_engine::Millis;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Channel {
     Email,
@@ -39,8 +38,7 @@ pub trait CodeDelivery: Send + Sync {
 }
 
 /// A message as the dev outbox lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct OutboxEntry {
     pub channel: Channel,
     pub to: String,
@@ -65,7 +63,10 @@ impl DevOutbox {
     }
 
     fn now(&self) -> Millis {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|elapsed| elapsed.as_millis() as Millis).unwrap_or(0)
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_millis() as Millis)
+            .unwrap_or(0)
     }
 }
 
@@ -101,7 +102,8 @@ impl SmtpDelivery {
         let transport = lettre::AsyncSmtpTransport::<lettre::Tokio1Executor>::from_url(url)
             .map_err(|error| DeliveryError::Failed(error.to_string()))?
             .build();
-        let from = from.parse().map_err(|error: lettre::address::AddressError| DeliveryError::Failed(error.to_string()))?;
+        let from =
+            from.parse().map_err(|error: lettre::address::AddressError| DeliveryError::Failed(error.to_string()))?;
         Ok(SmtpDelivery { transport, from })
     }
 }
@@ -110,7 +112,10 @@ impl SmtpDelivery {
 impl CodeDelivery for SmtpDelivery {
     async fn send(&self, message: &Outgoing) -> Result<(), DeliveryError> {
         use lettre::AsyncTransport;
-        let to = message.to.parse().map_err(|error: lettre::address::AddressError| DeliveryError::Failed(error.to_string()))?;
+        let to = message
+            .to
+            .parse()
+            .map_err(|error: lettre::address::AddressError| DeliveryError::Failed(error.to_string()))?;
         let email = lettre::Message::builder()
             .from(self.from.clone())
             .to(to)
@@ -223,7 +228,11 @@ mod tests {
             axum::routing::post(move |headers: HeaderMap, Form(form): Form<HashMap<String, String>>| {
                 let sender = sender.clone();
                 async move {
-                    let auth = headers.get("authorization").and_then(|value| value.to_str().ok()).unwrap_or_default().to_string();
+                    let auth = headers
+                        .get("authorization")
+                        .and_then(|value| value.to_str().ok())
+                        .unwrap_or_default()
+                        .to_string();
                     sender.send((auth, form)).unwrap();
                     axum::http::StatusCode::CREATED
                 }
@@ -240,7 +249,13 @@ mod tests {
             ..DeliveryConfig::default()
         };
         let deliveries = Deliveries::from_config(&config).unwrap();
-        let sms = Outgoing { channel: Channel::Sms, to: "+14105550100".into(), subject: String::new(), body: "Your code is 123456".into(), code: "123456".into() };
+        let sms = Outgoing {
+            channel: Channel::Sms,
+            to: "+14105550100".into(),
+            subject: String::new(),
+            body: "Your code is 123456".into(),
+            code: "123456".into(),
+        };
         deliveries.send(&sms).await.unwrap();
         let (auth, form) = received.recv().await.unwrap();
         assert_eq!(auth, "Basic QUMxMjM6c2VjcmV0", "basic auth with the account and token");
@@ -299,7 +314,11 @@ mod tests {
     #[tokio::test]
     async fn an_email_code_goes_out_through_smtp() {
         let (url, message) = fake_smtp().await;
-        let config = DeliveryConfig { smtp_url: Some(url), email_from: "Wayfare <no-reply@wayfare.test>".into(), ..DeliveryConfig::default() };
+        let config = DeliveryConfig {
+            smtp_url: Some(url),
+            email_from: "Wayfare <no-reply@wayfare.test>".into(),
+            ..DeliveryConfig::default()
+        };
         let deliveries = Deliveries::from_config(&config).unwrap();
         let email = Outgoing {
             channel: Channel::Email,
@@ -317,7 +336,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_failing_gateway_is_an_error() {
-        let gateway = axum::Router::new().route("/Messages.json", axum::routing::post(|| async { axum::http::StatusCode::BAD_GATEWAY }));
+        let gateway = axum::Router::new()
+            .route("/Messages.json", axum::routing::post(|| async { axum::http::StatusCode::BAD_GATEWAY }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, gateway).await.unwrap() });
@@ -328,7 +348,13 @@ mod tests {
             sms_from: Some("+1".into()),
             ..DeliveryConfig::default()
         };
-        let sms = Outgoing { channel: Channel::Sms, to: "+14105550100".into(), subject: String::new(), body: "b".into(), code: "1".into() };
+        let sms = Outgoing {
+            channel: Channel::Sms,
+            to: "+14105550100".into(),
+            subject: String::new(),
+            body: "b".into(),
+            code: "1".into(),
+        };
         assert!(matches!(Deliveries::from_config(&config).unwrap().send(&sms).await, Err(DeliveryError::Failed(_))));
     }
 

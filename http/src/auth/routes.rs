@@ -27,16 +27,14 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/dev/outbox", get(outbox))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CodeRequest {
     pub contact: String,
     #[serde(default)]
     pub country: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CodeSent {
     pub channel: Channel,
@@ -59,7 +57,11 @@ async fn request_code(
     Body(request): Body<CodeRequest>,
 ) -> ApiResult<Json<CodeSent>> {
     let settings = state.runtime.catalog().settings.clone();
-    let contact = validation::validate_login_contact(&request.contact, request.country.as_deref(), settings.AllowCountrySelection)?;
+    let contact = validation::validate_login_contact(
+        &request.contact,
+        request.country.as_deref(),
+        settings.AllowCountrySelection,
+    )?;
     let now = state.now();
     let auth = &state.config.auth;
     let window_ms = auth.window_secs as i64 * 1_000;
@@ -67,7 +69,8 @@ async fn request_code(
         return Err(ErrorKey::TooManyAttempts.into());
     }
     // `since` is inclusive: a code asked for exactly a window ago has left it, as in the per-address limit.
-    if state.storage.challenges_since(contact.as_str(), now - window_ms + 1).await? >= u64::from(auth.codes_per_contact) {
+    if state.storage.challenges_since(contact.as_str(), now - window_ms + 1).await? >= u64::from(auth.codes_per_contact)
+    {
         return Err(ErrorKey::TooManyAttempts.into());
     }
     let code = generate::sign_in_code(&mut rand::rng());
@@ -97,8 +100,7 @@ async fn request_code(
     Ok(Json(CodeSent { channel, expires_at }))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct VerifyRequest {
     pub contact: String,
@@ -108,8 +110,7 @@ pub struct VerifyRequest {
     pub referralId: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct SignedIn {
     pub token: String,
     pub user: User,
@@ -124,7 +125,10 @@ pub struct SignedIn {
     request_body = VerifyRequest,
     responses((status = 200, description = "Signed in; the token is also set as the `wayfare_session` cookie", body = SignedIn, headers(("Set-Cookie" = String, description = "`wayfare_session=<token>; HttpOnly; SameSite=Lax; Path=/`"))))
 )]
-async fn verify_code(state: axum::extract::State<AppState>, Body(request): Body<VerifyRequest>) -> ApiResult<impl IntoResponse> {
+async fn verify_code(
+    state: axum::extract::State<AppState>,
+    Body(request): Body<VerifyRequest>,
+) -> ApiResult<impl IntoResponse> {
     let contact = validation::validate_login_contact(&request.contact, None, false)?;
     let code = validation::validate_sign_in_code(&request.code)?;
     let now = state.now();
@@ -161,7 +165,8 @@ async fn verify_code(state: axum::extract::State<AppState>, Body(request): Body<
     state.storage.insert_session(&session).await?;
     let mut headers = HeaderMap::new();
     let secure = if state.config.auth.cookie_secure { "; Secure" } else { "" };
-    let cookie = format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={}{secure}", days * 24 * 3_600);
+    let cookie =
+        format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={}{secure}", days * 24 * 3_600);
     headers.insert(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(|error| ApiError::Internal(error.to_string()))?);
     Ok((headers, Json(SignedIn { token, user })))
 }
@@ -224,8 +229,7 @@ async fn create_rider(state: &AppState, contact: &Contact, referral: Option<&str
     Ok(user)
 }
 
-#[derive(Debug, Serialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Me {
     pub user: User,
 }
@@ -275,7 +279,10 @@ pub struct OutboxQuery {
     params(("to" = String, Query, description = "The e-mail address or phone number")),
     responses((status = 200, description = "The messages", body = crate::openapi::schemas::OutboxMessages))
 )]
-async fn outbox(state: axum::extract::State<AppState>, QueryParams(query): QueryParams<OutboxQuery>) -> ApiResult<impl IntoResponse> {
+async fn outbox(
+    state: axum::extract::State<AppState>,
+    QueryParams(query): QueryParams<OutboxQuery>,
+) -> ApiResult<impl IntoResponse> {
     let outbox = state.deliveries.outbox.as_ref().ok_or(ErrorKey::NotFound)?;
     let contact = validation::validate_login_contact(&query.to, None, false)?;
     Ok(Json(serde_json::json!({ "messages": outbox.to(contact.as_str()) })))

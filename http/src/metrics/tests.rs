@@ -8,21 +8,14 @@ use std::time::Duration;
 fn samples<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
     text.lines()
         .filter(|line| !line.starts_with('#'))
-        .filter(|line| {
-            line.strip_prefix(name)
-                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
-        })
+        .filter(|line| line.strip_prefix(name).is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' ')))
         .collect()
 }
 
 async fn scrape_text(app: &TestApp) -> String {
     let answer = app.call(Method::GET, "/metrics", None, None).await;
     assert_eq!(answer.status, StatusCode::OK);
-    assert!(
-        answer.content_type.starts_with("text/plain"),
-        "{}",
-        answer.content_type
-    );
+    assert!(answer.content_type.starts_with("text/plain"), "{}", answer.content_type);
     answer.text
 }
 
@@ -31,33 +24,20 @@ async fn requests_are_counted_and_timed_by_method_matched_route_and_status() {
     let app = TestApp::demo().await;
     let booking = uuid::Uuid::now_v7();
     app.call(Method::GET, "/healthz", None, None).await;
-    app.call(
-        Method::GET,
-        &format!("/api/v1/bookings/{booking}"),
-        None,
-        None,
-    )
-    .await;
+    app.call(Method::GET, &format!("/api/v1/bookings/{booking}"), None, None).await;
     app.call(Method::GET, "/no/such/page", None, None).await;
     let text = scrape_text(&app).await;
 
     let health = r#"wayfare_http_requests_total{method="GET",route="/healthz",status="200"}"#;
     assert!(text.lines().any(|line| line.starts_with(health)), "{text}");
     // The route template, not the path with the id.
-    let read =
-        r#"wayfare_http_requests_total{method="GET",route="/api/v1/bookings/{id}",status="401"}"#;
+    let read = r#"wayfare_http_requests_total{method="GET",route="/api/v1/bookings/{id}",status="401"}"#;
     assert!(text.lines().any(|line| line.starts_with(read)), "{text}");
-    assert!(
-        !text.contains(&booking.to_string()),
-        "a raw path leaked into a label"
-    );
+    assert!(!text.contains(&booking.to_string()), "a raw path leaked into a label");
     assert!(!text.contains("/no/such/page"));
     assert!(text.contains(r#"route="unmatched",status="404""#), "{text}");
     let bucket = r#"wayfare_http_request_duration_seconds_bucket{method="GET",route="/healthz",status="200",le="#;
-    assert!(
-        text.lines().any(|line| line.starts_with(bucket)),
-        "a histogram with buckets: {text}"
-    );
+    assert!(text.lines().any(|line| line.starts_with(bucket)), "a histogram with buckets: {text}");
     assert!(text.contains("# TYPE wayfare_http_request_duration_seconds histogram"));
 }
 
@@ -68,14 +48,8 @@ async fn runtime_gauges_are_read_at_each_scrape() {
     for gauge in [ONLINE_DRIVERS, AVAILABLE_DRIVERS, ACTIVE_BOOKINGS] {
         assert_eq!(samples(&text, gauge).len(), 1, "{gauge}: {text}");
     }
-    assert!(
-        text.contains(r#"wayfare_active_bookings_by_status{status="NEW"}"#),
-        "{text}"
-    );
-    assert!(
-        !text.contains(r#"status="COMPLETE"}"#),
-        "only active statuses"
-    );
+    assert!(text.contains(r#"wayfare_active_bookings_by_status{status="NEW"}"#), "{text}");
+    assert!(!text.contains(r#"status="COMPLETE"}"#), "only active statuses");
 }
 
 #[tokio::test]
@@ -84,28 +58,18 @@ async fn the_first_offer_of_a_booking_is_timed_from_its_creation() {
     // driver1 drives an Economy car near downtown.
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let online = app
-        .call(
-            Method::POST,
-            "/api/v1/drivers/me/status",
-            Some(&driver),
-            Some(json!({ "driverActiveStatus": true })),
-        )
+        .call(Method::POST, "/api/v1/drivers/me/status", Some(&driver), Some(json!({ "driverActiveStatus": true })))
         .await;
     assert_eq!(online.status, StatusCode::OK, "{}", online.text);
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let driver_one = crate::demo::users()
-        .into_iter()
-        .find(|user| user.email == "driver1@demo.wayfare")
-        .unwrap();
+    let driver_one = crate::demo::users().into_iter().find(|user| user.email == "driver1@demo.wayfare").unwrap();
     let position = driver_one.location.unwrap();
     let trip = json!({
         "pickup": { "lat": position.lat, "lng": position.lng, "add": "Pickup" },
         "drop": { "lat": 39.2904, "lng": -76.6122, "add": "Inner Harbor, Baltimore" },
         "carType": "Economy",
     });
-    let created = app
-        .call(Method::POST, "/api/v1/bookings", Some(&rider), Some(trip))
-        .await;
+    let created = app.call(Method::POST, "/api/v1/bookings", Some(&rider), Some(trip)).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
 
     // The observer is a task of its own: wait for it to see the offer.
@@ -125,10 +89,7 @@ async fn the_first_offer_of_a_booking_is_timed_from_its_creation() {
     })
     .await
     .expect("the offer is observed");
-    assert!(
-        observed.contains(&format!("{DISPATCH_LATENCY}_bucket{{le=")),
-        "{observed}"
-    );
+    assert!(observed.contains(&format!("{DISPATCH_LATENCY}_bucket{{le=")), "{observed}");
     assert!(observed.contains("# TYPE wayfare_dispatch_latency_seconds histogram"));
     assert_eq!(samples(&observed, ONLINE_DRIVERS).len(), 1);
 }

@@ -202,7 +202,11 @@ mod tests {
             assert_eq!(first["sound"], "default");
         }
         assert_eq!(sizes, [100, 100, 50]);
-        assert_eq!(tokens, messages.iter().map(|message| message.token.clone()).collect::<Vec<_>>(), "every message once, in order");
+        assert_eq!(
+            tokens,
+            messages.iter().map(|message| message.token.clone()).collect::<Vec<_>>(),
+            "every message once, in order"
+        );
     }
 
     #[tokio::test]

@@ -100,11 +100,18 @@ impl Notifier {
         let mut vapid_public_key = None;
         for kind in &config.push.senders {
             match kind {
-                PushKind::Expo => senders.push(Arc::new(expo::ExpoSender::new(&config.push.expo_url, config.push.expo_access_token.clone()))),
+                PushKind::Expo => senders.push(Arc::new(expo::ExpoSender::new(
+                    &config.push.expo_url,
+                    config.push.expo_access_token.clone(),
+                ))),
                 PushKind::Webpush => {
                     let keys = webpush::VapidKeys::load_or_create(&config.vapid_key_path())?;
                     vapid_public_key = Some(keys.public_key_base64());
-                    let sender = webpush::WebPushSender::new(keys, &config.push.web_push_subject, config.push.web_push_allow_http);
+                    let sender = webpush::WebPushSender::new(
+                        keys,
+                        &config.push.web_push_subject,
+                        config.push.web_push_allow_http,
+                    );
                     senders.push(Arc::new(sender));
                 }
             }
@@ -173,7 +180,9 @@ pub fn channel(settings: &Settings) -> &'static str {
 pub fn screen_of(key: NoticeKey, booking: Option<BookingId>) -> Value {
     match (key, booking) {
         (NoticeKey::WalletUpdated, _) => json!({ "screen": "Wallet" }),
-        (NoticeKey::ChatRequested, Some(booking)) => json!({ "screen": "onlineChat", "params": { "bookingId": booking } }),
+        (NoticeKey::ChatRequested, Some(booking)) => {
+            json!({ "screen": "onlineChat", "params": { "bookingId": booking } })
+        }
         (_, Some(booking)) => json!({ "screen": "BookedCab", "params": { "bookingId": booking } }),
         (_, None) => json!({}),
     }
@@ -191,16 +200,27 @@ pub async fn booking_notices(runtime: Runtime, languages: LanguageCache, notifie
                     let (runtime, languages, notifier) = (runtime.clone(), languages.clone(), notifier.clone());
                     let (to, key, booking) = (*to, *key, *booking);
                     // Off the loop: a slow storage read or push service must not make it lag.
-                    tokio::spawn(async move { deliver_notice(&runtime, &languages, &notifier, to, key, booking).await });
+                    tokio::spawn(
+                        async move { deliver_notice(&runtime, &languages, &notifier, to, key, booking).await },
+                    );
                 }
             }
-            Err(broadcast::error::RecvError::Lagged(skipped)) => tracing::warn!(skipped, "booking notices lagged behind the event bus"),
+            Err(broadcast::error::RecvError::Lagged(skipped)) => {
+                tracing::warn!(skipped, "booking notices lagged behind the event bus")
+            }
             Err(broadcast::error::RecvError::Closed) => break,
         }
     }
 }
 
-async fn deliver_notice(runtime: &Runtime, languages: &LanguageCache, notifier: &Notifier, to: UserId, key: NoticeKey, booking: Option<BookingId>) {
+async fn deliver_notice(
+    runtime: &Runtime,
+    languages: &LanguageCache,
+    notifier: &Notifier,
+    to: UserId,
+    key: NoticeKey,
+    booking: Option<BookingId>,
+) {
     let storage = runtime.storage();
     let user = match storage.user(to).await {
         Ok(user) => user,
@@ -253,7 +273,14 @@ mod tests {
     }
 
     fn message(token: &str) -> PushMessage {
-        PushMessage { token: token.into(), platform: UserPlatform::Android, title: "t".into(), body: "b".into(), data: json!({}), channel: "bookings".into() }
+        PushMessage {
+            token: token.into(),
+            platform: UserPlatform::Android,
+            title: "t".into(),
+            body: "b".into(),
+            data: json!({}),
+            channel: "bookings".into(),
+        }
     }
 
     #[tokio::test]
@@ -261,7 +288,9 @@ mod tests {
         let expo = Arc::new(Recording { prefix: "Expo", seen: Mutex::default() });
         let web = Arc::new(Recording { prefix: "{", seen: Mutex::default() });
         let notifier = Notifier::with_senders(vec![expo.clone(), web.clone()], None);
-        let report = notifier.push(vec![message("ExpoA"), message("{\"endpoint\":1}"), message("unknown"), message("ExpoB")]).await;
+        let report = notifier
+            .push(vec![message("ExpoA"), message("{\"endpoint\":1}"), message("unknown"), message("ExpoB")])
+            .await;
         assert_eq!(report, PushReport { sent: 3, failed: 0 });
         assert_eq!(expo.seen.lock().unwrap().iter().map(|m| m.token.as_str()).collect::<Vec<_>>(), ["ExpoA", "ExpoB"]);
         assert_eq!(web.seen.lock().unwrap().len(), 1);

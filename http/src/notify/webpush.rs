@@ -129,13 +129,21 @@ impl hkdf::KeyType for Len {
 
 fn hkdf_expand(prk: &hkdf::Prk, info: &[&[u8]], length: usize) -> anyhow::Result<Vec<u8>> {
     let mut out = vec![0u8; length];
-    prk.expand(info, Len(length)).and_then(|okm| okm.fill(&mut out)).map_err(|_| anyhow::anyhow!("hkdf expand failed"))?;
+    prk.expand(info, Len(length))
+        .and_then(|okm| okm.fill(&mut out))
+        .map_err(|_| anyhow::anyhow!("hkdf expand failed"))?;
     Ok(out)
 }
 
 /// The content-encryption key and nonce of RFC 8291 §3.3–3.4, from the ECDH
 /// secret, the subscription's auth secret, both public keys and the salt.
-pub fn derive_key_and_nonce(ecdh_secret: &[u8], auth_secret: &[u8], receiver_public: &[u8], sender_public: &[u8], salt: &[u8]) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+pub fn derive_key_and_nonce(
+    ecdh_secret: &[u8],
+    auth_secret: &[u8],
+    receiver_public: &[u8],
+    sender_public: &[u8],
+    salt: &[u8],
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let prk_key = hkdf::Salt::new(hkdf::HKDF_SHA256, auth_secret).extract(ecdh_secret);
     let ikm = hkdf_expand(&prk_key, &[b"WebPush: info\0", receiver_public, sender_public], 32)?;
     let prk = hkdf::Salt::new(hkdf::HKDF_SHA256, salt).extract(&ikm);
@@ -150,19 +158,28 @@ pub fn encrypt(payload: &[u8], subscription: &Subscription) -> anyhow::Result<Ve
     let receiver_public = URL_SAFE_NO_PAD.decode(subscription.keys.p256dh.trim_end_matches('='))?;
     let auth_secret = URL_SAFE_NO_PAD.decode(subscription.keys.auth.trim_end_matches('='))?;
     let rng = SystemRandom::new();
-    let sender_private = agreement::EphemeralPrivateKey::generate(&agreement::ECDH_P256, &rng).map_err(|_| anyhow::anyhow!("no ephemeral key"))?;
+    let sender_private = agreement::EphemeralPrivateKey::generate(&agreement::ECDH_P256, &rng)
+        .map_err(|_| anyhow::anyhow!("no ephemeral key"))?;
     let sender_public = sender_private.compute_public_key().map_err(|_| anyhow::anyhow!("no public key"))?;
-    let ecdh_secret = agreement::agree_ephemeral(sender_private, &agreement::UnparsedPublicKey::new(&agreement::ECDH_P256, &receiver_public), |secret| secret.to_vec())
-        .map_err(|_| anyhow::anyhow!("the subscription's p256dh is not a P-256 public key"))?;
+    let ecdh_secret = agreement::agree_ephemeral(
+        sender_private,
+        &agreement::UnparsedPublicKey::new(&agreement::ECDH_P256, &receiver_public),
+        |secret| secret.to_vec(),
+    )
+    .map_err(|_| anyhow::anyhow!("the subscription's p256dh is not a P-256 public key"))?;
     let mut salt = [0u8; 16];
     rng.fill(&mut salt).map_err(|_| anyhow::anyhow!("no random salt"))?;
-    let (key, nonce) = derive_key_and_nonce(&ecdh_secret, &auth_secret, &receiver_public, sender_public.as_ref(), &salt)?;
-    let key = aead::LessSafeKey::new(aead::UnboundKey::new(&aead::AES_128_GCM, &key).map_err(|_| anyhow::anyhow!("bad key"))?);
+    let (key, nonce) =
+        derive_key_and_nonce(&ecdh_secret, &auth_secret, &receiver_public, sender_public.as_ref(), &salt)?;
+    let key = aead::LessSafeKey::new(
+        aead::UnboundKey::new(&aead::AES_128_GCM, &key).map_err(|_| anyhow::anyhow!("bad key"))?,
+    );
     let nonce = aead::Nonce::try_assume_unique_for_key(&nonce).map_err(|_| anyhow::anyhow!("bad nonce"))?;
     let mut record = Vec::with_capacity(payload.len() + 1 + 16);
     record.extend_from_slice(payload);
     record.push(0x02);
-    key.seal_in_place_append_tag(nonce, aead::Aad::empty(), &mut record).map_err(|_| anyhow::anyhow!("encryption failed"))?;
+    key.seal_in_place_append_tag(nonce, aead::Aad::empty(), &mut record)
+        .map_err(|_| anyhow::anyhow!("encryption failed"))?;
     let mut body = Vec::with_capacity(16 + 4 + 1 + 65 + record.len());
     body.extend_from_slice(&salt);
     body.extend_from_slice(&RECORD_SIZE.to_be_bytes());
@@ -192,7 +209,8 @@ impl WebPushSender {
 
     /// The request for one message, ready to send.
     pub fn request(&self, message: &PushMessage) -> anyhow::Result<reqwest::Request> {
-        let subscription = Subscription::parse(&message.token).ok_or_else(|| anyhow::anyhow!("not a push subscription"))?;
+        let subscription =
+            Subscription::parse(&message.token).ok_or_else(|| anyhow::anyhow!("not a push subscription"))?;
         let endpoint = reqwest::Url::parse(&subscription.endpoint)?;
         if !self.endpoint_allowed(endpoint.as_str()) {
             anyhow::bail!("push endpoint scheme not allowed");
@@ -221,7 +239,8 @@ impl PushSender for WebPushSender {
     }
 
     fn accepts(&self, token: &str) -> bool {
-        token.trim_start().starts_with('{') && Subscription::parse(token).is_some_and(|subscription| self.endpoint_allowed(&subscription.endpoint))
+        token.trim_start().starts_with('{')
+            && Subscription::parse(token).is_some_and(|subscription| self.endpoint_allowed(&subscription.endpoint))
     }
 
     async fn send(&self, messages: &[PushMessage]) -> PushReport {
@@ -267,10 +286,18 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600, "the private key is the owner's only");
+            assert_eq!(
+                std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o600,
+                "the private key is the owner's only"
+            );
         }
         let again = VapidKeys::load_or_create(&path).unwrap();
-        assert_eq!(first.public_key_base64(), again.public_key_base64(), "a restart keeps the key browsers subscribed with");
+        assert_eq!(
+            first.public_key_base64(),
+            again.public_key_base64(),
+            "a restart keeps the key browsers subscribed with"
+        );
         let public = URL_SAFE_NO_PAD.decode(first.public_key_base64()).unwrap();
         assert_eq!((public.len(), public[0]), (65, 0x04), "an uncompressed P-256 point");
         std::fs::write(&path, "not a key").unwrap();
@@ -305,10 +332,17 @@ mod tests {
             let key_length = body[20] as usize;
             let sender_public = &body[21..21 + key_length];
             let mut record = body[21 + key_length..].to_vec();
-            let secret = agreement::agree_ephemeral(self.private, &agreement::UnparsedPublicKey::new(&agreement::ECDH_P256, sender_public), |secret| secret.to_vec()).unwrap();
+            let secret = agreement::agree_ephemeral(
+                self.private,
+                &agreement::UnparsedPublicKey::new(&agreement::ECDH_P256, sender_public),
+                |secret| secret.to_vec(),
+            )
+            .unwrap();
             let (key, nonce) = derive_key_and_nonce(&secret, &self.auth, &self.public, sender_public, salt).unwrap();
             let key = aead::LessSafeKey::new(aead::UnboundKey::new(&aead::AES_128_GCM, &key).unwrap());
-            let plain = key.open_in_place(aead::Nonce::try_assume_unique_for_key(&nonce).unwrap(), aead::Aad::empty(), &mut record).unwrap();
+            let plain = key
+                .open_in_place(aead::Nonce::try_assume_unique_for_key(&nonce).unwrap(), aead::Aad::empty(), &mut record)
+                .unwrap();
             assert_eq!(plain.last(), Some(&0x02), "the last record's delimiter");
             plain[..plain.len() - 1].to_vec()
         }
@@ -357,7 +391,8 @@ mod tests {
         UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, &vapid_public)
             .verify(signing_input.as_bytes(), &URL_SAFE_NO_PAD.decode(signature).unwrap())
             .expect("the JWT is signed with the VAPID key");
-        let claims: serde_json::Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(signing_input.split('.').nth(1).unwrap()).unwrap()).unwrap();
+        let claims: serde_json::Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(signing_input.split('.').nth(1).unwrap()).unwrap()).unwrap();
         assert_eq!(claims["aud"], format!("http://{address}"));
         assert_eq!(claims["sub"], "mailto:ops@wayfare.example");
         // Only the browser can read it.

@@ -175,9 +175,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
 
 /// `GET /api/openapi.json` and the Swagger UI under `/api/docs`.
 pub fn router() -> Router<AppState> {
-    SwaggerUi::new(DOCS_PATH)
-        .url(DOCUMENT_PATH, document())
-        .into()
+    SwaggerUi::new(DOCS_PATH).url(DOCUMENT_PATH, document()).into()
 }
 
 /// Adds the security schemes, and to every operation its security and its
@@ -245,10 +243,7 @@ fn name_the_time_schema(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::O
         }
     }
     let mut value = serde_json::to_value(&openapi).expect("the document serialises");
-    let Some(schemas) = value
-        .pointer_mut("/components/schemas")
-        .and_then(serde_json::Value::as_object_mut)
-    else {
+    let Some(schemas) = value.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut) else {
         return openapi;
     };
     let Some(mut millis) = schemas.remove("i64") else {
@@ -269,10 +264,7 @@ fn document_route(operation: &mut Operation, route: &routes::RouteDoc) {
     operation.security = Some(match route.access {
         Access::Public => Vec::new(),
         // The empty requirement makes the session optional.
-        Access::OptionalSession => [SecurityRequirement::default()]
-            .into_iter()
-            .chain(signed_in)
-            .collect(),
+        Access::OptionalSession => [SecurityRequirement::default()].into_iter().chain(signed_in).collect(),
         Access::Session => signed_in.to_vec(),
     });
     let mut by_status: BTreeMap<u16, Vec<ErrorKey>> = BTreeMap::new();
@@ -283,10 +275,7 @@ fn document_route(operation: &mut Operation, route: &routes::RouteDoc) {
         }
     }
     for (status, keys) in by_status {
-        operation
-            .responses
-            .responses
-            .insert(status.to_string(), error_response(&keys).into());
+        operation.responses.responses.insert(status.to_string(), error_response(&keys).into());
     }
     if route.errors.is_empty() {
         // Answered from memory: nothing to refuse and nothing to fail.
@@ -296,10 +285,7 @@ fn document_route(operation: &mut Operation, route: &routes::RouteDoc) {
         .description("`internal_error` (details are logged, never shown) or `unavailable` (the dispatch runtime did not answer in time, 503)")
         .content("application/json", ContentBuilder::new().schema(Some(error_schema())).build())
         .build();
-    operation
-        .responses
-        .responses
-        .insert("5XX".into(), server_error.into());
+    operation.responses.responses.insert("5XX".into(), server_error.into());
 }
 
 fn error_schema() -> RefOr<utoipa::openapi::schema::Schema> {
@@ -310,10 +296,7 @@ fn error_schema() -> RefOr<utoipa::openapi::schema::Schema> {
 /// and one example body per key, with its English text.
 fn error_response(keys: &[ErrorKey]) -> utoipa::openapi::response::Response {
     let messages = Messages::english();
-    let listed: Vec<String> = keys
-        .iter()
-        .map(|key| format!("`{}`", key.as_str()))
-        .collect();
+    let listed: Vec<String> = keys.iter().map(|key| format!("`{}`", key.as_str())).collect();
     let examples = keys.iter().map(|key| {
         let body = serde_json::json!({ "error": { "code": key.as_str(), "message": messages.text(key.as_str()) } });
         (key.as_str(), ExampleBuilder::new().value(Some(body)).build())
@@ -322,10 +305,7 @@ fn error_response(keys: &[ErrorKey]) -> utoipa::openapi::response::Response {
         .description(format!("The error body with one of: {}", listed.join(", ")))
         .content(
             "application/json",
-            ContentBuilder::new()
-                .schema(Some(error_schema()))
-                .examples_from_iter(examples)
-                .build(),
+            ContentBuilder::new().schema(Some(error_schema())).examples_from_iter(examples).build(),
         )
         .build()
 }

@@ -28,18 +28,8 @@ pub struct RouteDoc {
     pub errors: &'static [ErrorKey],
 }
 
-const fn route(
-    method: &'static str,
-    path: &'static str,
-    access: Access,
-    errors: &'static [ErrorKey],
-) -> RouteDoc {
-    RouteDoc {
-        method,
-        path,
-        access,
-        errors,
-    }
+const fn route(method: &'static str, path: &'static str, access: Access, errors: &'static [ErrorKey]) -> RouteDoc {
+    RouteDoc { method, path, access, errors }
 }
 
 /// The `CurrentUser` extractor: no, stale or revoked session; an account not
@@ -90,13 +80,23 @@ macro_rules! session_with_body {
     };
 }
 /// An upload for oneself: no file, not an image, too large.
-const UPLOAD: [ErrorKey; 6] = [NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge];
+const UPLOAD: [ErrorKey; 6] =
+    [NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge];
 
 /// A checkout form (`crate::payments::start_checkout`): the gateway off, a
 /// malformed field, a wrong amount, someone else's booking, a booking that
 /// does not await payment.
-const CHECKOUT: [ErrorKey; 9] =
-    [NotLoggedIn, RequireApproval, UserIssueContactAdmin, NoProviderFound, InvalidInput, InvalidAmount, NotAllowed, NotFound, StatusNotAllowed];
+const CHECKOUT: [ErrorKey; 9] = [
+    NotLoggedIn,
+    RequireApproval,
+    UserIssueContactAdmin,
+    NoProviderFound,
+    InvalidInput,
+    InvalidAmount,
+    NotAllowed,
+    NotFound,
+    StatusNotAllowed,
+];
 
 pub const ROUTES: &[RouteDoc] = &[
     // ---- sign-in
@@ -104,13 +104,7 @@ pub const ROUTES: &[RouteDoc] = &[
         "post",
         "/api/v1/auth/otp/request",
         Access::Public,
-        with_body![
-            ProperEmail,
-            MobileNoBlankError,
-            CountryBlankError,
-            ContactInputError,
-            TooManyAttempts
-        ],
+        with_body![ProperEmail, MobileNoBlankError, CountryBlankError, ContactInputError, TooManyAttempts],
     ),
     route(
         "post",
@@ -135,14 +129,7 @@ pub const ROUTES: &[RouteDoc] = &[
         "get",
         "/api/v1/dev/outbox",
         Access::Public,
-        &[
-            NotFound,
-            InvalidInput,
-            ProperEmail,
-            MobileNoBlankError,
-            CountryBlankError,
-            ContactInputError,
-        ],
+        &[NotFound, InvalidInput, ProperEmail, MobileNoBlankError, CountryBlankError, ContactInputError],
     ),
     // ---- catalog
     route("get", "/api/v1/settings", Access::OptionalSession, &[]),
@@ -191,75 +178,25 @@ pub const ROUTES: &[RouteDoc] = &[
         "get",
         "/api/v1/bookings",
         Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            InvalidInput,
-        ],
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput],
     ),
     route(
         "get",
         "/api/v1/bookings/{id}",
         Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            NotFound,
-        ],
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotFound],
     ),
-    route(
-        "get",
-        "/api/v1/tasks",
-        Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            NotAllowed,
-        ],
-    ),
-    route(
-        "post",
-        "/api/v1/bookings/{id}/accept",
-        Access::Session,
-        booking_command![BookingTaken, NotOffered],
-    ),
-    route(
-        "post",
-        "/api/v1/bookings/{id}/decline",
-        Access::Session,
-        booking_command![NotOffered],
-    ),
-    route(
-        "post",
-        "/api/v1/bookings/{id}/arrive",
-        Access::Session,
-        booking_command![],
-    ),
-    route(
-        "post",
-        "/api/v1/bookings/{id}/start",
-        Access::Session,
-        booking_command![InvalidInput, OtpMismatch],
-    ),
-    route(
-        "post",
-        "/api/v1/bookings/{id}/reach",
-        Access::Session,
-        booking_command![],
-    ),
+    route("get", "/api/v1/tasks", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed]),
+    route("post", "/api/v1/bookings/{id}/accept", Access::Session, booking_command![BookingTaken, NotOffered]),
+    route("post", "/api/v1/bookings/{id}/decline", Access::Session, booking_command![NotOffered]),
+    route("post", "/api/v1/bookings/{id}/arrive", Access::Session, booking_command![]),
+    route("post", "/api/v1/bookings/{id}/start", Access::Session, booking_command![InvalidInput, OtpMismatch]),
+    route("post", "/api/v1/bookings/{id}/reach", Access::Session, booking_command![]),
     route(
         "post",
         "/api/v1/bookings/{id}/pay",
         Access::Session,
-        booking_command![
-            InvalidInput,
-            FileTooLarge,
-            InsufficientWalletBalance,
-            InvalidAmount
-        ],
+        booking_command![InvalidInput, FileTooLarge, InsufficientWalletBalance, InvalidAmount],
     ),
     route(
         "post",
@@ -271,63 +208,31 @@ pub const ROUTES: &[RouteDoc] = &[
         "post",
         "/api/v1/bookings/{id}/cancel",
         Access::Session,
-        booking_command![
-            InvalidInput,
-            FileTooLarge,
-            SelectProper,
-            NotOffered,
-            DemoMode
-        ],
+        booking_command![InvalidInput, FileTooLarge, SelectProper, NotOffered, DemoMode],
     ),
     route(
         "post",
         "/api/v1/bookings/{id}/assign",
         Access::Session,
-        booking_command![
-            InvalidInput,
-            FileTooLarge,
-            DriverNotEligible,
-            AutoDispatchOn,
-            DemoMode
-        ],
+        booking_command![InvalidInput, FileTooLarge, DriverNotEligible, AutoDispatchOn, DemoMode],
     ),
     route(
         "get",
         "/api/v1/bookings/{id}/chat",
         Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            NotFound,
-            NotAllowed,
-        ],
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotFound, NotAllowed],
     ),
     route(
         "post",
         "/api/v1/bookings/{id}/chat",
         Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            InvalidInput,
-            FileTooLarge,
-            NotFound,
-            NotAllowed,
-        ],
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, FileTooLarge, NotFound, NotAllowed],
     ),
     route(
         "get",
         "/api/v1/bookings/{id}/tracking",
         Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            NotFound,
-            NotAllowed,
-        ],
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotFound, NotAllowed],
     ),
     // ---- drivers
     route(
@@ -363,14 +268,7 @@ pub const ROUTES: &[RouteDoc] = &[
         "get",
         "/api/v1/users/{id}/wallet",
         Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            InvalidInput,
-            NotFound,
-            NotAllowed,
-        ],
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, NotFound, NotAllowed],
     ),
     // ---- admin panel: users, profile, car types, cancel reasons, settings, app info
     route("get", "/api/v1/users", Access::Session, session![NotAllowed, InvalidInput]),
@@ -382,12 +280,7 @@ pub const ROUTES: &[RouteDoc] = &[
         session_with_body![NotAllowed, DemoMode, EmailOrMobileIssue, UserExists],
     ),
     route("get", "/api/v1/users/{id}", Access::Session, session![NotAllowed, NotFound]),
-    route(
-        "patch",
-        "/api/v1/users/{id}",
-        Access::Session,
-        session_with_body![NotAllowed, NotFound, ContactNotEditable],
-    ),
+    route("patch", "/api/v1/users/{id}", Access::Session, session_with_body![NotAllowed, NotFound, ContactNotEditable]),
     route("post", "/api/v1/users/{id}/approve", Access::Session, session![NotAllowed, NotFound]),
     route(
         "delete",
@@ -415,12 +308,7 @@ pub const ROUTES: &[RouteDoc] = &[
         Access::Session,
         session_with_body![NotAllowed, DemoMode, NotFound, CarTypeExists, CarTypeInUse],
     ),
-    route(
-        "delete",
-        "/api/v1/cartypes/{id}",
-        Access::Session,
-        session![NotAllowed, DemoMode, NotFound, CarTypeInUse],
-    ),
+    route("delete", "/api/v1/cartypes/{id}", Access::Session, session![NotAllowed, DemoMode, NotFound, CarTypeInUse]),
     route("put", "/api/v1/cancelreasons", Access::Session, session_with_body![NotAllowed, DemoMode, SelectProper]),
     route("post", "/api/v1/cancelreasons", Access::Session, session_with_body![NotAllowed, DemoMode, SelectProper]),
     route(
@@ -429,12 +317,7 @@ pub const ROUTES: &[RouteDoc] = &[
         Access::Session,
         session_with_body![NotAllowed, DemoMode, NotFound, SelectProper],
     ),
-    route(
-        "delete",
-        "/api/v1/cancelreasons/{index}",
-        Access::Session,
-        session![NotAllowed, DemoMode, NotFound],
-    ),
+    route("delete", "/api/v1/cancelreasons/{index}", Access::Session, session![NotAllowed, DemoMode, NotFound]),
     route(
         "patch",
         "/api/v1/settings",
@@ -511,38 +394,209 @@ pub const ROUTES: &[RouteDoc] = &[
     // `files.max_upload_bytes` (413), a request without a file is
     // `choose_image_first`, a file that is not an image `invalid_input`.
     route("post", "/api/v1/users/me/profile-image", Access::Session, &UPLOAD),
-    route("post", "/api/v1/users/me/license-image", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, NotFound]),
-    route("post", "/api/v1/users/{id}/license-image", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, NotFound]),
-    route("post", "/api/v1/cartypes/{id}/image", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, DemoMode, NotFound]),
-    route("post", "/api/v1/bookings/{id}/images", Access::Session, booking_command![ChooseImageFirst, InvalidInput, FileTooLarge]),
+    route(
+        "post",
+        "/api/v1/users/me/license-image",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            ChooseImageFirst,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            NotFound,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/users/{id}/license-image",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            ChooseImageFirst,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            NotFound,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/cartypes/{id}/image",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            ChooseImageFirst,
+            InvalidInput,
+            FileTooLarge,
+            NotAllowed,
+            DemoMode,
+            NotFound,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/images",
+        Access::Session,
+        booking_command![ChooseImageFirst, InvalidInput, FileTooLarge],
+    ),
     route("get", "/api/v1/files/{id}", Access::OptionalSession, &[NotLoggedIn, NotAllowed, NotFound]),
     // ---- payments (issue 6)
     route("post", "/api/v1/payments/test/checkout", Access::Session, &CHECKOUT),
-    route("get", "/api/v1/payments/test/pay/{id}", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NoProviderFound, NotFound]),
-    route("post", "/api/v1/payments/test/pay/{id}", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NoProviderFound, NotFound, InvalidInput, AlreadyProcessed, StatusNotAllowed, UpdateFailed]),
+    route(
+        "get",
+        "/api/v1/payments/test/pay/{id}",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NoProviderFound, NotFound],
+    ),
+    route(
+        "post",
+        "/api/v1/payments/test/pay/{id}",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NoProviderFound,
+            NotFound,
+            InvalidInput,
+            AlreadyProcessed,
+            StatusNotAllowed,
+            UpdateFailed,
+        ],
+    ),
     route("post", "/api/v1/payments/stripe/checkout", Access::Session, &CHECKOUT),
-    route("post", "/api/v1/payments/stripe/webhook", Access::Public, &[NoProviderFound, InvalidSignature, InvalidInput, InvalidAmount, NotFound, AlreadyProcessed, StatusNotAllowed, UpdateFailed]),
+    route(
+        "post",
+        "/api/v1/payments/stripe/webhook",
+        Access::Public,
+        &[
+            NoProviderFound,
+            InvalidSignature,
+            InvalidInput,
+            InvalidAmount,
+            NotFound,
+            AlreadyProcessed,
+            StatusNotAllowed,
+            UpdateFailed,
+        ],
+    ),
     // ---- promos, notifications, languages
     route("get", "/api/v1/promos", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed]),
-    route("post", "/api/v1/promos", Access::Session, with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, InvalidAmount, PromoExists]),
-    route("put", "/api/v1/promos/{id}", Access::Session, with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound, InvalidAmount, PromoExists]),
-    route("delete", "/api/v1/promos/{id}", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound]),
-    route("post", "/api/v1/notifications", Access::Session, with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NoUserMatch]),
-    route("get", "/api/v1/notifications", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, InvalidInput]),
-    route("delete", "/api/v1/notifications/{id}", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, NotFound]),
-    route("put", "/api/v1/push/token", Access::Session, with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin]),
+    route(
+        "post",
+        "/api/v1/promos",
+        Access::Session,
+        with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, InvalidAmount, PromoExists],
+    ),
+    route(
+        "put",
+        "/api/v1/promos/{id}",
+        Access::Session,
+        with_body![
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotAllowed,
+            DemoMode,
+            NotFound,
+            InvalidAmount,
+            PromoExists
+        ],
+    ),
+    route(
+        "delete",
+        "/api/v1/promos/{id}",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound],
+    ),
+    route(
+        "post",
+        "/api/v1/notifications",
+        Access::Session,
+        with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NoUserMatch],
+    ),
+    route(
+        "get",
+        "/api/v1/notifications",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, InvalidInput],
+    ),
+    route(
+        "delete",
+        "/api/v1/notifications/{id}",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, NotFound],
+    ),
+    route(
+        "put",
+        "/api/v1/push/token",
+        Access::Session,
+        with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin],
+    ),
     route("get", "/api/v1/push/config", Access::Public, &[]),
-    route("post", "/api/v1/languages", Access::Session, with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, JsonError, LanguageExists, UpdateFailed]),
-    route("put", "/api/v1/languages/{id}", Access::Session, with_body![NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound, JsonError, LanguageExists, UpdateFailed]),
-    route("delete", "/api/v1/languages/{id}", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound, CannotDeleteDefaultLanguage]),
-    route("post", "/api/v1/languages/{id}/default", Access::Session, &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound, UpdateFailed]),
+    route(
+        "post",
+        "/api/v1/languages",
+        Access::Session,
+        with_body![
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotAllowed,
+            DemoMode,
+            JsonError,
+            LanguageExists,
+            UpdateFailed
+        ],
+    ),
+    route(
+        "put",
+        "/api/v1/languages/{id}",
+        Access::Session,
+        with_body![
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotAllowed,
+            DemoMode,
+            NotFound,
+            JsonError,
+            LanguageExists,
+            UpdateFailed
+        ],
+    ),
+    route(
+        "delete",
+        "/api/v1/languages/{id}",
+        Access::Session,
+        &[
+            NotLoggedIn,
+            RequireApproval,
+            UserIssueContactAdmin,
+            NotAllowed,
+            DemoMode,
+            NotFound,
+            CannotDeleteDefaultLanguage,
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/languages/{id}/default",
+        Access::Session,
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotAllowed, DemoMode, NotFound, UpdateFailed],
+    ),
     // ---- operations
     route("get", "/healthz", Access::Public, &[]),
     route("get", "/metrics", Access::Public, &[]),
 ];
 
 pub fn find(method: &str, path: &str) -> Option<&'static RouteDoc> {
-    ROUTES
-        .iter()
-        .find(|route| route.method == method && route.path == path)
+    ROUTES.iter().find(|route| route.method == method && route.path == path)
 }

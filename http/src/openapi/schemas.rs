@@ -8,7 +8,10 @@
 use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
-use wayfare_engine::{Booking, ChatMessage, Coord, EarningsReportRow, EarningsRow, LatLng, Millis, TrackingPoint, WalletEntry, WithdrawRequest};
+use wayfare_engine::{
+    Booking, ChatMessage, Coord, EarningsReportRow, EarningsRow, LatLng, Millis, TrackingPoint, WalletEntry,
+    WithdrawRequest,
+};
 
 /// Every refusal: an HTTP status and this body (`crate::error::ApiError`).
 #[derive(Serialize, ToSchema)]

@@ -5,20 +5,9 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 /// The docs themselves: Swagger UI's pages and the document.
-const DOCS_ROUTES: [&str; 4] = [
-    "/api/docs",
-    "/api/docs/",
-    "/api/docs/{*rest}",
-    DOCUMENT_PATH,
-];
+const DOCS_ROUTES: [&str; 4] = ["/api/docs", "/api/docs/", "/api/docs/{*rest}", DOCUMENT_PATH];
 
-const PROBED_METHODS: [Method; 5] = [
-    Method::GET,
-    Method::POST,
-    Method::PUT,
-    Method::PATCH,
-    Method::DELETE,
-];
+const PROBED_METHODS: [Method; 5] = [Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE];
 
 fn document_json() -> Value {
     serde_json::to_value(document()).expect("the document serialises")
@@ -43,9 +32,7 @@ fn documented_operations(document: &Value) -> BTreeSet<(String, String)> {
 fn router_paths(router: &axum::Router) -> BTreeSet<String> {
     let debug = format!("{router:?}");
     // Only the routes, not the fallback router's internal catch-all.
-    let routes = debug
-        .split_once("fallback_router:")
-        .map_or(debug.as_str(), |(routes, _)| routes);
+    let routes = debug.split_once("fallback_router:").map_or(debug.as_str(), |(routes, _)| routes);
     routes
         .split("RouteId(")
         .skip(1)
@@ -59,13 +46,7 @@ fn router_paths(router: &axum::Router) -> BTreeSet<String> {
 fn concrete(template: &str) -> String {
     template
         .split('/')
-        .map(|segment| {
-            if segment.starts_with('{') {
-                uuid::Uuid::now_v7().to_string()
-            } else {
-                segment.to_string()
-            }
-        })
+        .map(|segment| if segment.starts_with('{') { uuid::Uuid::now_v7().to_string() } else { segment.to_string() })
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -80,14 +61,9 @@ async fn served_operations(app: &TestApp) -> BTreeSet<(String, String)> {
         "cannot read the route table from {paths:?}"
     );
     let mut served = BTreeSet::new();
-    for template in paths
-        .iter()
-        .filter(|path| !DOCS_ROUTES.contains(&path.as_str()))
-    {
+    for template in paths.iter().filter(|path| !DOCS_ROUTES.contains(&path.as_str())) {
         for method in PROBED_METHODS {
-            let answer = app
-                .call(method.clone(), &concrete(template), None, None)
-                .await;
+            let answer = app.call(method.clone(), &concrete(template), None, None).await;
             if answer.status != StatusCode::METHOD_NOT_ALLOWED {
                 served.insert((method.as_str().to_lowercase(), template.clone()));
             }
@@ -104,14 +80,8 @@ fn the_document_is_openapi_3_1_json() {
     assert!(version.starts_with("3.1."), "{version}");
     assert_eq!(document["info"]["title"], "Wayfare API");
     assert!(document["components"]["securitySchemes"][BEARER].is_object());
-    assert_eq!(
-        document["components"]["securitySchemes"][COOKIE]["in"],
-        "cookie"
-    );
-    assert_eq!(
-        document["components"]["securitySchemes"][COOKIE]["name"],
-        crate::auth::extract::SESSION_COOKIE
-    );
+    assert_eq!(document["components"]["securitySchemes"][COOKIE]["in"], "cookie");
+    assert_eq!(document["components"]["securitySchemes"][COOKIE]["name"], crate::auth::extract::SESSION_COOKIE);
 }
 
 #[tokio::test]
@@ -119,30 +89,15 @@ async fn the_document_and_the_docs_are_served() {
     let app = TestApp::demo().await;
     let served = app.call(Method::GET, DOCUMENT_PATH, None, None).await;
     assert_eq!(served.status, StatusCode::OK);
-    assert!(
-        served.content_type.starts_with("application/json"),
-        "{}",
-        served.content_type
-    );
-    assert!(
-        served.json()["openapi"]
-            .as_str()
-            .unwrap()
-            .starts_with("3.1.")
-    );
+    assert!(served.content_type.starts_with("application/json"), "{}", served.content_type);
+    assert!(served.json()["openapi"].as_str().unwrap().starts_with("3.1."));
     assert_eq!(served.json(), document_json());
 
     let page = app.call(Method::GET, "/api/docs/", None, None).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.text.contains("swagger-ui"), "{}", page.text);
-    let initializer = app
-        .call(Method::GET, "/api/docs/swagger-initializer.js", None, None)
-        .await;
-    assert!(
-        initializer.text.contains(DOCUMENT_PATH),
-        "the UI loads our document: {}",
-        initializer.text
-    );
+    let initializer = app.call(Method::GET, "/api/docs/swagger-initializer.js", None, None).await;
+    assert!(initializer.text.contains(DOCUMENT_PATH), "the UI loads our document: {}", initializer.text);
 }
 
 /// A route added to a router without `#[utoipa::path]` and a line in
@@ -174,20 +129,13 @@ fn every_operation_has_its_access_and_errors_and_nothing_else_is_listed() {
         for key in route.errors {
             let status = status_of(key.kind()).as_u16().to_string();
             let response = &responses[&status];
-            assert_eq!(
-                response["content"]["application/json"]["schema"]["$ref"],
-                "#/components/schemas/ErrorBody"
-            );
+            assert_eq!(response["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/ErrorBody");
             assert!(
-                response["description"]
-                    .as_str()
-                    .unwrap()
-                    .contains(&format!("`{}`", key.as_str())),
+                response["description"].as_str().unwrap().contains(&format!("`{}`", key.as_str())),
                 "{method} {path} {status}"
             );
             assert_eq!(
-                response["content"]["application/json"]["examples"][key.as_str()]["value"]["error"]
-                    ["code"],
+                response["content"]["application/json"]["examples"][key.as_str()]["value"]["error"]["code"],
                 key.as_str()
             );
         }
@@ -197,11 +145,9 @@ fn every_operation_has_its_access_and_errors_and_nothing_else_is_listed() {
             Access::OptionalSession => {
                 assert!(security.contains(&json!({})) && security.contains(&json!({ BEARER: [] })))
             }
-            Access::Session => assert_eq!(
-                security,
-                &vec![json!({ BEARER: [] }), json!({ COOKIE: [] })],
-                "{method} {path}"
-            ),
+            Access::Session => {
+                assert_eq!(security, &vec![json!({ BEARER: [] }), json!({ COOKIE: [] })], "{method} {path}")
+            }
         }
         assert!(
             // A form post's success is a 303 to the next page (the payment gateways).
@@ -219,17 +165,9 @@ fn every_operation_has_its_access_and_errors_and_nothing_else_is_listed() {
     }
     let ids: Vec<&str> = documented
         .iter()
-        .map(|(method, path)| {
-            document["paths"][path][method]["operationId"]
-                .as_str()
-                .unwrap()
-        })
+        .map(|(method, path)| document["paths"][path][method]["operationId"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        ids.iter().collect::<BTreeSet<_>>().len(),
-        ids.len(),
-        "operation ids are unique: {ids:?}"
-    );
+    assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), ids.len(), "operation ids are unique: {ids:?}");
 }
 
 #[test]
@@ -237,47 +175,21 @@ fn entities_have_the_spec_json_shapes() {
     let document = document_json();
     let schemas = &document["components"]["schemas"];
     // Money is a number, ids are uuid strings, times are integers.
-    assert_eq!(
-        schemas["Booking"]["properties"]["estimate"]["type"],
-        "number"
-    );
-    assert_eq!(
-        schemas["CarType"]["properties"]["base_fare"]["type"],
-        "number"
-    );
-    assert_eq!(
-        schemas["UserId"],
-        json!({ "type": "string", "format": "uuid", "description": "A user of any role." })
-    );
-    assert_eq!(
-        schemas["Booking"]["properties"]["id"]["$ref"],
-        "#/components/schemas/BookingId"
-    );
+    assert_eq!(schemas["Booking"]["properties"]["estimate"]["type"], "number");
+    assert_eq!(schemas["CarType"]["properties"]["base_fare"]["type"], "number");
+    assert_eq!(schemas["UserId"], json!({ "type": "string", "format": "uuid", "description": "A user of any role." }));
+    assert_eq!(schemas["Booking"]["properties"]["id"]["$ref"], "#/components/schemas/BookingId");
     assert_eq!(schemas["Millis"]["type"], "integer");
-    assert_eq!(
-        schemas["Booking"]["properties"]["tripdate"]["$ref"],
-        "#/components/schemas/Millis"
-    );
+    assert_eq!(schemas["Booking"]["properties"]["tripdate"]["$ref"], "#/components/schemas/Millis");
     assert!(schemas.get("i64").is_none());
     assert!(!document.to_string().contains("schemas/i64"));
     // The hand-written ones.
-    assert_eq!(
-        schemas["Booking"]["properties"]["otp"]["$ref"],
-        "#/components/schemas/Otp"
-    );
+    assert_eq!(schemas["Booking"]["properties"]["otp"]["$ref"], "#/components/schemas/Otp");
     assert_eq!(schemas["Otp"]["oneOf"][1]["enum"], json!([false]));
-    assert_eq!(
-        schemas["RequestedDrivers"]["additionalProperties"]["enum"],
-        json!([true])
-    );
+    assert_eq!(schemas["RequestedDrivers"]["additionalProperties"]["enum"], json!([true]));
     // Spec names.
     assert_eq!(schemas["BookingStatus"]["enum"][0], "PAYMENT_PENDING");
-    assert!(
-        schemas["ErrorKey"]["enum"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("booking_taken"))
-    );
+    assert!(schemas["ErrorKey"]["enum"].as_array().unwrap().contains(&json!("booking_taken")));
 }
 
 // ---- real answers against the document ----------------------------------------
@@ -298,18 +210,11 @@ fn resolve<'a>(document: &'a Value, schema: &'a Value) -> &'a Value {
 /// Properties and required names of an object schema, through `allOf`.
 fn object_fields(document: &Value, schema: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
     let schema = resolve(document, schema);
-    let mut properties: BTreeSet<String> = schema["properties"]
-        .as_object()
-        .map(|fields| fields.keys().cloned().collect())
-        .unwrap_or_default();
+    let mut properties: BTreeSet<String> =
+        schema["properties"].as_object().map(|fields| fields.keys().cloned().collect()).unwrap_or_default();
     let mut required: BTreeSet<String> = schema["required"]
         .as_array()
-        .map(|names| {
-            names
-                .iter()
-                .map(|name| name.as_str().unwrap().to_string())
-                .collect()
-        })
+        .map(|names| names.iter().map(|name| name.as_str().unwrap().to_string()).collect())
         .unwrap_or_default();
     for part in schema["allOf"].as_array().into_iter().flatten() {
         let (more_properties, more_required) = object_fields(document, part);
@@ -322,22 +227,12 @@ fn object_fields(document: &Value, schema: &Value) -> (BTreeSet<String>, BTreeSe
 /// The object has every required field of the schema and no other field.
 fn assert_fits(document: &Value, schema: &Value, value: &Value, context: &str) {
     let (properties, required) = object_fields(document, schema);
-    let keys: BTreeSet<String> = value
-        .as_object()
-        .unwrap_or_else(|| panic!("{context}: not an object: {value}"))
-        .keys()
-        .cloned()
-        .collect();
+    let keys: BTreeSet<String> =
+        value.as_object().unwrap_or_else(|| panic!("{context}: not an object: {value}")).keys().cloned().collect();
     let unknown: Vec<_> = keys.difference(&properties).collect();
-    assert!(
-        unknown.is_empty(),
-        "{context}: fields not in the schema: {unknown:?}"
-    );
+    assert!(unknown.is_empty(), "{context}: fields not in the schema: {unknown:?}");
     let missing: Vec<_> = required.difference(&keys).collect();
-    assert!(
-        missing.is_empty(),
-        "{context}: required fields missing: {missing:?}"
-    );
+    assert!(missing.is_empty(), "{context}: required fields missing: {missing:?}");
 }
 
 /// The answer's status is documented for the operation, and its JSON body fits
@@ -366,12 +261,7 @@ fn assert_documented(document: &Value, method: &str, template: &str, answer: &An
     }
     // The one nested list of bookings worth checking field by field.
     for booking in body["items"].as_array().into_iter().flatten() {
-        assert_fits(
-            document,
-            &json!({ "$ref": "#/components/schemas/Booking" }),
-            booking,
-            &context,
-        );
+        assert_fits(document, &json!({ "$ref": "#/components/schemas/Booking" }), booking, &context);
     }
 }
 
@@ -379,200 +269,84 @@ fn assert_documented(document: &Value, method: &str, template: &str, answer: &An
 async fn real_answers_fit_the_documented_statuses_and_schemas() {
     let app = TestApp::demo().await;
     let document = document_json();
-    let check = |method: &str, template: &str, answer: &Answer| {
-        assert_documented(&document, method, template, answer)
-    };
+    let check = |method: &str, template: &str, answer: &Answer| assert_documented(&document, method, template, answer);
 
-    check(
-        "get",
-        "/healthz",
-        &app.call(Method::GET, "/healthz", None, None).await,
-    );
-    check(
-        "get",
-        "/api/v1/cartypes",
-        &app.call(Method::GET, "/api/v1/cartypes", None, None).await,
-    );
-    check(
-        "get",
-        "/api/v1/settings",
-        &app.call(Method::GET, "/api/v1/settings", None, None).await,
-    );
-    check(
-        "get",
-        "/api/v1/auth/me",
-        &app.call(Method::GET, "/api/v1/auth/me", None, None).await,
-    );
+    check("get", "/healthz", &app.call(Method::GET, "/healthz", None, None).await);
+    check("get", "/api/v1/cartypes", &app.call(Method::GET, "/api/v1/cartypes", None, None).await);
+    check("get", "/api/v1/settings", &app.call(Method::GET, "/api/v1/settings", None, None).await);
+    check("get", "/api/v1/auth/me", &app.call(Method::GET, "/api/v1/auth/me", None, None).await);
 
     let email = "rider1@demo.wayfare";
-    let sent = app
-        .call(
-            Method::POST,
-            "/api/v1/auth/otp/request",
-            None,
-            Some(json!({ "contact": email })),
-        )
-        .await;
+    let sent = app.call(Method::POST, "/api/v1/auth/otp/request", None, Some(json!({ "contact": email }))).await;
     check("post", "/api/v1/auth/otp/request", &sent);
-    let outbox = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/dev/outbox?to={email}"),
-            None,
-            None,
-        )
-        .await;
+    let outbox = app.call(Method::GET, &format!("/api/v1/dev/outbox?to={email}"), None, None).await;
     check("get", "/api/v1/dev/outbox", &outbox);
-    let code = outbox.json()["messages"][0]["code"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let code = outbox.json()["messages"][0]["code"].as_str().unwrap().to_string();
     let wrong = app
-        .call(
-            Method::POST,
-            "/api/v1/auth/otp/verify",
-            None,
-            Some(json!({ "contact": email, "code": "000000x" })),
-        )
+        .call(Method::POST, "/api/v1/auth/otp/verify", None, Some(json!({ "contact": email, "code": "000000x" })))
         .await;
     assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
     check("post", "/api/v1/auth/otp/verify", &wrong);
-    let signed_in = app
-        .call(
-            Method::POST,
-            "/api/v1/auth/otp/verify",
-            None,
-            Some(json!({ "contact": email, "code": code })),
-        )
-        .await;
+    let signed_in =
+        app.call(Method::POST, "/api/v1/auth/otp/verify", None, Some(json!({ "contact": email, "code": code }))).await;
     check("post", "/api/v1/auth/otp/verify", &signed_in);
     let rider = signed_in.json()["token"].as_str().unwrap().to_string();
     let rider_id = signed_in.json()["user"]["id"].as_str().unwrap().to_string();
-    check(
-        "get",
-        "/api/v1/auth/me",
-        &app.call(Method::GET, "/api/v1/auth/me", Some(&rider), None)
-            .await,
-    );
+    check("get", "/api/v1/auth/me", &app.call(Method::GET, "/api/v1/auth/me", Some(&rider), None).await);
 
     let pickup = json!({ "lat": 39.2860, "lng": -76.5800, "add": "Harbor East, Baltimore" });
     let drop = json!({ "lat": 39.2904, "lng": -76.6122, "add": "Inner Harbor, Baltimore" });
     let trip = json!({ "pickup": pickup, "drop": drop, "carType": "Economy" });
-    let estimate = app
-        .call(
-            Method::POST,
-            "/api/v1/bookings/estimate",
-            Some(&rider),
-            Some(trip.clone()),
-        )
-        .await;
+    let estimate = app.call(Method::POST, "/api/v1/bookings/estimate", Some(&rider), Some(trip.clone())).await;
     assert_eq!(estimate.status, StatusCode::OK, "{}", estimate.text);
     check("post", "/api/v1/bookings/estimate", &estimate);
-    let created = app
-        .call(Method::POST, "/api/v1/bookings", Some(&rider), Some(trip))
-        .await;
+    let created = app.call(Method::POST, "/api/v1/bookings", Some(&rider), Some(trip)).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
     check("post", "/api/v1/bookings", &created);
     let booking = created.json()["id"].as_str().unwrap().to_string();
-    let refused = app
-        .call(
-            Method::POST,
-            "/api/v1/bookings",
-            Some(&rider),
-            Some(json!({ "pickup": pickup })),
-        )
-        .await;
+    let refused = app.call(Method::POST, "/api/v1/bookings", Some(&rider), Some(json!({ "pickup": pickup }))).await;
     check("post", "/api/v1/bookings", &refused);
 
+    check("get", "/api/v1/bookings", &app.call(Method::GET, "/api/v1/bookings?limit=1", Some(&rider), None).await);
     check(
         "get",
-        "/api/v1/bookings",
-        &app.call(Method::GET, "/api/v1/bookings?limit=1", Some(&rider), None)
-            .await,
+        "/api/v1/bookings/{id}",
+        &app.call(Method::GET, &format!("/api/v1/bookings/{booking}"), Some(&rider), None).await,
     );
     check(
         "get",
         "/api/v1/bookings/{id}",
-        &app.call(
-            Method::GET,
-            &format!("/api/v1/bookings/{booking}"),
-            Some(&rider),
-            None,
-        )
-        .await,
-    );
-    check(
-        "get",
-        "/api/v1/bookings/{id}",
-        &app.call(
-            Method::GET,
-            &concrete("/api/v1/bookings/{id}"),
-            Some(&rider),
-            None,
-        )
-        .await,
+        &app.call(Method::GET, &concrete("/api/v1/bookings/{id}"), Some(&rider), None).await,
     );
     check(
         "post",
         "/api/v1/bookings/{id}/accept",
-        &app.call(
-            Method::POST,
-            &format!("/api/v1/bookings/{booking}/accept"),
-            Some(&rider),
-            None,
-        )
-        .await,
+        &app.call(Method::POST, &format!("/api/v1/bookings/{booking}/accept"), Some(&rider), None).await,
     );
     let chat = format!("/api/v1/bookings/{booking}/chat");
-    check(
-        "get",
-        "/api/v1/bookings/{id}/chat",
-        &app.call(Method::GET, &chat, Some(&rider), None).await,
-    );
+    check("get", "/api/v1/bookings/{id}/chat", &app.call(Method::GET, &chat, Some(&rider), None).await);
     check(
         "get",
         "/api/v1/bookings/{id}/tracking",
-        &app.call(
-            Method::GET,
-            &format!("/api/v1/bookings/{booking}/tracking"),
-            Some(&rider),
-            None,
-        )
-        .await,
+        &app.call(Method::GET, &format!("/api/v1/bookings/{booking}/tracking"), Some(&rider), None).await,
     );
     check(
         "get",
         "/api/v1/users/{id}/wallet",
-        &app.call(
-            Method::GET,
-            &format!("/api/v1/users/{rider_id}/wallet"),
-            Some(&rider),
-            None,
-        )
-        .await,
+        &app.call(Method::GET, &format!("/api/v1/users/{rider_id}/wallet"), Some(&rider), None).await,
     );
     check(
         "post",
         "/api/v1/geo/autocomplete",
-        &app.call(
-            Method::POST,
-            "/api/v1/geo/autocomplete",
-            Some(&rider),
-            Some(json!({ "searchKeyword": "harbor" })),
-        )
-        .await,
+        &app.call(Method::POST, "/api/v1/geo/autocomplete", Some(&rider), Some(json!({ "searchKeyword": "harbor" })))
+            .await,
     );
-    let directions = json!({ "start": { "lat": 39.2860, "lng": -76.5800 }, "dest": { "lat": 39.2904, "lng": -76.6122 } });
+    let directions =
+        json!({ "start": { "lat": 39.2860, "lng": -76.5800 }, "dest": { "lat": 39.2904, "lng": -76.6122 } });
     check(
         "post",
         "/api/v1/geo/directions",
-        &app.call(
-            Method::POST,
-            "/api/v1/geo/directions",
-            Some(&rider),
-            Some(directions),
-        )
-        .await,
+        &app.call(Method::POST, "/api/v1/geo/directions", Some(&rider), Some(directions)).await,
     );
     let cancel = app
         .call(
@@ -585,12 +359,7 @@ async fn real_answers_fit_the_documented_statuses_and_schemas() {
     check("post", "/api/v1/bookings/{id}/cancel", &cancel);
 
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    check(
-        "get",
-        "/api/v1/tasks",
-        &app.call(Method::GET, "/api/v1/tasks", Some(&driver), None)
-            .await,
-    );
+    check("get", "/api/v1/tasks", &app.call(Method::GET, "/api/v1/tasks", Some(&driver), None).await);
     check(
         "post",
         "/api/v1/drivers/me/status",
@@ -606,20 +375,9 @@ async fn real_answers_fit_the_documented_statuses_and_schemas() {
     check(
         "post",
         "/api/v1/drivers/me/location",
-        &app.call(
-            Method::POST,
-            "/api/v1/drivers/me/location",
-            Some(&driver),
-            Some(location),
-        )
-        .await,
+        &app.call(Method::POST, "/api/v1/drivers/me/location", Some(&driver), Some(location)).await,
     );
-    check(
-        "post",
-        "/api/v1/auth/logout",
-        &app.call(Method::POST, "/api/v1/auth/logout", Some(&driver), None)
-            .await,
-    );
+    check("post", "/api/v1/auth/logout", &app.call(Method::POST, "/api/v1/auth/logout", Some(&driver), None).await);
 }
 
 // ---- money: wallet credit, withdraws, reports ---------------------------------
@@ -654,7 +412,8 @@ async fn money_answers_fit_the_documented_statuses_and_schemas() {
     // (Not through `assert_documented`, which reads any `items` as bookings.)
     let listed = app.call(Method::GET, "/api/v1/withdraws", Some(&admin), None).await;
     assert_eq!(listed.status, StatusCode::OK, "{}", listed.text);
-    let page_schema = &document["paths"]["/api/v1/withdraws"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+    let page_schema =
+        &document["paths"]["/api/v1/withdraws"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
     assert_fits(&document, page_schema, &listed.json(), "get /api/v1/withdraws");
     for item in listed.json()["items"].as_array().unwrap() {
         assert_fits(&document, &json!({ "$ref": "#/components/schemas/WithdrawRequest" }), item, "a listed request");
@@ -704,7 +463,9 @@ async fn money_answers_fit_the_documented_statuses_and_schemas() {
         let csv = app.call(Method::GET, &format!("{template}?format=csv"), Some(&admin), None).await;
         assert!(csv.content_type.starts_with("text/csv"), "{}", csv.content_type);
         let documented = &document["paths"][template]["get"]["responses"]["200"]["content"];
-        for content_type in ["application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"] {
+        for content_type in
+            ["application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]
+        {
             assert!(documented.get(content_type).is_some(), "{template} documents {content_type}");
         }
     }

@@ -86,14 +86,20 @@ pub fn local_return(url: Option<&str>) -> String {
 
 /// Validates a checkout form for `payer` (the signed-in caller) and records
 /// it as a pending payment through `gateway`.
-pub async fn start_checkout(state: &AppState, payer: UserId, gateway: &str, form: &CheckoutForm) -> ApiResult<PaymentRecord> {
+pub async fn start_checkout(
+    state: &AppState,
+    payer: UserId,
+    gateway: &str,
+    form: &CheckoutForm,
+) -> ApiResult<PaymentRecord> {
     let catalog = state.runtime.catalog();
     let settings = &catalog.settings;
     let order = payment::parse_order(&form.order_id)?;
     let amount = payment::parse_amount(&form.amount)?;
     payment::check_currency(&form.currency, settings)?;
     // The form names its payer; it must be the one signed in.
-    let customer: UserId = form.cust_id.trim().parse().map_err(|_| ApiError::field(ErrorKey::InvalidInput, "cust_id"))?;
+    let customer: UserId =
+        form.cust_id.trim().parse().map_err(|_| ApiError::field(ErrorKey::InvalidInput, "cust_id"))?;
     if customer != payer {
         return Err(ErrorKey::NotAllowed.into());
     }
@@ -140,7 +146,12 @@ pub enum Settled {
 /// Confirms a payment the gateway says was received, once: `paid` must be the
 /// payment's amount. A booking that can no longer take it (cancelled in the
 /// meantime) gets the money in its rider's wallet instead, so none is lost.
-pub async fn confirm(state: &AppState, payment: &PaymentRecord, paid: Decimal, event_id: Option<&str>) -> ApiResult<Settled> {
+pub async fn confirm(
+    state: &AppState,
+    payment: &PaymentRecord,
+    paid: Decimal,
+    event_id: Option<&str>,
+) -> ApiResult<Settled> {
     if payment.status == PaymentStatus::Paid {
         return Ok(Settled::Before);
     }
@@ -212,7 +223,14 @@ mod tests {
         assert_eq!(local_return(Some("http://localhost:5173")), "/");
         assert_eq!(local_return(Some("/bookings?trip=1")), "/bookings?trip=1");
         assert_eq!(local_return(None), DEFAULT_RETURN);
-        for hostile in ["//evil.example/x", "javascript:alert(1)", "evil.example/x", "/a\r\nSet-Cookie: x=1", "/\\evil", "https://evil.example//evil.example/x"] {
+        for hostile in [
+            "//evil.example/x",
+            "javascript:alert(1)",
+            "evil.example/x",
+            "/a\r\nSet-Cookie: x=1",
+            "/\\evil",
+            "https://evil.example//evil.example/x",
+        ] {
             assert_eq!(local_return(Some(hostile)), DEFAULT_RETURN, "{hostile}");
         }
     }

@@ -111,7 +111,11 @@ pub struct Session {
 
 /// Creates a Checkout Session: POST `{api_base}/v1/checkout/sessions`. The
 /// payment id is the idempotency key, so a retried call makes one session.
-pub async fn create_session(client: &reqwest::Client, config: &StripeConfig, request: &SessionRequest<'_>) -> anyhow::Result<Session> {
+pub async fn create_session(
+    client: &reqwest::Client,
+    config: &StripeConfig,
+    request: &SessionRequest<'_>,
+) -> anyhow::Result<Session> {
     let secret = config.secret_key.as_deref().unwrap_or_default();
     let product = if request.product_name.trim().is_empty() { "Wayfare" } else { request.product_name };
     let mut form: Vec<(&str, String)> = vec![
@@ -130,13 +134,8 @@ pub async fn create_session(client: &reqwest::Client, config: &StripeConfig, req
         form.push(("customer_email", request.customer_email.trim().to_string()));
     }
     let url = format!("{}/v1/checkout/sessions", config.api_base.trim_end_matches('/'));
-    let response = client
-        .post(url)
-        .bearer_auth(secret)
-        .header("Idempotency-Key", &request.payment_id)
-        .form(&form)
-        .send()
-        .await?;
+    let response =
+        client.post(url).bearer_auth(secret).header("Idempotency-Key", &request.payment_id).form(&form).send().await?;
     let status = response.status();
     if !status.is_success() {
         let body = response.text().await.unwrap_or_default();
@@ -220,10 +219,22 @@ mod tests {
     #[test]
     fn forged_tampered_stale_or_missing_signatures_are_refused() {
         let header = sign(b"{\"amount\":1}", SECRET, 1_800_000_000);
-        assert_eq!(verify_signature(b"{\"amount\":1000}", &header, SECRET, 1_800_000_000, 300), Err(SignatureError::Mismatch));
-        assert_eq!(verify_signature(b"{\"amount\":1}", &header, "whsec_other", 1_800_000_000, 300), Err(SignatureError::Mismatch));
-        assert_eq!(verify_signature(b"{\"amount\":1}", &header, SECRET, 1_800_000_301, 300), Err(SignatureError::Stale));
-        assert_eq!(verify_signature(b"{\"amount\":1}", &header, SECRET, 1_799_999_000, 300), Err(SignatureError::Stale));
+        assert_eq!(
+            verify_signature(b"{\"amount\":1000}", &header, SECRET, 1_800_000_000, 300),
+            Err(SignatureError::Mismatch)
+        );
+        assert_eq!(
+            verify_signature(b"{\"amount\":1}", &header, "whsec_other", 1_800_000_000, 300),
+            Err(SignatureError::Mismatch)
+        );
+        assert_eq!(
+            verify_signature(b"{\"amount\":1}", &header, SECRET, 1_800_000_301, 300),
+            Err(SignatureError::Stale)
+        );
+        assert_eq!(
+            verify_signature(b"{\"amount\":1}", &header, SECRET, 1_799_999_000, 300),
+            Err(SignatureError::Stale)
+        );
         assert_eq!(verify_signature(b"{}", "", SECRET, 0, 300), Err(SignatureError::Malformed));
         assert_eq!(verify_signature(b"{}", "t=1800000000", SECRET, 0, 300), Err(SignatureError::Malformed));
         assert_eq!(verify_signature(b"{}", "v1=abcd", SECRET, 0, 300), Err(SignatureError::Malformed));

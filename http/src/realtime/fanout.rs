@@ -291,7 +291,8 @@ impl Fanout {
     /// each only when it changed since the last time.
     async fn send_feed(&mut self, mut positions: Vec<DriverPosition>) {
         positions.sort_by_key(|position| position.id);
-        self.positions = positions.iter().map(|position| (position.id, LatLng::new(position.lat, position.lng))).collect();
+        self.positions =
+            positions.iter().map(|position| (position.id, LatLng::new(position.lat, position.lng))).collect();
         let (by_fleet, unknown) = group_by_fleet(&positions, &self.fleets);
         self.ask_fleets(unknown);
         if self.feed.dispatch.as_ref() != Some(&positions) {
@@ -360,7 +361,13 @@ mod tests {
     use super::*;
 
     fn position(number: u128) -> DriverPosition {
-        DriverPosition { id: UserId::from_u128(number), carType: "Economy".into(), lat: 39.29, lng: -76.61, available: true }
+        DriverPosition {
+            id: UserId::from_u128(number),
+            carType: "Economy".into(),
+            lat: 39.29,
+            lng: -76.61,
+            available: true,
+        }
     }
 
     #[test]

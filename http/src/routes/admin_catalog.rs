@@ -19,7 +19,9 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 use wayfare_engine::admin;
 use wayfare_engine::permissions::{Action, Resource, authorize};
-use wayfare_engine::{AmountType, CancelSlab, CancellationReason, CarType, CarTypeId, ErrorKey, PricedChoice, Role, Settings};
+use wayfare_engine::{
+    AmountType, CancelSlab, CancellationReason, CarType, CarTypeId, ErrorKey, PricedChoice, Role, Settings,
+};
 use wayfare_storage::{PageRequest, StorageError, UserFilter};
 
 pub fn router() -> Router<AppState> {
@@ -154,7 +156,11 @@ async fn car_type_in_use(state: &AppState, name: &str) -> ApiResult<bool> {
     request_body = CarTypeBody,
     responses((status = 201, description = "The new car type", body = CarType))
 )]
-pub(crate) async fn add_car_type(State(state): State<AppState>, current: CurrentUser, Body(body): Body<CarTypeBody>) -> ApiResult<(StatusCode, Json<CarType>)> {
+pub(crate) async fn add_car_type(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<CarTypeBody>,
+) -> ApiResult<(StatusCode, Json<CarType>)> {
     authorize_write(&current, Action::CarTypesWrite, &state.runtime.catalog().settings)?;
     if let Some(field) = body.missing_for_add() {
         return Err(ApiError::field(ErrorKey::InvalidInput, field));
@@ -229,7 +235,11 @@ pub struct CarTypeDeleted {
     params(("id" = CarTypeId, Path, description = "The car type's id")),
     responses((status = 200, description = "Deleted", body = CarTypeDeleted))
 )]
-pub(crate) async fn delete_car_type(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<CarTypeId>) -> ApiResult<Json<CarTypeDeleted>> {
+pub(crate) async fn delete_car_type(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<CarTypeId>,
+) -> ApiResult<Json<CarTypeDeleted>> {
     authorize_write(&current, Action::CarTypesWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
     let stored = state.storage.car_type(id).await?;
@@ -272,7 +282,11 @@ async fn save_reasons(state: &AppState, reasons: &[String]) -> ApiResult<Vec<Can
     request_body = CancelReasonsBody,
     responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>))
 )]
-pub(crate) async fn replace_cancel_reasons(State(state): State<AppState>, current: CurrentUser, Body(body): Body<CancelReasonsBody>) -> ApiResult<Json<Vec<CancellationReason>>> {
+pub(crate) async fn replace_cancel_reasons(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<CancelReasonsBody>,
+) -> ApiResult<Json<Vec<CancellationReason>>> {
     authorize_write(&current, Action::CancelReasonsWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
     Ok(Json(save_reasons(&state, &body.reasons).await?))
@@ -287,7 +301,11 @@ pub(crate) async fn replace_cancel_reasons(State(state): State<AppState>, curren
     request_body = CancelReasonBody,
     responses((status = 201, description = "The reasons, as label and index", body = Vec<CancellationReason>))
 )]
-pub(crate) async fn add_cancel_reason(State(state): State<AppState>, current: CurrentUser, Body(body): Body<CancelReasonBody>) -> ApiResult<(StatusCode, Json<Vec<CancellationReason>>)> {
+pub(crate) async fn add_cancel_reason(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<CancelReasonBody>,
+) -> ApiResult<(StatusCode, Json<Vec<CancellationReason>>)> {
     authorize_write(&current, Action::CancelReasonsWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
     let mut reasons = state.storage.cancel_reasons().await?;
@@ -328,7 +346,11 @@ pub(crate) async fn update_cancel_reason(
     params(("index" = usize, Path, description = "The reason's index (its `value`)")),
     responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>))
 )]
-pub(crate) async fn delete_cancel_reason(State(state): State<AppState>, current: CurrentUser, PathParam(index): PathParam<usize>) -> ApiResult<Json<Vec<CancellationReason>>> {
+pub(crate) async fn delete_cancel_reason(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(index): PathParam<usize>,
+) -> ApiResult<Json<Vec<CancellationReason>>> {
     authorize_write(&current, Action::CancelReasonsWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
     let mut reasons = state.storage.cancel_reasons().await?;
@@ -355,7 +377,11 @@ async fn stored_settings(state: &AppState) -> ApiResult<Settings> {
     request_body(content = Settings, description = "Any subset of the settings", content_type = "application/json"),
     responses((status = 200, description = "The settings after the change", body = Settings))
 )]
-pub(crate) async fn edit_settings(State(state): State<AppState>, current: CurrentUser, Body(patch): Body<Value>) -> ApiResult<Json<Settings>> {
+pub(crate) async fn edit_settings(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(patch): Body<Value>,
+) -> ApiResult<Json<Settings>> {
     authorize_write(&current, Action::SettingsWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
     let settings = admin::apply_settings_form(&stored_settings(&state).await?, &patch)?;
@@ -406,7 +432,11 @@ pub(crate) async fn app_info(State(state): State<AppState>) -> Json<Value> {
     request_body = AppInfo,
     responses((status = 200, description = "The app info after the change", body = AppInfo))
 )]
-pub(crate) async fn edit_app_info(State(state): State<AppState>, current: CurrentUser, Body(patch): Body<Value>) -> ApiResult<Json<Value>> {
+pub(crate) async fn edit_app_info(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(patch): Body<Value>,
+) -> ApiResult<Json<Value>> {
     authorize_write(&current, Action::SettingsWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
     let settings = admin::apply_app_info(&stored_settings(&state).await?, &patch)?;

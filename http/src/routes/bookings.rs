@@ -19,7 +19,8 @@ use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, NewBoo
 use wayfare_engine::permissions::{self, Action, BookingScope, Resource, authorize};
 use wayfare_engine::validation::{self, BookingChannel, BookingRequest, DeliveryDetails, ProfileNames, TripRequest};
 use wayfare_engine::{
-    Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, UserId, dispatch, promo, timefmt,
+    Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, UserId, dispatch,
+    promo, timefmt,
 };
 use wayfare_storage::{BookingFilter, BookingSort, PageRequest, SortOrder};
 
@@ -44,8 +45,7 @@ pub fn router() -> Router<AppState> {
 
 // ---- estimate and create ------------------------------------------------------
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct TripBody {
     pub pickup: Option<Place>,
@@ -60,13 +60,23 @@ pub struct TripBody {
 }
 
 /// The route and its encoded polyline.
-async fn route_between(state: &AppState, pickup: &Place, drop: &Place, waypoints: &[Place]) -> ApiResult<(RouteInfo, String)> {
+async fn route_between(
+    state: &AppState,
+    pickup: &Place,
+    drop: &Place,
+    waypoints: &[Place],
+) -> ApiResult<(RouteInfo, String)> {
     let stops: Vec<LatLng> = waypoints.iter().map(Place::point).collect();
     let route = state.maps.directions(pickup.point(), drop.point(), &stops).await.map_err(|error| {
         tracing::debug!(%error, "no route");
         ApiError::key(ErrorKey::NoRouteFound)
     })?;
-    let info = RouteInfo { distance_km: route.distance_km, time_secs: route.time_secs, coords: route.coords, waypoints: waypoints.to_vec() };
+    let info = RouteInfo {
+        distance_km: route.distance_km,
+        time_secs: route.time_secs,
+        coords: route.coords,
+        waypoints: waypoints.to_vec(),
+    };
     Ok((info, route.polyline))
 }
 
@@ -79,7 +89,11 @@ async fn route_between(state: &AppState, pickup: &Place, drop: &Place, waypoints
     request_body = TripBody,
     responses((status = 200, description = "The fare and the route", body = crate::openapi::schemas::EstimateResponse))
 )]
-async fn estimate(State(state): State<AppState>, current: CurrentUser, Body(body): Body<TripBody>) -> ApiResult<Json<Value>> {
+async fn estimate(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<TripBody>,
+) -> ApiResult<Json<Value>> {
     let catalog = state.runtime.catalog();
     let settings = &catalog.settings;
     authorize(Some(&current.principal), Action::BookingEstimate, Resource::None, settings)?;
@@ -93,7 +107,16 @@ async fn estimate(State(state): State<AppState>, current: CurrentUser, Body(body
     };
     let choice = validation::validate_trip(&trip, settings.appcat)?;
     let (route, polyline) = route_between(&state, choice.pickup, choice.drop, &body.waypoints).await?;
-    let mut request = new_booking(choice.pickup.clone(), choice.drop.clone(), false, None, route.clone(), &body, DeliveryDetails::default(), None);
+    let mut request = new_booking(
+        choice.pickup.clone(),
+        choice.drop.clone(),
+        false,
+        None,
+        route.clone(),
+        &body,
+        DeliveryDetails::default(),
+        None,
+    );
     // Taxi trips have no parcel type or option: validation ignored the indexes, and so does the fare.
     request.parcel_type_index = choice.parcel_type.and(body.parcelTypeIndex);
     request.option_index = choice.option.and(body.optionIndex);
@@ -137,8 +160,7 @@ fn new_booking(
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct CreateBody {
     #[serde(flatten)]
@@ -168,7 +190,11 @@ pub struct CreateBody {
     request_body = CreateBody,
     responses((status = 201, description = "The created booking", body = Booking))
 )]
-async fn create(State(state): State<AppState>, MaybeUser(current): MaybeUser, Body(body): Body<CreateBody>) -> ApiResult<(StatusCode, Json<Value>)> {
+async fn create(
+    State(state): State<AppState>,
+    MaybeUser(current): MaybeUser,
+    Body(body): Body<CreateBody>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
     let catalog = state.runtime.catalog();
     let settings = &catalog.settings;
     let Some(current) = current else { return Err(ErrorKey::MustLogin.into()) };
@@ -266,7 +292,11 @@ pub struct ListQuery {
     params(("status" = Option<String>, Query, description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = Option<String>, Query, description = "`tripdate` (default) or `bookingDate`"), ("order" = Option<String>, Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of bookings", body = crate::openapi::schemas::BookingPage))
 )]
-async fn list(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ListQuery>) -> ApiResult<Json<Value>> {
+async fn list(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<ListQuery>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::BookingList, Resource::None, &settings)?;
     let mut filter = BookingFilter::default();
@@ -289,7 +319,8 @@ async fn list(State(state): State<AppState>, current: CurrentUser, QueryParams(q
     filter.order = query.order.unwrap_or_default();
     let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
     let found = state.storage.list_bookings(&filter, &page).await?;
-    let items: Vec<Value> = found.items.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
+    let items: Vec<Value> =
+        found.items.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
     Ok(Json(json!({ "items": items, "next": found.next })))
 }
 
@@ -314,7 +345,11 @@ async fn authorised(state: &AppState, current: &CurrentUser, id: BookingId, acti
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The booking, as the caller may see it", body = Booking))
 )]
-async fn read(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+async fn read(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+) -> ApiResult<Json<Value>> {
     let booking = authorised(&state, &current, id, Action::BookingRead).await?;
     Ok(Json(present::booking(&booking, &current.principal, &state.runtime.catalog().settings)))
 }
@@ -331,13 +366,20 @@ async fn tasks(State(state): State<AppState>, current: CurrentUser) -> ApiResult
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::DriverTasks, Resource::None, &settings)?;
     let offered = state.storage.bookings_offered_to(current.principal.id).await?;
-    let items: Vec<Value> = offered.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
+    let items: Vec<Value> =
+        offered.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
     Ok(Json(json!({ "items": items })))
 }
 
 // ---- commands --------------------------------------------------------------------
 
-async fn run(state: &AppState, current: &CurrentUser, id: BookingId, action: Action, command: Command) -> ApiResult<Json<Value>> {
+async fn run(
+    state: &AppState,
+    current: &CurrentUser,
+    id: BookingId,
+    action: Action,
+    command: Command,
+) -> ApiResult<Json<Value>> {
     authorised(state, current, id, action).await?;
     let updated = state.runtime.command(id, current.by(), command).await?;
     Ok(Json(present::booking(&updated, &current.principal, &state.runtime.catalog().settings)))
@@ -360,7 +402,11 @@ async fn driver_position(state: &AppState, current: &CurrentUser) -> Option<LatL
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn accept(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+async fn accept(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+) -> ApiResult<Json<Value>> {
     let mut snapshot = DriverSnapshot::from(&current.user);
     snapshot.location = driver_position(&state, &current).await;
     run(&state, &current, id, Action::BookingAccept, Command::Accept { driver: snapshot }).await
@@ -375,7 +421,11 @@ async fn accept(State(state): State<AppState>, current: CurrentUser, PathParam(i
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn decline(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+async fn decline(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+) -> ApiResult<Json<Value>> {
     run(&state, &current, id, Action::BookingDecline, Command::Decline).await
 }
 
@@ -388,13 +438,16 @@ async fn decline(State(state): State<AppState>, current: CurrentUser, PathParam(
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn arrive(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+async fn arrive(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+) -> ApiResult<Json<Value>> {
     let location = driver_position(&state, &current).await;
     run(&state, &current, id, Action::BookingArrive, Command::Arrive { location }).await
 }
 
-#[derive(Debug, Deserialize, Default)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Default, utoipa::ToSchema)]
 pub struct StartBody {
     #[serde(default)]
     pub otp: Option<u32>,
@@ -411,7 +464,12 @@ pub struct StartBody {
     request_body(content = Option<StartBody>, description = "Optional: `{\"otp\": 12345}` when the booking has an otp", content_type = "application/json"),
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn start(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, body: axum::body::Bytes) -> ApiResult<Json<Value>> {
+async fn start(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<Value>> {
     let otp = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
@@ -430,7 +488,11 @@ async fn start(State(state): State<AppState>, current: CurrentUser, PathParam(id
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn reach(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+async fn reach(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+) -> ApiResult<Json<Value>> {
     let location = driver_position(&state, &current).await;
     // Spec §4 REACHED: the drop address is looked up again from where the trip ended.
     let drop_address = match location {
@@ -440,8 +502,7 @@ async fn reach(State(state): State<AppState>, current: CurrentUser, PathParam(id
     run(&state, &current, id, Action::BookingReach, Command::Reach { location, drop_address, route: Vec::new() }).await
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct PayBody {
     /// `cash` or `wallet`; left out by the driver of a prepaid booking,
     /// which has nothing left to collect.
@@ -459,7 +520,12 @@ pub struct PayBody {
     request_body = PayBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn pay(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<PayBody>) -> ApiResult<Json<Value>> {
+async fn pay(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+    Body(body): Body<PayBody>,
+) -> ApiResult<Json<Value>> {
     let mode = match body.payment_mode {
         // Only the rider chooses card; the gateway's checkout confirms the payment.
         Some(PaymentMode::Card) if current.principal.role != Role::Rider => {
@@ -475,8 +541,7 @@ async fn pay(State(state): State<AppState>, current: CurrentUser, PathParam(id):
     run(&state, &current, id, Action::BookingPay, command).await
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct RateBody {
     pub rating: i64,
 }
@@ -491,13 +556,17 @@ pub struct RateBody {
     request_body = RateBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn rate(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<RateBody>) -> ApiResult<Json<Value>> {
+async fn rate(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+    Body(body): Body<RateBody>,
+) -> ApiResult<Json<Value>> {
     let rating = validation::validate_rating(body.rating)?;
     run(&state, &current, id, Action::BookingRate, Command::Rate { rating }).await
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CancelBody {
     #[serde(default)]
     pub reason: String,
@@ -513,13 +582,17 @@ pub struct CancelBody {
     request_body = CancelBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn cancel(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<CancelBody>) -> ApiResult<Json<Value>> {
+async fn cancel(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+    Body(body): Body<CancelBody>,
+) -> ApiResult<Json<Value>> {
     let reason = validation::validate_cancel_reason(&body.reason)?.to_string();
     run(&state, &current, id, Action::BookingCancel, Command::Cancel { reason }).await
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct AssignBody {
     pub driver: UserId,
 }
@@ -534,11 +607,18 @@ pub struct AssignBody {
     request_body = AssignBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
 )]
-async fn assign(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<AssignBody>) -> ApiResult<Json<Value>> {
+async fn assign(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+    Body(body): Body<AssignBody>,
+) -> ApiResult<Json<Value>> {
     let booking = authorised(&state, &current, id, Action::BookingAssign).await?;
     let driver = match state.storage.user(body.driver).await {
         Ok(driver) => driver,
-        Err(wayfare_storage::StorageError::NotFound) => return Err(ApiError::field(ErrorKey::DriverNotEligible, "driver")),
+        Err(wayfare_storage::StorageError::NotFound) => {
+            return Err(ApiError::field(ErrorKey::DriverNotEligible, "driver"));
+        }
         Err(error) => return Err(error.into()),
     };
     if !dispatch::is_eligible_for(&driver, &booking.carType) || !state.runtime.is_online(driver.id) {
@@ -558,15 +638,18 @@ async fn assign(State(state): State<AppState>, current: CurrentUser, PathParam(i
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The messages", body = crate::openapi::schemas::ChatMessages))
 )]
-async fn chat(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+async fn chat(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+) -> ApiResult<Json<Value>> {
     authorised(&state, &current, id, Action::BookingChat).await?;
     let messages = state.storage.chat(id).await?;
     state.storage.mark_chat_read(id, current.principal.id, state.now()).await?;
     Ok(Json(json!({ "messages": messages })))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ChatBody {
     pub message: String,
 }
@@ -581,7 +664,12 @@ pub struct ChatBody {
     request_body = ChatBody,
     responses((status = 201, description = "The stored message", body = crate::openapi::schemas::StoredChatMessage))
 )]
-async fn send_chat(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>, Body(body): Body<ChatBody>) -> ApiResult<(StatusCode, Json<Value>)> {
+async fn send_chat(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+    Body(body): Body<ChatBody>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
     let booking = authorised(&state, &current, id, Action::BookingChat).await?;
     let text = validation::validate_chat_message(&body.message)?;
     let now = state.now();
@@ -613,7 +701,11 @@ async fn send_chat(State(state): State<AppState>, current: CurrentUser, PathPara
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The points", body = crate::openapi::schemas::TrackingResponse))
 )]
-async fn tracking(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<BookingId>) -> ApiResult<Json<Value>> {
+async fn tracking(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+) -> ApiResult<Json<Value>> {
     authorised(&state, &current, id, Action::BookingTracking).await?;
     let points = state.storage.tracking(id).await?;
     Ok(Json(json!({ "latest": points.last(), "points": points })))

@@ -19,7 +19,8 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Dispatch tuning is the admins' business; everything else the app shows.
-const ADMIN_ONLY: [&str; 5] = ["dispatchPolicy", "dispatchWaveSize", "dispatchOfferSeconds", "dispatchMaxWaves", "dispatchRadiusStep"];
+const ADMIN_ONLY: [&str; 5] =
+    ["dispatchPolicy", "dispatchWaveSize", "dispatchOfferSeconds", "dispatchMaxWaves", "dispatchRadiusStep"];
 
 #[utoipa::path(
     get,

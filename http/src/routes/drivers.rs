@@ -15,13 +15,10 @@ use wayfare_engine::permissions::{Action, Resource, authorize};
 use wayfare_engine::{ErrorKey, LatLng};
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/drivers/me/status", post(status))
-        .route("/api/v1/drivers/me/location", post(location))
+    Router::new().route("/api/v1/drivers/me/status", post(status)).route("/api/v1/drivers/me/location", post(location))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct StatusBody {
     pub driverActiveStatus: bool,
@@ -36,7 +33,11 @@ pub struct StatusBody {
     request_body = StatusBody,
     responses((status = 200, description = "The new status", body = crate::openapi::schemas::DriverStatusResponse))
 )]
-async fn status(State(state): State<AppState>, current: CurrentUser, Body(body): Body<StatusBody>) -> ApiResult<Json<Value>> {
+async fn status(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<StatusBody>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::DriverStatus, Resource::None, &settings)?;
     if body.driverActiveStatus {
@@ -61,7 +62,11 @@ async fn status(State(state): State<AppState>, current: CurrentUser, Body(body):
     request_body = crate::openapi::schemas::LocationUpdate,
     responses((status = 200, description = "Accepted", body = crate::openapi::schemas::LocationAccepted))
 )]
-async fn location(State(state): State<AppState>, current: CurrentUser, Body(update): Body<LocationUpdate>) -> ApiResult<Json<Value>> {
+async fn location(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(update): Body<LocationUpdate>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::DriverLocation, Resource::None, &settings)?;
     state.runtime.driver_location(current.principal.id, update)?;

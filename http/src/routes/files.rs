@@ -85,7 +85,11 @@ struct Upload {
 impl Upload {
     /// Reads the form, refusing a body over the limit as soon as it shows:
     /// by its declared length before reading, else while streaming.
-    async fn read(state: &AppState, headers: &HeaderMap, multipart: Result<Multipart, MultipartRejection>) -> ApiResult<Upload> {
+    async fn read(
+        state: &AppState,
+        headers: &HeaderMap,
+        multipart: Result<Multipart, MultipartRejection>,
+    ) -> ApiResult<Upload> {
         let limit = state.config.files.max_upload_bytes;
         let declared = headers
             .get(header::CONTENT_LENGTH)
@@ -142,7 +146,13 @@ fn multipart_error(error: MultipartError) -> ApiError {
 
 /// Puts the bytes in the file store and records them; returns the URL the
 /// record's field gets.
-async fn store_image(state: &AppState, owner: Option<UserId>, folder: &str, kind: ImageKind, bytes: Bytes) -> ApiResult<String> {
+async fn store_image(
+    state: &AppState,
+    owner: Option<UserId>,
+    folder: &str,
+    kind: ImageKind,
+    bytes: Bytes,
+) -> ApiResult<String> {
     let id = Uuid::now_v7();
     let key = format!("{folder}/{id}.{}", kind.extension());
     let size = bytes.len() as u64;
@@ -300,7 +310,12 @@ async fn parcel_image(
         return Err(ErrorKey::NotAllowed.into());
     }
     let current_booking = state.runtime.booking(id).await?;
-    authorize(Some(&current.principal), Action::ParcelImageUpload, Resource::Booking((&*current_booking).into()), &catalog.settings)?;
+    authorize(
+        Some(&current.principal),
+        Action::ParcelImageUpload,
+        Resource::Booking((&*current_booking).into()),
+        &catalog.settings,
+    )?;
     let upload = Upload::read(&state, &headers, multipart).await?;
     let slot = upload
         .fields
@@ -308,10 +323,12 @@ async fn parcel_image(
         .and_then(|kind| ParcelImage::parse(kind.trim()))
         .ok_or_else(|| ApiError::field(ErrorKey::InvalidInput, "kind"))?;
     // Ask the state machine first, so a photo it would refuse is never stored.
-    let context = Context { now: state.now(), settings: &catalog.settings, car_type: catalog.car_type(&current_booking.carType) };
+    let context =
+        Context { now: state.now(), settings: &catalog.settings, car_type: catalog.car_type(&current_booking.carType) };
     booking::apply(&current_booking, current.by(), Command::AttachImage { slot, url: String::new() }, &context)?;
     let (kind, bytes) = upload.image()?;
-    let url = store_image(&state, Some(current.principal.id), &format!("bookings/{id}/{}", slot.as_str()), kind, bytes).await?;
+    let url = store_image(&state, Some(current.principal.id), &format!("bookings/{id}/{}", slot.as_str()), kind, bytes)
+        .await?;
     let updated = state.runtime.command(id, current.by(), Command::AttachImage { slot, url }).await?;
     Ok(Json(present::booking(&updated, &current.principal, &state.runtime.catalog().settings)))
 }
@@ -349,7 +366,11 @@ impl Stored {
     params(("id" = Uuid, Path, description = "The file's id (the last part of its URL)")),
     responses((status = 200, description = "The image", content_type = "image/*", body = Vec<u8>))
 )]
-async fn download_file(State(state): State<AppState>, MaybeUser(current): MaybeUser, PathParam(id): PathParam<Uuid>) -> ApiResult<Response> {
+async fn download_file(
+    State(state): State<AppState>,
+    MaybeUser(current): MaybeUser,
+    PathParam(id): PathParam<Uuid>,
+) -> ApiResult<Response> {
     let record = state.storage.file(id).await?;
     let stored = Stored::of_key(&record.key).ok_or(ErrorKey::NotFound)?;
     let settings = state.runtime.catalog().settings.clone();
@@ -401,7 +422,10 @@ mod tests {
         assert_eq!(Stored::of_key(&format!("users/{user}/profileImage/a.png")), Some(Stored::ProfileImage));
         assert_eq!(Stored::of_key(&format!("users/{user}/license/a.png")), Some(Stored::License(user)));
         assert_eq!(Stored::of_key("cartypes/1/a.webp"), Some(Stored::CarTypeImage));
-        assert_eq!(Stored::of_key(&format!("bookings/{booking}/deliver_image/a.jpg")), Some(Stored::ParcelPhoto(booking)));
+        assert_eq!(
+            Stored::of_key(&format!("bookings/{booking}/deliver_image/a.jpg")),
+            Some(Stored::ParcelPhoto(booking))
+        );
         assert_eq!(Stored::of_key(&format!("bookings/{booking}/selfie/a.jpg")), None);
         assert_eq!(Stored::of_key("users/not-an-id/license/a.png"), None);
         assert_eq!(Stored::of_key("elsewhere/a.png"), None);

@@ -28,8 +28,7 @@ fn maps_error(error: MapsError) -> ApiError {
     ApiError::Domain(DomainError::from(error))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct AutocompleteBody {
     pub searchKeyword: String,
@@ -46,15 +45,18 @@ pub struct AutocompleteBody {
     request_body = AutocompleteBody,
     responses((status = 200, description = "Suggestions", body = crate::openapi::schemas::AutocompleteResponse))
 )]
-async fn autocomplete(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<AutocompleteBody>) -> ApiResult<Json<Value>> {
+async fn autocomplete(
+    State(state): State<AppState>,
+    _user: CurrentUser,
+    Body(body): Body<AutocompleteBody>,
+) -> ApiResult<Json<Value>> {
     let restrict = state.runtime.catalog().settings.restrictCountry.clone();
     let country = Some(restrict.as_str()).filter(|code| !code.is_empty());
     let results = state.maps.autocomplete(&body.searchKeyword, body.near, country).await.map_err(maps_error)?;
     Ok(Json(json!({ "searchResults": results })))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct PlaceBody {
     pub place_id: String,
 }
@@ -68,13 +70,18 @@ pub struct PlaceBody {
     request_body = PlaceBody,
     responses((status = 200, description = "The place", body = crate::openapi::schemas::PlaceResponse))
 )]
-async fn place(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<PlaceBody>) -> ApiResult<Json<Value>> {
+async fn place(
+    State(state): State<AppState>,
+    _user: CurrentUser,
+    Body(body): Body<PlaceBody>,
+) -> ApiResult<Json<Value>> {
     let details = state.maps.place(&body.place_id).await.map_err(maps_error)?;
-    Ok(Json(json!({ "coords": { "lat": details.lat, "lng": details.lng }, "address": details.address, "place_id": details.place_id })))
+    Ok(Json(
+        json!({ "coords": { "lat": details.lat, "lng": details.lng }, "address": details.address, "place_id": details.place_id }),
+    ))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct AddressBody {
     pub latlng: LatLng,
 }
@@ -87,13 +94,16 @@ pub struct AddressBody {
     request_body = AddressBody,
     responses((status = 200, description = "The address", body = crate::openapi::schemas::AddressResponse))
 )]
-async fn address(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<AddressBody>) -> ApiResult<Json<Value>> {
+async fn address(
+    State(state): State<AppState>,
+    _user: CurrentUser,
+    Body(body): Body<AddressBody>,
+) -> ApiResult<Json<Value>> {
     let address = state.maps.reverse(body.latlng).await.map_err(maps_error)?;
     Ok(Json(json!({ "address": address })))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct DirectionsBody {
     pub start: LatLng,
     pub dest: LatLng,
@@ -110,7 +120,11 @@ pub struct DirectionsBody {
     request_body = DirectionsBody,
     responses((status = 200, description = "The route", body = crate::openapi::schemas::DirectionsResponse))
 )]
-async fn directions(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<DirectionsBody>) -> ApiResult<Json<Value>> {
+async fn directions(
+    State(state): State<AppState>,
+    _user: CurrentUser,
+    Body(body): Body<DirectionsBody>,
+) -> ApiResult<Json<Value>> {
     let route = state.maps.directions(body.start, body.dest, &body.waypoints).await.map_err(maps_error)?;
     Ok(Json(json!({
         "distance_in_km": route.distance_km,
@@ -120,8 +134,7 @@ async fn directions(State(state): State<AppState>, _user: CurrentUser, Body(body
     })))
 }
 
-#[derive(Debug, Deserialize)]
-#[derive(utoipa::ToSchema)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct MatrixBody {
     pub start: Vec<LatLng>,
     pub dest: Vec<LatLng>,
@@ -136,7 +149,11 @@ pub struct MatrixBody {
     request_body = MatrixBody,
     responses((status = 200, description = "The matrix", body = crate::openapi::schemas::MatrixResponse))
 )]
-async fn matrix(State(state): State<AppState>, _user: CurrentUser, Body(body): Body<MatrixBody>) -> ApiResult<Json<Value>> {
+async fn matrix(
+    State(state): State<AppState>,
+    _user: CurrentUser,
+    Body(body): Body<MatrixBody>,
+) -> ApiResult<Json<Value>> {
     let matrix = state.maps.distance_matrix(&body.start, &body.dest).await.map_err(maps_error)?;
     Ok(Json(json!({ "rows": matrix })))
 }

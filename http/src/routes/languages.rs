@@ -101,13 +101,25 @@ async fn stored(state: &AppState, id: LanguageId) -> ApiResult<Language> {
     request_body = LanguageBody,
     responses((status = 201, description = "The language", body = Language))
 )]
-pub(crate) async fn add(State(state): State<AppState>, current: CurrentUser, Body(body): Body<LanguageBody>) -> ApiResult<(StatusCode, Json<Language>)> {
+pub(crate) async fn add(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<LanguageBody>,
+) -> ApiResult<(StatusCode, Json<Language>)> {
     authorized(&state, &current)?;
     let id = LanguageId(uuid::Uuid::now_v7());
     let (name, locale, date_locale) = checked_names(&state, &body, id).await?;
     let pairs = dictionary(body.keyValuePairs)?;
     let now = state.now();
-    let language = Language { id, langName: name, langLocale: locale, dateLocale: date_locale, default: body.default, keyValuePairs: pairs, createdAt: now };
+    let language = Language {
+        id,
+        langName: name,
+        langLocale: locale,
+        dateLocale: date_locale,
+        default: body.default,
+        keyValuePairs: pairs,
+        createdAt: now,
+    };
     state.storage.save_language(&language, now).await?;
     Ok((StatusCode::CREATED, Json(stored(&state, id).await?)))
 }
@@ -130,10 +142,12 @@ pub(crate) async fn update(
     Body(body): Body<LanguageBody>,
 ) -> ApiResult<Json<Language>> {
     authorized(&state, &current)?;
-    let existing = state.storage.languages().await?.into_iter().find(|language| language.id == id).ok_or(ErrorKey::NotFound)?;
+    let existing =
+        state.storage.languages().await?.into_iter().find(|language| language.id == id).ok_or(ErrorKey::NotFound)?;
     let (name, locale, date_locale) = checked_names(&state, &body, id).await?;
     let pairs = dictionary(body.keyValuePairs)?;
-    let language = Language { langName: name, langLocale: locale, dateLocale: date_locale, keyValuePairs: pairs, ..existing };
+    let language =
+        Language { langName: name, langLocale: locale, dateLocale: date_locale, keyValuePairs: pairs, ..existing };
     state.storage.save_language(&language, state.now()).await?;
     Ok(Json(stored(&state, id).await?))
 }
@@ -148,7 +162,11 @@ pub(crate) async fn update(
     params(("id" = LanguageId, Path, description = "The language's id")),
     responses((status = 204, description = "Deleted"))
 )]
-pub(crate) async fn remove(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<LanguageId>) -> ApiResult<StatusCode> {
+pub(crate) async fn remove(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<LanguageId>,
+) -> ApiResult<StatusCode> {
     authorized(&state, &current)?;
     state.storage.delete_language(id).await?;
     state.languages.invalidate();
@@ -165,7 +183,11 @@ pub(crate) async fn remove(State(state): State<AppState>, current: CurrentUser, 
     params(("id" = LanguageId, Path, description = "The language's id")),
     responses((status = 200, description = "Every language, the new default marked", body = Vec<Language>))
 )]
-pub(crate) async fn make_default(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<LanguageId>) -> ApiResult<Json<Vec<Language>>> {
+pub(crate) async fn make_default(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<LanguageId>,
+) -> ApiResult<Json<Vec<Language>>> {
     authorized(&state, &current)?;
     state.storage.make_default_language(id, state.now()).await?;
     state.languages.invalidate();

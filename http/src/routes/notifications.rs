@@ -91,7 +91,11 @@ fn text(value: Option<String>, field: &'static str, limit: usize) -> ApiResult<S
     request_body = NotificationBody,
     responses((status = 201, description = "The stored notification and `recipients`", body = crate::openapi::schemas::SentNotification))
 )]
-pub(crate) async fn send(State(state): State<AppState>, current: CurrentUser, Body(body): Body<NotificationBody>) -> ApiResult<(StatusCode, Json<Value>)> {
+pub(crate) async fn send(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<NotificationBody>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::NotificationSend, Resource::None, &settings)?;
     let title = text(body.title, "title", MAX_TITLE)?;
@@ -119,7 +123,9 @@ pub(crate) async fn send(State(state): State<AppState>, current: CurrentUser, Bo
         let pushes: Vec<PushMessage> = page
             .items
             .iter()
-            .filter_map(|target| target.push_token.clone().filter(|token| !token.is_empty()).map(|token| (target, token)))
+            .filter_map(|target| {
+                target.push_token.clone().filter(|token| !token.is_empty()).map(|token| (target, token))
+            })
             .map(|(target, token)| PushMessage {
                 token,
                 platform: target.platform,
@@ -158,7 +164,11 @@ pub struct ListQuery {
     params(("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of notifications", body = crate::openapi::schemas::NotificationPage))
 )]
-pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ListQuery>) -> ApiResult<Json<Value>> {
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<ListQuery>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::NotificationsRead, Resource::None, &settings)?;
     let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
@@ -176,7 +186,11 @@ pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser, Qu
     params(("id" = NotificationId, Path, description = "The notification's id")),
     responses((status = 204, description = "Deleted"))
 )]
-pub(crate) async fn remove(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<NotificationId>) -> ApiResult<StatusCode> {
+pub(crate) async fn remove(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<NotificationId>,
+) -> ApiResult<StatusCode> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::NotificationDelete, Resource::None, &settings)?;
     state.storage.delete_notification(id).await?;
@@ -204,7 +218,11 @@ pub struct PushTokenBody {
     request_body = PushTokenBody,
     responses((status = 204, description = "Kept"))
 )]
-pub(crate) async fn register_token(State(state): State<AppState>, current: CurrentUser, Body(body): Body<PushTokenBody>) -> ApiResult<StatusCode> {
+pub(crate) async fn register_token(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<PushTokenBody>,
+) -> ApiResult<StatusCode> {
     authorize(Some(&current.principal), Action::ProfileUpdate, Resource::None, &state.runtime.catalog().settings)?;
     let token = body.pushToken.trim();
     if token.len() > 4_096 {

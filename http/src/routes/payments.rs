@@ -85,7 +85,11 @@ async fn test_payment(state: &AppState, current: &CurrentUser, id: Uuid) -> ApiR
     params(("id" = Uuid, Path, description = "The payment's id")),
     responses((status = 200, description = "The page", content_type = "text/html", body = String))
 )]
-async fn test_page(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<Uuid>) -> ApiResult<Html<String>> {
+async fn test_page(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<Uuid>,
+) -> ApiResult<Html<String>> {
     let payment = test_payment(&state, &current, id).await?;
     let settings = state.runtime.catalog().settings.clone();
     let what = match payment.order {
@@ -99,8 +103,12 @@ async fn test_page(State(state): State<AppState>, current: CurrentUser, PathPara
             "<form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"action\" value=\"pay\"><button type=\"submit\" id=\"pay\">Pay</button></form>\n\
              <form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"action\" value=\"fail\"><button type=\"submit\" id=\"fail\">Fail</button></form>"
         ),
-        PaymentStatus::Paid => format!("<p id=\"status\">Paid.</p><p><a href=\"{}\">Continue</a></p>", escape(&payment.success_url)),
-        PaymentStatus::Failed => format!("<p id=\"status\">Failed.</p><p><a href=\"{}\">Continue</a></p>", escape(&payment.cancel_url)),
+        PaymentStatus::Paid => {
+            format!("<p id=\"status\">Paid.</p><p><a href=\"{}\">Continue</a></p>", escape(&payment.success_url))
+        }
+        PaymentStatus::Failed => {
+            format!("<p id=\"status\">Failed.</p><p><a href=\"{}\">Continue</a></p>", escape(&payment.cancel_url))
+        }
     };
     Ok(Html(format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
@@ -230,7 +238,11 @@ struct WebhookAnswer {
     request_body(content = String, content_type = "application/json", description = "A Stripe event, as Stripe signed it (the raw bytes are verified)"),
     responses((status = 200, description = "Received", body = WebhookAnswer))
 )]
-async fn stripe_webhook(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> ApiResult<Json<WebhookAnswer>> {
+async fn stripe_webhook(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Json<WebhookAnswer>> {
     let config = &state.config.payments.stripe;
     if !config.enabled() {
         return Err(no_provider());
@@ -242,7 +254,8 @@ async fn stripe_webhook(State(state): State<AppState>, headers: HeaderMap, body:
         tracing::warn!(%error, "stripe webhook refused");
         return Err(ErrorKey::InvalidSignature.into());
     }
-    let event: stripe::Event = serde_json::from_slice(&body).map_err(|_| ApiError::field(ErrorKey::InvalidInput, "body"))?;
+    let event: stripe::Event =
+        serde_json::from_slice(&body).map_err(|_| ApiError::field(ErrorKey::InvalidInput, "body"))?;
     let Some(paid) = event.paid_session() else {
         return Ok(Json(WebhookAnswer { received: true, settled: false }));
     };
@@ -253,7 +266,8 @@ async fn stripe_webhook(State(state): State<AppState>, headers: HeaderMap, body:
         return Err(ErrorKey::NotFound.into());
     }
     let expected_minor = stripe::minor_units(payment.amount, &payment.currency);
-    let same_currency = paid.currency.as_deref().is_some_and(|currency| currency.eq_ignore_ascii_case(&payment.currency));
+    let same_currency =
+        paid.currency.as_deref().is_some_and(|currency| currency.eq_ignore_ascii_case(&payment.currency));
     if paid.amount_total.is_none() || paid.amount_total != expected_minor || !same_currency {
         tracing::warn!(payment = %payment.id, event = %event.id, "stripe amount or currency differs; not confirmed");
         return Err(ApiError::field(ErrorKey::InvalidAmount, "amount"));
@@ -261,4 +275,3 @@ async fn stripe_webhook(State(state): State<AppState>, headers: HeaderMap, body:
     let settled = payments::confirm(&state, &payment, payment.amount, Some(&event.id)).await?;
     Ok(Json(WebhookAnswer { received: true, settled: settled == Settled::Now }))
 }
-

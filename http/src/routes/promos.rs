@@ -19,9 +19,7 @@ use wayfare_engine::{AmountType, ErrorKey, Millis, Promo, PromoId, Role, promo};
 use wayfare_storage::StorageError;
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/promos", get(list).post(add))
-        .route("/api/v1/promos/{id}", put(update).delete(remove))
+    Router::new().route("/api/v1/promos", get(list).post(add)).route("/api/v1/promos/{id}", put(update).delete(remove))
 }
 
 /// A promo as the admin form sends it; `user_avail` and `createdAt` are the
@@ -92,7 +90,9 @@ pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser) ->
     let mut usable = Vec::new();
     for candidate in promos {
         // A cheap check first, so only live promos cost a lookup.
-        if promo::usable(&candidate, now, false) && !state.storage.promo_used_by(&candidate.promo_name, current.principal.id).await? {
+        if promo::usable(&candidate, now, false)
+            && !state.storage.promo_used_by(&candidate.promo_name, current.principal.id).await?
+        {
             usable.push(candidate);
         }
     }
@@ -109,7 +109,11 @@ pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser) ->
     request_body = PromoBody,
     responses((status = 201, description = "The promo", body = Promo))
 )]
-pub(crate) async fn add(State(state): State<AppState>, current: CurrentUser, Body(body): Body<PromoBody>) -> ApiResult<(StatusCode, Json<Promo>)> {
+pub(crate) async fn add(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<PromoBody>,
+) -> ApiResult<(StatusCode, Json<Promo>)> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::PromoAdd, Resource::None, &settings)?;
     let now = state.now();
@@ -168,7 +172,11 @@ pub(crate) async fn update(
     params(("id" = PromoId, Path, description = "The promo's id")),
     responses((status = 204, description = "Deleted"))
 )]
-pub(crate) async fn remove(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<PromoId>) -> ApiResult<StatusCode> {
+pub(crate) async fn remove(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<PromoId>,
+) -> ApiResult<StatusCode> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::PromoEdit, Resource::None, &settings)?;
     state.storage.delete_promo(id).await?;

@@ -111,7 +111,11 @@ impl Report {
         (Vec<u8> = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     )))
 )]
-async fn earnings_report(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ReportQuery>) -> ApiResult<Response> {
+async fn earnings_report(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<ReportQuery>,
+) -> ApiResult<Response> {
     answer(&state, &current, query, Report::EarningsReport).await
 }
 
@@ -138,7 +142,11 @@ async fn earnings_report(State(state): State<AppState>, current: CurrentUser, Qu
         (Vec<u8> = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     )))
 )]
-async fn driver_earnings(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ReportQuery>) -> ApiResult<Response> {
+async fn driver_earnings(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<ReportQuery>,
+) -> ApiResult<Response> {
     answer(&state, &current, query, Report::DriverEarnings).await
 }
 
@@ -210,7 +218,11 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
     .map_err(|error| ApiError::Internal(error.to_string()))?;
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
         .map_err(|error| ApiError::Internal(error.to_string()))?;
-    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static(content_type)), (header::CONTENT_DISPOSITION, disposition)], bytes).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type)), (header::CONTENT_DISPOSITION, disposition)],
+        bytes,
+    )
+        .into_response())
 }
 
 /// `earnings-report-2027-01.csv`, `driver-earnings-2027.xlsx`,
@@ -232,8 +244,14 @@ mod tests {
     #[test]
     fn file_names_carry_the_report_and_its_calendar_period() {
         let query = |year, month, format| ReportQuery { year, month, format, ..ReportQuery::default() };
-        assert_eq!(file_name(Report::EarningsReport, &query(Some(2027), Some(1), Format::Csv)), "earnings-report-2027-01.csv");
-        assert_eq!(file_name(Report::DriverEarnings, &query(Some(2027), None, Format::Xlsx)), "driver-earnings-2027.xlsx");
+        assert_eq!(
+            file_name(Report::EarningsReport, &query(Some(2027), Some(1), Format::Csv)),
+            "earnings-report-2027-01.csv"
+        );
+        assert_eq!(
+            file_name(Report::DriverEarnings, &query(Some(2027), None, Format::Xlsx)),
+            "driver-earnings-2027.xlsx"
+        );
         assert_eq!(file_name(Report::EarningsReport, &query(None, None, Format::Csv)), "earnings-report.csv");
     }
 }

@@ -70,11 +70,7 @@ pub struct Deleted {
 /// Refuses a role that may never do `action` before any lookup, so a 404
 /// never tells such a caller which ids exist.
 fn role_may(principal: &Principal, action: Action) -> ApiResult<()> {
-    if action.allowed_roles().contains(&principal.role) {
-        Ok(())
-    } else {
-        Err(ErrorKey::NotAllowed.into())
-    }
+    if action.allowed_roles().contains(&principal.role) { Ok(()) } else { Err(ErrorKey::NotAllowed.into()) }
 }
 
 /// The account `id` if the caller may do `action` on it; accounts outside
@@ -123,7 +119,11 @@ pub struct ListQuery {
     params(ListQuery),
     responses((status = 200, description = "A page of users", body = UserPage))
 )]
-pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ListQuery>) -> ApiResult<Json<Value>> {
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<ListQuery>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::UsersList, Resource::None, &settings)?;
     let role = query.role.as_deref().filter(|text| !text.trim().is_empty()).map(parse_role).transpose()?;
@@ -157,7 +157,11 @@ pub struct ExistsQuery {
     params(ExistsQuery),
     responses((status = 200, description = "Whether each contact is taken", body = ExistsAnswer))
 )]
-pub(crate) async fn exists(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<ExistsQuery>) -> ApiResult<Json<ExistsAnswer>> {
+pub(crate) async fn exists(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<ExistsQuery>,
+) -> ApiResult<Json<ExistsAnswer>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::UsersList, Resource::None, &settings)?;
     let contacts = admin::check_contacts(query.email.as_deref(), query.mobile.as_deref())?;
@@ -167,7 +171,12 @@ pub(crate) async fn exists(State(state): State<AppState>, current: CurrentUser, 
 
 /// Whether another account than `except` has the e-mail, and the mobile
 /// (blank ones are never taken).
-async fn taken_contacts(state: &AppState, email: &str, mobile: &str, except: Option<UserId>) -> ApiResult<(bool, bool)> {
+async fn taken_contacts(
+    state: &AppState,
+    email: &str,
+    mobile: &str,
+    except: Option<UserId>,
+) -> ApiResult<(bool, bool)> {
     let someone_else = |user: Option<User>| user.is_some_and(|user| Some(user.id) != except);
     let email_taken = !email.is_empty() && someone_else(state.storage.user_by_email(email).await?);
     let mobile_taken = !mobile.is_empty() && someone_else(state.storage.user_by_mobile(mobile).await?);
@@ -230,13 +239,19 @@ async fn chosen_fleet(
     request_body = AccountFields,
     responses((status = 201, description = "The new user", body = User))
 )]
-pub(crate) async fn add(State(state): State<AppState>, current: CurrentUser, Body(fields): Body<AccountFields>) -> ApiResult<(StatusCode, Json<Value>)> {
+pub(crate) async fn add(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(fields): Body<AccountFields>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
     let principal = current.principal;
     role_may(&principal, Action::UserAdd)?;
     let role = fields.usertype.ok_or(ApiError::field(ErrorKey::InvalidInput, "usertype"))?;
     let catalog = state.runtime.catalog();
     authorize(Some(&principal), Action::UserAdd, Resource::NewUser { role }, &catalog.settings)?;
-    let fleet = chosen_fleet(&state, &principal, role, fields.fleetadmin, permissions::fleet_for_new_user(&principal, role)).await?;
+    let fleet =
+        chosen_fleet(&state, &principal, role, fields.fleetadmin, permissions::fleet_for_new_user(&principal, role))
+            .await?;
     let now = state.now();
     let mut user = admin::new_account(UserId(uuid::Uuid::now_v7()), now, &fields, fleet, &catalog.car_types)?;
     refuse_taken(taken_contacts(&state, &user.email, &user.mobile, None).await?)?;
@@ -267,7 +282,11 @@ pub(crate) async fn add(State(state): State<AppState>, current: CurrentUser, Bod
     params(("id" = UserId, Path, description = "The user's id")),
     responses((status = 200, description = "The user", body = User))
 )]
-pub(crate) async fn read(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<UserId>) -> ApiResult<Json<Value>> {
+pub(crate) async fn read(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<UserId>,
+) -> ApiResult<Json<Value>> {
     let account = managed_account(&state, &current, id, Action::UserEdit).await?;
     Ok(Json(present::user(&account, &current.principal, &state.runtime.catalog().settings)))
 }
@@ -322,7 +341,11 @@ pub(crate) async fn edit(
     params(("id" = UserId, Path, description = "The user's id")),
     responses((status = 200, description = "The approved user", body = User))
 )]
-pub(crate) async fn approve(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<UserId>) -> ApiResult<Json<Value>> {
+pub(crate) async fn approve(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<UserId>,
+) -> ApiResult<Json<Value>> {
     let account = managed_account(&state, &current, id, Action::UserApprove).await?;
     let approved = admin::set_approval(&current.principal, &account, true)?;
     if approved != account {
@@ -374,7 +397,11 @@ async fn release_fleet(state: &AppState, fleet: UserId) -> ApiResult<()> {
     params(("id" = UserId, Path, description = "The user's id")),
     responses((status = 200, description = "Deleted", body = Deleted))
 )]
-pub(crate) async fn remove(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<UserId>) -> ApiResult<Json<Deleted>> {
+pub(crate) async fn remove(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<UserId>,
+) -> ApiResult<Json<Deleted>> {
     let account = managed_account(&state, &current, id, Action::UserDelete).await?;
     if has_active_bookings(&state, id).await? {
         return Err(ErrorKey::UserHasActiveBookings.into());
@@ -417,14 +444,19 @@ pub struct ProfileBody {
     request_body = ProfileBody,
     responses((status = 200, description = "The updated user", body = ProfileAnswer))
 )]
-pub(crate) async fn update_profile(State(state): State<AppState>, current: CurrentUser, Body(body): Body<ProfileBody>) -> ApiResult<Json<Value>> {
+pub(crate) async fn update_profile(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    Body(body): Body<ProfileBody>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::ProfileUpdate, Resource::None, &settings)?;
     // Read again rather than the session's copy: the fewer the moments
     // between reading and writing, the less a concurrent change (a driver's
     // queue flag, their position) can be written back stale.
     let mut user = state.storage.user(current.principal.id).await?;
-    let update = ProfileUpdate { firstName: body.firstName, lastName: body.lastName, email: body.email, mobile: body.mobile };
+    let update =
+        ProfileUpdate { firstName: body.firstName, lastName: body.lastName, email: body.email, mobile: body.mobile };
     let checked = admin::validate_own_profile(&user, &update)?;
     let lang = match body.lang {
         Some(lang) => {

@@ -67,7 +67,12 @@ pub struct PageQuery {
     params(("id" = UserId, Path, description = "The user's id"), ("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "Balance and a page of history", body = crate::openapi::schemas::WalletResponse))
 )]
-async fn wallet(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<UserId>, QueryParams(query): QueryParams<PageQuery>) -> ApiResult<Json<Value>> {
+async fn wallet(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<UserId>,
+    QueryParams(query): QueryParams<PageQuery>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     let owner = state.storage.user(id).await?;
     authorize(Some(&current.principal), Action::WalletRead, Resource::User(UserRef::from(&owner)), &settings)?;

@@ -62,7 +62,12 @@ fn presented(state: &AppState, current: &CurrentUser, request: &WithdrawRequest)
         (status = 200, description = "A repeat with the same `Idempotency-Key`: the request it made, nothing changed", body = crate::openapi::schemas::WithdrawCreated),
     )
 )]
-async fn create_withdraw(State(state): State<AppState>, current: CurrentUser, headers: HeaderMap, Body(body): Body<AmountBody>) -> ApiResult<(StatusCode, Json<Value>)> {
+async fn create_withdraw(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    headers: HeaderMap,
+    Body(body): Body<AmountBody>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
     let settings = state.runtime.catalog().settings.clone();
     let owner = current.principal.id;
     authorize(Some(&current.principal), Action::WithdrawCreate, Resource::None, &settings)?;
@@ -104,7 +109,11 @@ async fn stored(state: &AppState, id: WithdrawId) -> ApiResult<Option<WithdrawRe
     }
 }
 
-async fn replayed(state: &AppState, current: &CurrentUser, earlier: &WithdrawRequest) -> ApiResult<(StatusCode, Json<Value>)> {
+async fn replayed(
+    state: &AppState,
+    current: &CurrentUser,
+    earlier: &WithdrawRequest,
+) -> ApiResult<(StatusCode, Json<Value>)> {
     let balance = state.storage.wallet_balance(current.principal.id).await?;
     Ok((StatusCode::OK, Json(json!({ "withdraw": presented(state, current, earlier), "walletBalance": balance }))))
 }
@@ -118,7 +127,11 @@ async fn replayed(state: &AppState, current: &CurrentUser, earlier: &WithdrawReq
     params(("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of withdraw requests", body = crate::openapi::schemas::WithdrawPage))
 )]
-async fn list_withdraws(State(state): State<AppState>, current: CurrentUser, QueryParams(query): QueryParams<PageQuery>) -> ApiResult<Json<Value>> {
+async fn list_withdraws(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<PageQuery>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::WithdrawList, Resource::None, &settings)?;
     let owner = match withdraw_list_scope(&current.principal) {
@@ -140,7 +153,11 @@ async fn list_withdraws(State(state): State<AppState>, current: CurrentUser, Que
     params(("id" = WithdrawId, Path, description = "The request's id")),
     responses((status = 200, description = "The processed request", body = WithdrawRequest))
 )]
-async fn complete_withdraw(State(state): State<AppState>, current: CurrentUser, PathParam(id): PathParam<WithdrawId>) -> ApiResult<Json<Value>> {
+async fn complete_withdraw(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<WithdrawId>,
+) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::WithdrawComplete, Resource::None, &settings)?;
     let completed = state.storage.complete_withdraw(id, state.now()).await?;

@@ -7,7 +7,10 @@ use crate::support::*;
 use serde_json::{Value, json};
 
 fn economy_id(car_types: &Value) -> String {
-    car_types.as_array().unwrap().iter().find(|car| car["name"] == "Economy").unwrap()["id"].as_str().unwrap().to_string()
+    car_types.as_array().unwrap().iter().find(|car| car["name"] == "Economy").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn new_car_type() -> Value {
@@ -33,7 +36,11 @@ async fn an_admin_adds_a_car_type_that_riders_can_book_at_once() {
     let added = app.post("/api/v1/cartypes", Some(&admin), new_car_type()).await;
     let car = added.expect(201).clone();
     assert_eq!(car["name"], "Van");
-    assert_eq!(car["cancelSlab"], json!([{ "minsDelayed": 3, "amount": 2.0 }, { "minsDelayed": 10, "amount": 6.0 }]), "sorted");
+    assert_eq!(
+        car["cancelSlab"],
+        json!([{ "minsDelayed": 3, "amount": 2.0 }, { "minsDelayed": 10, "amount": 6.0 }]),
+        "sorted"
+    );
     assert_eq!(car["createdAt"], app.now());
     let listed = app.get("/api/v1/cartypes", None).await;
     assert!(listed.expect(200).as_array().unwrap().iter().any(|listed| listed["id"] == car["id"]));
@@ -67,7 +74,11 @@ async fn car_type_names_are_unique() {
     same["name"] = json!(" comfort ");
     app.post("/api/v1/cartypes", Some(&admin), same).await.refused_on(409, "car_type_exists", "name");
     let id = economy_id(app.get("/api/v1/cartypes", None).await.expect(200));
-    put(&app, &format!("/api/v1/cartypes/{id}"), Some(&admin), json!({ "name": "XL" })).await.refused_on(409, "car_type_exists", "name");
+    put(&app, &format!("/api/v1/cartypes/{id}"), Some(&admin), json!({ "name": "XL" })).await.refused_on(
+        409,
+        "car_type_exists",
+        "name",
+    );
 }
 
 #[tokio::test]
@@ -102,7 +113,9 @@ async fn car_types_are_checked() {
     let mut blank = new_car_type();
     blank["name"] = json!("  ");
     app.post("/api/v1/cartypes", Some(&admin), blank).await.refused_on(400, "invalid_input", "name");
-    put(&app, &format!("/api/v1/cartypes/{}", uuid::Uuid::now_v7()), Some(&admin), json!({ "min_fare": 1 })).await.refused(404, "not_found");
+    put(&app, &format!("/api/v1/cartypes/{}", uuid::Uuid::now_v7()), Some(&admin), json!({ "min_fare": 1 }))
+        .await
+        .refused(404, "not_found");
     let listed = app.get("/api/v1/cartypes", None).await;
     assert_eq!(listed.expect(200).as_array().unwrap().len(), 3, "nothing was added");
 }
@@ -148,7 +161,8 @@ async fn an_admin_adds_changes_and_deletes_cancellation_reasons_by_index() {
     // spec §7 editCancellationReason(list, Add|Update|Delete)
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;
-    let added = app.post("/api/v1/cancelreasons", Some(&admin), json!({ "label": " Driver asked me to cancel " })).await;
+    let added =
+        app.post("/api/v1/cancelreasons", Some(&admin), json!({ "label": " Driver asked me to cancel " })).await;
     let list = added.expect(201);
     assert_eq!(list.as_array().unwrap().len(), 6);
     assert_eq!(list[5], json!({ "label": "Driver asked me to cancel", "value": 5 }));
@@ -172,10 +186,26 @@ async fn the_whole_list_is_replaced_and_checked() {
     let admin = app.sign_in(ADMIN).await;
     let replaced = put(&app, "/api/v1/cancelreasons", Some(&admin), json!({ "reasons": ["Too slow", "Other"] })).await;
     assert_eq!(replaced.expect(200), &json!([{ "label": "Too slow", "value": 0 }, { "label": "Other", "value": 1 }]));
-    put(&app, "/api/v1/cancelreasons", Some(&admin), json!({ "reasons": ["Other", " "] })).await.refused_on(400, "select_proper", "reason");
-    put(&app, "/api/v1/cancelreasons", Some(&admin), json!({ "reasons": ["Other", "other"] })).await.refused_on(400, "invalid_input", "reason");
-    app.post("/api/v1/cancelreasons", Some(&admin), json!({ "label": "" })).await.refused_on(400, "select_proper", "reason");
-    app.post("/api/v1/cancelreasons", Some(&admin), json!({ "label": "Too slow" })).await.refused_on(400, "invalid_input", "reason");
+    put(&app, "/api/v1/cancelreasons", Some(&admin), json!({ "reasons": ["Other", " "] })).await.refused_on(
+        400,
+        "select_proper",
+        "reason",
+    );
+    put(&app, "/api/v1/cancelreasons", Some(&admin), json!({ "reasons": ["Other", "other"] })).await.refused_on(
+        400,
+        "invalid_input",
+        "reason",
+    );
+    app.post("/api/v1/cancelreasons", Some(&admin), json!({ "label": "" })).await.refused_on(
+        400,
+        "select_proper",
+        "reason",
+    );
+    app.post("/api/v1/cancelreasons", Some(&admin), json!({ "label": "Too slow" })).await.refused_on(
+        400,
+        "invalid_input",
+        "reason",
+    );
     assert_eq!(app.get("/api/v1/cancelreasons", None).await.expect(200).as_array().unwrap().len(), 2);
     let emptied = put(&app, "/api/v1/cancelreasons", Some(&admin), json!({ "reasons": [] })).await;
     assert_eq!(emptied.expect(200), &json!([]));
@@ -189,16 +219,19 @@ async fn an_admin_changes_settings_and_the_next_estimate_follows() {
     let admin = app.sign_in(ADMIN).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let before = estimate(&app, &rider, "Economy").await;
-    let patch_body = json!({ "decimal": "0", "bonus": 10, "driverRadius": "7.5", "symbol": "€", "code": "EUR", "unknown": true });
+    let patch_body =
+        json!({ "decimal": "0", "bonus": 10, "driverRadius": "7.5", "symbol": "€", "code": "EUR", "unknown": true });
     let changed = patch(&app, "/api/v1/settings", Some(&admin), patch_body).await;
     let settings = changed.expect(200);
-    assert_eq!((settings["decimal"].as_u64(), settings["bonus"].as_f64(), settings["driverRadius"].as_f64()), (Some(0), Some(10.0), Some(7.5)));
+    assert_eq!(
+        (settings["decimal"].as_u64(), settings["bonus"].as_f64(), settings["driverRadius"].as_f64()),
+        (Some(0), Some(10.0), Some(7.5))
+    );
     assert!(settings.get("unknown").is_none());
     let public = app.get("/api/v1/settings", None).await;
     assert_eq!((public.expect(200)["code"].as_str(), public.body["symbol"].as_str()), (Some("EUR"), Some("€")));
     let after = estimate(&app, &rider, "Economy").await["estimateFare"].as_f64().unwrap();
     assert_eq!(after.fract(), 0.0, "rounded to 0 decimals now: {after} (was {})", before["estimateFare"]);
-
 }
 
 #[tokio::test]
@@ -207,12 +240,32 @@ async fn settings_are_checked_as_the_spec_says() {
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;
     for bonus in [json!(""), json!(null), json!(-1), json!("five")] {
-        patch(&app, "/api/v1/settings", Some(&admin), json!({ "bonus": bonus })).await.refused_on(400, "proper_bonus", "bonus");
+        patch(&app, "/api/v1/settings", Some(&admin), json!({ "bonus": bonus })).await.refused_on(
+            400,
+            "proper_bonus",
+            "bonus",
+        );
     }
-    patch(&app, "/api/v1/settings", Some(&admin), json!({ "decimal": -1 })).await.refused_on(400, "invalid_input", "decimal");
-    patch(&app, "/api/v1/settings", Some(&admin), json!({ "driverRadius": "far" })).await.refused_on(400, "invalid_input", "driverRadius");
-    patch(&app, "/api/v1/settings", Some(&admin), json!({ "otp_secure": "yes" })).await.refused_on(400, "invalid_input", "settings");
-    patch(&app, "/api/v1/settings", Some(&admin), json!({ "contact_email": "nope" })).await.refused_on(400, "proper_email", "contact_email");
+    patch(&app, "/api/v1/settings", Some(&admin), json!({ "decimal": -1 })).await.refused_on(
+        400,
+        "invalid_input",
+        "decimal",
+    );
+    patch(&app, "/api/v1/settings", Some(&admin), json!({ "driverRadius": "far" })).await.refused_on(
+        400,
+        "invalid_input",
+        "driverRadius",
+    );
+    patch(&app, "/api/v1/settings", Some(&admin), json!({ "otp_secure": "yes" })).await.refused_on(
+        400,
+        "invalid_input",
+        "settings",
+    );
+    patch(&app, "/api/v1/settings", Some(&admin), json!({ "contact_email": "nope" })).await.refused_on(
+        400,
+        "proper_email",
+        "contact_email",
+    );
     patch(&app, "/api/v1/settings", Some(&admin), json!([1, 2])).await.refused_on(400, "invalid_input", "settings");
     let stored = app.state.storage.settings().await.unwrap().unwrap();
     assert_eq!(stored.bonus, rust_decimal::Decimal::new(5, 0), "nothing changed");
@@ -261,6 +314,14 @@ async fn everyone_reads_the_app_info_and_admins_change_only_it() {
     let settings = app.get("/api/v1/settings", None).await;
     assert_eq!(settings.expect(200)["AllowCriticalEditsAdmin"], true, "only app info changes here");
     assert_eq!(settings.body["bonus"], 5.0);
-    patch(&app, "/api/v1/appinfo", Some(&admin), json!({ "contact_email": "x@" })).await.refused_on(400, "proper_email", "contact_email");
-    patch(&app, "/api/v1/appinfo", Some(&admin), json!({ "appName": "" })).await.refused_on(400, "invalid_input", "appName");
+    patch(&app, "/api/v1/appinfo", Some(&admin), json!({ "contact_email": "x@" })).await.refused_on(
+        400,
+        "proper_email",
+        "contact_email",
+    );
+    patch(&app, "/api/v1/appinfo", Some(&admin), json!({ "appName": "" })).await.refused_on(
+        400,
+        "invalid_input",
+        "appName",
+    );
 }

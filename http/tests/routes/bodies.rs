@@ -10,9 +10,7 @@ async fn every_route_with_a_json_body_answers_a_malformed_one_with_invalid_input
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let admin = app.sign_in("admin@demo.wayfare").await;
-    let booking = app
-        .booking_at(&self::rider(1), &self::driver(1), Stage::Arrived)
-        .await;
+    let booking = app.booking_at(&self::rider(1), &self::driver(1), Stage::Arrived).await;
     let at = |action: &str| format!("/api/v1/bookings/{}/{action}", booking.id);
     // (path, who, the field the error names)
     let table: Vec<(String, Option<&Session>, &str)> = vec![
@@ -36,15 +34,9 @@ async fn every_route_with_a_json_body_answers_a_malformed_one_with_invalid_input
     ];
     for (path, who, field) in table {
         for malformed in ["{", "{\"a\": }", "nul", "\u{0}"] {
-            let reply = app
-                .post_raw(&path, who, "application/json", malformed)
-                .await;
+            let reply = app.post_raw(&path, who, "application/json", malformed).await;
             assert_eq!(
-                (
-                    reply.status.as_u16(),
-                    reply.error_code(),
-                    reply.error_field()
-                ),
+                (reply.status.as_u16(), reply.error_code(), reply.error_field()),
                 (400, "invalid_input", Some(field)),
                 "POST {path} with {malformed:?}"
             );

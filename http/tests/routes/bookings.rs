@@ -21,18 +21,9 @@ fn economy_fare(distance_km: f64, time_secs: f64) -> (f64, f64, f64) {
 
 #[track_caller]
 fn assert_money(actual: &Value, expected: f64) {
-    let actual = actual
-        .as_f64()
-        .unwrap_or_else(|| panic!("not a number: {actual}"));
-    assert!(
-        (actual - expected).abs() < 0.011,
-        "{actual} is not {expected}"
-    );
-    assert_eq!(
-        round2(actual),
-        actual,
-        "{actual} is rounded to settings.decimal"
-    );
+    let actual = actual.as_f64().unwrap_or_else(|| panic!("not a number: {actual}"));
+    assert!((actual - expected).abs() < 0.011, "{actual} is not {expected}");
+    assert_eq!(round2(actual), actual, "{actual} is rounded to settings.decimal");
 }
 
 // ---- estimate --------------------------------------------------------------------
@@ -41,68 +32,30 @@ fn assert_money(actual: &Value, expected: f64) {
 async fn a_rider_gets_an_estimate_with_the_spec_fields_and_no_driver_share() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let reply = app
-        .post(
-            "/api/v1/bookings/estimate",
-            Some(&rider),
-            trip_body("Economy"),
-        )
-        .await;
+    let reply = app.post("/api/v1/bookings/estimate", Some(&rider), trip_body("Economy")).await;
     let estimate = reply.expect(200);
     let distance = estimate["distance_in_km"].as_f64().unwrap();
     let time = estimate["time_in_secs"].as_f64().unwrap();
-    assert!(
-        (2.0..5.0).contains(&distance),
-        "Fells Point to Fort McHenry by road: {distance} km"
-    );
+    assert!((2.0..5.0).contains(&distance), "Fells Point to Fort McHenry by road: {distance} km");
     assert!(time > 0.0);
-    assert!(
-        estimate["polylinePoints"]
-            .as_str()
-            .is_some_and(|line| !line.is_empty())
-    );
+    assert!(estimate["polylinePoints"].as_str().is_some_and(|line| !line.is_empty()));
     let (trip_cost, fee, _) = economy_fare(distance, time);
     assert_money(&estimate["estimateFare"], trip_cost);
     assert_money(&estimate["convenience_fees"], fee);
-    assert!(
-        estimate.get("driver_share").is_none(),
-        "riders never see the driver's share: {estimate}"
-    );
-    let mut keys: Vec<&str> = estimate
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    assert!(estimate.get("driver_share").is_none(), "riders never see the driver's share: {estimate}");
+    let mut keys: Vec<&str> = estimate.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(
-        keys,
-        [
-            "convenience_fees",
-            "distance_in_km",
-            "estimateFare",
-            "polylinePoints",
-            "time_in_secs"
-        ]
-    );
+    assert_eq!(keys, ["convenience_fees", "distance_in_km", "estimateFare", "polylinePoints", "time_in_secs"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_estimate_adds_the_driver_share() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
-    let reply = app
-        .post(
-            "/api/v1/bookings/estimate",
-            Some(&admin),
-            trip_body("Economy"),
-        )
-        .await;
+    let reply = app.post("/api/v1/bookings/estimate", Some(&admin), trip_body("Economy")).await;
     let estimate = reply.expect(200);
-    let (_, _, share) = economy_fare(
-        estimate["distance_in_km"].as_f64().unwrap(),
-        estimate["time_in_secs"].as_f64().unwrap(),
-    );
+    let (_, _, share) =
+        economy_fare(estimate["distance_in_km"].as_f64().unwrap(), estimate["time_in_secs"].as_f64().unwrap());
     assert_money(&estimate["driver_share"], share);
 }
 
@@ -111,18 +64,9 @@ async fn an_estimate_without_pickup_drop_or_a_known_car_type_is_select_proper() 
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let table = [
-        (
-            json!({ "drop": fort_mchenry(), "carType": "Economy" }),
-            "pickup",
-        ),
-        (
-            json!({ "pickup": fells_point(), "carType": "Economy" }),
-            "drop",
-        ),
-        (
-            json!({ "pickup": fells_point(), "drop": fort_mchenry() }),
-            "carType",
-        ),
+        (json!({ "drop": fort_mchenry(), "carType": "Economy" }), "pickup"),
+        (json!({ "pickup": fells_point(), "carType": "Economy" }), "drop"),
+        (json!({ "pickup": fells_point(), "drop": fort_mchenry() }), "carType"),
         (trip_body("Limousine"), "carType"),
         (
             json!({ "pickup": { "lat": 95.0, "lng": -76.6, "add": "nowhere" }, "drop": fort_mchenry(), "carType": "Economy" }),
@@ -130,32 +74,20 @@ async fn an_estimate_without_pickup_drop_or_a_known_car_type_is_select_proper() 
         ),
     ];
     for (body, field) in table {
-        app.post("/api/v1/bookings/estimate", Some(&rider), body)
-            .await
-            .refused_on(400, "select_proper", field);
+        app.post("/api/v1/bookings/estimate", Some(&rider), body).await.refused_on(400, "select_proper", field);
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_estimate_needs_a_parcel_type_and_an_option_and_adds_their_amounts() {
-    let app =
-        TestApp::with_settings(|settings| settings.appcat = wayfare_engine::AppCategory::Delivery)
-            .await;
+    let app = TestApp::with_settings(|settings| settings.appcat = wayfare_engine::AppCategory::Delivery).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let path = "/api/v1/bookings/estimate";
-    app.post(path, Some(&rider), trip_body("Economy"))
-        .await
-        .refused_on(400, "select_proper", "parcelTypeIndex");
+    app.post(path, Some(&rider), trip_body("Economy")).await.refused_on(400, "select_proper", "parcelTypeIndex");
     let no_option = trip_body_with("Economy", json!({ "parcelTypeIndex": 1 }));
-    app.post(path, Some(&rider), no_option)
-        .await
-        .refused_on(400, "select_proper", "optionIndex");
+    app.post(path, Some(&rider), no_option).await.refused_on(400, "select_proper", "optionIndex");
     let out_of_range = trip_body_with("Economy", json!({ "parcelTypeIndex": 2, "optionIndex": 0 }));
-    app.post(path, Some(&rider), out_of_range).await.refused_on(
-        400,
-        "select_proper",
-        "parcelTypeIndex",
-    );
+    app.post(path, Some(&rider), out_of_range).await.refused_on(400, "select_proper", "parcelTypeIndex");
     let chosen = trip_body_with("Economy", json!({ "parcelTypeIndex": 1, "optionIndex": 0 }));
     let reply = app.post(path, Some(&rider), chosen).await;
     let estimate = reply.expect(200);
@@ -171,15 +103,9 @@ async fn a_bad_estimate_body_is_invalid_input() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let path = "/api/v1/bookings/estimate";
-    app.post_raw(path, Some(&rider), "application/json", "{")
-        .await
-        .refused_on(400, "invalid_input", "body");
-    app.post(path, Some(&rider), json!({ "pickup": "Fells Point" }))
-        .await
-        .refused_on(400, "invalid_input", "body");
-    app.post(path, Some(&rider), json!([1, 2]))
-        .await
-        .refused_on(400, "invalid_input", "body");
+    app.post_raw(path, Some(&rider), "application/json", "{").await.refused_on(400, "invalid_input", "body");
+    app.post(path, Some(&rider), json!({ "pickup": "Fells Point" })).await.refused_on(400, "invalid_input", "body");
+    app.post(path, Some(&rider), json!([1, 2])).await.refused_on(400, "invalid_input", "body");
 }
 
 // ---- create ----------------------------------------------------------------------
@@ -188,17 +114,9 @@ async fn a_bad_estimate_body_is_invalid_input() {
 async fn a_rider_books_now_and_gets_the_booking_with_the_spec_fields() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let estimate = app
-        .post(
-            "/api/v1/bookings/estimate",
-            Some(&rider),
-            trip_body("Economy"),
-        )
-        .await;
+    let estimate = app.post("/api/v1/bookings/estimate", Some(&rider), trip_body("Economy")).await;
     let quoted = estimate.expect(200)["estimateFare"].clone();
-    let reply = app
-        .post("/api/v1/bookings", Some(&rider), trip_body("Economy"))
-        .await;
+    let reply = app.post("/api/v1/bookings", Some(&rider), trip_body("Economy")).await;
     let booking = reply.expect(201);
     assert_eq!(status_of(booking), "NEW");
     assert_eq!(booking["customer"], rider.id.to_string());
@@ -215,10 +133,7 @@ async fn a_rider_books_now_and_gets_the_booking_with_the_spec_fields() {
     assert_eq!(booking["drop"], fort_mchenry());
     assert_eq!(booking["pickupAddress"], fells_point()["add"]);
     assert_eq!(booking["dropAddress"], fort_mchenry()["add"]);
-    assert_eq!(
-        booking["estimate"], quoted,
-        "the booking costs what the estimate said"
-    );
+    assert_eq!(booking["estimate"], quoted, "the booking costs what the estimate said");
     assert_eq!(booking["trip_cost"], quoted);
     assert_eq!(booking["payableAmount"], quoted);
     assert!(booking["estimateDistance"].as_f64().unwrap() > 0.0);
@@ -226,29 +141,14 @@ async fn a_rider_books_now_and_gets_the_booking_with_the_spec_fields() {
     assert_eq!(booking["requestedDrivers"], json!({}));
     assert_eq!(booking["driver"], Value::Null);
     let reference = booking["reference"].as_str().unwrap();
-    assert!(
-        reference.len() == 6 && reference.bytes().all(|byte| byte.is_ascii_uppercase()),
-        "{reference}"
-    );
-    let otp = booking["otp"]
-        .as_u64()
-        .expect("otp_secure is on in the demo: a 5-digit otp");
+    assert!(reference.len() == 6 && reference.bytes().all(|byte| byte.is_ascii_uppercase()), "{reference}");
+    let otp = booking["otp"].as_u64().expect("otp_secure is on in the demo: a 5-digit otp");
     assert!((10_000..=99_999).contains(&otp));
-    for hidden in [
-        "driver_share",
-        "convenience_fees",
-        "customer_token",
-        "driver_token",
-    ] {
-        assert!(
-            booking.get(hidden).is_none(),
-            "a rider's booking has no {hidden}"
-        );
+    for hidden in ["driver_share", "convenience_fees", "customer_token", "driver_token"] {
+        assert!(booking.get(hidden).is_none(), "a rider's booking has no {hidden}");
     }
     let id = booking["id"].as_str().unwrap();
-    let read = app
-        .get(&format!("/api/v1/bookings/{id}"), Some(&rider))
-        .await;
+    let read = app.get(&format!("/api/v1/bookings/{id}"), Some(&rider)).await;
     assert_eq!(read.expect(200)["reference"], reference);
 }
 
@@ -274,39 +174,21 @@ async fn a_rider_books_later_at_least_fifteen_minutes_ahead() {
     assert_eq!(booking["bookingDate"], T0);
     assert_eq!(booking["carType"], "Comfort");
 
-    let too_soon = trip_body_with(
-        "Comfort",
-        json!({ "bookLater": true, "tripdate": later - 1 }),
-    );
-    app.post("/api/v1/bookings", Some(&rider), too_soon)
-        .await
-        .refused_on(400, "past_booking_error", "tripdate");
-    let in_the_past = trip_body_with(
-        "Comfort",
-        json!({ "bookLater": true, "tripdate": T0 - 60_000 }),
-    );
-    app.post("/api/v1/bookings", Some(&rider), in_the_past)
-        .await
-        .refused_on(400, "past_booking_error", "tripdate");
+    let too_soon = trip_body_with("Comfort", json!({ "bookLater": true, "tripdate": later - 1 }));
+    app.post("/api/v1/bookings", Some(&rider), too_soon).await.refused_on(400, "past_booking_error", "tripdate");
+    let in_the_past = trip_body_with("Comfort", json!({ "bookLater": true, "tripdate": T0 - 60_000 }));
+    app.post("/api/v1/bookings", Some(&rider), in_the_past).await.refused_on(400, "past_booking_error", "tripdate");
     let no_date = trip_body_with("Comfort", json!({ "bookLater": true }));
-    app.post("/api/v1/bookings", Some(&rider), no_date)
-        .await
-        .refused_on(400, "select_proper", "tripdate");
+    app.post("/api/v1/bookings", Some(&rider), no_date).await.refused_on(400, "select_proper", "tripdate");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn booking_without_signing_in_is_must_login() {
     let app = TestApp::demo().await;
-    app.post("/api/v1/bookings", None, trip_body("Economy"))
-        .await
-        .refused(401, "must_login");
+    app.post("/api/v1/bookings", None, trip_body("Economy")).await.refused(401, "must_login");
     let signed_out = app.sign_in("rider1@demo.wayfare").await;
-    app.post_empty("/api/v1/auth/logout", Some(&signed_out))
-        .await
-        .expect(200);
-    app.post("/api/v1/bookings", Some(&signed_out), trip_body("Economy"))
-        .await
-        .refused(401, "must_login");
+    app.post_empty("/api/v1/auth/logout", Some(&signed_out)).await.expect(200);
+    app.post("/api/v1/bookings", Some(&signed_out), trip_body("Economy")).await.refused(401, "must_login");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -314,33 +196,31 @@ async fn a_rider_without_a_full_profile_gets_profile_incomplete() {
     let app = TestApp::demo().await;
     // A first sign-in by e-mail makes a rider with no names yet.
     let newcomer = app.sign_in("newcomer@example.com").await;
-    app.post("/api/v1/bookings", Some(&newcomer), trip_body("Economy"))
-        .await
-        .refused_on(400, "profile_incomplete", "firstName");
+    app.post("/api/v1/bookings", Some(&newcomer), trip_body("Economy")).await.refused_on(
+        400,
+        "profile_incomplete",
+        "firstName",
+    );
     let mut user = app.state.storage.user(newcomer.id).await.unwrap();
     user.firstName = "New".into();
     user.lastName = " ".into();
-    app.state
-        .storage
-        .update_user(&user, app.now())
-        .await
-        .unwrap();
-    app.post("/api/v1/bookings", Some(&newcomer), trip_body("Economy"))
-        .await
-        .refused_on(400, "profile_incomplete", "lastName");
+    app.state.storage.update_user(&user, app.now()).await.unwrap();
+    app.post("/api/v1/bookings", Some(&newcomer), trip_body("Economy")).await.refused_on(
+        400,
+        "profile_incomplete",
+        "lastName",
+    );
     // A phone sign-in has names and no e-mail.
     let by_phone = app.sign_in("+14105550777").await;
     let mut user = app.state.storage.user(by_phone.id).await.unwrap();
     user.firstName = "Phone".into();
     user.lastName = "Person".into();
-    app.state
-        .storage
-        .update_user(&user, app.now())
-        .await
-        .unwrap();
-    app.post("/api/v1/bookings", Some(&by_phone), trip_body("Economy"))
-        .await
-        .refused_on(400, "profile_incomplete", "email");
+    app.state.storage.update_user(&user, app.now()).await.unwrap();
+    app.post("/api/v1/bookings", Some(&by_phone), trip_body("Economy")).await.refused_on(
+        400,
+        "profile_incomplete",
+        "email",
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -348,72 +228,38 @@ async fn a_booking_without_pickup_drop_or_car_type_is_select_proper() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let table = [
-        (
-            json!({ "drop": fort_mchenry(), "carType": "Economy" }),
-            "pickup",
-        ),
-        (
-            json!({ "pickup": fells_point(), "carType": "Economy" }),
-            "drop",
-        ),
-        (
-            json!({ "pickup": fells_point(), "drop": fort_mchenry() }),
-            "carType",
-        ),
+        (json!({ "drop": fort_mchenry(), "carType": "Economy" }), "pickup"),
+        (json!({ "pickup": fells_point(), "carType": "Economy" }), "drop"),
+        (json!({ "pickup": fells_point(), "drop": fort_mchenry() }), "carType"),
         (trip_body("Limousine"), "carType"),
     ];
     for (body, field) in table {
-        app.post("/api/v1/bookings", Some(&rider), body)
-            .await
-            .refused_on(400, "select_proper", field);
+        app.post("/api/v1/bookings", Some(&rider), body).await.refused_on(400, "select_proper", field);
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_booking_needs_the_delivery_person_and_phone_and_waits_for_payment() {
-    let app =
-        TestApp::with_settings(|settings| settings.appcat = wayfare_engine::AppCategory::Delivery)
-            .await;
+    let app = TestApp::with_settings(|settings| settings.appcat = wayfare_engine::AppCategory::Delivery).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let parcel = json!({ "parcelTypeIndex": 1, "optionIndex": 0 });
     let path = "/api/v1/bookings";
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", parcel.clone()),
-    )
-    .await
-    .refused_on(400, "deliveryDetailMissing", "deliveryPerson");
+    app.post(path, Some(&rider), trip_body_with("Economy", parcel.clone())).await.refused_on(
+        400,
+        "deliveryDetailMissing",
+        "deliveryPerson",
+    );
     let table = [
-        (
-            json!({ "deliveryPerson": "   ", "deliveryPersonPhone": "410-555-0199" }),
-            "deliveryPerson",
-        ),
-        (
-            json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "" }),
-            "deliveryPersonPhone",
-        ),
-        (
-            json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "555-01" }),
-            "deliveryPersonPhone",
-        ),
-        (
-            json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "call me" }),
-            "deliveryPersonPhone",
-        ),
-        (
-            json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "-- -- ---" }),
-            "deliveryPersonPhone",
-        ),
+        (json!({ "deliveryPerson": "   ", "deliveryPersonPhone": "410-555-0199" }), "deliveryPerson"),
+        (json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "" }), "deliveryPersonPhone"),
+        (json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "555-01" }), "deliveryPersonPhone"),
+        (json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "call me" }), "deliveryPersonPhone"),
+        (json!({ "deliveryPerson": "Dana", "deliveryPersonPhone": "-- -- ---" }), "deliveryPersonPhone"),
     ];
     for (details, field) in table {
         let mut body = trip_body_with("Economy", parcel.clone());
-        body.as_object_mut()
-            .unwrap()
-            .extend(details.as_object().unwrap().clone());
-        app.post(path, Some(&rider), body)
-            .await
-            .refused_on(400, "deliveryDetailMissing", field);
+        body.as_object_mut().unwrap().extend(details.as_object().unwrap().clone());
+        app.post(path, Some(&rider), body).await.refused_on(400, "deliveryDetailMissing", field);
     }
     let full = json!({
         "parcelTypeIndex": 1,
@@ -423,36 +269,18 @@ async fn a_delivery_booking_needs_the_delivery_person_and_phone_and_waits_for_pa
         "pickUpInstructions": "Front desk",
         "deliveryInstructions": "Ring twice",
     });
-    let reply = app
-        .post(path, Some(&rider), trip_body_with("Economy", full))
-        .await;
+    let reply = app.post(path, Some(&rider), trip_body_with("Economy", full)).await;
     let booking = reply.expect(201);
-    assert_eq!(
-        status_of(booking),
-        "PAYMENT_PENDING",
-        "a rider's delivery waits for the card payment"
-    );
+    assert_eq!(status_of(booking), "PAYMENT_PENDING", "a rider's delivery waits for the card payment");
     assert_eq!(booking["appcat"], "delivery");
     assert_eq!(booking["payment_mode"], "card");
     assert_eq!(booking["deliveryPerson"], "Dana");
     assert_eq!(booking["deliveryPersonPhone"], "410-555-0199");
     assert_eq!(booking["pickUpInstructions"], "Front desk");
     assert_eq!(booking["deliveryInstructions"], "Ring twice");
-    assert_eq!(
-        booking["parcelTypeSelected"],
-        json!({ "description": "Small box", "amount": 3.0 })
-    );
-    assert_eq!(
-        booking["optionSelected"],
-        json!({ "description": "Fragile handling", "amount": 2.0 })
-    );
-    assert_eq!(
-        (
-            booking["parcelTypeIndex"].as_u64(),
-            booking["optionIndex"].as_u64()
-        ),
-        (Some(1), Some(0))
-    );
+    assert_eq!(booking["parcelTypeSelected"], json!({ "description": "Small box", "amount": 3.0 }));
+    assert_eq!(booking["optionSelected"], json!({ "description": "Fragile handling", "amount": 2.0 }));
+    assert_eq!((booking["parcelTypeIndex"].as_u64(), booking["optionIndex"].as_u64()), (Some(1), Some(0)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -467,16 +295,9 @@ async fn an_admin_books_for_a_rider_and_sees_the_fare_split() {
     assert_eq!(booking["customer_name"], "Rider 3");
     assert_eq!(booking["booking_type_admin"], true);
     let cost = booking["trip_cost"].as_f64().unwrap();
-    let fee = booking["convenience_fees"]
-        .as_f64()
-        .expect("admins see the convenience fee");
-    let share = booking["driver_share"]
-        .as_f64()
-        .expect("admins see the driver's share");
-    assert!(
-        (share + fee - cost).abs() < 0.001,
-        "the driver earns the trip cost less the fee"
-    );
+    let fee = booking["convenience_fees"].as_f64().expect("admins see the convenience fee");
+    let share = booking["driver_share"].as_f64().expect("admins see the driver's share");
+    assert!((share + fee - cost).abs() < 0.001, "the driver earns the trip cost less the fee");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -484,26 +305,15 @@ async fn the_admin_form_needs_a_rider_with_a_mobile_number() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
     let path = "/api/v1/bookings";
-    app.post(path, Some(&admin), trip_body("Economy"))
-        .await
-        .refused_on(400, "select_proper", "customer");
-    let unknown = trip_body_with(
-        "Economy",
-        json!({ "customer": wayfare_engine::UserId::from_u128(42) }),
-    );
-    app.post(path, Some(&admin), unknown)
-        .await
-        .refused_on(400, "select_proper", "customer");
+    app.post(path, Some(&admin), trip_body("Economy")).await.refused_on(400, "select_proper", "customer");
+    let unknown = trip_body_with("Economy", json!({ "customer": wayfare_engine::UserId::from_u128(42) }));
+    app.post(path, Some(&admin), unknown).await.refused_on(400, "select_proper", "customer");
     let not_a_rider = trip_body_with("Economy", json!({ "customer": driver(1).id }));
-    app.post(path, Some(&admin), not_a_rider)
-        .await
-        .refused_on(400, "select_proper", "customer");
+    app.post(path, Some(&admin), not_a_rider).await.refused_on(400, "select_proper", "customer");
     // An e-mail sign-up has no mobile number.
     let newcomer = app.sign_in("newcomer@example.com").await;
     let no_mobile = trip_body_with("Economy", json!({ "customer": newcomer.id }));
-    app.post(path, Some(&admin), no_mobile)
-        .await
-        .refused_on(400, "incomplete_user", "customer");
+    app.post(path, Some(&admin), no_mobile).await.refused_on(400, "incomplete_user", "customer");
 }
 
 async fn save_promo(app: &TestApp, name: &str, validity: i64) {
@@ -530,44 +340,23 @@ async fn a_promo_code_is_applied_once_per_rider_and_an_unknown_one_is_promo_inva
     save_promo(&app, "OLD", T0 - 1).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let path = "/api/v1/bookings";
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", json!({ "promo": "NOPE" })),
-    )
-    .await
-    .refused(400, "promo_invalid");
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", json!({ "promo": "OLD" })),
-    )
-    .await
-    .refused(400, "promo_expired");
-    let reply = app
-        .post(
-            path,
-            Some(&rider),
-            trip_body_with("Economy", json!({ "promo": "TWOOFF" })),
-        )
-        .await;
+    app.post(path, Some(&rider), trip_body_with("Economy", json!({ "promo": "NOPE" })))
+        .await
+        .refused(400, "promo_invalid");
+    app.post(path, Some(&rider), trip_body_with("Economy", json!({ "promo": "OLD" })))
+        .await
+        .refused(400, "promo_expired");
+    let reply = app.post(path, Some(&rider), trip_body_with("Economy", json!({ "promo": "TWOOFF" }))).await;
     let booking = reply.expect(201);
     assert_eq!(booking["promo_applied"], true);
     assert_eq!(booking["discount_amount"], 2.0);
     assert_eq!(booking["promo_details"]["promo_name"], "TWOOFF");
     let payable = booking["payableAmount"].as_f64().unwrap();
     let cost = booking["trip_cost"].as_f64().unwrap();
-    assert!(
-        (cost - payable - 2.0).abs() < 0.001,
-        "{cost} less 2.00 is {payable}"
-    );
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", json!({ "promo": "TWOOFF" })),
-    )
-    .await
-    .refused(409, "promo_limit_reached");
+    assert!((cost - payable - 2.0).abs() < 0.001, "{cost} less 2.00 is {payable}");
+    app.post(path, Some(&rider), trip_body_with("Economy", json!({ "promo": "TWOOFF" })))
+        .await
+        .refused(409, "promo_limit_reached");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -575,40 +364,32 @@ async fn a_bad_booking_body_is_invalid_input() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let path = "/api/v1/bookings";
-    app.post_raw(path, Some(&rider), "application/json", "{\"pickup\": ")
-        .await
-        .refused_on(400, "invalid_input", "body");
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", json!({ "bookLater": "yes" })),
-    )
-    .await
-    .refused_on(400, "invalid_input", "body");
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", json!({ "tripdate": "tomorrow" })),
-    )
-    .await
-    .refused_on(400, "invalid_input", "body");
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", json!({ "payment_mode": "cheque" })),
-    )
-    .await
-    .refused_on(400, "invalid_input", "body");
-    app.post(
-        path,
-        Some(&rider),
-        trip_body_with("Economy", json!({ "customer": "nobody" })),
-    )
-    .await
-    .refused_on(400, "invalid_input", "body");
-    app.post_empty(path, Some(&rider))
-        .await
-        .refused_on(400, "invalid_input", "body");
+    app.post_raw(path, Some(&rider), "application/json", "{\"pickup\": ").await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post(path, Some(&rider), trip_body_with("Economy", json!({ "bookLater": "yes" }))).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post(path, Some(&rider), trip_body_with("Economy", json!({ "tripdate": "tomorrow" }))).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post(path, Some(&rider), trip_body_with("Economy", json!({ "payment_mode": "cheque" }))).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post(path, Some(&rider), trip_body_with("Economy", json!({ "customer": "nobody" }))).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post_empty(path, Some(&rider)).await.refused_on(400, "invalid_input", "body");
 }
 
 // ---- list and read ------------------------------------------------------------------
@@ -625,71 +406,35 @@ async fn booking_lists_page_filter_and_search() {
 
     let all = app.get("/api/v1/bookings", Some(&rider)).await;
     let ids = |body: &Value| -> Vec<String> {
-        body["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|item| item["id"].as_str().unwrap().to_string())
-            .collect()
+        body["items"].as_array().unwrap().iter().map(|item| item["id"].as_str().unwrap().to_string()).collect()
     };
     assert_eq!(
         ids(all.expect(200)),
-        [
-            third.id.to_string(),
-            second.id.to_string(),
-            first.id.to_string()
-        ],
+        [third.id.to_string(), second.id.to_string(), first.id.to_string()],
         "newest trip first"
     );
     assert_eq!(all.body["next"], Value::Null);
 
-    let oldest_first = app
-        .get("/api/v1/bookings?order=asc&sort=bookingDate", Some(&rider))
-        .await;
+    let oldest_first = app.get("/api/v1/bookings?order=asc&sort=bookingDate", Some(&rider)).await;
     assert_eq!(ids(oldest_first.expect(200))[0], first.id.to_string());
 
     let page = app.get("/api/v1/bookings?limit=2", Some(&rider)).await;
     assert_eq!(ids(page.expect(200)).len(), 2);
-    let cursor = page.body["next"]
-        .as_str()
-        .expect("a cursor to the next page");
-    let rest = app
-        .get(
-            &format!("/api/v1/bookings?limit=2&after={}", query_encode(cursor)),
-            Some(&rider),
-        )
-        .await;
+    let cursor = page.body["next"].as_str().expect("a cursor to the next page");
+    let rest = app.get(&format!("/api/v1/bookings?limit=2&after={}", query_encode(cursor)), Some(&rider)).await;
     assert_eq!(ids(rest.expect(200)), [first.id.to_string()]);
 
-    let accepted = app
-        .get("/api/v1/bookings?status=ACCEPTED", Some(&rider))
-        .await;
+    let accepted = app.get("/api/v1/bookings?status=ACCEPTED", Some(&rider)).await;
     assert_eq!(ids(accepted.expect(200)), [second.id.to_string()]);
-    let either = app
-        .get(
-            "/api/v1/bookings?status=NEW,ACCEPTED&active=true",
-            Some(&rider),
-        )
-        .await;
+    let either = app.get("/api/v1/bookings?status=NEW,ACCEPTED&active=true", Some(&rider)).await;
     assert_eq!(ids(either.expect(200)).len(), 3);
 
-    let by_reference = app
-        .get(
-            &format!("/api/v1/bookings?search={}", second.reference),
-            Some(&rider),
-        )
-        .await;
+    let by_reference = app.get(&format!("/api/v1/bookings?search={}", second.reference), Some(&rider)).await;
     assert_eq!(ids(by_reference.expect(200)), [second.id.to_string()]);
 
-    app.get("/api/v1/bookings?status=LOST", Some(&rider))
-        .await
-        .refused_on(400, "invalid_input", "status");
-    app.get("/api/v1/bookings?limit=many", Some(&rider))
-        .await
-        .refused_on(400, "invalid_input", "query");
-    app.get("/api/v1/bookings?order=sideways", Some(&rider))
-        .await
-        .refused_on(400, "invalid_input", "query");
+    app.get("/api/v1/bookings?status=LOST", Some(&rider)).await.refused_on(400, "invalid_input", "status");
+    app.get("/api/v1/bookings?limit=many", Some(&rider)).await.refused_on(400, "invalid_input", "query");
+    app.get("/api/v1/bookings?order=sideways", Some(&rider)).await.refused_on(400, "invalid_input", "query");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -700,15 +445,9 @@ async fn booking_lists_are_scoped_by_role() {
     // rider 1's trip with driver 4 (the demo fleet), rider 2's with the other fleet's driver,
     // rider 1's booking only offered to driver 4.
     let mine = app.booking_at(&rider(1), &driver(4), Stage::Accepted).await;
-    let theirs = app
-        .booking_at(&rider(2), &other_fleet_driver(), Stage::Accepted)
-        .await;
+    let theirs = app.booking_at(&rider(2), &other_fleet_driver(), Stage::Accepted).await;
     let offered = app.booking_at(&rider(1), &driver(4), Stage::Offered).await;
-    let (mine, theirs, offered) = (
-        mine.id.to_string(),
-        theirs.id.to_string(),
-        offered.id.to_string(),
-    );
+    let (mine, theirs, offered) = (mine.id.to_string(), theirs.id.to_string(), offered.id.to_string());
 
     // Spec §6: rider as customer, driver as driver, fleet admin by fleet, admin all.
     let table: [(&str, &[&str]); 5] = [
@@ -743,16 +482,10 @@ async fn booking_lists_are_scoped_by_role() {
 async fn a_malformed_or_unknown_booking_id_is_not_found() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
-    app.get("/api/v1/bookings/not-a-booking", Some(&admin))
-        .await
-        .refused(404, "not_found");
-    app.get("/api/v1/bookings/12345", Some(&admin))
-        .await
-        .refused(404, "not_found");
+    app.get("/api/v1/bookings/not-a-booking", Some(&admin)).await.refused(404, "not_found");
+    app.get("/api/v1/bookings/12345", Some(&admin)).await.refused(404, "not_found");
     let unknown = uuid::Uuid::now_v7();
-    app.get(&format!("/api/v1/bookings/{unknown}"), Some(&admin))
-        .await
-        .refused(404, "not_found");
+    app.get(&format!("/api/v1/bookings/{unknown}"), Some(&admin)).await.refused(404, "not_found");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -760,39 +493,18 @@ async fn a_taxi_trip_ignores_parcel_types_and_options() {
     // validation: "for taxi the indexes are ignored, as the delivery-only fields are hidden there"
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let plain = app
-        .post(
-            "/api/v1/bookings/estimate",
-            Some(&rider),
-            trip_body("Economy"),
-        )
-        .await;
+    let plain = app.post("/api/v1/bookings/estimate", Some(&rider), trip_body("Economy")).await;
     let quoted = plain.expect(200)["estimateFare"].clone();
-    for indexes in [
-        json!({ "parcelTypeIndex": 1, "optionIndex": 0 }),
-        json!({ "parcelTypeIndex": 99, "optionIndex": 99 }),
-    ] {
-        let estimate = app
-            .post(
-                "/api/v1/bookings/estimate",
-                Some(&rider),
-                trip_body_with("Economy", indexes.clone()),
-            )
-            .await;
+    for indexes in
+        [json!({ "parcelTypeIndex": 1, "optionIndex": 0 }), json!({ "parcelTypeIndex": 99, "optionIndex": 99 })]
+    {
+        let estimate =
+            app.post("/api/v1/bookings/estimate", Some(&rider), trip_body_with("Economy", indexes.clone())).await;
         assert_eq!(estimate.expect(200)["estimateFare"], quoted, "{indexes}");
-        let created = app
-            .post(
-                "/api/v1/bookings",
-                Some(&rider),
-                trip_body_with("Economy", indexes.clone()),
-            )
-            .await;
+        let created = app.post("/api/v1/bookings", Some(&rider), trip_body_with("Economy", indexes.clone())).await;
         let booking = created.expect(201);
         assert_eq!(booking["estimate"], quoted, "{indexes}");
-        assert_eq!(
-            (&booking["parcelTypeSelected"], &booking["optionSelected"]),
-            (&Value::Null, &Value::Null)
-        );
+        assert_eq!((&booking["parcelTypeSelected"], &booking["optionSelected"]), (&Value::Null, &Value::Null));
     }
 }
 
@@ -801,24 +513,11 @@ async fn a_book_later_date_past_the_last_javascript_date_is_invalid_input() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let last_date: i64 = 8_640_000_000_000_000;
-    let latest = trip_body_with(
-        "Economy",
-        json!({ "bookLater": true, "tripdate": last_date }),
-    );
-    assert_eq!(
-        app.post("/api/v1/bookings", Some(&rider), latest)
-            .await
-            .expect(201)["tripdate"],
-        last_date
-    );
+    let latest = trip_body_with("Economy", json!({ "bookLater": true, "tripdate": last_date }));
+    assert_eq!(app.post("/api/v1/bookings", Some(&rider), latest).await.expect(201)["tripdate"], last_date);
     for tripdate in [last_date + 1, i64::MAX] {
-        let body = trip_body_with(
-            "Economy",
-            json!({ "bookLater": true, "tripdate": tripdate }),
-        );
-        app.post("/api/v1/bookings", Some(&rider), body)
-            .await
-            .refused_on(400, "invalid_input", "tripdate");
+        let body = trip_body_with("Economy", json!({ "bookLater": true, "tripdate": tripdate }));
+        app.post("/api/v1/bookings", Some(&rider), body).await.refused_on(400, "invalid_input", "tripdate");
     }
 }
 
@@ -828,16 +527,8 @@ async fn a_page_cursor_that_is_not_ours_is_invalid_input() {
     let rider = app.sign_in("rider1@demo.wayfare").await;
     for cursor in ["garbage", "", &"zz".repeat(24)] {
         let list = format!("/api/v1/bookings?after={}", query_encode(cursor));
-        app.get(&list, Some(&rider))
-            .await
-            .refused_on(400, "invalid_input", "cursor");
-        let wallet = format!(
-            "/api/v1/users/{}/wallet?after={}",
-            rider.id,
-            query_encode(cursor)
-        );
-        app.get(&wallet, Some(&rider))
-            .await
-            .refused_on(400, "invalid_input", "cursor");
+        app.get(&list, Some(&rider)).await.refused_on(400, "invalid_input", "cursor");
+        let wallet = format!("/api/v1/users/{}/wallet?after={}", rider.id, query_encode(cursor));
+        app.get(&wallet, Some(&rider)).await.refused_on(400, "invalid_input", "cursor");
     }
 }

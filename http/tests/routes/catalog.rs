@@ -35,40 +35,22 @@ async fn settings_show_the_spec_fields_to_everyone_and_dispatch_tuning_only_to_a
         "contact_email",
         "CompanyPhone",
     ] {
-        assert!(
-            settings.get(field).is_some(),
-            "settings lack {field}: {settings}"
-        );
+        assert!(settings.get(field).is_some(), "settings lack {field}: {settings}");
     }
     assert_eq!(settings["code"], "USD");
     assert_eq!(settings["decimal"], 2);
     assert_eq!(settings["bonus"], 5.0);
     assert_eq!(settings["appcat"], "taxi");
-    let tuning = [
-        "dispatchPolicy",
-        "dispatchWaveSize",
-        "dispatchOfferSeconds",
-        "dispatchMaxWaves",
-        "dispatchRadiusStep",
-    ];
+    let tuning =
+        ["dispatchPolicy", "dispatchWaveSize", "dispatchOfferSeconds", "dispatchMaxWaves", "dispatchRadiusStep"];
     for field in tuning {
-        assert!(
-            settings.get(field).is_none(),
-            "{field} is the admins' business"
-        );
+        assert!(settings.get(field).is_none(), "{field} is the admins' business");
     }
-    for email in [
-        "rider1@demo.wayfare",
-        "driver1@demo.wayfare",
-        "fleet@demo.wayfare",
-    ] {
+    for email in ["rider1@demo.wayfare", "driver1@demo.wayfare", "fleet@demo.wayfare"] {
         let session = app.sign_in(email).await;
         let seen = app.get("/api/v1/settings", Some(&session)).await;
         for field in tuning {
-            assert!(
-                seen.expect(200).get(field).is_none(),
-                "{email} sees {field}"
-            );
+            assert!(seen.expect(200).get(field).is_none(), "{email} sees {field}");
         }
     }
     let admin = app.sign_in("admin@demo.wayfare").await;
@@ -83,11 +65,7 @@ async fn settings_show_the_spec_fields_to_everyone_and_dispatch_tuning_only_to_a
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_answer_a_visitor_with_a_stale_token_like_anyone_else() {
     let app = TestApp::demo().await;
-    let stale = Session {
-        token: "0".repeat(64),
-        id: rider(1).id,
-        user: json!({}),
-    };
+    let stale = Session { token: "0".repeat(64), id: rider(1).id, user: json!({}) };
     app.get("/api/v1/settings", Some(&stale)).await.expect(200);
     app.get("/api/v1/cartypes", Some(&stale)).await.expect(200);
 }
@@ -97,16 +75,10 @@ async fn car_types_list_the_demo_fleet_with_the_spec_fields() {
     let app = TestApp::demo().await;
     let reply = app.get("/api/v1/cartypes", None).await;
     let car_types = reply.expect(200).as_array().expect("a list").clone();
-    let mut names: Vec<&str> = car_types
-        .iter()
-        .map(|car| car["name"].as_str().unwrap())
-        .collect();
+    let mut names: Vec<&str> = car_types.iter().map(|car| car["name"].as_str().unwrap()).collect();
     names.sort_unstable();
     assert_eq!(names, ["Comfort", "Economy", "XL"]);
-    let economy = car_types
-        .iter()
-        .find(|car| car["name"] == "Economy")
-        .unwrap();
+    let economy = car_types.iter().find(|car| car["name"] == "Economy").unwrap();
     assert_eq!(economy["base_fare"], 2.5);
     assert_eq!(economy["rate_per_unit_distance"], 1.1);
     assert_eq!(economy["rate_per_hour"], 15.0);
@@ -116,25 +88,13 @@ async fn car_types_list_the_demo_fleet_with_the_spec_fields() {
     for field in ["id", "image", "extra_info", "createdAt"] {
         assert!(economy.get(field).is_some(), "car types lack {field}");
     }
-    assert_eq!(
-        economy["parcelTypes"][1],
-        json!({ "description": "Small box", "amount": 3.0 })
-    );
-    assert_eq!(
-        economy["options"][0],
-        json!({ "description": "Fragile handling", "amount": 2.0 })
-    );
-    assert_eq!(
-        economy["cancelSlab"][0],
-        json!({ "minsDelayed": 2, "amount": 2.0 })
-    );
+    assert_eq!(economy["parcelTypes"][1], json!({ "description": "Small box", "amount": 3.0 }));
+    assert_eq!(economy["options"][0], json!({ "description": "Fragile handling", "amount": 2.0 }));
+    assert_eq!(economy["cancelSlab"][0], json!({ "minsDelayed": 2, "amount": 2.0 }));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_is_ok() {
     let app = TestApp::demo().await;
-    assert_eq!(
-        app.get("/healthz", None).await.expect(200),
-        &json!({ "status": "ok" })
-    );
+    assert_eq!(app.get("/healthz", None).await.expect(200), &json!({ "status": "ok" }));
 }

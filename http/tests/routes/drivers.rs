@@ -9,50 +9,22 @@ use wayfare_engine::{LatLng, UserId};
 async fn a_driver_goes_online_and_offline() {
     let app = TestApp::demo().await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    let online = app
-        .post(
-            "/api/v1/drivers/me/status",
-            Some(&driver),
-            json!({ "driverActiveStatus": true }),
-        )
-        .await;
+    let online = app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true })).await;
     assert_eq!(online.expect(200), &json!({ "driverActiveStatus": true }));
     assert!(app.runtime().is_online(driver.id));
-    assert_eq!(
-        app.get("/api/v1/auth/me", Some(&driver)).await.expect(200)["user"]["driverActiveStatus"],
-        true
-    );
+    assert_eq!(app.get("/api/v1/auth/me", Some(&driver)).await.expect(200)["user"]["driverActiveStatus"], true);
     // Going online twice is still online.
-    app.post(
-        "/api/v1/drivers/me/status",
-        Some(&driver),
-        json!({ "driverActiveStatus": true }),
-    )
-    .await
-    .expect(200);
-    let offline = app
-        .post(
-            "/api/v1/drivers/me/status",
-            Some(&driver),
-            json!({ "driverActiveStatus": false }),
-        )
-        .await;
+    app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true })).await.expect(200);
+    let offline = app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": false })).await;
     assert_eq!(offline.expect(200), &json!({ "driverActiveStatus": false }));
     assert!(!app.runtime().is_online(driver.id));
-    assert_eq!(
-        app.get("/api/v1/auth/me", Some(&driver)).await.expect(200)["user"]["driverActiveStatus"],
-        false
-    );
+    assert_eq!(app.get("/api/v1/auth/me", Some(&driver)).await.expect(200)["user"]["driverActiveStatus"], false);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_driver_without_a_known_car_type_cannot_go_online() {
     let app = TestApp::demo().await;
-    for (number, car_type) in [
-        (1_u128, None),
-        (2, Some("Hovercraft".to_string())),
-        (3, Some(String::new())),
-    ] {
+    for (number, car_type) in [(1_u128, None), (2, Some("Hovercraft".to_string())), (3, Some(String::new()))] {
         let mut user = driver(5);
         user.id = UserId::from_u128(0x0CA2_0000 + number);
         user.email = format!("carless{number}@example.com");
@@ -61,13 +33,7 @@ async fn a_driver_without_a_known_car_type_cannot_go_online() {
         user.carType = car_type;
         app.insert_user(&user).await;
         let session = app.sign_in(&user.email).await;
-        let reply = app
-            .post(
-                "/api/v1/drivers/me/status",
-                Some(&session),
-                json!({ "driverActiveStatus": true }),
-            )
-            .await;
+        let reply = app.post("/api/v1/drivers/me/status", Some(&session), json!({ "driverActiveStatus": true })).await;
         reply.refused_on(409, "driver_not_eligible", "carType");
         assert!(!app.runtime().is_online(session.id));
     }
@@ -78,47 +44,26 @@ async fn an_online_driver_streams_positions_and_an_offline_one_is_refused() {
     let app = TestApp::demo().await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let location = "/api/v1/drivers/me/location";
-    app.post(
-        location,
-        Some(&driver),
-        json!({ "lat": 39.29, "lng": -76.6 }),
-    )
-    .await
-    .refused(409, "driver_not_eligible");
-    app.post(
-        "/api/v1/drivers/me/status",
-        Some(&driver),
-        json!({ "driverActiveStatus": true }),
-    )
-    .await
-    .expect(200);
+    app.post(location, Some(&driver), json!({ "lat": 39.29, "lng": -76.6 })).await.refused(409, "driver_not_eligible");
+    app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true })).await.expect(200);
     let update = json!({ "lat": 39.2901, "lng": -76.6012, "heading": 180.0, "speed": 8.5, "accuracy": 5.0, "at": T0 });
     let reply = app.post(location, Some(&driver), update).await;
-    assert_eq!(
-        reply.expect(200),
-        &json!({ "ok": true, "lat": 39.2901, "lng": -76.6012 })
-    );
-    let view = app
-        .runtime()
-        .driver(driver.id)
-        .await
-        .expect("the driver's live state");
+    assert_eq!(reply.expect(200), &json!({ "ok": true, "lat": 39.2901, "lng": -76.6012 }));
+    let view = app.runtime().driver(driver.id).await.expect("the driver's live state");
     assert_eq!(view.position, Some(LatLng::new(39.2901, -76.6012)));
     for (lat, lng) in [(91.0, -76.6), (39.29, -181.0)] {
-        app.post(location, Some(&driver), json!({ "lat": lat, "lng": lng }))
-            .await
-            .refused_on(400, "invalid_input", "location");
+        app.post(location, Some(&driver), json!({ "lat": lat, "lng": lng })).await.refused_on(
+            400,
+            "invalid_input",
+            "location",
+        );
     }
-    app.post(
-        location,
-        Some(&driver),
-        json!({ "lat": "north" , "lng": -76.6 }),
-    )
-    .await
-    .refused_on(400, "invalid_input", "body");
-    app.post(location, Some(&driver), json!({ "lng": -76.6 }))
-        .await
-        .refused_on(400, "invalid_input", "body");
+    app.post(location, Some(&driver), json!({ "lat": "north" , "lng": -76.6 })).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post(location, Some(&driver), json!({ "lng": -76.6 })).await.refused_on(400, "invalid_input", "body");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -126,19 +71,13 @@ async fn a_bad_status_body_is_invalid_input() {
     let app = TestApp::demo().await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let status = "/api/v1/drivers/me/status";
-    app.post(status, Some(&driver), json!({}))
-        .await
-        .refused_on(400, "invalid_input", "body");
-    app.post(
-        status,
-        Some(&driver),
-        json!({ "driverActiveStatus": "yes" }),
-    )
-    .await
-    .refused_on(400, "invalid_input", "body");
-    app.post_raw(status, Some(&driver), "application/json", "true")
-        .await
-        .refused_on(400, "invalid_input", "body");
+    app.post(status, Some(&driver), json!({})).await.refused_on(400, "invalid_input", "body");
+    app.post(status, Some(&driver), json!({ "driverActiveStatus": "yes" })).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post_raw(status, Some(&driver), "application/json", "true").await.refused_on(400, "invalid_input", "body");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,27 +91,14 @@ async fn tasks_list_only_the_bookings_offered_to_this_driver() {
     app.offer(third.id, &[&driver(1)]).await;
     let driver4 = app.sign_in("driver4@demo.wayfare").await;
     let reply = app.get("/api/v1/tasks", Some(&driver4)).await;
-    let mut ids: Vec<&str> = reply.expect(200)["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|task| task["id"].as_str().unwrap())
-        .collect();
+    let mut ids: Vec<&str> =
+        reply.expect(200)["items"].as_array().unwrap().iter().map(|task| task["id"].as_str().unwrap()).collect();
     ids.sort_unstable();
     let mut expected = vec![first.id.to_string(), second.id.to_string()];
     expected.sort();
     assert_eq!(ids, expected);
     let task = &reply.body["items"][0];
-    for field in [
-        "reference",
-        "pickup",
-        "drop",
-        "carType",
-        "estimate",
-        "tripdate",
-        "customer_name",
-        "status",
-    ] {
+    for field in ["reference", "pickup", "drop", "carType", "estimate", "tripdate", "customer_name", "status"] {
         assert!(task.get(field).is_some(), "a task shows {field}");
     }
 }

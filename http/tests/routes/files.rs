@@ -118,9 +118,10 @@ pub async fn download(app: &TestApp, url: &str, who: Option<&Session>) -> (u16, 
     if let Some(session) = who {
         request = request.header(header::AUTHORIZATION, format!("Bearer {}", session.token));
     }
-    let response = tower::ServiceExt::oneshot(wayfare_http::app(app.state.clone()), request.body(Body::empty()).unwrap())
-        .await
-        .unwrap();
+    let response =
+        tower::ServiceExt::oneshot(wayfare_http::app(app.state.clone()), request.body(Body::empty()).unwrap())
+            .await
+            .unwrap();
     let status = response.status().as_u16();
     let content_type = response.headers().get(header::CONTENT_TYPE).map(|value| value.to_str().unwrap().to_string());
     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().to_vec();
@@ -184,7 +185,13 @@ async fn images_are_recognised_by_content_not_by_name() {
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let path = "/api/v1/users/me/profile-image";
     // A text file renamed `.png` and declared as one.
-    let text = upload(&app, path, Some(&rider), &[file_part("photo.png", "image/png", b"just some text, not a picture".to_vec())]).await;
+    let text = upload(
+        &app,
+        path,
+        Some(&rider),
+        &[file_part("photo.png", "image/png", b"just some text, not a picture".to_vec())],
+    )
+    .await;
     text.refused_on(400, "invalid_input", "image");
     // A JPEG, a GIF and a WebP named and typed wrongly are still images.
     let jpeg = [&[0xFF, 0xD8, 0xFF, 0xE0][..], b"\x00\x10JFIF\x00rest of a jpeg"].concat();
@@ -204,8 +211,16 @@ async fn an_upload_without_a_file_is_choose_image_first() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let path = "/api/v1/users/me/profile-image";
-    upload(&app, path, Some(&rider), &[text_part("caption", "me")]).await.refused_on(400, "choose_image_first", "image");
-    upload(&app, path, Some(&rider), &[file_part("empty.png", "image/png", Vec::new())]).await.refused_on(400, "choose_image_first", "image");
+    upload(&app, path, Some(&rider), &[text_part("caption", "me")]).await.refused_on(
+        400,
+        "choose_image_first",
+        "image",
+    );
+    upload(&app, path, Some(&rider), &[file_part("empty.png", "image/png", Vec::new())]).await.refused_on(
+        400,
+        "choose_image_first",
+        "image",
+    );
     app.post_empty(path, Some(&rider)).await.refused_on(400, "choose_image_first", "file");
     app.post_raw(path, Some(&rider), "application/json", "{}").await.refused_on(400, "choose_image_first", "file");
     assert_eq!(app.state.storage.user(rider.id).await.unwrap().profile_image, None);
@@ -213,7 +228,10 @@ async fn an_upload_without_a_file_is_choose_image_first() {
 
 async fn small_limit_app() -> TestApp {
     let mut setup = Setup::default();
-    setup.config = Config { files: wayfare_http::config::FilesConfig { max_upload_bytes: 1024, ..Default::default() }, ..setup.config };
+    setup.config = Config {
+        files: wayfare_http::config::FilesConfig { max_upload_bytes: 1024, ..Default::default() },
+        ..setup.config
+    };
     TestApp::start(setup).await
 }
 
@@ -316,7 +334,8 @@ async fn an_admin_sets_a_car_type_image_which_everyone_sees() {
     assert_eq!(reply.body["name"], "Economy");
     // The catalogue is reloaded: the public list shows it at once.
     let car_types = app.get("/api/v1/cartypes", None).await;
-    let economy = car_types.expect(200).as_array().unwrap().iter().find(|car| car["name"] == "Economy").unwrap().clone();
+    let economy =
+        car_types.expect(200).as_array().unwrap().iter().find(|car| car["name"] == "Economy").unwrap().clone();
     assert_eq!(economy["image"], url.as_str());
     let (status, content_type, bytes) = download(&app, &url, None).await;
     assert_eq!((status, content_type.as_deref(), bytes), (200, Some("image/png"), image));
@@ -357,18 +376,33 @@ async fn the_assigned_driver_photographs_the_parcel_at_pickup_and_delivery() {
     let driver = app.sign_in("driver4@demo.wayfare").await;
     let path = format!("/api/v1/bookings/{booking}/images");
     let image = png(6);
-    let reply = upload(&app, &path, Some(&driver), &[text_part("kind", "pickup_image"), file_part("parcel.png", "image/png", image.clone())]).await;
+    let reply = upload(
+        &app,
+        &path,
+        Some(&driver),
+        &[text_part("kind", "pickup_image"), file_part("parcel.png", "image/png", image.clone())],
+    )
+    .await;
     let url = file_url(reply.expect(200), "pickup_image");
     assert_eq!(status_of(&reply.body), "ARRIVED");
     assert_eq!(app.runtime().booking(booking).await.unwrap().pickup_image.as_deref(), Some(url.as_str()));
     // The delivery photo belongs to the drop, not the pickup.
-    upload(&app, &path, Some(&driver), &[text_part("kind", "deliver_image"), file_part("parcel.png", "image/png", png(2))])
-        .await
-        .refused(409, "status_not_allowed");
+    upload(
+        &app,
+        &path,
+        Some(&driver),
+        &[text_part("kind", "deliver_image"), file_part("parcel.png", "image/png", png(2))],
+    )
+    .await
+    .refused(409, "status_not_allowed");
     upload(&app, &path, Some(&driver), &[text_part("kind", "selfie"), file_part("parcel.png", "image/png", png(2))])
         .await
         .refused_on(400, "invalid_input", "kind");
-    upload(&app, &path, Some(&driver), &[text_part("kind", "pickup_image")]).await.refused_on(400, "choose_image_first", "image");
+    upload(&app, &path, Some(&driver), &[text_part("kind", "pickup_image")]).await.refused_on(
+        400,
+        "choose_image_first",
+        "image",
+    );
 
     // The booking's parties read it; others do not.
     let rider = app.sign_in("rider1@demo.wayfare").await;
@@ -385,8 +419,19 @@ async fn the_assigned_driver_photographs_the_parcel_at_pickup_and_delivery() {
     // At the drop the delivery photo is taken.
     let otp = app.runtime().booking(booking).await.unwrap().otp.0;
     app.command(booking, By::Driver(driver_user.id), Command::Start { otp, location: None }).await;
-    app.command(booking, By::Driver(driver_user.id), Command::Reach { location: None, drop_address: None, route: Vec::new() }).await;
-    let reply = upload(&app, &path, Some(&driver), &[text_part("kind", "deliver_image"), file_part("parcel.jpg", "image/jpeg", png(3))]).await;
+    app.command(
+        booking,
+        By::Driver(driver_user.id),
+        Command::Reach { location: None, drop_address: None, route: Vec::new() },
+    )
+    .await;
+    let reply = upload(
+        &app,
+        &path,
+        Some(&driver),
+        &[text_part("kind", "deliver_image"), file_part("parcel.jpg", "image/jpeg", png(3))],
+    )
+    .await;
     let delivered = file_url(reply.expect(200), "deliver_image");
     assert_eq!(status_of(&reply.body), "REACHED");
     assert_eq!(reply.body["pickup_image"], url.as_str(), "the pickup photo stays");
@@ -415,7 +460,9 @@ async fn parcel_photos_need_the_setting_a_delivery_and_the_assigned_driver() {
     let taxi = TestApp::with_settings(|settings| settings.AllowDeliveryPickupImageCapture = true).await;
     let booking = taxi.booking_at(&crate::support::rider(1), &crate::support::driver(4), Stage::Arrived).await;
     let driver = taxi.sign_in("driver4@demo.wayfare").await;
-    upload(&taxi, &format!("/api/v1/bookings/{}/images", booking.id), Some(&driver), &photo()).await.refused(403, "not_allowed");
+    upload(&taxi, &format!("/api/v1/bookings/{}/images", booking.id), Some(&driver), &photo())
+        .await
+        .refused(403, "not_allowed");
 }
 
 #[tokio::test]
@@ -455,7 +502,8 @@ async fn uploads_go_to_the_configured_object_store_and_come_back_from_it() {
         .unwrap();
     let response = tower::ServiceExt::oneshot(wayfare_http::app(state.clone()), request).await.unwrap();
     assert_eq!(response.status().as_u16(), 200);
-    let body: Value = serde_json::from_slice(&axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
+    let body: Value =
+        serde_json::from_slice(&axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap()).unwrap();
     let url = file_url(&body, "profile_image");
     let file_id: uuid::Uuid = url.rsplit('/').next().unwrap().parse().unwrap();
     let record = app.state.storage.file(file_id).await.unwrap();

@@ -19,18 +19,9 @@ async fn autocomplete_answers_search_results_shaped_like_predictions() {
     let first = &results[0];
     assert_eq!(first["place_id"], "bmore:fort-mchenry");
     for field in ["description", "main_text", "secondary_text"] {
-        assert!(
-            first[field].as_str().is_some_and(|text| !text.is_empty()),
-            "{field}: {first}"
-        );
+        assert!(first[field].as_str().is_some_and(|text| !text.is_empty()), "{field}: {first}");
     }
-    let none = app
-        .post(
-            "/api/v1/geo/autocomplete",
-            Some(&rider),
-            json!({ "searchKeyword": "zzzzqqq" }),
-        )
-        .await;
+    let none = app.post("/api/v1/geo/autocomplete", Some(&rider), json!({ "searchKeyword": "zzzzqqq" })).await;
     assert_eq!(none.expect(200), &json!({ "searchResults": [] }));
 }
 
@@ -38,58 +29,27 @@ async fn autocomplete_answers_search_results_shaped_like_predictions() {
 async fn a_place_id_resolves_to_coordinates_and_an_unknown_one_is_place_to_coords_error() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let reply = app
-        .post(
-            "/api/v1/geo/place",
-            Some(&rider),
-            json!({ "place_id": "bmore:inner-harbor" }),
-        )
-        .await;
+    let reply = app.post("/api/v1/geo/place", Some(&rider), json!({ "place_id": "bmore:inner-harbor" })).await;
     let place = reply.expect(200);
     assert_eq!(place["coords"], json!({ "lat": 39.2861, "lng": -76.6072 }));
     assert_eq!(place["place_id"], "bmore:inner-harbor");
     assert!(place["address"].as_str().unwrap().contains("E Pratt St"));
-    app.post(
-        "/api/v1/geo/place",
-        Some(&rider),
-        json!({ "place_id": "bmore:atlantis" }),
-    )
-    .await
-    .refused(400, "place_to_coords_error");
+    app.post("/api/v1/geo/place", Some(&rider), json!({ "place_id": "bmore:atlantis" }))
+        .await
+        .refused(400, "place_to_coords_error");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn coordinates_resolve_to_an_address() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let near = app
-        .post(
-            "/api/v1/geo/address",
-            Some(&rider),
-            json!({ "latlng": { "lat": 39.26532, "lng": -76.57961 } }),
-        )
-        .await;
-    assert!(
-        near.expect(200)["address"]
-            .as_str()
-            .unwrap()
-            .contains("2400 E Fort Ave")
-    );
-    let far = app
-        .post(
-            "/api/v1/geo/address",
-            Some(&rider),
-            json!({ "latlng": { "lat": 39.4, "lng": -76.4 } }),
-        )
-        .await;
-    assert_eq!(
-        far.expect(200),
-        &json!({ "address": "39.40000, -76.40000" })
-    );
+    let near =
+        app.post("/api/v1/geo/address", Some(&rider), json!({ "latlng": { "lat": 39.26532, "lng": -76.57961 } })).await;
+    assert!(near.expect(200)["address"].as_str().unwrap().contains("2400 E Fort Ave"));
+    let far = app.post("/api/v1/geo/address", Some(&rider), json!({ "latlng": { "lat": 39.4, "lng": -76.4 } })).await;
+    assert_eq!(far.expect(200), &json!({ "address": "39.40000, -76.40000" }));
     let off_earth = json!({ "latlng": { "lat": 123.0, "lng": 0.0 } });
-    app.post("/api/v1/geo/address", Some(&rider), off_earth)
-        .await
-        .refused(400, "invalid_input");
+    app.post("/api/v1/geo/address", Some(&rider), off_earth).await.refused(400, "invalid_input");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,39 +58,20 @@ async fn directions_take_up_to_twenty_five_waypoints() {
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let start = json!({ "lat": 39.282, "lng": -76.5933 });
     let dest = json!({ "lat": 39.26532, "lng": -76.57961 });
-    let reply = app
-        .post(
-            "/api/v1/geo/directions",
-            Some(&rider),
-            json!({ "start": start, "dest": dest }),
-        )
-        .await;
+    let reply = app.post("/api/v1/geo/directions", Some(&rider), json!({ "start": start, "dest": dest })).await;
     let route = reply.expect(200);
     assert!(route["distance_in_km"].as_f64().unwrap() > 2.0);
     assert!(route["time_in_secs"].as_u64().unwrap() > 0);
-    assert!(
-        route["polylinePoints"]
-            .as_str()
-            .is_some_and(|line| !line.is_empty())
-    );
-    assert_eq!(
-        route["coords"][0],
-        json!({ "latitude": 39.282, "longitude": -76.5933 })
-    );
+    assert!(route["polylinePoints"].as_str().is_some_and(|line| !line.is_empty()));
+    assert_eq!(route["coords"][0], json!({ "latitude": 39.282, "longitude": -76.5933 }));
     let waypoints = |count: usize| -> Vec<Value> {
-        (0..count)
-            .map(|step| json!({ "lat": 39.28 - step as f64 * 0.0005, "lng": -76.59 }))
-            .collect()
+        (0..count).map(|step| json!({ "lat": 39.28 - step as f64 * 0.0005, "lng": -76.59 })).collect()
     };
     let twenty_five = json!({ "start": start, "dest": dest, "waypoints": waypoints(25) });
-    let reply = app
-        .post("/api/v1/geo/directions", Some(&rider), twenty_five)
-        .await;
+    let reply = app.post("/api/v1/geo/directions", Some(&rider), twenty_five).await;
     assert_eq!(reply.expect(200)["coords"].as_array().unwrap().len(), 27);
     let twenty_six = json!({ "start": start, "dest": dest, "waypoints": waypoints(26) });
-    app.post("/api/v1/geo/directions", Some(&rider), twenty_six)
-        .await
-        .refused(400, "invalid_input");
+    app.post("/api/v1/geo/directions", Some(&rider), twenty_six).await.refused(400, "invalid_input");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -140,26 +81,14 @@ async fn the_distance_matrix_has_a_row_per_origin() {
     let a = json!({ "lat": 39.282, "lng": -76.5933 });
     let b = json!({ "lat": 39.2861, "lng": -76.6072 });
     let c = json!({ "lat": 39.26532, "lng": -76.57961 });
-    let reply = app
-        .post(
-            "/api/v1/geo/matrix",
-            Some(&rider),
-            json!({ "start": [a, b], "dest": [c] }),
-        )
-        .await;
+    let reply = app.post("/api/v1/geo/matrix", Some(&rider), json!({ "start": [a, b], "dest": [c] })).await;
     let rows = reply.expect(200)["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0].as_array().unwrap().len(), 1);
-    assert!(
-        rows[0][0]["distance_km"].as_f64().unwrap() > 0.0
-            && rows[0][0]["time_secs"].as_u64().unwrap() > 0
-    );
+    assert!(rows[0][0]["distance_km"].as_f64().unwrap() > 0.0 && rows[0][0]["time_secs"].as_u64().unwrap() > 0);
     let many: Vec<Value> = (0..26).map(|_| a.clone()).collect();
-    let too_large =
-        json!({ "start": many, "dest": (0..25).map(|_| c.clone()).collect::<Vec<Value>>() });
-    app.post("/api/v1/geo/matrix", Some(&rider), too_large)
-        .await
-        .refused(400, "invalid_input");
+    let too_large = json!({ "start": many, "dest": (0..25).map(|_| c.clone()).collect::<Vec<Value>>() });
+    app.post("/api/v1/geo/matrix", Some(&rider), too_large).await.refused(400, "invalid_input");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -173,11 +102,7 @@ async fn bad_geo_bodies_are_invalid_input() {
         "/api/v1/geo/directions",
         "/api/v1/geo/matrix",
     ] {
-        app.post(path, Some(&rider), json!({ "nonsense": true }))
-            .await
-            .refused_on(400, "invalid_input", "body");
-        app.post_raw(path, Some(&rider), "application/json", "[")
-            .await
-            .refused_on(400, "invalid_input", "body");
+        app.post(path, Some(&rider), json!({ "nonsense": true })).await.refused_on(400, "invalid_input", "body");
+        app.post_raw(path, Some(&rider), "application/json", "[").await.refused_on(400, "invalid_input", "body");
     }
 }

@@ -120,13 +120,7 @@ const fn row(
     fleet: [Expect; 3],
     admin: [Expect; 3],
 ) -> BookingRow {
-    BookingRow {
-        route,
-        rider,
-        driver,
-        fleet,
-        admin,
-    }
+    BookingRow { route, rider, driver, fleet, admin }
 }
 
 /// Logged out, every cell is 401 `not_logged_in`.
@@ -185,16 +179,9 @@ async fn matrix_app() -> TestApp {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     app.insert_user(&other_fleet_admin()).await;
     app.insert_user(&other_fleet_driver()).await;
-    app.credit(rider(1).id, rust_decimal::Decimal::new(100_000, 2))
-        .await;
-    app.runtime()
-        .driver_online(&driver(7))
-        .await
-        .expect("driver 7 online");
-    app.runtime()
-        .driver_online(&driver(4))
-        .await
-        .expect("driver 4 online");
+    app.credit(rider(1).id, rust_decimal::Decimal::new(100_000, 2)).await;
+    app.runtime().driver_online(&driver(7)).await.expect("driver 7 online");
+    app.runtime().driver_online(&driver(4)).await.expect("driver 4 online");
     app
 }
 
@@ -202,14 +189,10 @@ async fn matrix_app() -> TestApp {
 async fn fixture(app: &TestApp, whose: Whose, stage: Stage) -> (BookingId, Option<u32>) {
     let booking = match whose {
         Whose::Own => app.booking_at(&rider(1), &driver(4), stage).await,
-        Whose::Theirs => {
-            app.booking_at(&rider(2), &other_fleet_driver(), stage)
-                .await
-        }
+        Whose::Theirs => app.booking_at(&rider(2), &other_fleet_driver(), stage).await,
         Whose::OfferedOnly => {
             let booking = app.book(&rider(1)).await;
-            app.offer(booking.id, &[&driver(4), &other_fleet_driver()])
-                .await
+            app.offer(booking.id, &[&driver(4), &other_fleet_driver()]).await
         }
         Whose::Missing => return (BookingId(uuid::Uuid::now_v7()), Some(12_345)),
     };
@@ -234,43 +217,21 @@ async fn call(
         BookingRoute::Reach => app.post_empty(&at("reach"), who).await,
         BookingRoute::Pay => {
             // Drivers collect cash; riders pay from the wallet.
-            let mode = if caller == Caller::Driver {
-                "cash"
-            } else {
-                "wallet"
-            };
-            app.post(&at("pay"), who, json!({ "payment_mode": mode }))
-                .await
+            let mode = if caller == Caller::Driver { "cash" } else { "wallet" };
+            app.post(&at("pay"), who, json!({ "payment_mode": mode })).await
         }
         BookingRoute::Rate => app.post(&at("rate"), who, json!({ "rating": 5 })).await,
-        BookingRoute::Cancel => {
-            app.post(&at("cancel"), who, json!({ "reason": "Changed my plans" }))
-                .await
-        }
-        BookingRoute::Assign => {
-            app.post(&at("assign"), who, json!({ "driver": driver(7).id }))
-                .await
-        }
+        BookingRoute::Cancel => app.post(&at("cancel"), who, json!({ "reason": "Changed my plans" })).await,
+        BookingRoute::Assign => app.post(&at("assign"), who, json!({ "driver": driver(7).id })).await,
         BookingRoute::ChatRead => app.get(&at("chat"), who).await,
-        BookingRoute::ChatSend => {
-            app.post(
-                &at("chat"),
-                who,
-                json!({ "message": "Hello from the matrix" }),
-            )
-            .await
-        }
+        BookingRoute::ChatSend => app.post(&at("chat"), who, json!({ "message": "Hello from the matrix" })).await,
         BookingRoute::Tracking => app.get(&at("tracking"), who).await,
     }
 }
 
 /// Compares an answer with its cell; a pass must also answer the right thing,
 /// and a refusal must have the API's error shape.
-fn check(
-    reply: &Reply,
-    expected: Expect,
-    route_answers_the_booking: Option<BookingId>,
-) -> Result<(), String> {
+fn check(reply: &Reply, expected: Expect, route_answers_the_booking: Option<BookingId>) -> Result<(), String> {
     let status = reply.status.as_u16();
     let code = reply.body["error"]["code"].as_str();
     let (expected_status, expected_code) = match expected {
@@ -278,11 +239,7 @@ fn check(
         Expect::Refuse(status, key) => (status, Some(key)),
     };
     if (status, code) != (expected_status, expected_code) {
-        return Err(format!(
-            "got {status} {}, expected {expected:?}; body {}",
-            code.unwrap_or("-"),
-            reply.body
-        ));
+        return Err(format!("got {status} {}, expected {expected:?}; body {}", code.unwrap_or("-"), reply.body));
     }
     if code.is_some() {
         let _ = reply.error_code(); // panics on a malformed error body
@@ -291,10 +248,7 @@ fn check(
         && code.is_none()
         && reply.body["id"] != Value::String(id.to_string())
     {
-        return Err(format!(
-            "answered something else than the booking: {}",
-            reply.body
-        ));
+        return Err(format!("answered something else than the booking: {}", reply.body));
     }
     Ok(())
 }
@@ -306,37 +260,20 @@ async fn every_booking_route_answers_every_role_on_every_kind_of_booking_as_the_
     let mut failures = Vec::new();
     let mut cells = 0;
     for row in &BOOKING_MATRIX {
-        let mut plan: Vec<(Caller, Whose, Expect)> = vec![
-            (Caller::LoggedOut, Whose::Own, NO_SESSION),
-            (Caller::LoggedOut, Whose::Missing, NO_SESSION),
-        ];
-        for (whose, expected) in [Whose::Own, Whose::Theirs, Whose::Missing]
-            .into_iter()
-            .zip(row.rider)
-        {
+        let mut plan: Vec<(Caller, Whose, Expect)> =
+            vec![(Caller::LoggedOut, Whose::Own, NO_SESSION), (Caller::LoggedOut, Whose::Missing, NO_SESSION)];
+        for (whose, expected) in [Whose::Own, Whose::Theirs, Whose::Missing].into_iter().zip(row.rider) {
             plan.push((Caller::Rider, whose, expected));
         }
-        for (whose, expected) in [
-            Whose::Own,
-            Whose::OfferedOnly,
-            Whose::Theirs,
-            Whose::Missing,
-        ]
-        .into_iter()
-        .zip(row.driver)
+        for (whose, expected) in
+            [Whose::Own, Whose::OfferedOnly, Whose::Theirs, Whose::Missing].into_iter().zip(row.driver)
         {
             plan.push((Caller::Driver, whose, expected));
         }
-        for (whose, expected) in [Whose::Own, Whose::Theirs, Whose::Missing]
-            .into_iter()
-            .zip(row.fleet)
-        {
+        for (whose, expected) in [Whose::Own, Whose::Theirs, Whose::Missing].into_iter().zip(row.fleet) {
             plan.push((Caller::FleetAdmin, whose, expected));
         }
-        for (whose, expected) in [Whose::Own, Whose::Theirs, Whose::Missing]
-            .into_iter()
-            .zip(row.admin)
-        {
+        for (whose, expected) in [Whose::Own, Whose::Theirs, Whose::Missing].into_iter().zip(row.admin) {
             plan.push((Caller::Admin, whose, expected));
         }
         for (caller, whose, expected) in plan {
@@ -347,21 +284,13 @@ async fn every_booking_route_answers_every_role_on_every_kind_of_booking_as_the_
                 _ => Some(id),
             };
             if let Err(problem) = check(&reply, expected, answers_booking) {
-                failures.push(format!(
-                    "{:?} by {caller:?} on {whose:?}: {problem}",
-                    row.route
-                ));
+                failures.push(format!("{:?} by {caller:?} on {whose:?}: {problem}", row.route));
             }
             cells += 1;
         }
     }
     assert_eq!(cells, 13 * 15);
-    assert!(
-        failures.is_empty(),
-        "{} of {cells} cells disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {cells} cells disagree:\n{}", failures.len(), failures.join("\n"));
 }
 
 // ---- routes without a booking id ------------------------------------------------------------
@@ -414,13 +343,7 @@ const ROUTE_MATRIX: [(Route, [Expect; 5]); 19] = [
     (Route::GeoMatrix,       [NO_SESSION, OK,      OK,     OK,    OK]),
 ];
 
-const CALLERS: [Caller; 5] = [
-    Caller::LoggedOut,
-    Caller::Rider,
-    Caller::Driver,
-    Caller::FleetAdmin,
-    Caller::Admin,
-];
+const CALLERS: [Caller; 5] = [Caller::LoggedOut, Caller::Rider, Caller::Driver, Caller::FleetAdmin, Caller::Admin];
 
 fn email_of(caller: Caller) -> &'static str {
     match caller {
@@ -445,17 +368,9 @@ async fn call_route(app: &TestApp, route: Route, caller: Caller, people: &People
             let contact = format!("verify-{label}@example.com");
             app.request_code(&contact).await.expect(200);
             let code = app.latest_code(&contact).await;
-            app.post(
-                "/api/v1/auth/otp/verify",
-                who,
-                json!({ "contact": contact, "code": code }),
-            )
-            .await
+            app.post("/api/v1/auth/otp/verify", who, json!({ "contact": contact, "code": code })).await
         }
-        Route::DevOutbox => {
-            app.get("/api/v1/dev/outbox?to=rider1%40demo.wayfare", who)
-                .await
-        }
+        Route::DevOutbox => app.get("/api/v1/dev/outbox?to=rider1%40demo.wayfare", who).await,
         Route::Me => app.get("/api/v1/auth/me", who).await,
         Route::Logout => {
             // A session of its own, so the matrix keeps its people signed in.
@@ -463,56 +378,23 @@ async fn call_route(app: &TestApp, route: Route, caller: Caller, people: &People
                 Caller::LoggedOut => None,
                 _ => Some(app.sign_in(email_of(caller)).await),
             };
-            app.post_empty("/api/v1/auth/logout", throwaway.as_ref())
-                .await
+            app.post_empty("/api/v1/auth/logout", throwaway.as_ref()).await
         }
         Route::Settings => app.get("/api/v1/settings", who).await,
         Route::CarTypes => app.get("/api/v1/cartypes", who).await,
         Route::Health => app.get("/healthz", who).await,
-        Route::Estimate => {
-            app.post("/api/v1/bookings/estimate", who, trip_body("Economy"))
-                .await
-        }
+        Route::Estimate => app.post("/api/v1/bookings/estimate", who, trip_body("Economy")).await,
         Route::Create => {
             // An admin books for rider 2; a rider's `customer` is ignored.
-            app.post(
-                "/api/v1/bookings",
-                who,
-                trip_body_with("Economy", json!({ "customer": rider(2).id })),
-            )
-            .await
+            app.post("/api/v1/bookings", who, trip_body_with("Economy", json!({ "customer": rider(2).id }))).await
         }
         Route::List => app.get("/api/v1/bookings", who).await,
         Route::Tasks => app.get("/api/v1/tasks", who).await,
-        Route::DriverStatus => {
-            app.post(
-                "/api/v1/drivers/me/status",
-                who,
-                json!({ "driverActiveStatus": true }),
-            )
-            .await
-        }
+        Route::DriverStatus => app.post("/api/v1/drivers/me/status", who, json!({ "driverActiveStatus": true })).await,
         Route::DriverLocation => app.post("/api/v1/drivers/me/location", who, point).await,
-        Route::GeoAutocomplete => {
-            app.post(
-                "/api/v1/geo/autocomplete",
-                who,
-                json!({ "searchKeyword": "harbor" }),
-            )
-            .await
-        }
-        Route::GeoPlace => {
-            app.post(
-                "/api/v1/geo/place",
-                who,
-                json!({ "place_id": "bmore:inner-harbor" }),
-            )
-            .await
-        }
-        Route::GeoAddress => {
-            app.post("/api/v1/geo/address", who, json!({ "latlng": point }))
-                .await
-        }
+        Route::GeoAutocomplete => app.post("/api/v1/geo/autocomplete", who, json!({ "searchKeyword": "harbor" })).await,
+        Route::GeoPlace => app.post("/api/v1/geo/place", who, json!({ "place_id": "bmore:inner-harbor" })).await,
+        Route::GeoAddress => app.post("/api/v1/geo/address", who, json!({ "latlng": point })).await,
         Route::GeoDirections => {
             app.post(
                 "/api/v1/geo/directions",
@@ -521,14 +403,7 @@ async fn call_route(app: &TestApp, route: Route, caller: Caller, people: &People
             )
             .await
         }
-        Route::GeoMatrix => {
-            app.post(
-                "/api/v1/geo/matrix",
-                who,
-                json!({ "start": [point], "dest": [point] }),
-            )
-            .await
-        }
+        Route::GeoMatrix => app.post("/api/v1/geo/matrix", who, json!({ "start": [point], "dest": [point] })).await,
     }
 }
 
@@ -548,12 +423,7 @@ async fn every_other_route_answers_every_role_as_the_rules_say() {
         }
     }
     assert_eq!(cells, 19 * 5);
-    assert!(
-        failures.is_empty(),
-        "{} of {cells} cells disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {cells} cells disagree:\n{}", failures.len(), failures.join("\n"));
 }
 
 // ---- wallets ------------------------------------------------------------------------------
@@ -587,15 +457,10 @@ async fn wallets_are_shown_to_their_owner_and_admins_only() {
     let mut cells = 0;
     for (caller, expectations) in WALLET_MATRIX {
         for (owner, expected) in owners.into_iter().zip(expectations) {
-            let reply = app
-                .get(&format!("/api/v1/users/{owner}/wallet"), people.of(caller))
-                .await;
+            let reply = app.get(&format!("/api/v1/users/{owner}/wallet"), people.of(caller)).await;
             match check(&reply, expected, None) {
                 Ok(()) if expected == OK && !reply.body["walletBalance"].is_number() => {
-                    failures.push(format!(
-                        "{caller:?} on {owner}: no balance in {}",
-                        reply.body
-                    ));
+                    failures.push(format!("{caller:?} on {owner}: no balance in {}", reply.body));
                 }
                 Ok(()) => {}
                 Err(problem) => failures.push(format!("{caller:?} on {owner}: {problem}")),
@@ -604,12 +469,7 @@ async fn wallets_are_shown_to_their_owner_and_admins_only() {
         }
     }
     assert_eq!(cells, 30);
-    assert!(
-        failures.is_empty(),
-        "{} of {cells} cells disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {cells} cells disagree:\n{}", failures.len(), failures.join("\n"));
 }
 
 // ---- demo mode ------------------------------------------------------------------------------
@@ -628,31 +488,16 @@ async fn demo_mode_refuses_panel_cancels_and_assigns_after_the_ownership_checks(
     // (caller, whose, route, expected)
     let table = [
         (Caller::Rider, Whose::Own, BookingRoute::Cancel, demo_mode),
-        (
-            Caller::Rider,
-            Whose::Theirs,
-            BookingRoute::Cancel,
-            NOT_FOUND,
-        ),
+        (Caller::Rider, Whose::Theirs, BookingRoute::Cancel, NOT_FOUND),
         (Caller::Admin, Whose::Own, BookingRoute::Cancel, demo_mode),
-        (
-            Caller::Admin,
-            Whose::Missing,
-            BookingRoute::Cancel,
-            NOT_FOUND,
-        ),
+        (Caller::Admin, Whose::Missing, BookingRoute::Cancel, NOT_FOUND),
         (Caller::Driver, Whose::Own, BookingRoute::Cancel, OK),
         (Caller::Driver, Whose::OfferedOnly, BookingRoute::Cancel, OK),
         (Caller::Admin, Whose::Own, BookingRoute::Assign, demo_mode),
         (Caller::Rider, Whose::Own, BookingRoute::Assign, NOT_ALLOWED),
         // The booking flow people try in a demo stays open.
         (Caller::Driver, Whose::Own, BookingRoute::Arrive, OK),
-        (
-            Caller::Rider,
-            Whose::Own,
-            BookingRoute::Pay,
-            Expect::Refuse(409, "insufficient_wallet_balance"),
-        ),
+        (Caller::Rider, Whose::Own, BookingRoute::Pay, Expect::Refuse(409, "insufficient_wallet_balance")),
         (Caller::Driver, Whose::Own, BookingRoute::Pay, OK),
         (Caller::Rider, Whose::Own, BookingRoute::Rate, OK),
         (Caller::Rider, Whose::Own, BookingRoute::ChatSend, CREATED),
@@ -665,13 +510,7 @@ async fn demo_mode_refuses_panel_cancels_and_assigns_after_the_ownership_checks(
             failures.push(format!("{route:?} by {caller:?} on {whose:?}: {problem}"));
         }
     }
-    let created = app
-        .post(
-            "/api/v1/bookings",
-            Some(&people.rider),
-            trip_body("Economy"),
-        )
-        .await;
+    let created = app.post("/api/v1/bookings", Some(&people.rider), trip_body("Economy")).await;
     if created.status.as_u16() != 201 {
         failures.push(format!("booking in demo mode: {}", created.body));
     }

@@ -299,7 +299,9 @@ async fn call_platform_route(app: &TestApp, route: PlatformRoute, who: Option<&S
             let body = json!({ "name": format!("Matrix {number}"), "base_fare": 1, "rate_per_unit_distance": 1, "rate_per_hour": 1, "min_fare": 1, "convenience_fees": 0 });
             app.post("/api/v1/cartypes", who, body).await
         }
-        PlatformRoute::UpdateCarType => put(app, &format!("/api/v1/cartypes/{economy}"), who, json!({ "min_fare": 7 })).await,
+        PlatformRoute::UpdateCarType => {
+            put(app, &format!("/api/v1/cartypes/{economy}"), who, json!({ "min_fare": 7 })).await
+        }
         PlatformRoute::UpdateMissingCarType => {
             put(app, &format!("/api/v1/cartypes/{}", uuid::Uuid::now_v7()), who, json!({ "min_fare": 7 })).await
         }
@@ -307,7 +309,9 @@ async fn call_platform_route(app: &TestApp, route: PlatformRoute, who: Option<&S
             let spare = spare_car_type(app).await;
             delete(app, &format!("/api/v1/cartypes/{spare}"), who).await
         }
-        PlatformRoute::ReplaceReasons => put(app, "/api/v1/cancelreasons", who, json!({ "reasons": ["Late", "Other"] })).await,
+        PlatformRoute::ReplaceReasons => {
+            put(app, "/api/v1/cancelreasons", who, json!({ "reasons": ["Late", "Other"] })).await
+        }
         PlatformRoute::AddReason => {
             let number = NEXT.fetch_add(1, Ordering::Relaxed);
             app.post("/api/v1/cancelreasons", who, json!({ "label": format!("Reason {number}") })).await
@@ -316,7 +320,9 @@ async fn call_platform_route(app: &TestApp, route: PlatformRoute, who: Option<&S
             let number = NEXT.fetch_add(1, Ordering::Relaxed);
             put(app, "/api/v1/cancelreasons/0", who, json!({ "label": format!("Changed {number}") })).await
         }
-        PlatformRoute::UpdateMissingReason => put(app, "/api/v1/cancelreasons/99", who, json!({ "label": "Nope" })).await,
+        PlatformRoute::UpdateMissingReason => {
+            put(app, "/api/v1/cancelreasons/99", who, json!({ "label": "Nope" })).await
+        }
         PlatformRoute::DeleteReason => delete(app, "/api/v1/cancelreasons/0", who).await,
         PlatformRoute::EditSettings => patch(app, "/api/v1/settings", who, json!({ "bonus": 6 })).await,
         PlatformRoute::ReadAppInfo => app.get("/api/v1/appinfo", who).await,

@@ -117,7 +117,8 @@ async fn a_drivers_licence_upload_by_whose_driver_it_is() {
     ];
     for (whose, id, expectations) in targets {
         for (caller, expected) in row(expectations) {
-            let reply = upload_image(&app, &format!("/api/v1/users/{id}/license-image"), sessions.get(caller), png(2)).await;
+            let reply =
+                upload_image(&app, &format!("/api/v1/users/{id}/license-image"), sessions.get(caller), png(2)).await;
             check(&reply, expected, &format!("licence of {whose} by {caller:?}"));
         }
     }
@@ -137,7 +138,8 @@ async fn car_type_images_for_admins_and_demo_mode() {
         ];
         for (id, whose, expectations) in targets {
             for (caller, expected) in row(expectations) {
-                let reply = upload_image(&app, &format!("/api/v1/cartypes/{id}/image"), sessions.get(caller), png(2)).await;
+                let reply =
+                    upload_image(&app, &format!("/api/v1/cartypes/{id}/image"), sessions.get(caller), png(2)).await;
                 check(&reply, expected, &format!("image of {whose} by {caller:?} (demo {demo})"));
             }
         }
@@ -168,8 +170,13 @@ async fn parcel_photo_uploads_by_whose_booking_it_is() {
     ];
     for (whose, id, expectations) in targets {
         for (caller, expected) in row(expectations) {
-            let parts = [crate::files::text_part("kind", "pickup_image"), crate::files::file_part("p.png", "image/png", png(2))];
-            let reply = crate::files::upload(&app, &format!("/api/v1/bookings/{id}/images"), sessions.get(caller), &parts).await;
+            let parts = [
+                crate::files::text_part("kind", "pickup_image"),
+                crate::files::file_part("p.png", "image/png", png(2)),
+            ];
+            let reply =
+                crate::files::upload(&app, &format!("/api/v1/bookings/{id}/images"), sessions.get(caller), &parts)
+                    .await;
             check(&reply, expected, &format!("parcel photo of {whose} booking by {caller:?}"));
         }
     }
@@ -184,12 +191,25 @@ async fn who_reads_each_kind_of_file() {
     let other_rider = app.sign_in("rider2@demo.wayfare").await;
     let other_driver = app.sign_in("driver1@demo.wayfare").await;
 
-    let profile = file_url(upload_image(&app, "/api/v1/users/me/profile-image", Some(&sessions.rider), png(2)).await.expect(200), "profile_image");
-    let licence = file_url(upload_image(&app, "/api/v1/users/me/license-image", Some(&sessions.driver), png(2)).await.expect(200), "licenseImage");
-    let car = file_url(upload_image(&app, &format!("/api/v1/cartypes/{}/image", economy()), Some(&sessions.admin), png(2)).await.expect(200), "image");
+    let profile = file_url(
+        upload_image(&app, "/api/v1/users/me/profile-image", Some(&sessions.rider), png(2)).await.expect(200),
+        "profile_image",
+    );
+    let licence = file_url(
+        upload_image(&app, "/api/v1/users/me/license-image", Some(&sessions.driver), png(2)).await.expect(200),
+        "licenseImage",
+    );
+    let car = file_url(
+        upload_image(&app, &format!("/api/v1/cartypes/{}/image", economy()), Some(&sessions.admin), png(2))
+            .await
+            .expect(200),
+        "image",
+    );
     let booking = arrived_delivery(&app, &rider(1), &driver(4)).await;
-    let parts = [crate::files::text_part("kind", "pickup_image"), crate::files::file_part("p.png", "image/png", png(2))];
-    let parcel = crate::files::upload(&app, &format!("/api/v1/bookings/{booking}/images"), Some(&sessions.driver), &parts).await;
+    let parts =
+        [crate::files::text_part("kind", "pickup_image"), crate::files::file_part("p.png", "image/png", png(2))];
+    let parcel =
+        crate::files::upload(&app, &format!("/api/v1/bookings/{booking}/images"), Some(&sessions.driver), &parts).await;
     let parcel = file_url(parcel.expect(200), "pickup_image");
 
     // (file, [logged out, rider 1, driver 4, demo fleet admin, admin], [another rider, another driver, another fleet admin])
@@ -207,7 +227,11 @@ async fn who_reads_each_kind_of_file() {
                 assert_eq!(content_type.as_deref(), Some("image/png"));
             }
         }
-        for ((who, session), expected) in [("another rider", &other_rider), ("another driver", &other_driver), ("another fleet admin", &other_fleet)].into_iter().zip(others) {
+        for ((who, session), expected) in
+            [("another rider", &other_rider), ("another driver", &other_driver), ("another fleet admin", &other_fleet)]
+                .into_iter()
+                .zip(others)
+        {
             assert_eq!(download(&app, url, Some(session)).await.0, expected, "{what} read by {who}");
         }
     }
@@ -253,20 +277,35 @@ async fn checkouts_and_the_test_page_by_whose_order_it_is_also_in_demo_mode() {
             for (caller, expected) in row(expectations) {
                 let amount = if order.starts_with("wallet") { "10" } else { amount.as_str() };
                 let body = form(&order, amount, payer_of(caller));
-                let reply = app.post_raw("/api/v1/payments/test/checkout", sessions.get(caller), "application/x-www-form-urlencoded", body).await;
+                let reply = app
+                    .post_raw(
+                        "/api/v1/payments/test/checkout",
+                        sessions.get(caller),
+                        "application/x-www-form-urlencoded",
+                        body,
+                    )
+                    .await;
                 check(&reply, expected, &format!("checkout of {order} by {caller:?} (demo {demo})"));
             }
         }
         // The test page and its buttons are the payer's only.
         let body = form(&booking.id.to_string(), &amount, sessions.rider.id);
-        let reply = app.post_raw("/api/v1/payments/test/checkout", Some(&sessions.rider), "application/x-www-form-urlencoded", body).await;
+        let reply = app
+            .post_raw(
+                "/api/v1/payments/test/checkout",
+                Some(&sessions.rider),
+                "application/x-www-form-urlencoded",
+                body,
+            )
+            .await;
         let page = reply.header(axum::http::header::LOCATION).unwrap().to_string();
         for (caller, expected) in row([NO_SESSION, OK, NF, NF, NF]) {
             check(&app.get(&page, sessions.get(caller)).await, expected, &format!("test page by {caller:?}"));
         }
         for (caller, expected) in row([NO_SESSION, SEE_OTHER, NF, NF, NF]).collect::<Vec<_>>().into_iter().rev() {
             // The payer goes last: their press settles it.
-            let reply = app.post_raw(&page, sessions.get(caller), "application/x-www-form-urlencoded", "action=pay").await;
+            let reply =
+                app.post_raw(&page, sessions.get(caller), "application/x-www-form-urlencoded", "action=pay").await;
             check(&reply, expected, &format!("pay pressed by {caller:?} (demo {demo})"));
         }
     }

@@ -162,22 +162,34 @@ async fn call(app: &TestApp, route: Route, who: Option<&Session>) -> Reply {
     let missing = UserId(uuid::Uuid::now_v7());
     let complete = |id: WithdrawId| format!("/api/v1/withdraws/{id}/complete");
     match route {
-        Route::CreditSomeoneElse => app.post(&format!("/api/v1/users/{}/wallet/credit", rider(2).id), who, json!({ "amount": 5 })).await,
-        Route::CreditMissing => app.post(&format!("/api/v1/users/{missing}/wallet/credit"), who, json!({ "amount": 5 })).await,
+        Route::CreditSomeoneElse => {
+            app.post(&format!("/api/v1/users/{}/wallet/credit", rider(2).id), who, json!({ "amount": 5 })).await
+        }
+        Route::CreditMissing => {
+            app.post(&format!("/api/v1/users/{missing}/wallet/credit"), who, json!({ "amount": 5 })).await
+        }
         Route::WithdrawCreate => app.post("/api/v1/withdraws", who, json!({ "amount": 1 })).await,
         Route::WithdrawList => app.get("/api/v1/withdraws", who).await,
-        Route::CompleteSomeoneElses => app.post_empty(&complete(withdraw_of(app, &other_fleet_driver()).await), who).await,
+        Route::CompleteSomeoneElses => {
+            app.post_empty(&complete(withdraw_of(app, &other_fleet_driver()).await), who).await
+        }
         Route::CompleteDriversOwn => app.post_empty(&complete(withdraw_of(app, &driver(4)).await), who).await,
         Route::CompleteMissing => app.post_empty(&complete(WithdrawId(uuid::Uuid::now_v7())), who).await,
         Route::Report => app.get("/api/v1/reports/earnings", who).await,
-        Route::ReportOtherFleetDriver => app.get(&format!("/api/v1/reports/earnings?driver={}", other_fleet_driver().id), who).await,
+        Route::ReportOtherFleetDriver => {
+            app.get(&format!("/api/v1/reports/earnings?driver={}", other_fleet_driver().id), who).await
+        }
         Route::ReportMissingDriver => app.get(&format!("/api/v1/reports/earnings?driver={missing}"), who).await,
         Route::DriverEarnings => app.get("/api/v1/reports/driver-earnings", who).await,
-        Route::DriverEarningsOwnDriver => app.get(&format!("/api/v1/reports/driver-earnings?driver={}", driver(4).id), who).await,
+        Route::DriverEarningsOwnDriver => {
+            app.get(&format!("/api/v1/reports/driver-earnings?driver={}", driver(4).id), who).await
+        }
         Route::DriverEarningsOtherFleetDriver => {
             app.get(&format!("/api/v1/reports/driver-earnings?driver={}", other_fleet_driver().id), who).await
         }
-        Route::DriverEarningsMissingDriver => app.get(&format!("/api/v1/reports/driver-earnings?driver={missing}"), who).await,
+        Route::DriverEarningsMissingDriver => {
+            app.get(&format!("/api/v1/reports/driver-earnings?driver={missing}"), who).await
+        }
         Route::ReportCsv => app.get("/api/v1/reports/earnings?format=csv", who).await,
         Route::DriverEarningsXlsx => app.get("/api/v1/reports/driver-earnings?format=xlsx", who).await,
     }
@@ -218,24 +230,39 @@ fn check(route: Route, caller: Caller, who: &Session, reply: &Reply, expected: E
             let items = reply.body["items"].as_array().ok_or("no items")?;
             match items.iter().find(|item| item["uid"] != own) {
                 Some(stray) => Err(format!("shows someone else's request: {stray}")),
-                None if caller == Caller::Driver && items.is_empty() => Err("the driver's own request is missing".into()),
+                None if caller == Caller::Driver && items.is_empty() => {
+                    Err("the driver's own request is missing".into())
+                }
                 None => Ok(()),
             }
         }
         (Route::WithdrawList, Caller::Admin) => {
             let items = reply.body["items"].as_array().ok_or("no items")?;
             let shows = |uid: &Value| items.iter().any(|item| &item["uid"] == uid);
-            if shows(&other_driver) && shows(&demo_fleet_driver) { Ok(()) } else { Err("admins see every request".into()) }
+            if shows(&other_driver) && shows(&demo_fleet_driver) {
+                Ok(())
+            } else {
+                Err("admins see every request".into())
+            }
         }
-        (Route::Report | Route::DriverEarnings | Route::DriverEarningsOwnDriver, Caller::Driver | Caller::FleetAdmin) => {
-            all_rows_of("driverUId", "rows", &[demo_fleet_driver])
+        (
+            Route::Report | Route::DriverEarnings | Route::DriverEarningsOwnDriver,
+            Caller::Driver | Caller::FleetAdmin,
+        ) => all_rows_of("driverUId", "rows", &[demo_fleet_driver]),
+        (Route::Report | Route::DriverEarnings, Caller::Admin) => {
+            all_rows_of("driverUId", "rows", &[demo_fleet_driver, other_driver])
         }
-        (Route::Report | Route::DriverEarnings, Caller::Admin) => all_rows_of("driverUId", "rows", &[demo_fleet_driver, other_driver]),
-        (Route::ReportOtherFleetDriver | Route::DriverEarningsOtherFleetDriver, Caller::Admin) => all_rows_of("driverUId", "rows", &[other_driver]),
-        (Route::ReportCsv, _) if !reply.header(axum::http::header::CONTENT_TYPE).unwrap_or("").starts_with("text/csv") => {
+        (Route::ReportOtherFleetDriver | Route::DriverEarningsOtherFleetDriver, Caller::Admin) => {
+            all_rows_of("driverUId", "rows", &[other_driver])
+        }
+        (Route::ReportCsv, _)
+            if !reply.header(axum::http::header::CONTENT_TYPE).unwrap_or("").starts_with("text/csv") =>
+        {
             Err("not a CSV".into())
         }
-        (Route::DriverEarningsXlsx, _) if !reply.header(axum::http::header::CONTENT_TYPE).unwrap_or("").contains("spreadsheetml") => {
+        (Route::DriverEarningsXlsx, _)
+            if !reply.header(axum::http::header::CONTENT_TYPE).unwrap_or("").contains("spreadsheetml") =>
+        {
             Err("not an XLSX".into())
         }
         _ => Ok(()),

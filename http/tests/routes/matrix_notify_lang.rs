@@ -20,7 +20,9 @@ use crate::notify_lang_support::*;
 use crate::support::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use wayfare_engine::{AmountType, DeviceTarget, Language, LanguageId, Notification, NotificationId, Promo, PromoId, UserTarget};
+use wayfare_engine::{
+    AmountType, DeviceTarget, Language, LanguageId, Notification, NotificationId, Promo, PromoId, UserTarget,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Expect {
@@ -95,7 +97,8 @@ fn expected_in_demo_mode(route: Route) -> Expect {
         PromoList | NotificationList | PushConfig | LanguageList => Pass(200),
         PromoAdd => Pass(201),
         NotificationDelete | PushToken => Pass(204),
-        PromoUpdate | PromoDelete | NotificationSend | LanguageAdd | LanguageUpdate | LanguageDelete | LanguageDefault => DEMO,
+        PromoUpdate | PromoDelete | NotificationSend | LanguageAdd | LanguageUpdate | LanguageDelete
+        | LanguageDefault => DEMO,
     }
 }
 
@@ -116,7 +119,14 @@ async fn fixtures(app: &TestApp, cell: usize) -> (PromoId, NotificationId, Langu
         createdAt: T0,
     };
     storage.save_promo(&promo, T0).await.unwrap();
-    let notification = Notification { id: NotificationId(uuid::Uuid::now_v7()), devicetype: DeviceTarget::All, usertype: UserTarget::All, title: "t".into(), body: "b".into(), createdAt: T0 };
+    let notification = Notification {
+        id: NotificationId(uuid::Uuid::now_v7()),
+        devicetype: DeviceTarget::All,
+        usertype: UserTarget::All,
+        title: "t".into(),
+        body: "b".into(),
+        createdAt: T0,
+    };
     storage.insert_notification(&notification).await.unwrap();
     let language = Language {
         id: LanguageId(uuid::Uuid::now_v7()),
@@ -140,16 +150,23 @@ fn cell_letters(cell: usize) -> String {
 
 async fn call(app: &TestApp, route: Route, who: Option<&Session>, cell: usize) -> Reply {
     let (promo, notification, language) = fixtures(app, cell).await;
-    let language_body = json!({ "langName": "Cell", "langLocale": format!("y{}", cell_letters(cell)), "keyValuePairs": { "a": "b" } });
+    let language_body =
+        json!({ "langName": "Cell", "langLocale": format!("y{}", cell_letters(cell)), "keyValuePairs": { "a": "b" } });
     match route {
         Route::PromoList => app.get("/api/v1/promos", who).await,
         Route::PromoAdd => app.post("/api/v1/promos", who, promo_body(&format!("ADD{cell}"))).await,
-        Route::PromoUpdate => put(app, &format!("/api/v1/promos/{promo}"), who, promo_body(&format!("CELL{cell}"))).await,
+        Route::PromoUpdate => {
+            put(app, &format!("/api/v1/promos/{promo}"), who, promo_body(&format!("CELL{cell}"))).await
+        }
         Route::PromoDelete => delete(app, &format!("/api/v1/promos/{promo}"), who).await,
-        Route::NotificationSend => app.post("/api/v1/notifications", who, json!({ "usertype": "rider", "title": "t", "body": "b" })).await,
+        Route::NotificationSend => {
+            app.post("/api/v1/notifications", who, json!({ "usertype": "rider", "title": "t", "body": "b" })).await
+        }
         Route::NotificationList => app.get("/api/v1/notifications", who).await,
         Route::NotificationDelete => delete(app, &format!("/api/v1/notifications/{notification}"), who).await,
-        Route::PushToken => put(app, "/api/v1/push/token", who, json!({ "pushToken": "ExponentPushToken[cell]" })).await,
+        Route::PushToken => {
+            put(app, "/api/v1/push/token", who, json!({ "pushToken": "ExponentPushToken[cell]" })).await
+        }
         Route::PushConfig => app.get("/api/v1/push/config", who).await,
         Route::LanguageList => app.get("/api/v1/languages", who).await,
         Route::LanguageAdd => app.post("/api/v1/languages", who, language_body).await,
@@ -162,7 +179,9 @@ async fn call(app: &TestApp, route: Route, who: Option<&Session>, cell: usize) -
 fn check(reply: &Reply, expect: Expect, context: &str) {
     match expect {
         Pass(status) => assert_eq!(reply.status.as_u16(), status, "{context}: {}", reply.body),
-        Refuse(status, code) => assert_eq!((reply.status.as_u16(), reply.error_code()), (status, code), "{context}: {}", reply.body),
+        Refuse(status, code) => {
+            assert_eq!((reply.status.as_u16(), reply.error_code()), (status, code), "{context}: {}", reply.body)
+        }
     }
 }
 
@@ -211,7 +230,13 @@ async fn in_demo_mode_admins_keep_only_the_unguarded_writes() {
     // Refused writes changed nothing.
     let admin = callers[4].as_ref();
     let languages: Value = app.get("/api/v1/languages", admin).await.expect(200).clone();
-    assert!(languages.as_array().unwrap().iter().all(|language| !language["langLocale"].as_str().unwrap().starts_with('y')), "no language was added");
+    assert!(
+        languages.as_array().unwrap().iter().all(|language| !language["langLocale"].as_str().unwrap().starts_with('y')),
+        "no language was added"
+    );
     assert_eq!(languages.as_array().unwrap().iter().filter(|language| language["default"] == true).count(), 1);
-    assert_eq!(languages.as_array().unwrap().iter().find(|language| language["default"] == true).unwrap()["langLocale"], "en");
+    assert_eq!(
+        languages.as_array().unwrap().iter().find(|language| language["default"] == true).unwrap()["langLocale"],
+        "en"
+    );
 }

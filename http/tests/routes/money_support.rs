@@ -61,7 +61,12 @@ pub fn money(value: &Value) -> Decimal {
 /// A booking of `customer` with `driver`, cancelled by the rider `minutes`
 /// after the driver accepted: past the first cancel slab (2 minutes) the
 /// demo car types charge a fee.
-pub async fn cancelled_after(app: &TestApp, customer: &wayfare_engine::User, driver: &wayfare_engine::User, minutes: u64) -> std::sync::Arc<Booking> {
+pub async fn cancelled_after(
+    app: &TestApp,
+    customer: &wayfare_engine::User,
+    driver: &wayfare_engine::User,
+    minutes: u64,
+) -> std::sync::Arc<Booking> {
     let booking = app.booking_at(customer, driver, Stage::Accepted).await;
     app.advance(MINUTE * minutes as u32);
     app.command(booking.id, By::Rider(customer.id), Command::Cancel { reason: "Changed my plans".into() }).await

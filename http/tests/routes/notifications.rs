@@ -18,7 +18,10 @@ use wayfare_http::config::PushKind;
 use wayfare_http::notify::InAppNotice;
 
 /// Everyone the in-app channel reached with the next notices, until `until` says stop.
-async fn collect_in_app(feed: &mut broadcast::Receiver<Arc<InAppNotice>>, mut until: impl FnMut(&InAppNotice) -> bool) -> Vec<Arc<InAppNotice>> {
+async fn collect_in_app(
+    feed: &mut broadcast::Receiver<Arc<InAppNotice>>,
+    mut until: impl FnMut(&InAppNotice) -> bool,
+) -> Vec<Arc<InAppNotice>> {
     let mut seen = Vec::new();
     let waited = tokio::time::timeout(Duration::from_secs(20), async {
         loop {
@@ -46,21 +49,40 @@ async fn a_broadcast_reaches_the_users_of_its_type_in_the_app() {
     let mut feed = app.state.notifier.subscribe();
     let sent = app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "driver", "devicetype": "All", "title": "Road closure", "body": "Pratt St is closed tonight." })).await;
     let sent = sent.expect(201);
-    assert_eq!((sent["title"].as_str(), sent["usertype"].as_str(), sent["devicetype"].as_str()), (Some("Road closure"), Some("driver"), Some("All")));
+    assert_eq!(
+        (sent["title"].as_str(), sent["usertype"].as_str(), sent["devicetype"].as_str()),
+        (Some("Road closure"), Some("driver"), Some("All"))
+    );
     assert_eq!(sent["recipients"], 20, "the twenty demo drivers");
     assert_eq!(sent["createdAt"], T0);
     let notices = collect_in_app(&mut feed, |_| true).await;
     let reached: BTreeSet<UserId> = notices.iter().flat_map(|notice| notice.to.clone()).collect();
     assert_eq!(reached, demo_ids(Role::Driver), "every driver and nobody else");
     let payload = &notices[0].payload;
-    assert_eq!((payload["title"].as_str(), payload["body"].as_str()), (Some("Road closure"), Some("Pratt St is closed tonight.")));
+    assert_eq!(
+        (payload["title"].as_str(), payload["body"].as_str()),
+        (Some("Road closure"), Some("Pratt St is closed tonight."))
+    );
     assert_eq!(payload["id"], sent["id"]);
 
-    let riders = app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "rider", "title": "Hello", "body": "Welcome aboard" })).await;
+    let riders = app
+        .post(
+            "/api/v1/notifications",
+            Some(&admin),
+            json!({ "usertype": "rider", "title": "Hello", "body": "Welcome aboard" }),
+        )
+        .await;
     assert_eq!(riders.expect(201)["recipients"], 5);
-    let reached: BTreeSet<UserId> = collect_in_app(&mut feed, |_| true).await.iter().flat_map(|notice| notice.to.clone()).collect();
+    let reached: BTreeSet<UserId> =
+        collect_in_app(&mut feed, |_| true).await.iter().flat_map(|notice| notice.to.clone()).collect();
     assert_eq!(reached, demo_ids(Role::Rider));
-    let everyone = app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "All", "devicetype": "All", "title": "Hi", "body": "All of you" })).await;
+    let everyone = app
+        .post(
+            "/api/v1/notifications",
+            Some(&admin),
+            json!({ "usertype": "All", "devicetype": "All", "title": "Hi", "body": "All of you" }),
+        )
+        .await;
     assert_eq!(everyone.expect(201)["recipients"], wayfare_http::demo::users().len());
 }
 
@@ -69,18 +91,43 @@ async fn a_broadcast_nobody_matches_is_no_user_match_and_is_not_stored() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
     // No demo user is on iOS.
-    let nobody = app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "driver", "devicetype": "IOS", "title": "t", "body": "b" })).await;
+    let nobody = app
+        .post(
+            "/api/v1/notifications",
+            Some(&admin),
+            json!({ "usertype": "driver", "devicetype": "IOS", "title": "t", "body": "b" }),
+        )
+        .await;
     nobody.refused(404, "no_user_match");
     assert_eq!(app.get("/api/v1/notifications", Some(&admin)).await.expect(200)["items"], json!([]));
 
     // A driver who registers an iPhone is matched by platform.
     let driver = app.sign_in("driver3@demo.wayfare").await;
-    put(&app, "/api/v1/push/token", Some(&driver), json!({ "pushToken": "ExponentPushToken[iphone-3]", "userPlatform": "IOS" })).await.expect(204);
+    put(
+        &app,
+        "/api/v1/push/token",
+        Some(&driver),
+        json!({ "pushToken": "ExponentPushToken[iphone-3]", "userPlatform": "IOS" }),
+    )
+    .await
+    .expect(204);
     let mut feed = app.state.notifier.subscribe();
-    let one = app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "driver", "devicetype": "IOS", "title": "t", "body": "b" })).await;
+    let one = app
+        .post(
+            "/api/v1/notifications",
+            Some(&admin),
+            json!({ "usertype": "driver", "devicetype": "IOS", "title": "t", "body": "b" }),
+        )
+        .await;
     assert_eq!(one.expect(201)["recipients"], 1);
     assert_eq!(collect_in_app(&mut feed, |_| true).await[0].to, vec![driver.id]);
-    let android_riders = app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "rider", "devicetype": "ANDROID", "title": "t", "body": "b" })).await;
+    let android_riders = app
+        .post(
+            "/api/v1/notifications",
+            Some(&admin),
+            json!({ "usertype": "rider", "devicetype": "ANDROID", "title": "t", "body": "b" }),
+        )
+        .await;
     android_riders.refused(404, "no_user_match");
 }
 
@@ -89,10 +136,23 @@ async fn notifications_are_listed_newest_first_in_pages_and_deleted() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
     for number in 1..=3 {
-        app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "rider", "title": format!("Note {number}"), "body": "b" })).await.expect(201);
+        app.post(
+            "/api/v1/notifications",
+            Some(&admin),
+            json!({ "usertype": "rider", "title": format!("Note {number}"), "body": "b" }),
+        )
+        .await
+        .expect(201);
         app.advance(MINUTE);
     }
-    let titles = |reply: &Reply| reply.expect(200)["items"].as_array().unwrap().iter().map(|item| item["title"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let titles = |reply: &Reply| {
+        reply.expect(200)["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["title"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
     let all = app.get("/api/v1/notifications", Some(&admin)).await;
     assert_eq!(titles(&all), ["Note 3", "Note 2", "Note 1"]);
     assert_eq!(all.body["next"], Value::Null);
@@ -113,10 +173,22 @@ async fn notifications_are_listed_newest_first_in_pages_and_deleted() {
 async fn a_notification_needs_a_title_a_body_and_known_types() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
-    app.post("/api/v1/notifications", Some(&admin), json!({ "body": "b" })).await.refused_on(400, "invalid_input", "title");
-    app.post("/api/v1/notifications", Some(&admin), json!({ "title": "t", "body": "   " })).await.refused_on(400, "invalid_input", "body");
-    app.post("/api/v1/notifications", Some(&admin), json!({ "title": "t", "body": "b", "usertype": "admin" })).await.refused_on(400, "invalid_input", "body");
-    app.post("/api/v1/notifications", Some(&admin), json!({ "title": "t", "body": "b", "devicetype": "WINDOWS" })).await.refused_on(400, "invalid_input", "body");
+    app.post("/api/v1/notifications", Some(&admin), json!({ "body": "b" })).await.refused_on(
+        400,
+        "invalid_input",
+        "title",
+    );
+    app.post("/api/v1/notifications", Some(&admin), json!({ "title": "t", "body": "   " })).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    app.post("/api/v1/notifications", Some(&admin), json!({ "title": "t", "body": "b", "usertype": "admin" }))
+        .await
+        .refused_on(400, "invalid_input", "body");
+    app.post("/api/v1/notifications", Some(&admin), json!({ "title": "t", "body": "b", "devicetype": "WINDOWS" }))
+        .await
+        .refused_on(400, "invalid_input", "body");
 }
 
 /// A fake Expo push API that records each request's messages.
@@ -149,7 +221,10 @@ async fn app_with_expo(horn_repeats: bool) -> (TestApp, tokio::sync::mpsc::Unbou
 }
 
 async fn next_push(received: &mut tokio::sync::mpsc::UnboundedReceiver<Vec<Value>>) -> Vec<Value> {
-    tokio::time::timeout(Duration::from_secs(20), received.recv()).await.expect("a push came").expect("the fake is open")
+    tokio::time::timeout(Duration::from_secs(20), received.recv())
+        .await
+        .expect("a push came")
+        .expect("the fake is open")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -158,21 +233,48 @@ async fn a_broadcast_goes_to_the_push_tokens_of_the_users_it_reaches() {
     let admin = app.sign_in("admin@demo.wayfare").await;
     for number in [1, 2] {
         let driver = app.sign_in(&format!("driver{number}@demo.wayfare")).await;
-        put(&app, "/api/v1/push/token", Some(&driver), json!({ "pushToken": format!("ExponentPushToken[driver-{number}]"), "userPlatform": "ANDROID" })).await.expect(204);
+        put(
+            &app,
+            "/api/v1/push/token",
+            Some(&driver),
+            json!({ "pushToken": format!("ExponentPushToken[driver-{number}]"), "userPlatform": "ANDROID" }),
+        )
+        .await
+        .expect(204);
     }
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    put(&app, "/api/v1/push/token", Some(&rider), json!({ "pushToken": "ExponentPushToken[rider-1]", "userPlatform": "ANDROID" })).await.expect(204);
+    put(
+        &app,
+        "/api/v1/push/token",
+        Some(&rider),
+        json!({ "pushToken": "ExponentPushToken[rider-1]", "userPlatform": "ANDROID" }),
+    )
+    .await
+    .expect(204);
     let sent = app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "driver", "devicetype": "ANDROID", "title": "Shift bonus", "body": "Double fares tonight" })).await;
     assert_eq!(sent.expect(201)["recipients"], 2);
     let messages = next_push(&mut pushed).await;
     let tokens: BTreeSet<&str> = messages.iter().map(|message| message["to"].as_str().unwrap()).collect();
-    assert_eq!(tokens, BTreeSet::from(["ExponentPushToken[driver-1]", "ExponentPushToken[driver-2]"]), "drivers only, the rider's token is not used");
-    assert_eq!((messages[0]["title"].as_str(), messages[0]["body"].as_str()), (Some("Shift bonus"), Some("Double fares tonight")));
+    assert_eq!(
+        tokens,
+        BTreeSet::from(["ExponentPushToken[driver-1]", "ExponentPushToken[driver-2]"]),
+        "drivers only, the rider's token is not used"
+    );
+    assert_eq!(
+        (messages[0]["title"].as_str(), messages[0]["body"].as_str()),
+        (Some("Shift bonus"), Some("Double fares tonight"))
+    );
 
     // An empty token stops push to that user.
     let driver = app.sign_in("driver1@demo.wayfare").await;
     put(&app, "/api/v1/push/token", Some(&driver), json!({ "pushToken": "" })).await.expect(204);
-    app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "driver", "devicetype": "ANDROID", "title": "t", "body": "b" })).await.expect(201);
+    app.post(
+        "/api/v1/notifications",
+        Some(&admin),
+        json!({ "usertype": "driver", "devicetype": "ANDROID", "title": "t", "body": "b" }),
+    )
+    .await
+    .expect(201);
     let tokens: Vec<Value> = next_push(&mut pushed).await.iter().map(|message| message["to"].clone()).collect();
     assert_eq!(tokens, [json!("ExponentPushToken[driver-2]")]);
 }
@@ -201,14 +303,20 @@ async fn booking_notices_reach_the_receiver_in_their_language_in_the_app_and_by_
         rider_told && driver_told
     })
     .await;
-    let accepted = notices.iter().find(|notice| notice.to == vec![rider.id] && notice.payload["key"] == "booking_accepted").unwrap();
+    let accepted = notices
+        .iter()
+        .find(|notice| notice.to == vec![rider.id] && notice.payload["key"] == "booking_accepted")
+        .unwrap();
     let french = language(&app, "fr").await["keyValuePairs"].clone();
     assert_eq!(accepted.payload["body"], french["booking_accepted"], "in the rider's language (fr)");
     assert_eq!(accepted.payload["title"], french["notification_title"]);
     assert_eq!(accepted.payload["channel"], "bookings-repeat", "CarHornRepeat is on");
     assert_eq!(accepted.payload["screen"], "BookedCab");
     // The driver has no language of their own: the default's (English).
-    let offered = notices.iter().find(|notice| notice.to == vec![driver.id] && notice.payload["key"] == "accept_booking_request").unwrap();
+    let offered = notices
+        .iter()
+        .find(|notice| notice.to == vec![driver.id] && notice.payload["key"] == "accept_booking_request")
+        .unwrap();
     assert_eq!(offered.payload["body"], language(&app, "en").await["keyValuePairs"]["accept_booking_request"]);
     let push = loop {
         let messages = next_push(&mut pushed).await;
@@ -283,12 +391,29 @@ async fn a_browser_subscribed_with_web_push_gets_the_broadcast_encrypted_and_sig
         "keys": { "p256dh": URL_SAFE_NO_PAD.encode(browser_key.compute_public_key().unwrap().as_ref()), "auth": URL_SAFE_NO_PAD.encode([7u8; 16]) }
     });
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    put(&app, "/api/v1/push/token", Some(&rider), json!({ "pushToken": subscription.to_string(), "userPlatform": "WEB" })).await.expect(204);
+    put(
+        &app,
+        "/api/v1/push/token",
+        Some(&rider),
+        json!({ "pushToken": subscription.to_string(), "userPlatform": "WEB" }),
+    )
+    .await
+    .expect(204);
     let admin = app.sign_in("admin@demo.wayfare").await;
-    app.post("/api/v1/notifications", Some(&admin), json!({ "usertype": "rider", "title": "Hello", "body": "From the web" })).await.expect(201);
-    let (headers, length) = tokio::time::timeout(Duration::from_secs(20), received.recv()).await.expect("a web push came").unwrap();
+    app.post(
+        "/api/v1/notifications",
+        Some(&admin),
+        json!({ "usertype": "rider", "title": "Hello", "body": "From the web" }),
+    )
+    .await
+    .expect(201);
+    let (headers, length) =
+        tokio::time::timeout(Duration::from_secs(20), received.recv()).await.expect("a web push came").unwrap();
     assert_eq!(headers["content-encoding"], "aes128gcm");
     let authorization = headers["authorization"].to_str().unwrap();
-    assert!(authorization.starts_with("vapid t=") && authorization.ends_with(&format!(", k={vapid}")), "signed with the served key: {authorization}");
+    assert!(
+        authorization.starts_with("vapid t=") && authorization.ends_with(&format!(", k={vapid}")),
+        "signed with the served key: {authorization}"
+    );
     assert!(length > 16 + 4 + 1 + 65 + 16, "salt, header, key and an encrypted record");
 }

@@ -32,7 +32,6 @@ fn delivery_without_dispatch(settings: &mut wayfare_engine::Settings) {
     settings.autoDispatch = false;
 }
 
-
 async fn app_with(payments: PaymentsConfig, change: impl FnOnce(&mut wayfare_engine::Settings)) -> TestApp {
     let mut setup = Setup::default();
     setup.config.payments = payments;
@@ -89,7 +88,13 @@ fn redirect(reply: &Reply) -> String {
 
 /// A test checkout through to the gateway's page; returns the page's path.
 async fn test_checkout(app: &TestApp, who: &Session, order_id: &str, amount: Decimal) -> String {
-    let reply = post_form(app, "/api/v1/payments/test/checkout", Some(who), &checkout_fields(order_id, &amount.to_string(), who.id)).await;
+    let reply = post_form(
+        app,
+        "/api/v1/payments/test/checkout",
+        Some(who),
+        &checkout_fields(order_id, &amount.to_string(), who.id),
+    )
+    .await;
     let page = redirect(&reply);
     assert!(page.starts_with("/api/v1/payments/test/pay/"), "{page}");
     page
@@ -119,8 +124,12 @@ async fn a_test_gateway_payment_makes_a_prepaid_delivery_new_exactly_once() {
     let app = test_gateway_app(delivery).await;
     // An Economy driver online by the pickup, to be offered the paid booking.
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    app.post("/api/v1/drivers/me/status", Some(&driver), serde_json::json!({ "driverActiveStatus": true })).await.expect(200);
-    app.post("/api/v1/drivers/me/location", Some(&driver), serde_json::json!({ "lat": 39.2825, "lng": -76.593 })).await.expect(200);
+    app.post("/api/v1/drivers/me/status", Some(&driver), serde_json::json!({ "driverActiveStatus": true }))
+        .await
+        .expect(200);
+    app.post("/api/v1/drivers/me/location", Some(&driver), serde_json::json!({ "lat": 39.2825, "lng": -76.593 }))
+        .await
+        .expect(200);
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let booking = payment_pending(&app).await;
     let page = test_checkout(&app, &rider, &booking.id.to_string(), booking.payableAmount).await;
@@ -166,7 +175,12 @@ async fn a_test_gateway_payment_of_a_pending_trip_credits_the_driver_share_once(
     let paid = app.runtime().booking(pending.id).await.unwrap();
     assert_eq!(paid.status, BookingStatus::Paid);
     assert_eq!(paid.gateway.as_deref(), Some("test"));
-    let shares = |entries: Vec<Value>| entries.into_iter().filter(|entry| entry["txRef"].as_str().is_some_and(|tx| tx.starts_with("DriverShare"))).collect::<Vec<_>>();
+    let shares = |entries: Vec<Value>| {
+        entries
+            .into_iter()
+            .filter(|entry| entry["txRef"].as_str().is_some_and(|tx| tx.starts_with("DriverShare")))
+            .collect::<Vec<_>>()
+    };
     let credited = shares(ledger(&app, driver_user.id).await);
     assert_eq!(credited.len(), 1, "{credited:?}");
     assert_eq!(credited[0]["amount"], serde_json::to_value(paid.driver_share).unwrap());
@@ -253,18 +267,46 @@ async fn a_checkout_with_a_wrong_amount_order_currency_or_payer_is_refused() {
     let fields = checkout_fields(&id, &booking.payableAmount.to_string(), rider.id);
     let path = "/api/v1/payments/test/checkout";
     let less = (booking.payableAmount - Decimal::ONE).to_string();
-    post_form(&app, path, Some(&rider), &with(fields.clone(), "amount", &less)).await.refused_on(400, "invalid_amount", "amount");
-    post_form(&app, path, Some(&rider), &with(fields.clone(), "amount", "lots")).await.refused_on(400, "invalid_amount", "amount");
-    post_form(&app, path, Some(&rider), &with(fields.clone(), "amount", "-5")).await.refused_on(400, "invalid_amount", "amount");
-    post_form(&app, path, Some(&rider), &with(fields.clone(), "order_id", "ABCDEF")).await.refused_on(400, "invalid_input", "order_id");
-    post_form(&app, path, Some(&rider), &with(fields.clone(), "currency", "EUR")).await.refused_on(400, "invalid_input", "currency");
-    post_form(&app, path, Some(&rider), &with(fields.clone(), "cust_id", "nobody")).await.refused_on(400, "invalid_input", "cust_id");
+    post_form(&app, path, Some(&rider), &with(fields.clone(), "amount", &less)).await.refused_on(
+        400,
+        "invalid_amount",
+        "amount",
+    );
+    post_form(&app, path, Some(&rider), &with(fields.clone(), "amount", "lots")).await.refused_on(
+        400,
+        "invalid_amount",
+        "amount",
+    );
+    post_form(&app, path, Some(&rider), &with(fields.clone(), "amount", "-5")).await.refused_on(
+        400,
+        "invalid_amount",
+        "amount",
+    );
+    post_form(&app, path, Some(&rider), &with(fields.clone(), "order_id", "ABCDEF")).await.refused_on(
+        400,
+        "invalid_input",
+        "order_id",
+    );
+    post_form(&app, path, Some(&rider), &with(fields.clone(), "currency", "EUR")).await.refused_on(
+        400,
+        "invalid_input",
+        "currency",
+    );
+    post_form(&app, path, Some(&rider), &with(fields.clone(), "cust_id", "nobody")).await.refused_on(
+        400,
+        "invalid_input",
+        "cust_id",
+    );
     // The payer is the one signed in.
     let other = rider2_id();
-    post_form(&app, path, Some(&rider), &with(fields.clone(), "cust_id", &other.to_string())).await.refused(403, "not_allowed");
+    post_form(&app, path, Some(&rider), &with(fields.clone(), "cust_id", &other.to_string()))
+        .await
+        .refused(403, "not_allowed");
     // Someone else's booking, or none, is not known to exist.
     let stranger = app.sign_in("rider2@demo.wayfare").await;
-    post_form(&app, path, Some(&stranger), &with(fields.clone(), "cust_id", &stranger.id.to_string())).await.refused(404, "not_found");
+    post_form(&app, path, Some(&stranger), &with(fields.clone(), "cust_id", &stranger.id.to_string()))
+        .await
+        .refused(404, "not_found");
     let missing = BookingId(uuid::Uuid::now_v7()).to_string();
     post_form(&app, path, Some(&rider), &with(fields.clone(), "order_id", &missing)).await.refused(404, "not_found");
     post_form(&app, path, None, &fields).await.refused(401, "not_logged_in");
@@ -306,7 +348,9 @@ async fn gateways_that_are_off_are_no_provider_found_and_pages_are_the_payers_ow
     let fields = checkout_fields(&booking.id.to_string(), &booking.payableAmount.to_string(), rider.id);
     post_form(&app, "/api/v1/payments/test/checkout", Some(&rider), &fields).await.refused(404, "no_provider_found");
     post_form(&app, "/api/v1/payments/stripe/checkout", Some(&rider), &fields).await.refused(404, "no_provider_found");
-    app.post_raw("/api/v1/payments/stripe/webhook", None, "application/json", "{}").await.refused(404, "no_provider_found");
+    app.post_raw("/api/v1/payments/stripe/webhook", None, "application/json", "{}")
+        .await
+        .refused(404, "no_provider_found");
 
     let app = test_gateway_app(delivery).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
@@ -331,7 +375,11 @@ struct StripeCall {
 
 impl StripeCall {
     fn field(&self, name: &str) -> &str {
-        self.form.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str()).unwrap_or_else(|| panic!("no {name} in {:?}", self.form))
+        self.form
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+            .unwrap_or_else(|| panic!("no {name} in {:?}", self.form))
     }
 }
 
@@ -345,7 +393,9 @@ async fn fake_stripe() -> (String, Arc<Mutex<Vec<StripeCall>>>) {
         post(move |headers: axum::http::HeaderMap, body: String| {
             let recorded = recorded.clone();
             async move {
-                let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok()).unwrap_or_default().to_string();
+                let text = |name: &str| {
+                    headers.get(name).and_then(|value| value.to_str().ok()).unwrap_or_default().to_string()
+                };
                 let form: Vec<(String, String)> = body
                     .split('&')
                     .filter_map(|pair| pair.split_once('='))
@@ -353,7 +403,11 @@ async fn fake_stripe() -> (String, Arc<Mutex<Vec<StripeCall>>>) {
                     .collect();
                 let number = {
                     let mut calls = recorded.lock().unwrap();
-                    calls.push(StripeCall { authorization: text("authorization"), idempotency_key: text("idempotency-key"), form });
+                    calls.push(StripeCall {
+                        authorization: text("authorization"),
+                        idempotency_key: text("idempotency-key"),
+                        form,
+                    });
                     calls.len()
                 };
                 axum::Json(serde_json::json!({
@@ -432,7 +486,13 @@ fn now_secs(app: &TestApp) -> i64 {
 }
 
 /// A Stripe checkout through to Stripe's page; returns the call Stripe got.
-async fn stripe_checkout(app: &TestApp, calls: &Mutex<Vec<StripeCall>>, who: &Session, order_id: &str, amount: Decimal) -> StripeCall {
+async fn stripe_checkout(
+    app: &TestApp,
+    calls: &Mutex<Vec<StripeCall>>,
+    who: &Session,
+    order_id: &str,
+    amount: Decimal,
+) -> StripeCall {
     let fields = checkout_fields(order_id, &amount.to_string(), who.id);
     let reply = post_form(app, "/api/v1/payments/stripe/checkout", Some(who), &fields).await;
     let location = redirect(&reply);
@@ -449,7 +509,8 @@ async fn a_stripe_checkout_creates_a_session_and_its_replayed_webhook_confirms_o
     let booking = payment_pending(&app).await;
     // Configured, Stripe joins the providers the app offers.
     let providers = app.get("/api/v1/payments/providers", None).await;
-    let stripe = providers.expect(200).as_array().unwrap().iter().find(|provider| provider["name"] == "stripe").cloned();
+    let stripe =
+        providers.expect(200).as_array().unwrap().iter().find(|provider| provider["name"] == "stripe").cloned();
     assert_eq!(stripe, Some(serde_json::json!({ "name": "stripe", "link": "/api/v1/payments/stripe/checkout" })));
     let call = stripe_checkout(&app, &calls, &rider, &booking.id.to_string(), booking.payableAmount).await;
 
@@ -466,7 +527,11 @@ async fn a_stripe_checkout_creates_a_session_and_its_replayed_webhook_confirms_o
     assert_eq!(call.idempotency_key, payment_id, "a retried call makes one session");
     let payment = app.state.storage.payment(payment_id.parse().unwrap()).await.unwrap();
     assert_eq!((payment.status, payment.gateway_ref.as_deref()), (PaymentStatus::Pending, Some("cs_test_fake1")));
-    assert_eq!(app.runtime().booking(booking.id).await.unwrap().status, BookingStatus::PaymentPending, "not before the webhook");
+    assert_eq!(
+        app.runtime().booking(booking.id).await.unwrap().status,
+        BookingStatus::PaymentPending,
+        "not before the webhook"
+    );
 
     let minor: i64 = minor.to_string().parse().unwrap();
     let payload = recorded_event("cs_test_fake1", &payment_id, &booking.id.to_string(), minor);
@@ -476,7 +541,10 @@ async fn a_stripe_checkout_creates_a_session_and_its_replayed_webhook_confirms_o
     let paid = app.runtime().booking(booking.id).await.unwrap();
     assert_eq!((paid.status, paid.prepaid, paid.gateway.as_deref()), (BookingStatus::New, true, Some("stripe")));
     let settled = app.state.storage.payment(payment.id).await.unwrap();
-    assert_eq!((settled.status, settled.event_id.as_deref()), (PaymentStatus::Paid, Some("evt_1QxYzAB2cD3eF4gH5iJ6kL7m")));
+    assert_eq!(
+        (settled.status, settled.event_id.as_deref()),
+        (PaymentStatus::Paid, Some("evt_1QxYzAB2cD3eF4gH5iJ6kL7m"))
+    );
 
     // Stripe retries: the same event, and the same event signed again later.
     let replay = webhook(&app, &payload, Some(&signed)).await;
@@ -526,7 +594,8 @@ async fn forged_stale_tampered_or_unsigned_webhooks_change_nothing() {
     assert_eq!(app.runtime().booking(booking.id).await.unwrap().status, BookingStatus::PaymentPending);
 
     // Events that are not a paid session are acknowledged and ignored.
-    let expired = payload.replace("checkout.session.completed", "checkout.session.expired").replace("\"paid\"", "\"unpaid\"");
+    let expired =
+        payload.replace("checkout.session.completed", "checkout.session.expired").replace("\"paid\"", "\"unpaid\"");
     let signed = signature(&expired, WEBHOOK_SECRET, now);
     assert_eq!(webhook(&app, &expired, Some(&signed)).await.expect(200)["settled"], false);
     assert_eq!(app.state.storage.payment(payment.id).await.unwrap().status, PaymentStatus::Pending);

@@ -29,7 +29,11 @@ async fn names_may_not_be_blank() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     patch(&app, ME, Some(&rider), json!({ "firstName": " " })).await.refused_on(400, "profile_incomplete", "firstName");
-    patch(&app, ME, Some(&rider), json!({ "lastName": "x".repeat(101) })).await.refused_on(400, "invalid_input", "lastName");
+    patch(&app, ME, Some(&rider), json!({ "lastName": "x".repeat(101) })).await.refused_on(
+        400,
+        "invalid_input",
+        "lastName",
+    );
 }
 
 #[tokio::test]
@@ -38,12 +42,20 @@ async fn an_email_account_keeps_its_email_but_may_change_its_phone() {
     let app = TestApp::demo().await;
     let rider = app.sign_in("rider2@demo.wayfare").await;
     assert_eq!(rider.user["regType"], "email");
-    patch(&app, ME, Some(&rider), json!({ "email": "new@test.wayfare" })).await.refused_on(403, "field_locked", "email");
+    patch(&app, ME, Some(&rider), json!({ "email": "new@test.wayfare" })).await.refused_on(
+        403,
+        "field_locked",
+        "email",
+    );
     let phone = patch(&app, ME, Some(&rider), json!({ "mobile": "+1 410 555 7777" })).await;
     assert_eq!(phone.expect(200)["user"]["mobile"], "+14105557777");
     // A phone another account has.
     patch(&app, ME, Some(&rider), json!({ "mobile": "+14105550203" })).await.refused_on(409, "user_exists", "mobile");
-    patch(&app, ME, Some(&rider), json!({ "mobile": "12345" })).await.refused_on(400, "mobile_no_blank_error", "mobile");
+    patch(&app, ME, Some(&rider), json!({ "mobile": "12345" })).await.refused_on(
+        400,
+        "mobile_no_blank_error",
+        "mobile",
+    );
 }
 
 #[tokio::test]
@@ -51,12 +63,33 @@ async fn a_phone_account_keeps_its_phone_but_may_set_a_proper_email() {
     let app = TestApp::demo().await;
     let phone_rider = app.sign_in("+14105558800").await;
     assert_eq!(phone_rider.user["regType"], "mobile", "a first phone sign-in makes a phone account");
-    patch(&app, ME, Some(&phone_rider), json!({ "mobile": "+14105558801" })).await.refused_on(403, "field_locked", "mobile");
-    patch(&app, ME, Some(&phone_rider), json!({ "email": "not an email" })).await.refused_on(400, "proper_email", "email");
-    patch(&app, ME, Some(&phone_rider), json!({ "email": "rider3@demo.wayfare" })).await.refused_on(409, "user_exists", "email");
-    let set = patch(&app, ME, Some(&phone_rider), json!({ "email": "Phone.Rider@Test.Wayfare", "mobile": "+1 410 555 8800" })).await;
+    patch(&app, ME, Some(&phone_rider), json!({ "mobile": "+14105558801" })).await.refused_on(
+        403,
+        "field_locked",
+        "mobile",
+    );
+    patch(&app, ME, Some(&phone_rider), json!({ "email": "not an email" })).await.refused_on(
+        400,
+        "proper_email",
+        "email",
+    );
+    patch(&app, ME, Some(&phone_rider), json!({ "email": "rider3@demo.wayfare" })).await.refused_on(
+        409,
+        "user_exists",
+        "email",
+    );
+    let set = patch(
+        &app,
+        ME,
+        Some(&phone_rider),
+        json!({ "email": "Phone.Rider@Test.Wayfare", "mobile": "+1 410 555 8800" }),
+    )
+    .await;
     let user = &set.expect(200)["user"];
-    assert_eq!((user["email"].as_str(), user["mobile"].as_str()), (Some("phone.rider@test.wayfare"), Some("+14105558800")));
+    assert_eq!(
+        (user["email"].as_str(), user["mobile"].as_str()),
+        (Some("phone.rider@test.wayfare"), Some("+14105558800"))
+    );
     // Sending the own e-mail again is not someone else's.
     patch(&app, ME, Some(&phone_rider), json!({ "email": "phone.rider@test.wayfare" })).await.expect(200);
 }
@@ -66,9 +99,16 @@ async fn accounts_an_admin_made_keep_both_contacts() {
     // spec §2 Profile: both locked when regType is admin
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;
-    patch(&app, ME, Some(&admin), json!({ "email": "boss@test.wayfare" })).await.refused_on(403, "field_locked", "email");
+    patch(&app, ME, Some(&admin), json!({ "email": "boss@test.wayfare" })).await.refused_on(
+        403,
+        "field_locked",
+        "email",
+    );
     patch(&app, ME, Some(&admin), json!({ "mobile": "+14105559999" })).await.refused_on(403, "field_locked", "mobile");
-    assert_eq!(patch(&app, ME, Some(&admin), json!({ "firstName": "Ada" })).await.expect(200)["user"]["firstName"], "Ada");
+    assert_eq!(
+        patch(&app, ME, Some(&admin), json!({ "firstName": "Ada" })).await.expect(200)["user"]["firstName"],
+        "Ada"
+    );
 }
 
 #[tokio::test]
@@ -94,7 +134,11 @@ async fn the_language_must_be_one_the_platform_lists() {
     patch(&app, ME, Some(&rider), lang("de")).await.refused_on(400, "invalid_input", "lang");
     let chosen = patch(&app, ME, Some(&rider), lang("fr")).await;
     assert_eq!(chosen.expect(200)["user"]["lang"]["langLocale"], "fr");
-    patch(&app, ME, Some(&rider), json!({ "lang": { "langLocale": "fr" } })).await.refused_on(400, "invalid_input", "body");
+    patch(&app, ME, Some(&rider), json!({ "lang": { "langLocale": "fr" } })).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
 }
 
 #[tokio::test]

@@ -28,9 +28,21 @@ async fn an_admin_adds_lists_updates_and_deletes_a_promo() {
     assert_eq!(listed.expect(200).as_array().unwrap().len(), 1);
     assert_eq!(listed.body[0]["promo_description"], "Ten percent off");
 
-    let changed = put(&app, &format!("/api/v1/promos/{id}"), Some(&admin), with(promo_body("WELCOME10"), json!({ "promo_discount_type": "flat", "promo_discount_value": 3, "user_avail": 99 }))).await;
+    let changed = put(
+        &app,
+        &format!("/api/v1/promos/{id}"),
+        Some(&admin),
+        with(
+            promo_body("WELCOME10"),
+            json!({ "promo_discount_type": "flat", "promo_discount_value": 3, "user_avail": 99 }),
+        ),
+    )
+    .await;
     let changed = changed.expect(200);
-    assert_eq!((changed["promo_discount_type"].as_str(), changed["promo_discount_value"].as_f64()), (Some("flat"), Some(3.0)));
+    assert_eq!(
+        (changed["promo_discount_type"].as_str(), changed["promo_discount_value"].as_f64()),
+        (Some("flat"), Some(3.0))
+    );
     assert_eq!(changed["user_avail"], 0, "user_avail is the store's count, not the admin's");
     assert_eq!(changed["createdAt"], T0);
 
@@ -60,17 +72,29 @@ async fn a_promo_is_validated_field_by_field() {
         let reply = app.post("/api/v1/promos", Some(&admin), with(promo_body("CHECK"), change.clone())).await;
         reply.refused_on(400, "invalid_input", field);
     }
-    let fractional = app.post("/api/v1/promos", Some(&admin), with(promo_body("CHECK"), json!({ "promo_discount_value": 1.005 }))).await;
+    let fractional = app
+        .post("/api/v1/promos", Some(&admin), with(promo_body("CHECK"), json!({ "promo_discount_value": 1.005 })))
+        .await;
     fractional.refused(400, "invalid_amount");
-    let wrong_type = app.post("/api/v1/promos", Some(&admin), with(promo_body("CHECK"), json!({ "promo_discount_type": "half" }))).await;
+    let wrong_type = app
+        .post("/api/v1/promos", Some(&admin), with(promo_body("CHECK"), json!({ "promo_discount_type": "half" })))
+        .await;
     wrong_type.refused_on(400, "invalid_input", "body");
 
     let first = add_promo(&app, &admin, promo_body("TAKEN")).await;
     app.post("/api/v1/promos", Some(&admin), promo_body("taken")).await.refused_on(409, "promo_exists", "promo_name");
     let other = add_promo(&app, &admin, promo_body("OTHER")).await;
-    put(&app, &format!("/api/v1/promos/{}", other["id"].as_str().unwrap()), Some(&admin), promo_body("TAKEN")).await.refused_on(409, "promo_exists", "promo_name");
+    put(&app, &format!("/api/v1/promos/{}", other["id"].as_str().unwrap()), Some(&admin), promo_body("TAKEN"))
+        .await
+        .refused_on(409, "promo_exists", "promo_name");
     // An edit may end a promo early.
-    let ended = put(&app, &format!("/api/v1/promos/{}", first["id"].as_str().unwrap()), Some(&admin), with(promo_body("TAKEN"), json!({ "promo_validity": T0 - 1 }))).await;
+    let ended = put(
+        &app,
+        &format!("/api/v1/promos/{}", first["id"].as_str().unwrap()),
+        Some(&admin),
+        with(promo_body("TAKEN"), json!({ "promo_validity": T0 - 1 })),
+    )
+    .await;
     assert_eq!(ended.expect(200)["promo_validity"], T0 - 1);
 }
 
@@ -83,7 +107,15 @@ async fn book_with(app: &TestApp, rider: &Session, code: &str) -> Reply {
 async fn a_promo_is_applied_at_booking_and_counted_once_per_rider() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
-    let promo = add_promo(&app, &admin, with(promo_body("SAVE3"), json!({ "promo_discount_type": "flat", "promo_discount_value": 3, "promo_usage_limit": 1 }))).await;
+    let promo = add_promo(
+        &app,
+        &admin,
+        with(
+            promo_body("SAVE3"),
+            json!({ "promo_discount_type": "flat", "promo_discount_value": 3, "promo_usage_limit": 1 }),
+        ),
+    )
+    .await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let plain = app.post("/api/v1/bookings/estimate", Some(&rider), trip_body("Economy")).await;
     let fare = plain.expect(200)["estimateFare"].as_f64().unwrap();
@@ -97,14 +129,21 @@ async fn a_promo_is_applied_at_booking_and_counted_once_per_rider() {
     assert!((payable - (fare - 3.0)).abs() < 1e-9, "payable {payable} is the fare {fare} less 3");
 
     let promos = app.get("/api/v1/promos", Some(&admin)).await;
-    let counted = promos.expect(200).as_array().unwrap().iter().find(|listed| listed["id"] == promo["id"]).unwrap().clone();
+    let counted =
+        promos.expect(200).as_array().unwrap().iter().find(|listed| listed["id"] == promo["id"]).unwrap().clone();
     assert_eq!(counted["user_avail"], 1, "counted in user_avail");
     // Used: the same rider may not use it again, and the limit (1) is reached for others.
     book_with(&app, &rider, "SAVE3").await.refused(409, "promo_limit_reached");
     let other = app.sign_in("rider2@demo.wayfare").await;
     book_with(&app, &other, "SAVE3").await.refused(409, "promo_limit_reached");
     // A used promo keeps its code.
-    let renamed = put(&app, &format!("/api/v1/promos/{}", promo["id"].as_str().unwrap()), Some(&admin), with(promo_body("SAVE4"), json!({ "promo_usage_limit": 5 }))).await;
+    let renamed = put(
+        &app,
+        &format!("/api/v1/promos/{}", promo["id"].as_str().unwrap()),
+        Some(&admin),
+        with(promo_body("SAVE4"), json!({ "promo_usage_limit": 5 })),
+    )
+    .await;
     renamed.refused_on(400, "invalid_input", "promo_name");
 }
 
@@ -129,15 +168,34 @@ async fn riders_list_only_the_promos_they_can_still_use() {
     add_promo(&app, &admin, promo_body("OPEN")).await;
     add_promo(&app, &admin, with(promo_body("ONCE"), json!({ "promo_usage_limit": 1 }))).await;
     let ended = add_promo(&app, &admin, promo_body("ENDED")).await;
-    put(&app, &format!("/api/v1/promos/{}", ended["id"].as_str().unwrap()), Some(&admin), with(promo_body("ENDED"), json!({ "promo_validity": T0 - 1 }))).await.expect(200);
+    put(
+        &app,
+        &format!("/api/v1/promos/{}", ended["id"].as_str().unwrap()),
+        Some(&admin),
+        with(promo_body("ENDED"), json!({ "promo_validity": T0 - 1 })),
+    )
+    .await
+    .expect(200);
 
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let names = |reply: &Reply| reply.expect(200).as_array().unwrap().iter().map(|promo| promo["promo_name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let names = |reply: &Reply| {
+        reply
+            .expect(200)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|promo| promo["promo_name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&app.get("/api/v1/promos", Some(&rider)).await), ["OPEN", "ONCE"]);
     book_with(&app, &rider, "OPEN").await.expect(201);
     assert_eq!(names(&app.get("/api/v1/promos", Some(&rider)).await), ["ONCE"], "a promo they used is gone");
     let other = app.sign_in("rider2@demo.wayfare").await;
     book_with(&app, &other, "ONCE").await.expect(201);
-    assert_eq!(names(&app.get("/api/v1/promos", Some(&rider)).await), Vec::<String>::new(), "a promo used up is gone for everyone");
+    assert_eq!(
+        names(&app.get("/api/v1/promos", Some(&rider)).await),
+        Vec::<String>::new(),
+        "a promo used up is gone for everyone"
+    );
     assert_eq!(names(&app.get("/api/v1/promos", Some(&admin)).await), ["OPEN", "ONCE", "ENDED"], "admins see them all");
 }

@@ -60,7 +60,9 @@ fn rows(reply: &Reply) -> Vec<Value> {
 }
 
 fn row_of<'a>(rows: &'a [Value], driver: &wayfare_engine::User) -> &'a Value {
-    rows.iter().find(|row| row["driverUId"] == json!(driver.id)).unwrap_or_else(|| panic!("no row for {}", driver.email))
+    rows.iter()
+        .find(|row| row["driverUId"] == json!(driver.id))
+        .unwrap_or_else(|| panic!("no row for {}", driver.email))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -80,7 +82,10 @@ async fn the_earnings_report_sums_rides_and_charged_cancellations_per_driver_and
     assert_eq!(money(&mine["discountAmount"]), sum(rides, |booking| booking.discount_amount));
     assert_eq!(money(&mine["customerPaid"]), sum(rides, |booking| booking.customer_paid));
     assert_eq!(money(&mine["cancellationFee"]), trips.charged_cancellation.cancellationFee.round_dp(2));
-    assert_eq!(money(&mine["myEarning"]), money(&mine["tripCost"]) - money(&mine["driverShare"]) - money(&mine["discountAmount"]));
+    assert_eq!(
+        money(&mine["myEarning"]),
+        money(&mine["tripCost"]) - money(&mine["driverShare"]) - money(&mine["discountAmount"])
+    );
     assert_eq!(money(&mine["rideCost"]), money(&mine["tripCost"]) - money(&mine["convenienceFee"]));
     assert_eq!(mine["driverVehicleNo"], json!(driver(4).vehicleNumber));
 
@@ -97,7 +102,8 @@ async fn driver_earnings_count_rides_only_and_drivers_see_their_own() {
     let all = rows(&app.get(DRIVER_EARNINGS, Some(&admin)).await);
     assert_eq!(all.len(), 2);
     let mine = row_of(&all, &driver(4));
-    let expected_fields = ["year", "month", "monthsName", "driverShare", "total_rides", "driverName", "driverVehicleNo", "driverUId"];
+    let expected_fields =
+        ["year", "month", "monthsName", "driverShare", "total_rides", "driverName", "driverVehicleNo", "driverUId"];
     let mut fields: Vec<&str> = mine.as_object().unwrap().keys().map(String::as_str).collect();
     fields.sort_unstable();
     let mut expected_sorted = expected_fields.to_vec();
@@ -254,7 +260,10 @@ async fn an_xlsx_export_is_a_workbook_with_the_same_numbers() {
     // The driver earning table exports too.
     let file = get_raw(&app, &format!("{DRIVER_EARNINGS}?format=xlsx&year=2027"), Some(&fleet)).await;
     assert_eq!(file.status, 200);
-    assert_eq!(file.header(axum::http::header::CONTENT_DISPOSITION), "attachment; filename=\"driver-earnings-2027.xlsx\"");
+    assert_eq!(
+        file.header(axum::http::header::CONTENT_DISPOSITION),
+        "attachment; filename=\"driver-earnings-2027.xlsx\""
+    );
     let mut workbook: Xlsx<_> = calamine::open_workbook_from_rs(Cursor::new(file.bytes)).expect("a valid xlsx");
     let sheet = workbook.worksheet_range("Driver earnings").expect("the sheet");
     assert_eq!(sheet.height(), 2);
@@ -302,7 +311,10 @@ async fn months_are_cut_in_the_platforms_reporting_zone_unless_a_request_asks_ot
 
     let tokyo = rows(&app.get(REPORT, Some(&admin)).await);
     assert_eq!(tokyo.len(), 1);
-    assert_eq!((&tokyo[0]["year"], &tokyo[0]["month"], &tokyo[0]["monthsName"]), (&json!(2027), &json!(2), &json!("February")));
+    assert_eq!(
+        (&tokyo[0]["year"], &tokyo[0]["month"], &tokyo[0]["monthsName"]),
+        (&json!(2027), &json!(2), &json!("February"))
+    );
     assert_eq!(money(&tokyo[0]["driverShare"]), ride.driver_share.round_dp(2));
     assert_eq!(rows(&app.get(&format!("{REPORT}?year=2027&month=2"), Some(&admin)).await), tokyo);
     assert!(rows(&app.get(&format!("{REPORT}?year=2027&month=1"), Some(&admin)).await).is_empty());

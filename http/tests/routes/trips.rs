@@ -19,33 +19,18 @@ fn wallet_path(id: UserId) -> String {
 async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     let app = TestApp::demo().await; // auto-dispatch on, otp_secure on
     let driver = app.sign_in("driver1@demo.wayfare").await; // Economy, no fleet
-    let online = app
-        .post(
-            "/api/v1/drivers/me/status",
-            Some(&driver),
-            json!({ "driverActiveStatus": true }),
-        )
-        .await;
+    let online = app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true })).await;
     assert_eq!(online.expect(200), &json!({ "driverActiveStatus": true }));
     let moved = app
-        .post(
-            "/api/v1/drivers/me/location",
-            Some(&driver),
-            json!({ "lat": 39.2825, "lng": -76.593, "heading": 90.0 }),
-        )
+        .post("/api/v1/drivers/me/location", Some(&driver), json!({ "lat": 39.2825, "lng": -76.593, "heading": 90.0 }))
         .await;
-    assert_eq!(
-        moved.expect(200),
-        &json!({ "ok": true, "lat": 39.2825, "lng": -76.593 })
-    );
+    assert_eq!(moved.expect(200), &json!({ "ok": true, "lat": 39.2825, "lng": -76.593 }));
     let tasks = app.get("/api/v1/tasks", Some(&driver)).await;
     assert_eq!(tasks.expect(200), &json!({ "items": [] }));
 
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let mut events = app.events();
-    let created = app
-        .post("/api/v1/bookings", Some(&rider), trip_body("Economy"))
-        .await;
+    let created = app.post("/api/v1/bookings", Some(&rider), trip_body("Economy")).await;
     let booking = created.expect(201).clone();
     let id: wayfare_engine::BookingId = booking["id"].as_str().unwrap().parse().unwrap();
     let otp = booking["otp"].as_u64().unwrap();
@@ -55,10 +40,7 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     let tasks = app.get("/api/v1/tasks", Some(&driver)).await;
     let offered = &tasks.expect(200)["items"][0];
     assert_eq!(offered["id"], id.to_string());
-    assert_eq!(
-        offered["requestedDrivers"],
-        json!({ driver.id.to_string(): true })
-    );
+    assert_eq!(offered["requestedDrivers"], json!({ driver.id.to_string(): true }));
     assert!(offered["driver_share"].is_number() && offered["convenience_fees"].is_number());
 
     let accepted = app.post_empty(&path(id, "accept"), Some(&driver)).await;
@@ -70,48 +52,23 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     assert_eq!(accepted["vehicle_number"], "MD-7001");
     assert_eq!(accepted["requestedDrivers"], json!({}));
     assert_eq!(accepted["fleetadmin"], Value::Null);
-    assert_eq!(
-        app.get("/api/v1/tasks", Some(&driver)).await.expect(200),
-        &json!({ "items": [] })
-    );
-    let seen_by_rider = app
-        .get(&format!("/api/v1/bookings/{id}"), Some(&rider))
-        .await;
+    assert_eq!(app.get("/api/v1/tasks", Some(&driver)).await.expect(200), &json!({ "items": [] }));
+    let seen_by_rider = app.get(&format!("/api/v1/bookings/{id}"), Some(&rider)).await;
     assert_eq!(status_of(seen_by_rider.expect(200)), "ACCEPTED");
     assert_eq!(seen_by_rider.body["driver_name"], "Driver 1");
 
     // Chat both ways.
-    let sent = app
-        .post(
-            &path(id, "chat"),
-            Some(&rider),
-            json!({ "message": "  I'm by the water taxi  " }),
-        )
-        .await;
+    let sent = app.post(&path(id, "chat"), Some(&rider), json!({ "message": "  I'm by the water taxi  " })).await;
     let message = sent.expect(201);
     assert_eq!(message["message"], "I'm by the water taxi");
     assert_eq!(message["from"], rider.id.to_string());
     assert_eq!(message["type"], "msg");
     assert_eq!(message["source"], "rider");
-    assert!(
-        message["id"].is_string()
-            && message["msgDate"].is_string()
-            && message["msgTime"].is_string(),
-        "{message}"
-    );
-    app.post(
-        &path(id, "chat"),
-        Some(&driver),
-        json!({ "message": "On my way" }),
-    )
-    .await
-    .expect(201);
+    assert!(message["id"].is_string() && message["msgDate"].is_string() && message["msgTime"].is_string(), "{message}");
+    app.post(&path(id, "chat"), Some(&driver), json!({ "message": "On my way" })).await.expect(201);
     let chat = app.get(&path(id, "chat"), Some(&driver)).await;
     let messages = chat.expect(200)["messages"].as_array().unwrap();
-    let texts: Vec<&str> = messages
-        .iter()
-        .map(|message| message["message"].as_str().unwrap())
-        .collect();
+    let texts: Vec<&str> = messages.iter().map(|message| message["message"].as_str().unwrap()).collect();
     assert_eq!(texts, ["I'm by the water taxi", "On my way"]);
     assert_eq!(messages[1]["source"], "driver");
 
@@ -119,34 +76,23 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     assert_eq!(status_of(arrived.expect(200)), "ARRIVED");
     assert_eq!(arrived.body["driver_arrive_time"], T0);
 
-    app.post_empty(&path(id, "start"), Some(&driver))
-        .await
-        .refused(400, "otp_mismatch");
+    app.post_empty(&path(id, "start"), Some(&driver)).await.refused(400, "otp_mismatch");
     let wrong = if otp == 10_000 { 10_001 } else { otp - 1 };
-    app.post(&path(id, "start"), Some(&driver), json!({ "otp": wrong }))
-        .await
-        .refused(400, "otp_mismatch");
-    let started = app
-        .post(&path(id, "start"), Some(&driver), json!({ "otp": otp }))
-        .await;
+    app.post(&path(id, "start"), Some(&driver), json!({ "otp": wrong })).await.refused(400, "otp_mismatch");
+    let started = app.post(&path(id, "start"), Some(&driver), json!({ "otp": otp })).await;
     assert_eq!(status_of(started.expect(200)), "STARTED");
     assert_eq!(started.body["trip_start_time"], T0);
 
     app.advance(MINUTE * 6);
     let at_the_fort = json!({ "lat": 39.26532, "lng": -76.57961 });
-    app.post("/api/v1/drivers/me/location", Some(&driver), at_the_fort)
-        .await
-        .expect(200);
+    app.post("/api/v1/drivers/me/location", Some(&driver), at_the_fort).await.expect(200);
     let reached = app.post_empty(&path(id, "reach"), Some(&driver)).await;
     let reached = reached.expect(200).clone();
     assert_eq!(status_of(&reached), "REACHED");
     assert_eq!(reached["trip_end_time"], T0 + 6 * 60_000);
     assert_eq!(reached["total_trip_time"], 360);
     assert!(
-        reached["dropAddress"]
-            .as_str()
-            .unwrap()
-            .contains("2400 E Fort Ave"),
+        reached["dropAddress"].as_str().unwrap().contains("2400 E Fort Ave"),
         "reverse-geocoded drop: {}",
         reached["dropAddress"]
     );
@@ -156,56 +102,26 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
 
     let tracking = app.get(&path(id, "tracking"), Some(&rider)).await;
     let tracking = tracking.expect(200);
-    let statuses: Vec<&str> = tracking["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|point| point["status"].as_str().unwrap())
-        .collect();
-    assert!(
-        statuses.contains(&"ACCEPTED") && statuses.contains(&"REACHED"),
-        "{statuses:?}"
-    );
-    assert_eq!(
-        tracking["latest"],
-        tracking["points"]
-            .as_array()
-            .unwrap()
-            .last()
-            .unwrap()
-            .clone()
-    );
+    let statuses: Vec<&str> =
+        tracking["points"].as_array().unwrap().iter().map(|point| point["status"].as_str().unwrap()).collect();
+    assert!(statuses.contains(&"ACCEPTED") && statuses.contains(&"REACHED"), "{statuses:?}");
+    assert_eq!(tracking["latest"], tracking["points"].as_array().unwrap().last().unwrap().clone());
     for field in ["at", "status", "lat", "lng"] {
-        assert!(
-            tracking["latest"].get(field).is_some(),
-            "a tracking point has {field}"
-        );
+        assert!(tracking["latest"].get(field).is_some(), "a tracking point has {field}");
     }
 
     // The rider's wallet is empty: the driver collects cash instead.
-    app.post(
-        &path(id, "pay"),
-        Some(&rider),
-        json!({ "payment_mode": "wallet" }),
-    )
-    .await
-    .refused(409, "insufficient_wallet_balance");
-    let paid = app
-        .post(
-            &path(id, "pay"),
-            Some(&driver),
-            json!({ "payment_mode": "cash" }),
-        )
-        .await;
+    app.post(&path(id, "pay"), Some(&rider), json!({ "payment_mode": "wallet" }))
+        .await
+        .refused(409, "insufficient_wallet_balance");
+    let paid = app.post(&path(id, "pay"), Some(&driver), json!({ "payment_mode": "cash" })).await;
     let paid = paid.expect(200);
     assert_eq!(status_of(paid), "PAID");
     assert_eq!(paid["payment_mode"], "cash");
     assert_eq!(paid["cashPaymentAmount"], payable);
     assert_eq!(paid["customer_paid"], payable);
 
-    let rated = app
-        .post(&path(id, "rate"), Some(&rider), json!({ "rating": 5 }))
-        .await;
+    let rated = app.post(&path(id, "rate"), Some(&rider), json!({ "rating": 5 })).await;
     assert_eq!(status_of(rated.expect(200)), "COMPLETE");
     assert_eq!(rated.body["rating"], 5);
 
@@ -213,34 +129,21 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     let wallet = app.get(&wallet_path(driver.id), Some(&driver)).await;
     let wallet = wallet.expect(200);
     let balance = wallet["walletBalance"].as_f64().unwrap();
-    assert!(
-        (balance - (share - payable)).abs() < 0.001,
-        "{balance} = {share} - {payable}"
-    );
+    assert!((balance - (share - payable)).abs() < 0.001, "{balance} = {share} - {payable}");
     let entries: Vec<(String, f64)> = wallet["walletHistory"]
         .as_array()
         .unwrap()
         .iter()
         .map(|entry| {
             (
-                format!(
-                    "{} {}",
-                    entry["type"].as_str().unwrap(),
-                    entry["txRef"].as_str().unwrap()
-                ),
+                format!("{} {}", entry["type"].as_str().unwrap(), entry["txRef"].as_str().unwrap()),
                 entry["amount"].as_f64().unwrap(),
             )
         })
         .collect();
     let reference = booking["reference"].as_str().unwrap();
-    assert!(
-        entries.contains(&(format!("Credit DriverShare:{reference}"), share)),
-        "{entries:?}"
-    );
-    assert!(
-        entries.contains(&(format!("Debit CashCollected:{reference}"), payable)),
-        "{entries:?}"
-    );
+    assert!(entries.contains(&(format!("Credit DriverShare:{reference}"), share)), "{entries:?}");
+    assert!(entries.contains(&(format!("Debit CashCollected:{reference}"), payable)), "{entries:?}");
     let me = app.get("/api/v1/auth/me", Some(&driver)).await;
     assert_eq!(me.expect(200)["user"]["ratings"]["userrating"], 5.0);
 }
@@ -257,28 +160,15 @@ async fn the_second_driver_to_accept_gets_booking_taken_and_cannot_decline_any_m
     let tasks = app.get("/api/v1/tasks", Some(&second)).await;
     assert_eq!(tasks.expect(200)["items"][0]["id"], booking.id.to_string());
 
-    let won = app
-        .post_empty(&path(booking.id, "accept"), Some(&first))
-        .await;
+    let won = app.post_empty(&path(booking.id, "accept"), Some(&first)).await;
     assert_eq!(won.expect(200)["driver"], first.id.to_string());
-    app.post_empty(&path(booking.id, "accept"), Some(&second))
-        .await
-        .refused(409, "booking_taken");
-    app.post_empty(&path(booking.id, "decline"), Some(&second))
-        .await
-        .refused(403, "not_offered");
+    app.post_empty(&path(booking.id, "accept"), Some(&second)).await.refused(409, "booking_taken");
+    app.post_empty(&path(booking.id, "decline"), Some(&second)).await.refused(403, "not_offered");
     // The offer is gone, and with it the loser's sight of the booking.
-    assert_eq!(
-        app.get("/api/v1/tasks", Some(&second)).await.expect(200),
-        &json!({ "items": [] })
-    );
-    app.get(&format!("/api/v1/bookings/{}", booking.id), Some(&second))
-        .await
-        .refused(404, "not_found");
+    assert_eq!(app.get("/api/v1/tasks", Some(&second)).await.expect(200), &json!({ "items": [] }));
+    app.get(&format!("/api/v1/bookings/{}", booking.id), Some(&second)).await.refused(404, "not_found");
     // The winner cannot decline what they accepted.
-    app.post_empty(&path(booking.id, "decline"), Some(&first))
-        .await
-        .refused(403, "not_offered");
+    app.post_empty(&path(booking.id, "decline"), Some(&first)).await.refused(403, "not_offered");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -286,19 +176,10 @@ async fn a_driver_whose_offer_was_cancelled_no_longer_sees_the_booking() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let booking = app.book(&rider(1)).await;
     app.offer(booking.id, &[&driver(1)]).await;
-    app.command(
-        booking.id,
-        By::Rider(rider(1).id),
-        Command::Cancel {
-            reason: "Changed my plans".into(),
-        },
-    )
-    .await;
+    app.command(booking.id, By::Rider(rider(1).id), Command::Cancel { reason: "Changed my plans".into() }).await;
     let late = app.sign_in("driver1@demo.wayfare").await;
     // The booking no longer lists the driver: for them it is gone.
-    app.post_empty(&path(booking.id, "accept"), Some(&late))
-        .await
-        .refused(404, "not_found");
+    app.post_empty(&path(booking.id, "accept"), Some(&late)).await.refused(404, "not_found");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -308,28 +189,13 @@ async fn a_declining_driver_leaves_the_offer_and_the_lone_one_cancels_the_bookin
     app.offer(booking.id, &[&driver(1), &driver(4)]).await;
     let first = app.sign_in("driver1@demo.wayfare").await;
     let second = app.sign_in("driver4@demo.wayfare").await;
-    let declined = app
-        .post_empty(&path(booking.id, "decline"), Some(&first))
-        .await;
+    let declined = app.post_empty(&path(booking.id, "decline"), Some(&first)).await;
     let declined = declined.expect(200);
     assert_eq!(status_of(declined), "NEW");
-    assert_eq!(
-        declined["requestedDrivers"],
-        json!({ second.id.to_string(): true })
-    );
-    let cancelled = app
-        .post(
-            &path(booking.id, "cancel"),
-            Some(&second),
-            json!({ "reason": "Too far" }),
-        )
-        .await;
+    assert_eq!(declined["requestedDrivers"], json!({ second.id.to_string(): true }));
+    let cancelled = app.post(&path(booking.id, "cancel"), Some(&second), json!({ "reason": "Too far" })).await;
     let cancelled = cancelled.expect(200);
-    assert_eq!(
-        status_of(cancelled),
-        "CANCELLED",
-        "spec §4: the only requested driver declining cancels the booking"
-    );
+    assert_eq!(status_of(cancelled), "CANCELLED", "spec §4: the only requested driver declining cancels the booking");
     assert_eq!(cancelled["cancelledBy"], "driver");
 }
 
@@ -342,60 +208,46 @@ async fn an_admin_assigns_an_online_driver_of_the_car_type_when_auto_dispatch_is
     let driver2 = app.sign_in("driver2@demo.wayfare").await; // Comfort
     let assign = path(booking.id, "assign");
 
-    app.post(&assign, Some(&admin), json!({ "driver": driver7.id }))
-        .await
-        .refused_on(409, "driver_not_eligible", "driver");
+    app.post(&assign, Some(&admin), json!({ "driver": driver7.id })).await.refused_on(
+        409,
+        "driver_not_eligible",
+        "driver",
+    );
     for session in [&driver7, &driver2] {
-        app.post(
-            "/api/v1/drivers/me/status",
-            Some(session),
-            json!({ "driverActiveStatus": true }),
-        )
-        .await
-        .expect(200);
+        app.post("/api/v1/drivers/me/status", Some(session), json!({ "driverActiveStatus": true })).await.expect(200);
     }
-    app.post(&assign, Some(&admin), json!({ "driver": driver2.id }))
-        .await
-        .refused_on(409, "driver_not_eligible", "driver");
-    app.post(&assign, Some(&admin), json!({ "driver": rider(2).id }))
-        .await
-        .refused_on(409, "driver_not_eligible", "driver");
-    app.post(
-        &assign,
-        Some(&admin),
-        json!({ "driver": UserId::from_u128(7) }),
-    )
-    .await
-    .refused_on(409, "driver_not_eligible", "driver");
-    app.post(&assign, Some(&admin), json!({ "driver": "driver7" }))
-        .await
-        .refused_on(400, "invalid_input", "body");
+    app.post(&assign, Some(&admin), json!({ "driver": driver2.id })).await.refused_on(
+        409,
+        "driver_not_eligible",
+        "driver",
+    );
+    app.post(&assign, Some(&admin), json!({ "driver": rider(2).id })).await.refused_on(
+        409,
+        "driver_not_eligible",
+        "driver",
+    );
+    app.post(&assign, Some(&admin), json!({ "driver": UserId::from_u128(7) })).await.refused_on(
+        409,
+        "driver_not_eligible",
+        "driver",
+    );
+    app.post(&assign, Some(&admin), json!({ "driver": "driver7" })).await.refused_on(400, "invalid_input", "body");
 
-    let assigned = app
-        .post(&assign, Some(&admin), json!({ "driver": driver7.id }))
-        .await;
+    let assigned = app.post(&assign, Some(&admin), json!({ "driver": driver7.id })).await;
     let assigned = assigned.expect(200);
     assert_eq!(status_of(assigned), "NEW");
-    assert_eq!(
-        assigned["requestedDrivers"],
-        json!({ driver7.id.to_string(): true })
-    );
-    assert!(
-        assigned["driver_share"].is_number(),
-        "admins see the fare split"
-    );
-    app.post(&assign, Some(&admin), json!({ "driver": driver7.id }))
-        .await
-        .refused(409, "status_not_allowed");
+    assert_eq!(assigned["requestedDrivers"], json!({ driver7.id.to_string(): true }));
+    assert!(assigned["driver_share"].is_number(), "admins see the fare split");
+    app.post(&assign, Some(&admin), json!({ "driver": driver7.id })).await.refused(409, "status_not_allowed");
     let tasks = app.get("/api/v1/tasks", Some(&driver7)).await;
     assert_eq!(tasks.expect(200)["items"][0]["id"], booking.id.to_string());
-    let accepted = app
-        .post_empty(&path(booking.id, "accept"), Some(&driver7))
-        .await;
+    let accepted = app.post_empty(&path(booking.id, "accept"), Some(&driver7)).await;
     assert_eq!(status_of(accepted.expect(200)), "ACCEPTED");
-    app.post(&assign, Some(&admin), json!({ "driver": driver7.id }))
-        .await
-        .refused_on(409, "driver_not_eligible", "driver");
+    app.post(&assign, Some(&admin), json!({ "driver": driver7.id })).await.refused_on(
+        409,
+        "driver_not_eligible",
+        "driver",
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -403,21 +255,11 @@ async fn assigning_while_auto_dispatch_is_on_is_auto_dispatch_on() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
     let driver7 = app.sign_in("driver7@demo.wayfare").await;
-    app.post(
-        "/api/v1/drivers/me/status",
-        Some(&driver7),
-        json!({ "driverActiveStatus": true }),
-    )
-    .await
-    .expect(200);
+    app.post("/api/v1/drivers/me/status", Some(&driver7), json!({ "driverActiveStatus": true })).await.expect(200);
     let booking = app.book(&rider(1)).await;
-    app.post(
-        &path(booking.id, "assign"),
-        Some(&admin),
-        json!({ "driver": driver7.id }),
-    )
-    .await
-    .refused(409, "auto_dispatch_on");
+    app.post(&path(booking.id, "assign"), Some(&admin), json!({ "driver": driver7.id }))
+        .await
+        .refused(409, "auto_dispatch_on");
 }
 
 // ---- the trip's steps --------------------------------------------------------------------
@@ -427,9 +269,7 @@ async fn a_step_the_status_does_not_allow_is_status_not_allowed() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let accepted = app
-        .booking_at(&self::rider(1), &self::driver(1), Stage::Accepted)
-        .await;
+    let accepted = app.booking_at(&self::rider(1), &self::driver(1), Stage::Accepted).await;
     let table = [
         (&driver, "start", json!({ "otp": accepted.otp.0 })),
         (&driver, "reach", json!({})),
@@ -438,73 +278,37 @@ async fn a_step_the_status_does_not_allow_is_status_not_allowed() {
         (&rider, "rate", json!({ "rating": 4 })),
     ];
     for (who, action, body) in table {
-        app.post(&path(accepted.id, action), Some(who), body)
-            .await
-            .refused(409, "status_not_allowed");
+        app.post(&path(accepted.id, action), Some(who), body).await.refused(409, "status_not_allowed");
     }
-    let started = app
-        .booking_at(&self::rider(1), &self::driver(1), Stage::Started)
-        .await;
-    app.post_empty(&path(started.id, "arrive"), Some(&driver))
+    let started = app.booking_at(&self::rider(1), &self::driver(1), Stage::Started).await;
+    app.post_empty(&path(started.id, "arrive"), Some(&driver)).await.refused(409, "status_not_allowed");
+    app.post(&path(started.id, "cancel"), Some(&rider), json!({ "reason": "Changed my plans" }))
         .await
         .refused(409, "status_not_allowed");
-    app.post(
-        &path(started.id, "cancel"),
-        Some(&rider),
-        json!({ "reason": "Changed my plans" }),
-    )
-    .await
-    .refused(409, "status_not_allowed");
-    let paid = app
-        .booking_at(&self::rider(1), &self::driver(1), Stage::Paid)
-        .await;
-    app.post(&path(paid.id, "rate"), Some(&rider), json!({ "rating": 4 }))
-        .await
-        .expect(200);
+    let paid = app.booking_at(&self::rider(1), &self::driver(1), Stage::Paid).await;
+    app.post(&path(paid.id, "rate"), Some(&rider), json!({ "rating": 4 })).await.expect(200);
     // Finished: nothing moves it any more.
-    app.post(&path(paid.id, "rate"), Some(&rider), json!({ "rating": 5 }))
+    app.post(&path(paid.id, "rate"), Some(&rider), json!({ "rating": 5 })).await.refused(409, "status_not_allowed");
+    app.post(&path(paid.id, "cancel"), Some(&rider), json!({ "reason": "Changed my plans" }))
         .await
         .refused(409, "status_not_allowed");
-    app.post(
-        &path(paid.id, "cancel"),
-        Some(&rider),
-        json!({ "reason": "Changed my plans" }),
-    )
-    .await
-    .refused(409, "status_not_allowed");
-    app.post(
-        &path(paid.id, "pay"),
-        Some(&driver),
-        json!({ "payment_mode": "cash" }),
-    )
-    .await
-    .refused(409, "status_not_allowed");
+    app.post(&path(paid.id, "pay"), Some(&driver), json!({ "payment_mode": "cash" }))
+        .await
+        .refused(409, "status_not_allowed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn start_checks_the_trip_otp_and_its_body() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    let arrived = app
-        .booking_at(&rider(1), &self::driver(1), Stage::Arrived)
-        .await;
+    let arrived = app.booking_at(&rider(1), &self::driver(1), Stage::Arrived).await;
     let otp = arrived.otp.0.expect("otp_secure is on");
     let start = path(arrived.id, "start");
-    app.post(&start, Some(&driver), json!({}))
-        .await
-        .refused(400, "otp_mismatch");
-    app.post(&start, Some(&driver), json!({ "otp": null }))
-        .await
-        .refused(400, "otp_mismatch");
-    app.post(&start, Some(&driver), json!({ "otp": otp + 1 }))
-        .await
-        .refused(400, "otp_mismatch");
-    app.post(&start, Some(&driver), json!({ "otp": otp.to_string() }))
-        .await
-        .refused_on(400, "invalid_input", "otp");
-    app.post_raw(&start, Some(&driver), "application/json", "{otp")
-        .await
-        .refused_on(400, "invalid_input", "otp");
+    app.post(&start, Some(&driver), json!({})).await.refused(400, "otp_mismatch");
+    app.post(&start, Some(&driver), json!({ "otp": null })).await.refused(400, "otp_mismatch");
+    app.post(&start, Some(&driver), json!({ "otp": otp + 1 })).await.refused(400, "otp_mismatch");
+    app.post(&start, Some(&driver), json!({ "otp": otp.to_string() })).await.refused_on(400, "invalid_input", "otp");
+    app.post_raw(&start, Some(&driver), "application/json", "{otp").await.refused_on(400, "invalid_input", "otp");
     let started = app.post(&start, Some(&driver), json!({ "otp": otp })).await;
     assert_eq!(status_of(started.expect(200)), "STARTED");
 }
@@ -517,17 +321,9 @@ async fn without_otp_secure_a_trip_starts_with_no_body() {
     })
     .await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    let arrived = app
-        .booking_at(&rider(1), &self::driver(1), Stage::Arrived)
-        .await;
-    assert_eq!(
-        serde_json::to_value(arrived.otp).unwrap(),
-        json!(false),
-        "spec §3: otp is false without otp_secure"
-    );
-    let started = app
-        .post_empty(&path(arrived.id, "start"), Some(&driver))
-        .await;
+    let arrived = app.booking_at(&rider(1), &self::driver(1), Stage::Arrived).await;
+    assert_eq!(serde_json::to_value(arrived.otp).unwrap(), json!(false), "spec §3: otp is false without otp_secure");
+    let started = app.post_empty(&path(arrived.id, "start"), Some(&driver)).await;
     assert_eq!(status_of(started.expect(200)), "STARTED");
 }
 
@@ -536,38 +332,23 @@ async fn a_rider_pays_from_the_wallet_only_with_enough_balance() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    let reached = app
-        .booking_at(&self::rider(1), &self::driver(1), Stage::Reached)
-        .await;
+    let reached = app.booking_at(&self::rider(1), &self::driver(1), Stage::Reached).await;
     let pay = path(reached.id, "pay");
-    app.post(&pay, Some(&rider), json!({ "payment_mode": "wallet" }))
-        .await
-        .refused(409, "insufficient_wallet_balance");
-    app.post(&pay, Some(&rider), json!({ "payment_mode": "cash" }))
-        .await
-        .refused(403, "not_allowed");
-    app.post(&pay, Some(&driver), json!({ "payment_mode": "wallet" }))
-        .await
-        .refused(403, "not_allowed");
-    app.post(&pay, Some(&driver), json!({ "payment_mode": "card" }))
-        .await
-        .refused_on(403, "not_allowed", "payment_mode");
-    app.post(&pay, Some(&rider), json!({ "payment_mode": "cheque" }))
-        .await
-        .refused_on(400, "invalid_input", "body");
+    app.post(&pay, Some(&rider), json!({ "payment_mode": "wallet" })).await.refused(409, "insufficient_wallet_balance");
+    app.post(&pay, Some(&rider), json!({ "payment_mode": "cash" })).await.refused(403, "not_allowed");
+    app.post(&pay, Some(&driver), json!({ "payment_mode": "wallet" })).await.refused(403, "not_allowed");
+    app.post(&pay, Some(&driver), json!({ "payment_mode": "card" })).await.refused_on(
+        403,
+        "not_allowed",
+        "payment_mode",
+    );
+    app.post(&pay, Some(&rider), json!({ "payment_mode": "cheque" })).await.refused_on(400, "invalid_input", "body");
     // No mode is only for a prepaid booking's driver (nothing to collect).
-    app.post(&pay, Some(&rider), json!({}))
-        .await
-        .refused_on(403, "not_allowed", "payment_mode");
-    app.post(&pay, Some(&driver), json!({}))
-        .await
-        .refused(403, "not_allowed");
+    app.post(&pay, Some(&rider), json!({})).await.refused_on(403, "not_allowed", "payment_mode");
+    app.post(&pay, Some(&driver), json!({})).await.refused(403, "not_allowed");
 
-    app.credit(rider.id, rust_decimal::Decimal::new(5000, 2))
-        .await;
-    let paid = app
-        .post(&pay, Some(&rider), json!({ "payment_mode": "wallet" }))
-        .await;
+    app.credit(rider.id, rust_decimal::Decimal::new(5000, 2)).await;
+    let paid = app.post(&pay, Some(&rider), json!({ "payment_mode": "wallet" })).await;
     let paid = paid.expect(200);
     assert_eq!(status_of(paid), "PAID");
     assert_eq!(paid["payment_mode"], "wallet");
@@ -575,15 +356,9 @@ async fn a_rider_pays_from_the_wallet_only_with_enough_balance() {
     assert_eq!(paid["usedWalletMoney"], payable);
     let wallet = app.get(&wallet_path(rider.id), Some(&rider)).await;
     let wallet = wallet.expect(200);
-    assert!(
-        (wallet["walletBalance"].as_f64().unwrap() - (50.0 - payable)).abs() < 0.001,
-        "{wallet}"
-    );
+    assert!((wallet["walletBalance"].as_f64().unwrap() - (50.0 - payable)).abs() < 0.001, "{wallet}");
     assert_eq!(wallet["walletHistory"][0]["type"], "Debit");
-    assert_eq!(
-        wallet["walletHistory"][0]["txRef"],
-        format!("WalletPayment:{}", reached.reference)
-    );
+    assert_eq!(wallet["walletHistory"][0]["txRef"], format!("WalletPayment:{}", reached.reference));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -608,19 +383,18 @@ async fn the_driver_of_a_prepaid_delivery_marks_it_paid_with_nothing_to_collect(
     let by = By::Driver(driver.id);
     app.command(booking.id, by, Command::Arrive { location: None }).await;
     app.command(booking.id, by, Command::Start { otp: accepted.otp.0, location: None }).await;
-    let reached = app
-        .command(booking.id, by, Command::Reach { location: None, drop_address: None, route: Vec::new() })
-        .await;
+    let reached =
+        app.command(booking.id, by, Command::Reach { location: None, drop_address: None, route: Vec::new() }).await;
     assert!(reached.prepaid);
     let pay = path(booking.id, "pay");
     // The rider paid by card before dispatch: only the driver marks it paid,
     // and a card payment is never made through this route.
-    app.post(&pay, Some(&rider), json!({}))
-        .await
-        .refused_on(403, "not_allowed", "payment_mode");
-    app.post(&pay, Some(&driver), json!({ "payment_mode": "card" }))
-        .await
-        .refused_on(403, "not_allowed", "payment_mode");
+    app.post(&pay, Some(&rider), json!({})).await.refused_on(403, "not_allowed", "payment_mode");
+    app.post(&pay, Some(&driver), json!({ "payment_mode": "card" })).await.refused_on(
+        403,
+        "not_allowed",
+        "payment_mode",
+    );
 
     let paid = app.post(&pay, Some(&driver), json!({})).await;
     let paid = paid.expect(200);
@@ -632,30 +406,20 @@ async fn the_driver_of_a_prepaid_delivery_marks_it_paid_with_nothing_to_collect(
     let wallet = wallet.expect(200);
     assert!((wallet["walletBalance"].as_f64().unwrap() - share).abs() < 0.001, "{wallet}");
     assert_eq!(wallet["walletHistory"].as_array().unwrap().len(), 1, "the share in, no cash out: {wallet}");
-    app.post(&path(booking.id, "rate"), Some(&rider), json!({ "rating": 5 }))
-        .await
-        .expect(200);
+    app.post(&path(booking.id, "rate"), Some(&rider), json!({ "rating": 5 })).await.expect(200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rating_is_one_to_five_stars() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let paid = app
-        .booking_at(&self::rider(1), &driver(1), Stage::Paid)
-        .await;
+    let paid = app.booking_at(&self::rider(1), &driver(1), Stage::Paid).await;
     let rate = path(paid.id, "rate");
     for rating in [0, 6, -1, 1000] {
-        app.post(&rate, Some(&rider), json!({ "rating": rating }))
-            .await
-            .refused_on(400, "invalid_rating", "rating");
+        app.post(&rate, Some(&rider), json!({ "rating": rating })).await.refused_on(400, "invalid_rating", "rating");
     }
-    app.post(&rate, Some(&rider), json!({ "rating": "five" }))
-        .await
-        .refused_on(400, "invalid_input", "body");
-    app.post(&rate, Some(&rider), json!({ "rating": 4.5 }))
-        .await
-        .refused_on(400, "invalid_input", "body");
+    app.post(&rate, Some(&rider), json!({ "rating": "five" })).await.refused_on(400, "invalid_input", "body");
+    app.post(&rate, Some(&rider), json!({ "rating": 4.5 })).await.refused_on(400, "invalid_input", "body");
     let rated = app.post(&rate, Some(&rider), json!({ "rating": 1 })).await;
     assert_eq!(status_of(rated.expect(200)), "COMPLETE");
 }
@@ -668,25 +432,15 @@ async fn a_cancellation_needs_a_reason() {
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let booking = app.book(&self::rider(1)).await;
     let cancel = path(booking.id, "cancel");
-    app.post(&cancel, Some(&rider), json!({}))
-        .await
-        .refused_on(400, "select_proper", "reason");
-    app.post(&cancel, Some(&rider), json!({ "reason": "   " }))
-        .await
-        .refused_on(400, "select_proper", "reason");
-    app.post(&cancel, Some(&rider), json!({ "reason": "x".repeat(501) }))
-        .await
-        .refused_on(400, "invalid_input", "reason");
-    app.post(&cancel, Some(&rider), json!({ "reason": 3 }))
-        .await
-        .refused_on(400, "invalid_input", "body");
-    let cancelled = app
-        .post(
-            &cancel,
-            Some(&rider),
-            json!({ "reason": " Changed my plans " }),
-        )
-        .await;
+    app.post(&cancel, Some(&rider), json!({})).await.refused_on(400, "select_proper", "reason");
+    app.post(&cancel, Some(&rider), json!({ "reason": "   " })).await.refused_on(400, "select_proper", "reason");
+    app.post(&cancel, Some(&rider), json!({ "reason": "x".repeat(501) })).await.refused_on(
+        400,
+        "invalid_input",
+        "reason",
+    );
+    app.post(&cancel, Some(&rider), json!({ "reason": 3 })).await.refused_on(400, "invalid_input", "body");
+    let cancelled = app.post(&cancel, Some(&rider), json!({ "reason": " Changed my plans " })).await;
     let cancelled = cancelled.expect(200);
     assert_eq!(status_of(cancelled), "CANCELLED");
     assert_eq!(cancelled["reason"], "Changed my plans");
@@ -699,17 +453,10 @@ async fn a_rider_cancelling_five_minutes_after_the_accept_pays_the_slab_to_the_d
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    let accepted = app
-        .booking_at(&self::rider(1), &self::driver(1), Stage::Accepted)
-        .await;
+    let accepted = app.booking_at(&self::rider(1), &self::driver(1), Stage::Accepted).await;
     app.advance(MINUTE * 5);
-    let cancelled = app
-        .post(
-            &path(accepted.id, "cancel"),
-            Some(&rider),
-            json!({ "reason": "Driver is taking too long" }),
-        )
-        .await;
+    let cancelled =
+        app.post(&path(accepted.id, "cancel"), Some(&rider), json!({ "reason": "Driver is taking too long" })).await;
     // Economy's slabs: 2.00 after 2 minutes, 5.00 after 5.
     assert_eq!(cancelled.expect(200)["cancellationFee"], 5.0);
     let rider_wallet = app.get(&wallet_path(rider.id), Some(&rider)).await;
@@ -723,39 +470,17 @@ async fn the_assigned_driver_and_an_admin_may_cancel_without_a_fee() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let admin = app.sign_in("admin@demo.wayfare").await;
-    let first = app
-        .booking_at(&rider(1), &self::driver(1), Stage::Arrived)
-        .await;
-    let second = app
-        .booking_at(&rider(2), &self::driver(1), Stage::Accepted)
-        .await;
+    let first = app.booking_at(&rider(1), &self::driver(1), Stage::Arrived).await;
+    let second = app.booking_at(&rider(2), &self::driver(1), Stage::Accepted).await;
     app.advance(MINUTE * 5);
-    let by_driver = app
-        .post(
-            &path(first.id, "cancel"),
-            Some(&driver),
-            json!({ "reason": "Rider not there" }),
-        )
-        .await;
+    let by_driver = app.post(&path(first.id, "cancel"), Some(&driver), json!({ "reason": "Rider not there" })).await;
     assert_eq!(
-        (
-            by_driver.expect(200)["cancelledBy"].as_str(),
-            by_driver.body["cancellationFee"].as_f64()
-        ),
+        (by_driver.expect(200)["cancelledBy"].as_str(), by_driver.body["cancellationFee"].as_f64()),
         (Some("driver"), Some(0.0))
     );
-    let by_admin = app
-        .post(
-            &path(second.id, "cancel"),
-            Some(&admin),
-            json!({ "reason": "Duplicate booking" }),
-        )
-        .await;
+    let by_admin = app.post(&path(second.id, "cancel"), Some(&admin), json!({ "reason": "Duplicate booking" })).await;
     assert_eq!(
-        (
-            by_admin.expect(200)["cancelledBy"].as_str(),
-            by_admin.body["cancellationFee"].as_f64()
-        ),
+        (by_admin.expect(200)["cancelledBy"].as_str(), by_admin.body["cancellationFee"].as_f64()),
         (Some("admin"), Some(0.0))
     );
 }
@@ -766,29 +491,17 @@ async fn the_assigned_driver_and_an_admin_may_cancel_without_a_fee() {
 async fn a_chat_message_is_not_blank_nor_longer_than_two_thousand_characters() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    let accepted = app
-        .booking_at(&self::rider(1), &driver(1), Stage::Accepted)
-        .await;
+    let accepted = app.booking_at(&self::rider(1), &driver(1), Stage::Accepted).await;
     let chat = path(accepted.id, "chat");
-    app.post(&chat, Some(&rider), json!({ "message": "  " }))
-        .await
-        .refused_on(400, "invalid_input", "message");
-    app.post(&chat, Some(&rider), json!({ "message": "y".repeat(2001) }))
-        .await
-        .refused_on(400, "invalid_input", "message");
-    app.post(&chat, Some(&rider), json!({ "text": "hello" }))
-        .await
-        .refused_on(400, "invalid_input", "body");
-    app.post(&chat, Some(&rider), json!({ "message": "y".repeat(2000) }))
-        .await
-        .expect(201);
-    assert_eq!(
-        app.get(&chat, Some(&rider)).await.expect(200)["messages"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
+    app.post(&chat, Some(&rider), json!({ "message": "  " })).await.refused_on(400, "invalid_input", "message");
+    app.post(&chat, Some(&rider), json!({ "message": "y".repeat(2001) })).await.refused_on(
+        400,
+        "invalid_input",
+        "message",
     );
+    app.post(&chat, Some(&rider), json!({ "text": "hello" })).await.refused_on(400, "invalid_input", "body");
+    app.post(&chat, Some(&rider), json!({ "message": "y".repeat(2000) })).await.expect(201);
+    assert_eq!(app.get(&chat, Some(&rider)).await.expect(200)["messages"].as_array().unwrap().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -797,10 +510,7 @@ async fn tracking_of_a_booking_without_points_is_empty() {
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let booking = app.book(&self::rider(1)).await;
     let tracking = app.get(&path(booking.id, "tracking"), Some(&rider)).await;
-    assert_eq!(
-        tracking.expect(200),
-        &json!({ "latest": null, "points": [] })
-    );
+    assert_eq!(tracking.expect(200), &json!({ "latest": null, "points": [] }));
 }
 
 // ---- ids ----------------------------------------------------------------------------------
@@ -845,11 +555,7 @@ async fn a_malformed_booking_id_is_not_found_on_every_route() {
     for session in &sessions {
         for (method, action) in BOOKING_ROUTES {
             for id in ["not-a-booking", "1", "00000000-0000-0000-0000-00000000000g"] {
-                let url = if action.is_empty() {
-                    format!("/api/v1/bookings/{id}")
-                } else {
-                    path(id, action)
-                };
+                let url = if action.is_empty() { format!("/api/v1/bookings/{id}") } else { path(id, action) };
                 let reply = if method == "GET" {
                     app.get(&url, Some(session)).await
                 } else {
@@ -863,14 +569,10 @@ async fn a_malformed_booking_id_is_not_found_on_every_route() {
                 );
             }
         }
-        app.get("/api/v1/users/not-a-user/wallet", Some(session))
-            .await
-            .refused(404, "not_found");
+        app.get("/api/v1/users/not-a-user/wallet", Some(session)).await.refused(404, "not_found");
     }
     // Without a session the id is never looked at.
-    app.get("/api/v1/bookings/not-a-booking", None)
-        .await
-        .refused(401, "not_logged_in");
+    app.get("/api/v1/bookings/not-a-booking", None).await.refused(401, "not_logged_in");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -878,13 +580,9 @@ async fn a_message_counts_as_read_once_the_other_party_opens_the_chat() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
-    let accepted = app
-        .booking_at(&self::rider(1), &self::driver(1), Stage::Accepted)
-        .await;
+    let accepted = app.booking_at(&self::rider(1), &self::driver(1), Stage::Accepted).await;
     let chat = path(accepted.id, "chat");
-    app.post(&chat, Some(&rider), json!({ "message": "Blue door" }))
-        .await
-        .expect(201);
+    app.post(&chat, Some(&rider), json!({ "message": "Blue door" })).await.expect(201);
     app.get(&chat, Some(&rider)).await.expect(200);
     assert_eq!(
         app.get(&chat, Some(&rider)).await.expect(200)["messages"][0]["read_at"],
@@ -892,14 +590,8 @@ async fn a_message_counts_as_read_once_the_other_party_opens_the_chat() {
         "the sender's own reading does not count"
     );
     app.advance(MINUTE);
-    assert_eq!(
-        app.get(&chat, Some(&driver)).await.expect(200)["messages"][0]["message"],
-        "Blue door"
-    );
-    assert_eq!(
-        app.get(&chat, Some(&rider)).await.expect(200)["messages"][0]["read_at"],
-        T0 + 60_000
-    );
+    assert_eq!(app.get(&chat, Some(&driver)).await.expect(200)["messages"][0]["message"], "Blue door");
+    assert_eq!(app.get(&chat, Some(&rider)).await.expect(200)["messages"][0]["read_at"], T0 + 60_000);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -914,8 +606,7 @@ async fn five_drivers_accepting_at_once_make_one_winner_and_four_booking_taken()
     for round in 0..10 {
         let booking = app.book(&rider(1 + round % 5)).await;
         let drivers: Vec<_> = numbers.iter().map(|number| driver(*number)).collect();
-        app.offer(booking.id, &drivers.iter().collect::<Vec<_>>())
-            .await;
+        app.offer(booking.id, &drivers.iter().collect::<Vec<_>>()).await;
         let accept = path(booking.id, "accept");
         let (a, b, c, d, e) = tokio::join!(
             app.post_empty(&accept, Some(&sessions[0])),
@@ -925,24 +616,14 @@ async fn five_drivers_accepting_at_once_make_one_winner_and_four_booking_taken()
             app.post_empty(&accept, Some(&sessions[4])),
         );
         let replies = [a, b, c, d, e];
-        let winners: Vec<usize> = (0..5)
-            .filter(|index| replies[*index].status.as_u16() == 200)
-            .collect();
+        let winners: Vec<usize> = (0..5).filter(|index| replies[*index].status.as_u16() == 200).collect();
         assert_eq!(winners.len(), 1, "round {round}: exactly one driver wins");
         for (index, reply) in replies.iter().enumerate() {
             if index != winners[0] {
                 reply.refused(409, "booking_taken");
             }
         }
-        let read = app
-            .get(
-                &format!("/api/v1/bookings/{}", booking.id),
-                Some(&sessions[winners[0]]),
-            )
-            .await;
-        assert_eq!(
-            read.expect(200)["driver"],
-            sessions[winners[0]].id.to_string()
-        );
+        let read = app.get(&format!("/api/v1/bookings/{}", booking.id), Some(&sessions[winners[0]])).await;
+        assert_eq!(read.expect(200)["driver"], sessions[winners[0]].id.to_string());
     }
 }

@@ -29,7 +29,10 @@ async fn the_admin_list_shows_everyone_but_admins_unless_the_admin_table_asks() 
     assert_eq!(roles_of(body), BTreeSet::from(["rider".into(), "driver".into(), "fleetadmin".into()]));
     assert_eq!(body["items"].as_array().unwrap().len(), 5 + 20 + 1);
     assert!(body["items"].as_array().unwrap().iter().all(|user| user.get("pushToken").is_none()));
-    assert!(body["items"].as_array().unwrap().iter().all(|user| user["walletBalance"].is_number()), "admins see balances");
+    assert!(
+        body["items"].as_array().unwrap().iter().all(|user| user["walletBalance"].is_number()),
+        "admins see balances"
+    );
 
     let admins = app.get("/api/v1/users?role=admin", Some(&admin)).await;
     assert_eq!(emails_of(admins.expect(200)), vec![ADMIN.to_string()]);
@@ -86,8 +89,17 @@ async fn a_fleet_admin_lists_only_their_own_drivers() {
     let body = mine.expect(200);
     let fleet_id = fleet_admin().id.to_string();
     assert_eq!(body["items"].as_array().unwrap().len(), 10, "the even demo drivers");
-    assert!(body["items"].as_array().unwrap().iter().all(|user| user["usertype"] == "driver" && user["fleetadmin"] == fleet_id));
-    assert!(body["items"].as_array().unwrap().iter().all(|user| user.get("walletBalance").is_none()), "wallets are the owner's and admins'");
+    assert!(
+        body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|user| user["usertype"] == "driver" && user["fleetadmin"] == fleet_id)
+    );
+    assert!(
+        body["items"].as_array().unwrap().iter().all(|user| user.get("walletBalance").is_none()),
+        "wallets are the owner's and admins'"
+    );
     let asked = app.get("/api/v1/users?role=driver&search=Otherfleet", Some(&fleet)).await;
     assert!(asked.expect(200)["items"].as_array().unwrap().is_empty(), "never another fleet's driver");
     app.get("/api/v1/users?role=rider", Some(&fleet)).await.refused(403, "not_allowed");
@@ -115,7 +127,10 @@ async fn the_existence_check_says_which_contact_is_taken() {
     let free = app.get("/api/v1/users/exists?email=new%40test.wayfare&mobile=%2B14105559999", Some(&admin)).await;
     assert_eq!(free.expect(200), &json!({ "exists": false, "email": false, "mobile": false }));
     let fleet = app.sign_in(FLEET).await;
-    assert_eq!(app.get("/api/v1/users/exists?email=rider2%40demo.wayfare", Some(&fleet)).await.expect(200)["exists"], true);
+    assert_eq!(
+        app.get("/api/v1/users/exists?email=rider2%40demo.wayfare", Some(&fleet)).await.expect(200)["exists"],
+        true
+    );
 }
 
 #[tokio::test]
@@ -180,7 +195,11 @@ async fn adding_needs_a_contact_a_type_and_names() {
     app.post("/api/v1/users", Some(&admin), no_name).await.refused_on(400, "invalid_input", "firstName");
     let unknown_car = json!({ "usertype": "driver", "firstName": "A", "lastName": "B", "email": "a@test.wayfare", "carType": "Limo" });
     app.post("/api/v1/users", Some(&admin), unknown_car).await.refused_on(400, "invalid_input", "carType");
-    app.post("/api/v1/users", Some(&admin), json!({ "usertype": "pilot" })).await.refused_on(400, "invalid_input", "body");
+    app.post("/api/v1/users", Some(&admin), json!({ "usertype": "pilot" })).await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
 }
 
 #[tokio::test]
@@ -260,7 +279,8 @@ async fn an_edit_changes_names_and_details_but_never_the_contacts() {
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;
     let path = format!("/api/v1/users/{}", driver(3).id);
-    let edit = json!({ "firstName": " Dario ", "vehicleNumber": "MD-3333", "carType": "XL", "bankAccount": "12345678" });
+    let edit =
+        json!({ "firstName": " Dario ", "vehicleNumber": "MD-3333", "carType": "XL", "bankAccount": "12345678" });
     let edited = patch(&app, &path, Some(&admin), edit).await;
     let user = edited.expect(200);
     assert_eq!((user["firstName"].as_str(), user["lastName"].as_str()), (Some("Dario"), Some("3")));
@@ -269,8 +289,16 @@ async fn an_edit_changes_names_and_details_but_never_the_contacts() {
     let stored = app.state.storage.user(driver(3).id).await.unwrap();
     assert_eq!(stored.firstName, "Dario");
 
-    patch(&app, &path, Some(&admin), json!({ "email": "new@test.wayfare" })).await.refused_on(403, "contact_not_editable", "email");
-    patch(&app, &path, Some(&admin), json!({ "mobile": "+14105550000" })).await.refused_on(403, "contact_not_editable", "mobile");
+    patch(&app, &path, Some(&admin), json!({ "email": "new@test.wayfare" })).await.refused_on(
+        403,
+        "contact_not_editable",
+        "email",
+    );
+    patch(&app, &path, Some(&admin), json!({ "mobile": "+14105550000" })).await.refused_on(
+        403,
+        "contact_not_editable",
+        "mobile",
+    );
     // The table sending back the same contacts is no change.
     let same = json!({ "email": "DRIVER3@demo.wayfare", "mobile": "+1 410 555 0303", "lastName": "Three" });
     assert_eq!(patch(&app, &path, Some(&admin), same).await.expect(200)["lastName"], "Three");
@@ -284,14 +312,23 @@ async fn a_fleet_admin_edits_their_drivers_only_and_never_moves_them() {
     let app = app_with_two_fleets().await;
     let fleet = app.sign_in(FLEET).await;
     let mine = format!("/api/v1/users/{}", driver(2).id);
-    assert_eq!(patch(&app, &mine, Some(&fleet), json!({ "vehicleModel": "Corolla" })).await.expect(200)["vehicleModel"], "Corolla");
+    assert_eq!(
+        patch(&app, &mine, Some(&fleet), json!({ "vehicleModel": "Corolla" })).await.expect(200)["vehicleModel"],
+        "Corolla"
+    );
     let theirs = format!("/api/v1/users/{}", other_fleet_driver().id);
     patch(&app, &theirs, Some(&fleet), json!({ "vehicleModel": "Corolla" })).await.refused(404, "not_found");
     assert_ne!(app.state.storage.user(other_fleet_driver().id).await.unwrap().vehicleModel, "Corolla");
-    patch(&app, &mine, Some(&fleet), json!({ "fleetadmin": other_fleet_admin().id })).await.refused_on(403, "not_allowed", "fleetadmin");
+    patch(&app, &mine, Some(&fleet), json!({ "fleetadmin": other_fleet_admin().id })).await.refused_on(
+        403,
+        "not_allowed",
+        "fleetadmin",
+    );
     patch(&app, &mine, Some(&fleet), json!({ "fleetadmin": null })).await.refused_on(403, "not_allowed", "fleetadmin");
     // Their own account goes through the profile.
-    patch(&app, &format!("/api/v1/users/{}", fleet.id), Some(&fleet), json!({ "firstName": "F" })).await.refused(403, "not_allowed");
+    patch(&app, &format!("/api/v1/users/{}", fleet.id), Some(&fleet), json!({ "firstName": "F" }))
+        .await
+        .refused(403, "not_allowed");
 }
 
 #[tokio::test]
@@ -304,7 +341,11 @@ async fn an_admin_moves_a_driver_between_fleets() {
     let out = patch(&app, &path, Some(&admin), json!({ "fleetadmin": null })).await;
     assert!(out.expect(200)["fleetadmin"].is_null());
     let rider_path = format!("/api/v1/users/{}", rider(1).id);
-    patch(&app, &rider_path, Some(&admin), json!({ "fleetadmin": fleet_admin().id })).await.refused_on(400, "invalid_input", "fleetadmin");
+    patch(&app, &rider_path, Some(&admin), json!({ "fleetadmin": fleet_admin().id })).await.refused_on(
+        400,
+        "invalid_input",
+        "fleetadmin",
+    );
 }
 
 #[tokio::test]
@@ -312,14 +353,20 @@ async fn withdrawing_approval_ends_the_accounts_access_and_takes_a_driver_offlin
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;
     let driver_session = app.sign_in("driver5@demo.wayfare").await;
-    app.post("/api/v1/drivers/me/status", Some(&driver_session), json!({ "driverActiveStatus": true })).await.expect(200);
+    app.post("/api/v1/drivers/me/status", Some(&driver_session), json!({ "driverActiveStatus": true }))
+        .await
+        .expect(200);
     assert!(app.runtime().is_online(driver(5).id));
     let path = format!("/api/v1/users/{}", driver(5).id);
     assert_eq!(patch(&app, &path, Some(&admin), json!({ "approved": false })).await.expect(200)["approved"], false);
     assert!(!app.runtime().is_online(driver(5).id));
     app.get("/api/v1/auth/me", Some(&driver_session)).await.refused(403, "require_approval");
     // Nobody locks themself out.
-    patch(&app, &format!("/api/v1/users/{}", admin.id), Some(&admin), json!({ "approved": false })).await.refused_on(403, "not_allowed", "approved");
+    patch(&app, &format!("/api/v1/users/{}", admin.id), Some(&admin), json!({ "approved": false })).await.refused_on(
+        403,
+        "not_allowed",
+        "approved",
+    );
 }
 
 #[tokio::test]
@@ -354,7 +401,8 @@ async fn an_admin_cannot_delete_themself() {
     let admin = app.sign_in(ADMIN).await;
     delete(&app, &format!("/api/v1/users/{}", admin.id), Some(&admin)).await.refused(403, "not_allowed");
     // Another admin may.
-    let second = json!({ "usertype": "admin", "firstName": "Second", "lastName": "Admin", "email": "admin2@test.wayfare" });
+    let second =
+        json!({ "usertype": "admin", "firstName": "Second", "lastName": "Admin", "email": "admin2@test.wayfare" });
     let other_admin = app.post("/api/v1/users", Some(&admin), second).await;
     let other = app.sign_in("admin2@test.wayfare").await;
     assert_eq!(other.id, id_of(other_admin.expect(201)));
@@ -369,7 +417,12 @@ async fn a_user_with_a_booking_in_progress_is_not_deleted() {
     for id in [rider(1).id, driver(1).id] {
         delete(&app, &format!("/api/v1/users/{id}"), Some(&admin)).await.refused(409, "user_has_active_bookings");
     }
-    app.command(booking.id, wayfare_engine::booking::By::Admin(admin.id), wayfare_engine::booking::Command::Cancel { reason: "Other".into() }).await;
+    app.command(
+        booking.id,
+        wayfare_engine::booking::By::Admin(admin.id),
+        wayfare_engine::booking::Command::Cancel { reason: "Other".into() },
+    )
+    .await;
     delete(&app, &format!("/api/v1/users/{}", rider(1).id), Some(&admin)).await.expect(200);
 }
 
@@ -405,7 +458,9 @@ async fn demo_mode_refuses_adding_and_deleting_but_not_edits_and_approval() {
     let fleet = app.sign_in(FLEET).await;
     let body = json!({ "usertype": "rider", "firstName": "A", "lastName": "B", "email": "demo-add@test.wayfare" });
     app.post("/api/v1/users", Some(&admin), body).await.refused(403, "demo_mode");
-    app.post("/api/v1/users", Some(&fleet), new_driver_body("d@test.wayfare", "+14105556400")).await.refused(403, "demo_mode");
+    app.post("/api/v1/users", Some(&fleet), new_driver_body("d@test.wayfare", "+14105556400"))
+        .await
+        .refused(403, "demo_mode");
     delete(&app, &format!("/api/v1/users/{}", rider(5).id), Some(&admin)).await.refused(403, "demo_mode");
     delete(&app, &format!("/api/v1/users/{}", driver(2).id), Some(&fleet)).await.refused(403, "demo_mode");
     assert!(app.state.storage.user(rider(5).id).await.is_ok());

@@ -38,10 +38,7 @@ async fn an_admin_credit_adds_an_admin_credit_entry_and_tells_the_user() {
     let mut events = app.events();
 
     let reply = app.post(&credit_path(rider.id), Some(&admin), json!({ "amount": 25.5 })).await;
-    assert_eq!(
-        reply.expect(201),
-        &json!({ "user": rider.id, "walletBalance": 25.5, "applied": true })
-    );
+    assert_eq!(reply.expect(201), &json!({ "user": rider.id, "walletBalance": 25.5, "applied": true }));
     // Amounts are parsed as decimals and rounded to settings.decimal (2).
     let reply = app.post(&credit_path(rider.id), Some(&admin), json!({ "amount": "10.005" })).await;
     assert_eq!(reply.expect(201)["walletBalance"], 35.51);
@@ -70,10 +67,12 @@ async fn a_credit_retried_with_the_same_idempotency_key_credits_once() {
     let driver = driver(4);
     let mut events = app.events();
 
-    let first = post_keyed(&app, &credit_path(driver.id), Some(&admin), json!({ "amount": 50 }), "topup-2027-01-15-a").await;
+    let first =
+        post_keyed(&app, &credit_path(driver.id), Some(&admin), json!({ "amount": 50 }), "topup-2027-01-15-a").await;
     assert_eq!(first.expect(201), &json!({ "user": driver.id, "walletBalance": 50.0, "applied": true }));
     // The retry: same key, same user. Nothing moves, and it says so.
-    let retry = post_keyed(&app, &credit_path(driver.id), Some(&admin), json!({ "amount": 50 }), "topup-2027-01-15-a").await;
+    let retry =
+        post_keyed(&app, &credit_path(driver.id), Some(&admin), json!({ "amount": 50 }), "topup-2027-01-15-a").await;
     assert_eq!(retry.expect(200), &json!({ "user": driver.id, "walletBalance": 50.0, "applied": false }));
     assert_eq!(app.state.storage.wallet_balance(driver.id).await.unwrap(), rust_decimal::Decimal::new(50, 0));
     let history = app.state.storage.wallet_history(driver.id, &wayfare_storage::PageRequest::first(10)).await.unwrap();
@@ -82,7 +81,9 @@ async fn a_credit_retried_with_the_same_idempotency_key_credits_once() {
     assert_eq!((balances.len(), notified.len()), (1, 1), "a replay tells nobody again");
 
     // Another key is another credit; so is every request without a key.
-    post_keyed(&app, &credit_path(driver.id), Some(&admin), json!({ "amount": 5 }), "topup-2027-01-15-b").await.expect(201);
+    post_keyed(&app, &credit_path(driver.id), Some(&admin), json!({ "amount": 5 }), "topup-2027-01-15-b")
+        .await
+        .expect(201);
     app.post(&credit_path(driver.id), Some(&admin), json!({ "amount": 1 })).await.expect(201);
     let last = app.post(&credit_path(driver.id), Some(&admin), json!({ "amount": 1 })).await;
     assert_eq!(last.expect(201)["walletBalance"], 57.0);
@@ -94,24 +95,34 @@ async fn a_credit_needs_an_amount_above_zero_within_reason() {
     let admin = app.sign_in("admin@demo.wayfare").await;
     let rider = rider(2);
     // spec §5: an amount above 0, else no_details_error
-    for amount in [json!(0), json!(-5), json!("abc"), json!(""), json!(0.001), json!(null), json!([10]), json!({ "value": 1 })] {
-        app.post(&credit_path(rider.id), Some(&admin), json!({ "amount": amount }))
-            .await
-            .refused_on(400, "no_details_error", "amount");
+    for amount in
+        [json!(0), json!(-5), json!("abc"), json!(""), json!(0.001), json!(null), json!([10]), json!({ "value": 1 })]
+    {
+        app.post(&credit_path(rider.id), Some(&admin), json!({ "amount": amount })).await.refused_on(
+            400,
+            "no_details_error",
+            "amount",
+        );
     }
     app.post(&credit_path(rider.id), Some(&admin), json!({})).await.refused_on(400, "no_details_error", "amount");
     // A few extra digits are a typo, not a top-up.
-    app.post(&credit_path(rider.id), Some(&admin), json!({ "amount": 1_000_000.01 }))
-        .await
-        .refused_on(400, "invalid_amount", "amount");
+    app.post(&credit_path(rider.id), Some(&admin), json!({ "amount": 1_000_000.01 })).await.refused_on(
+        400,
+        "invalid_amount",
+        "amount",
+    );
     app.post(&credit_path(rider.id), Some(&admin), json!({ "amount": 1_000_000 })).await.expect(201);
     // A body that is not JSON, a bad key, a user that does not exist.
-    app.post_raw(&credit_path(rider.id), Some(&admin), "application/json", "{amount")
-        .await
-        .refused_on(400, "invalid_input", "body");
-    post_keyed(&app, &credit_path(rider.id), Some(&admin), json!({ "amount": 1 }), "with space")
-        .await
-        .refused_on(400, "invalid_input", "Idempotency-Key");
+    app.post_raw(&credit_path(rider.id), Some(&admin), "application/json", "{amount").await.refused_on(
+        400,
+        "invalid_input",
+        "body",
+    );
+    post_keyed(&app, &credit_path(rider.id), Some(&admin), json!({ "amount": 1 }), "with space").await.refused_on(
+        400,
+        "invalid_input",
+        "Idempotency-Key",
+    );
     app.post(&credit_path(UserId(uuid::Uuid::now_v7())), Some(&admin), json!({ "amount": 1 }))
         .await
         .refused(404, "not_found");

@@ -74,7 +74,8 @@ async fn a_drivers_withdraw_debits_the_wallet_once_and_waits_unprocessed() {
     app.post(WITHDRAWS, Some(&driver), json!({ "amount": "12.5" })).await.expect(201);
     let list = app.get(WITHDRAWS, Some(&driver)).await;
     let list = list.expect(200);
-    let amounts: Vec<f64> = list["items"].as_array().unwrap().iter().map(|item| item["amount"].as_f64().unwrap()).collect();
+    let amounts: Vec<f64> =
+        list["items"].as_array().unwrap().iter().map(|item| item["amount"].as_f64().unwrap()).collect();
     assert_eq!(amounts, vec![12.5, 40.0]);
     assert_eq!(list["items"][1], *withdraw);
     assert_eq!(list["next"], Value::Null);
@@ -92,7 +93,10 @@ async fn completing_a_withdraw_sets_processed_once_and_moves_no_money() {
     app.advance(MINUTE * 5);
     let completed = app.post_empty(&complete_path(&id), Some(&admin)).await;
     let completed = completed.expect(200);
-    assert_eq!((&completed["id"], &completed["processed"], &completed["procesDate"]), (&json!(id), &json!(true), &json!(T0 + 300_000)));
+    assert_eq!(
+        (&completed["id"], &completed["processed"], &completed["procesDate"]),
+        (&json!(id), &json!(true), &json!(T0 + 300_000))
+    );
     // spec §4: a processed request cannot be processed again.
     app.advance(MINUTE);
     app.post_empty(&complete_path(&id), Some(&admin)).await.refused(409, "already_processed");
@@ -126,9 +130,11 @@ async fn a_withdraw_retried_with_the_same_idempotency_key_is_made_once() {
     // Another key, another request.
     post_keyed(&app, WITHDRAWS, Some(&driver), json!({ "amount": 30 }), "payout-2").await.expect(201);
     assert_eq!(balance(&app, &driver).await, 40.0);
-    post_keyed(&app, WITHDRAWS, Some(&driver), json!({ "amount": 1 }), "")
-        .await
-        .refused_on(400, "invalid_input", "Idempotency-Key");
+    post_keyed(&app, WITHDRAWS, Some(&driver), json!({ "amount": 1 }), "").await.refused_on(
+        400,
+        "invalid_input",
+        "Idempotency-Key",
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -136,24 +142,28 @@ async fn a_withdraw_needs_an_amount_above_zero_and_within_the_balance() {
     let app = TestApp::demo().await;
     let driver = funded_driver(&app).await;
     for amount in [json!(0), json!(-1), json!(0.004), json!("abc"), json!(null), json!(true)] {
-        app.post(WITHDRAWS, Some(&driver), json!({ "amount": amount }))
-            .await
-            .refused_on(400, "invalid_amount", "amount");
+        app.post(WITHDRAWS, Some(&driver), json!({ "amount": amount })).await.refused_on(
+            400,
+            "invalid_amount",
+            "amount",
+        );
     }
     app.post(WITHDRAWS, Some(&driver), json!({})).await.refused_on(400, "invalid_amount", "amount");
-    app.post(WITHDRAWS, Some(&driver), json!({ "amount": 100.01 }))
-        .await
-        .refused_on(409, "insufficient_wallet_balance", "amount");
-    app.post(WITHDRAWS, Some(&driver), json!({ "amount": 2_000_000 }))
-        .await
-        .refused_on(400, "invalid_amount", "amount");
+    app.post(WITHDRAWS, Some(&driver), json!({ "amount": 100.01 })).await.refused_on(
+        409,
+        "insufficient_wallet_balance",
+        "amount",
+    );
+    app.post(WITHDRAWS, Some(&driver), json!({ "amount": 2_000_000 })).await.refused_on(
+        400,
+        "invalid_amount",
+        "amount",
+    );
     app.post_raw(WITHDRAWS, Some(&driver), "text/plain", "40").await.refused_on(400, "invalid_input", "body");
     // Nothing was debited by the refusals; the whole balance can go.
     assert_eq!(balance(&app, &driver).await, 100.0);
     app.post(WITHDRAWS, Some(&driver), json!({ "amount": 100 })).await.expect(201);
-    app.post(WITHDRAWS, Some(&driver), json!({ "amount": 0.01 }))
-        .await
-        .refused(409, "insufficient_wallet_balance");
+    app.post(WITHDRAWS, Some(&driver), json!({ "amount": 0.01 })).await.refused(409, "insufficient_wallet_balance");
     assert_eq!(balance(&app, &driver).await, 0.0);
 }
 
@@ -165,7 +175,9 @@ async fn concurrent_withdraws_never_take_more_than_the_balance() {
         .map(|_| {
             let app = app.clone();
             let driver = driver.clone();
-            tokio::spawn(async move { app.post(WITHDRAWS, Some(&driver), json!({ "amount": 30 })).await.status.as_u16() })
+            tokio::spawn(
+                async move { app.post(WITHDRAWS, Some(&driver), json!({ "amount": 30 })).await.status.as_u16() },
+            )
         })
         .collect();
     let mut statuses = Vec::new();
@@ -214,7 +226,9 @@ async fn withdraw_lists_page_newest_first() {
     }
     let first = app.get(&format!("{WITHDRAWS}?limit=2"), Some(&driver)).await;
     let first = first.expect(200);
-    let amounts = |page: &Value| -> Vec<f64> { page["items"].as_array().unwrap().iter().map(|item| item["amount"].as_f64().unwrap()).collect() };
+    let amounts = |page: &Value| -> Vec<f64> {
+        page["items"].as_array().unwrap().iter().map(|item| item["amount"].as_f64().unwrap()).collect()
+    };
     assert_eq!(amounts(first), vec![3.0, 2.0]);
     let cursor = first["next"].as_str().expect("a cursor").to_string();
     let rest = app.get(&format!("{WITHDRAWS}?limit=2&after={}", query_encode(&cursor)), Some(&driver)).await;

@@ -62,30 +62,16 @@ impl Fixture {
     /// Runs SQL directly, around the storage's own checks.
     pub async fn raw_execute(&self, sql: &'static str) -> Result<u64, sqlx::Error> {
         match &self.concrete {
-            Concrete::Sqlite(storage) => storage
-                .pool()
-                .execute(sql)
-                .await
-                .map(|result| result.rows_affected()),
-            Concrete::Postgres(storage) => storage
-                .pool()
-                .execute(sql)
-                .await
-                .map(|result| result.rows_affected()),
+            Concrete::Sqlite(storage) => storage.pool().execute(sql).await.map(|result| result.rows_affected()),
+            Concrete::Postgres(storage) => storage.pool().execute(sql).await.map(|result| result.rows_affected()),
         }
     }
 
     /// A single number from raw SQL.
     pub async fn raw_scalar(&self, sql: &'static str) -> i64 {
         match &self.concrete {
-            Concrete::Sqlite(storage) => sqlx::query_scalar(sql)
-                .fetch_one(storage.pool())
-                .await
-                .expect("scalar"),
-            Concrete::Postgres(storage) => sqlx::query_scalar(sql)
-                .fetch_one(storage.pool())
-                .await
-                .expect("scalar"),
+            Concrete::Sqlite(storage) => sqlx::query_scalar(sql).fetch_one(storage.pool()).await.expect("scalar"),
+            Concrete::Postgres(storage) => sqlx::query_scalar(sql).fetch_one(storage.pool()).await.expect("scalar"),
         }
     }
 }
@@ -96,9 +82,7 @@ where
     Fut: Future<Output = ()>,
 {
     let directory = tempfile::tempdir().expect("temporary directory");
-    let storage = SqliteStorage::open(&directory.path().join("wayfare.db"))
-        .await
-        .expect("open sqlite storage");
+    let storage = SqliteStorage::open(&directory.path().join("wayfare.db")).await.expect("open sqlite storage");
     test(Fixture {
         storage: Arc::new(storage.clone()),
         concrete: Concrete::Sqlite(storage),
@@ -121,33 +105,18 @@ where
         .acquire_timeout(Duration::from_secs(10))
         .connect(&url)
         .await
-        .unwrap_or_else(|error| {
-            panic!("{POSTGRES_URL_VARIABLE} is set but PostgreSQL does not answer: {error}")
-        });
+        .unwrap_or_else(|error| panic!("{POSTGRES_URL_VARIABLE} is set but PostgreSQL does not answer: {error}"));
     // Only hex digits follow the prefix, so the name needs no quoting.
     let schema = format!("wayfare_test_{}", uuid::Uuid::now_v7().simple());
-    admin
-        .execute(AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
-        .await
-        .expect("create test schema");
-    let options = PgConnectOptions::from_str(&url)
-        .expect("postgres url")
-        .options([("search_path", schema.as_str())]);
-    let storage = PostgresStorage::connect_with(options)
-        .await
-        .expect("connect postgres storage");
+    admin.execute(AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).await.expect("create test schema");
+    let options = PgConnectOptions::from_str(&url).expect("postgres url").options([("search_path", schema.as_str())]);
+    let storage = PostgresStorage::connect_with(options).await.expect("connect postgres storage");
     let pool = storage.pool().clone();
-    let fixture = Fixture {
-        storage: Arc::new(storage.clone()),
-        concrete: Concrete::Postgres(storage),
-        _directory: None,
-    };
+    let fixture =
+        Fixture { storage: Arc::new(storage.clone()), concrete: Concrete::Postgres(storage), _directory: None };
     let outcome = tokio::spawn(test(fixture)).await;
     pool.close().await;
-    admin
-        .execute(AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
-        .await
-        .expect("drop test schema");
+    admin.execute(AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE"))).await.expect("drop test schema");
     admin.close().await;
     if let Err(error) = outcome {
         std::panic::resume_unwind(error.into_panic());

@@ -196,10 +196,7 @@ mod tests {
         let csv = to_csv(&table);
         let lines: Vec<&str> = csv.trim_start_matches('\u{feff}').split("\r\n").collect();
         assert_eq!(lines[0], "year,month,monthsName,driverName,driverVehicleNo,driverUId,total_rides,driverShare");
-        assert_eq!(
-            lines[1],
-            format!("2027,1,January,\"Smith, \"\"Jo\"\"\",MD-1,{},3,12.50", UserId::from_u128(1))
-        );
+        assert_eq!(lines[1], format!("2027,1,January,\"Smith, \"\"Jo\"\"\",MD-1,{},3,12.50", UserId::from_u128(1)));
         assert!(lines[2].contains(",\"'=HYPERLINK(\"\"x\"\")\","), "{}", lines[2]);
         assert!(lines[3].contains(",'-1+1,"), "{}", lines[3]);
         assert_eq!(lines.len(), 5, "a CRLF after every row");

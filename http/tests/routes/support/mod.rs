@@ -22,9 +22,7 @@ use tower::ServiceExt;
 use wayfare_actors::{Event, ManualClock, Runtime, RuntimeOptions};
 use wayfare_engine::booking::{By, Command, DriverSnapshot, NewBooking, RouteInfo, WalletChange};
 use wayfare_engine::validation::DeliveryDetails;
-use wayfare_engine::{
-    Booking, BookingId, Millis, PaymentMode, Place, Role, Settings, User, UserId, WalletEntryType,
-};
+use wayfare_engine::{Booking, BookingId, Millis, PaymentMode, Place, Role, Settings, User, UserId, WalletEntryType};
 use wayfare_http::auth::delivery::Deliveries;
 use wayfare_http::config::Config;
 use wayfare_http::demo;
@@ -47,10 +45,7 @@ impl Default for Setup {
     fn default() -> Self {
         let mut config = Config::default();
         config.delivery.dev_outbox = true;
-        Setup {
-            settings: demo::settings(),
-            config,
-        }
+        Setup { settings: demo::settings(), config }
     }
 }
 
@@ -79,33 +74,17 @@ impl TestApp {
         config.data_dir = data_dir.path().to_path_buf();
         // No built web app: unknown paths are not answered with index.html.
         config.ui_dir = data_dir.path().join("no-ui");
-        let storage = wayfare_storage::open(&config.storage_url())
-            .await
-            .expect("SQLite opens");
+        let storage = wayfare_storage::open(&config.storage_url()).await.expect("SQLite opens");
         // Saved first, so the demo seed keeps them.
-        storage
-            .save_settings(&setup.settings, T0)
-            .await
-            .expect("settings saved");
-        demo::seed(storage.as_ref())
-            .await
-            .expect("the demo city is seeded");
+        storage.save_settings(&setup.settings, T0).await.expect("settings saved");
+        demo::seed(storage.as_ref()).await.expect("the demo city is seeded");
         let clock = ManualClock::starting_at(T0);
-        let options = RuntimeOptions {
-            call_timeout: Some(Duration::from_secs(30)),
-            ..RuntimeOptions::default()
-        };
-        let runtime = Runtime::start(storage, Arc::new(clock.clone()), options)
-            .await
-            .expect("the runtime starts");
+        let options = RuntimeOptions { call_timeout: Some(Duration::from_secs(30)), ..RuntimeOptions::default() };
+        let runtime = Runtime::start(storage, Arc::new(clock.clone()), options).await.expect("the runtime starts");
         let deliveries = Deliveries::from_config(&config.delivery).expect("deliveries");
         let maps = wayfare_maps::provider_from(&config.maps);
         let state = AppState::new(config, runtime, deliveries, maps);
-        TestApp {
-            state,
-            clock,
-            _data_dir: data_dir,
-        }
+        TestApp { state, clock, _data_dir: data_dir }
     }
 
     pub fn now(&self) -> Millis {
@@ -128,46 +107,30 @@ impl TestApp {
 
     /// Sends one request through the router, as a server would.
     pub async fn send(&self, request: Request<Body>) -> Reply {
-        let response = wayfare_http::app(self.state.clone())
-            .oneshot(request)
-            .await
-            .expect("the router never fails");
+        let response = wayfare_http::app(self.state.clone()).oneshot(request).await.expect("the router never fails");
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .expect("a readable body");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("a readable body");
         let body = if bytes.is_empty() {
             Value::Null
         } else {
             serde_json::from_slice(&bytes)
                 .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
         };
-        Reply {
-            status,
-            headers,
-            body,
-        }
+        Reply { status, headers, body }
     }
 
     pub async fn get(&self, path: &str, who: Option<&Session>) -> Reply {
-        self.send(request(Method::GET, path, who).body(Body::empty()).unwrap())
-            .await
+        self.send(request(Method::GET, path, who).body(Body::empty()).unwrap()).await
     }
 
     pub async fn post(&self, path: &str, who: Option<&Session>, body: Value) -> Reply {
-        self.send(json_request(Method::POST, path, who, &body))
-            .await
+        self.send(json_request(Method::POST, path, who, &body)).await
     }
 
     /// A POST with no body at all (no content type either).
     pub async fn post_empty(&self, path: &str, who: Option<&Session>) -> Reply {
-        self.send(
-            request(Method::POST, path, who)
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
+        self.send(request(Method::POST, path, who).body(Body::empty()).unwrap()).await
     }
 
     /// A POST of raw bytes with the given content type.
@@ -178,44 +141,27 @@ impl TestApp {
         content_type: &str,
         body: impl Into<Body>,
     ) -> Reply {
-        let request = request(Method::POST, path, who)
-            .header(header::CONTENT_TYPE, content_type)
-            .body(body.into())
-            .unwrap();
+        let request =
+            request(Method::POST, path, who).header(header::CONTENT_TYPE, content_type).body(body.into()).unwrap();
         self.send(request).await
     }
 
     // ---- signing in -------------------------------------------------------------
 
     pub async fn request_code(&self, contact: &str) -> Reply {
-        self.post(
-            "/api/v1/auth/otp/request",
-            None,
-            json!({ "contact": contact }),
-        )
-        .await
+        self.post("/api/v1/auth/otp/request", None, json!({ "contact": contact })).await
     }
 
     /// A code request that seems to come from `client` (the rate limit per address).
     pub async fn request_code_from(&self, contact: &str, client: SocketAddr) -> Reply {
-        let mut request = json_request(
-            Method::POST,
-            "/api/v1/auth/otp/request",
-            None,
-            &json!({ "contact": contact }),
-        );
+        let mut request = json_request(Method::POST, "/api/v1/auth/otp/request", None, &json!({ "contact": contact }));
         request.extensions_mut().insert(ConnectInfo(client));
         self.send(request).await
     }
 
     /// The newest code the dev outbox holds for `contact`.
     pub async fn latest_code(&self, contact: &str) -> String {
-        let reply = self
-            .get(
-                &format!("/api/v1/dev/outbox?to={}", query_encode(contact)),
-                None,
-            )
-            .await;
+        let reply = self.get(&format!("/api/v1/dev/outbox?to={}", query_encode(contact)), None).await;
         let body = reply.expect(200);
         body["messages"][0]["code"]
             .as_str()
@@ -224,12 +170,7 @@ impl TestApp {
     }
 
     pub async fn verify(&self, contact: &str, code: &str) -> Reply {
-        self.post(
-            "/api/v1/auth/otp/verify",
-            None,
-            json!({ "contact": contact, "code": code }),
-        )
-        .await
+        self.post("/api/v1/auth/otp/verify", None, json!({ "contact": contact, "code": code })).await
     }
 
     /// Signs in through the real routes: ask for a code, read the outbox, verify.
@@ -270,27 +211,11 @@ impl TestApp {
     /// The dispatcher's offer to these drivers.
     pub async fn offer(&self, booking: BookingId, drivers: &[&User]) -> Arc<Booking> {
         let drivers = drivers.iter().map(|driver| driver.id).collect();
-        self.command(
-            booking,
-            By::System,
-            Command::Offer {
-                drivers,
-                wave: 1,
-                deadline: None,
-            },
-        )
-        .await
+        self.command(booking, By::System, Command::Offer { drivers, wave: 1, deadline: None }).await
     }
 
     pub async fn accept(&self, booking: BookingId, driver: &User) -> Arc<Booking> {
-        self.command(
-            booking,
-            By::Driver(driver.id),
-            Command::Accept {
-                driver: DriverSnapshot::from(driver),
-            },
-        )
-        .await
+        self.command(booking, By::Driver(driver.id), Command::Accept { driver: DriverSnapshot::from(driver) }).await
     }
 
     /// A booking of `customer` taken through the state machine up to `stage`,
@@ -303,55 +228,19 @@ impl TestApp {
         }
         let mut current = self.offer(id, &[driver]).await;
         let by = By::Driver(driver.id);
-        for step in [
-            Stage::Accepted,
-            Stage::Arrived,
-            Stage::Started,
-            Stage::Reached,
-            Stage::Paid,
-        ] {
+        for step in [Stage::Accepted, Stage::Arrived, Stage::Started, Stage::Reached, Stage::Paid] {
             if step > stage {
                 break;
             }
             current = match step {
                 Stage::Accepted => self.accept(id, driver).await,
-                Stage::Arrived => {
-                    self.command(id, by, Command::Arrive { location: None })
-                        .await
-                }
-                Stage::Started => {
-                    self.command(
-                        id,
-                        by,
-                        Command::Start {
-                            otp: current.otp.0,
-                            location: None,
-                        },
-                    )
-                    .await
-                }
+                Stage::Arrived => self.command(id, by, Command::Arrive { location: None }).await,
+                Stage::Started => self.command(id, by, Command::Start { otp: current.otp.0, location: None }).await,
                 Stage::Reached => {
-                    self.command(
-                        id,
-                        by,
-                        Command::Reach {
-                            location: None,
-                            drop_address: None,
-                            route: Vec::new(),
-                        },
-                    )
-                    .await
+                    self.command(id, by, Command::Reach { location: None, drop_address: None, route: Vec::new() }).await
                 }
                 Stage::Paid => {
-                    self.command(
-                        id,
-                        by,
-                        Command::Pay {
-                            mode: PaymentMode::Cash,
-                            wallet_balance: Decimal::ZERO,
-                        },
-                    )
-                    .await
+                    self.command(id, by, Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO }).await
                 }
                 Stage::New | Stage::Offered => unreachable!("not a step after the offer"),
             };
@@ -368,20 +257,12 @@ impl TestApp {
             tx_ref: "AdminCredit".into(),
             idempotency_key: format!("test-credit:{}", uuid::Uuid::now_v7()),
         };
-        self.state
-            .storage
-            .apply_wallet(&change, self.now())
-            .await
-            .expect("wallet credited");
+        self.state.storage.apply_wallet(&change, self.now()).await.expect("wallet credited");
     }
 
     /// Adds a user straight to storage.
     pub async fn insert_user(&self, user: &User) {
-        self.state
-            .storage
-            .insert_user(user)
-            .await
-            .expect("user inserted");
+        self.state.storage.insert_user(user).await.expect("user inserted");
     }
 
     /// Waits (in real time, as a safety net only) for the dispatcher to offer
@@ -396,11 +277,7 @@ impl TestApp {
             loop {
                 match events.recv().await {
                     Ok(event) => {
-                        if let Event::OfferMade {
-                            booking: offered,
-                            drivers,
-                            ..
-                        } = event.as_ref()
+                        if let Event::OfferMade { booking: offered, drivers, .. } = event.as_ref()
                             && offered.id == booking
                             && drivers.contains(&driver)
                         {
@@ -472,12 +349,7 @@ impl Reply {
     /// The body, after checking the status.
     #[track_caller]
     pub fn expect(&self, status: u16) -> &Value {
-        assert_eq!(
-            self.status.as_u16(),
-            status,
-            "unexpected status; body: {}",
-            self.body
-        );
+        assert_eq!(self.status.as_u16(), status, "unexpected status; body: {}", self.body);
         &self.body
     }
 
@@ -486,31 +358,17 @@ impl Reply {
     /// not the key.
     #[track_caller]
     pub fn error_code(&self) -> &str {
-        let Some(fields) = self.body.as_object() else {
-            panic!("not an error body: {}", self.body)
-        };
+        let Some(fields) = self.body.as_object() else { panic!("not an error body: {}", self.body) };
         assert_eq!(fields.len(), 1, "only `error` at the top: {}", self.body);
-        let error = self.body["error"]
-            .as_object()
-            .unwrap_or_else(|| panic!("no error object: {}", self.body));
+        let error = self.body["error"].as_object().unwrap_or_else(|| panic!("no error object: {}", self.body));
         assert!(
-            error
-                .keys()
-                .all(|key| ["code", "message", "field"].contains(&key.as_str())),
+            error.keys().all(|key| ["code", "message", "field"].contains(&key.as_str())),
             "unexpected keys: {}",
             self.body
         );
-        let code = error["code"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no code: {}", self.body));
-        let message = error["message"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no message: {}", self.body));
-        assert!(
-            !message.is_empty() && message != code,
-            "the message is a text for people: {}",
-            self.body
-        );
+        let code = error["code"].as_str().unwrap_or_else(|| panic!("no code: {}", self.body));
+        let message = error["message"].as_str().unwrap_or_else(|| panic!("no message: {}", self.body));
+        assert!(!message.is_empty() && message != code, "the message is a text for people: {}", self.body);
         code
     }
 
@@ -522,24 +380,14 @@ impl Reply {
     /// Checks an error answer: status and translation key.
     #[track_caller]
     pub fn refused(&self, status: u16, code: &str) {
-        assert_eq!(
-            (self.status.as_u16(), self.error_code()),
-            (status, code),
-            "unexpected answer; body: {}",
-            self.body
-        );
+        assert_eq!((self.status.as_u16(), self.error_code()), (status, code), "unexpected answer; body: {}", self.body);
     }
 
     /// Checks an input error: status, translation key and the field it names.
     #[track_caller]
     pub fn refused_on(&self, status: u16, code: &str, field: &str) {
         self.refused(status, code);
-        assert_eq!(
-            self.error_field(),
-            Some(field),
-            "unexpected field; body: {}",
-            self.body
-        );
+        assert_eq!(self.error_field(), Some(field), "unexpected field; body: {}", self.body);
     }
 
     pub fn header(&self, name: header::HeaderName) -> Option<&str> {
@@ -561,28 +409,16 @@ impl Session {
     #[track_caller]
     pub fn from_verify(reply: &Reply) -> Session {
         let body = reply.expect(200);
-        let token = body["token"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no token: {body}"))
-            .to_string();
-        let id = body["user"]["id"]
-            .as_str()
-            .and_then(|id| id.parse().ok())
-            .unwrap_or_else(|| panic!("no user id: {body}"));
-        Session {
-            token,
-            id,
-            user: body["user"].clone(),
-        }
+        let token = body["token"].as_str().unwrap_or_else(|| panic!("no token: {body}")).to_string();
+        let id =
+            body["user"]["id"].as_str().and_then(|id| id.parse().ok()).unwrap_or_else(|| panic!("no user id: {body}"));
+        Session { token, id, user: body["user"].clone() }
     }
 }
 
 /// A demo user by e-mail (`demo::users()`, as seeded).
 pub fn demo_user(email: &str) -> User {
-    demo::users()
-        .into_iter()
-        .find(|user| user.email == email)
-        .unwrap_or_else(|| panic!("no demo user {email}"))
+    demo::users().into_iter().find(|user| user.email == email).unwrap_or_else(|| panic!("no demo user {email}"))
 }
 
 pub fn rider(number: u32) -> User {
@@ -660,12 +496,7 @@ pub fn trip_request() -> NewBooking {
         drop: place(fort_mchenry()),
         book_later: false,
         tripdate: None,
-        route: RouteInfo {
-            distance_km: 2.6,
-            time_secs: 310,
-            coords: Vec::new(),
-            waypoints: Vec::new(),
-        },
+        route: RouteInfo { distance_km: 2.6, time_secs: 310, coords: Vec::new(), waypoints: Vec::new() },
         parcel_type_index: None,
         option_index: None,
         delivery: DeliveryDetails::default(),
@@ -675,7 +506,5 @@ pub fn trip_request() -> NewBooking {
 }
 
 pub fn status_of(booking: &Value) -> &str {
-    booking["status"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no status: {booking}"))
+    booking["status"].as_str().unwrap_or_else(|| panic!("no status: {booking}"))
 }

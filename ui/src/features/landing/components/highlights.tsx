@@ -6,19 +6,21 @@ import ShopIcon from '@mui/icons-material/Shop';
 import { Box, Button, Card, CardContent, Container, Grid, Stack, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
 import { useSettings } from '@/lib/app-data';
+import { wordingContext } from '../lib/wording';
 
 /** Three highlights (spec §2 landing). */
 export function Highlights() {
   const { t } = useTranslation();
+  const context = wordingContext(useSettings().appcat);
   const items = [
-    { icon: <BoltIcon fontSize="large" />, title: t('landing.feature_fast_title'), body: t('landing.feature_fast_body') },
-    { icon: <ChatIcon fontSize="large" />, title: t('landing.feature_live_title'), body: t('landing.feature_live_body') },
-    { icon: <ShieldIcon fontSize="large" />, title: t('landing.feature_safe_title'), body: t('landing.feature_safe_body') },
+    { icon: <BoltIcon fontSize="large" />, title: t('landing.feature_fast_title'), body: t('landing.feature_fast_body', { context }) },
+    { icon: <ChatIcon fontSize="large" />, title: t('landing.feature_live_title'), body: t('landing.feature_live_body', { context }) },
+    { icon: <ShieldIcon fontSize="large" />, title: t('landing.feature_safe_title'), body: t('landing.feature_safe_body', { context }) },
   ];
   return (
     <Container maxWidth="lg" sx={{ py: { xs: 6, md: 10 } }}>
       <Typography variant="h4" component="h2" textAlign="center" sx={{ mb: 5 }}>
-        {t('landing.features_title')}
+        {t('landing.features_title', { context })}
       </Typography>
       <Grid container spacing={3}>
         {items.map((item) => (

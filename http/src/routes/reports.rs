@@ -47,21 +47,33 @@ const CSV_TYPE: &str = "text/csv; charset=utf-8";
 const XLSX_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
 /// The filters both reports take.
-#[derive(Debug, Deserialize, Default)]
+#[derive(Debug, Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ReportQuery {
+    /// A local calendar year.
     pub year: Option<i32>,
+    /// 1 to 12, with `year`.
     pub month: Option<u32>,
+    /// Trip dates at or after this instant (ms).
+    #[param(value_type = Option<i64>)]
     pub from: Option<Millis>,
+    /// Trip dates before this instant (ms).
+    #[param(value_type = Option<i64>)]
     pub until: Option<Millis>,
-    /// Minutes east of UTC that months are cut in; the configured
-    /// `[reports] utc_offset_minutes` by default.
+    /// Minutes east of UTC that months are cut in (-720 to 840); default: the
+    /// configured `[reports] utc_offset_minutes`.
     pub utc_offset_minutes: Option<i32>,
+    /// Only this driver (a fleet admin's own drivers; a driver only themself).
+    #[param(value_type = Option<String>, format = Uuid)]
     pub driver: Option<UserId>,
+    /// `json` (default), `csv` or `xlsx`.
     #[serde(default)]
+    #[param(value_type = Option<String>)]
     pub format: Format,
-    /// Page size (1 to 500) for a paged JSON answer: the panel's table.
+    /// JSON only: answer one page of this many rows (1 to 500), newest month
+    /// first then by driver id, with a `next` cursor; without it, every row.
     pub limit: Option<u32>,
-    /// The `next` cursor of the previous page.
+    /// JSON only, with `limit`: the previous page's `next`.
     pub after: Option<String>,
 }
 
@@ -94,17 +106,7 @@ impl Report {
     tag = "reports",
     summary = "The earnings report",
     description = "One row per driver per local month (spec §3 \"Earnings rows\"), newest month first: rides (PAID or COMPLETE) add to every sum; a CANCELLED booking counts only with a cancellation fee above 0, and only in `cancellationFee`. `myEarning` = `tripCost` − `driverShare` − `discountAmount`; `rideCost` = `tripCost` − `convenienceFee`. Admins see every driver, fleet admins their fleet's bookings. Filter by a local `year` (and `month`) or by a `from`/`until` range of trip dates, not both. `format=csv` or `format=xlsx` downloads the same rows as a file (admins and fleet admins; refused with `demo_mode` in demo mode).",
-    params(
-        ("year" = Option<i32>, Query, description = "A local calendar year"),
-        ("month" = Option<u32>, Query, description = "1 to 12, with `year`"),
-        ("from" = Option<i64>, Query, description = "Trip dates at or after this instant (ms)"),
-        ("until" = Option<i64>, Query, description = "Trip dates before this instant (ms)"),
-        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
-        ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers only)"),
-        ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
-        ("limit" = Option<u32>, Query, description = "JSON only: answer one page of this many rows (1 to 500), newest month first then by driver id, with a `next` cursor; without it, every row"),
-        ("after" = Option<String>, Query, description = "JSON only, with `limit`: the previous page's `next`"),
-    ),
+    params(ReportQuery),
     responses((status = 200, description = "The rows, or the file with `Content-Disposition: attachment`", content(
         (crate::openapi::schemas::EarningsReport = "application/json"),
         (String = "text/csv"),
@@ -125,17 +127,7 @@ async fn earnings_report(
     tag = "reports",
     summary = "Driver earnings per month",
     description = "One row per driver per local month from rides only (PAID or COMPLETE bookings, spec §9), newest month first: `driverShare` and `total_rides`. Admins see every driver, fleet admins their fleet's, a driver their own months. Filters as for the earnings report. `format=csv` or `format=xlsx` downloads the same rows as a file (admins and fleet admins; refused with `demo_mode` in demo mode).",
-    params(
-        ("year" = Option<i32>, Query, description = "A local calendar year"),
-        ("month" = Option<u32>, Query, description = "1 to 12, with `year`"),
-        ("from" = Option<i64>, Query, description = "Trip dates at or after this instant (ms)"),
-        ("until" = Option<i64>, Query, description = "Trip dates before this instant (ms)"),
-        ("utc_offset_minutes" = Option<i32>, Query, description = "Minutes east of UTC that months are cut in (-720 to 840); default: the configured `[reports] utc_offset_minutes`"),
-        ("driver" = Option<UserId>, Query, description = "Only this driver (a fleet admin's own drivers; a driver only themself)"),
-        ("format" = Option<String>, Query, description = "`json` (default), `csv` or `xlsx`"),
-        ("limit" = Option<u32>, Query, description = "JSON only: answer one page of this many rows (1 to 500), newest month first then by driver id, with a `next` cursor; without it, every row"),
-        ("after" = Option<String>, Query, description = "JSON only, with `limit`: the previous page's `next`"),
-    ),
+    params(ReportQuery),
     responses((status = 200, description = "The rows, or the file with `Content-Disposition: attachment`", content(
         (crate::openapi::schemas::DriverEarnings = "application/json"),
         (String = "text/csv"),

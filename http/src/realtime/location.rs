@@ -3,12 +3,20 @@
 //! `POST /api/v1/drivers/me/location`. It is the busiest message of the
 //! platform, so it is checked in memory and handed to the driver's actor
 //! without touching storage (the actor writes positions behind, in batches).
+//!
+//! [`Handler`] runs in the socket's read loop, because nothing here awaits:
+//! socketioxide spawns a task for every message of an async handler, a
+//! hand-off (and often a wake-up) per update that the hot path does not need.
 
 use crate::error::ApiError;
 use crate::messages::Messages;
 use crate::state::AppState;
 use serde::Serialize;
-use socketioxide::extract::AckSender;
+use socketioxide::adapter::Adapter;
+use socketioxide::extract::{AckSender, TryData};
+use socketioxide::handler::{FromMessageParts, MessageHandler, Value};
+use socketioxide::socket::Socket;
+use std::sync::Arc;
 use tracing::{debug, error, warn};
 use wayfare_actors::LocationUpdate;
 use wayfare_engine::permissions::{Action, Principal, Resource, authorize};
@@ -29,9 +37,29 @@ pub(super) struct Refusal {
     field: Option<&'static str>,
 }
 
+/// The `location` event's handler for one driver's socket.
+pub(super) struct Handler {
+    pub state: AppState,
+    pub principal: Principal,
+}
+
+impl<A: Adapter> MessageHandler<A, Handler> for Handler {
+    fn call(&self, socket: Arc<Socket<A>>, mut value: Value, ack_id: Option<i64>) {
+        // Both extractors are infallible.
+        let Ok(TryData(update)) = TryData::<LocationUpdate>::from_message_parts(&socket, &mut value, &ack_id);
+        let Ok(ack) = AckSender::from_message_parts(&socket, &mut value, &ack_id);
+        answer(&self.state, &self.principal, update.ok(), ack);
+    }
+}
+
 /// Takes a position and acknowledges it. `update` is `None` when the payload
 /// was not a position.
-pub(super) fn answer(state: &AppState, principal: &Principal, update: Option<LocationUpdate>, ack: AckSender) {
+pub(super) fn answer<A: Adapter>(
+    state: &AppState,
+    principal: &Principal,
+    update: Option<LocationUpdate>,
+    ack: AckSender<A>,
+) {
     let reply = match accept(state, principal, update) {
         Ok(()) => Ack::Done { ok: true },
         Err(refused) => Ack::Refused { error: refusal(&refused) },

@@ -10,12 +10,11 @@ use crate::present;
 use crate::state::AppState;
 use serde::Deserialize;
 use socketioxide::SocketIo;
-use socketioxide::extract::{AckSender, SocketRef, TryData};
+use socketioxide::extract::{SocketRef, TryData};
 use socketioxide::handler::ConnectHandler;
 use std::fmt;
 use tokio::sync::mpsc::UnboundedSender;
 use tracing::{debug, warn};
-use wayfare_actors::LocationUpdate;
 use wayfare_engine::permissions::{BookingScope, Principal, booking_list_scope};
 use wayfare_engine::{BookingStatus, ErrorKey, Role, geo};
 use wayfare_storage::{BookingFilter, PageRequest};
@@ -90,11 +89,7 @@ async fn connected(state: AppState, notes: UnboundedSender<Note>, socket: Socket
         let _ = socket.disconnect();
         return;
     };
-    let location_state = state.clone();
-    socket.on(events::LOCATION, move |TryData(update): TryData<LocationUpdate>, ack: AckSender| {
-        let state = location_state.clone();
-        async move { location::answer(&state, &principal, update.ok(), ack) }
-    });
+    socket.on(events::LOCATION, location::Handler { state: state.clone(), principal });
     // Rooms first, then the current state: a change in between arrives as an
     // event too, so the client may see it twice but never misses it.
     socket.join(rooms::user(principal.id));

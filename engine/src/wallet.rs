@@ -58,6 +58,7 @@ pub fn admin_credit(credit: WalletCredit, idempotency_key: String) -> WalletChan
         amount: credit.amount,
         tx_ref: TX_REF_ADMIN_CREDIT.to_string(),
         idempotency_key,
+        overdraw: false,
     }
 }
 
@@ -86,14 +87,16 @@ pub fn withdraw_request(id: WithdrawId, user: &User, amount: Decimal, now: Milli
 }
 
 /// The debit behind a withdraw request: a `Withdraw` entry of its amount,
-/// whose txRef is the request's id so the history links to it.
-pub fn withdraw_debit(request: &WithdrawRequest, idempotency_key: String) -> WalletChange {
+/// whose txRef is the request's id so the history links to it. `overdraw`
+/// is `settings.negativeBalance`.
+pub fn withdraw_debit(request: &WithdrawRequest, idempotency_key: String, overdraw: bool) -> WalletChange {
     WalletChange {
         user: request.uid,
         entry_type: WalletEntryType::Withdraw,
         amount: request.amount,
         tx_ref: request.id.to_string(),
         idempotency_key,
+        overdraw,
     }
 }
 
@@ -155,7 +158,7 @@ mod tests {
             (dec!(40), 1_000, false, None)
         );
 
-        let debit = withdraw_debit(&request, withdraw_key("k"));
+        let debit = withdraw_debit(&request, withdraw_key("k"), false);
         assert_eq!(debit.user, user.id);
         assert_eq!(debit.entry_type, WalletEntryType::Withdraw);
         assert_eq!(debit.signed_amount(), dec!(-40));

@@ -73,6 +73,7 @@ impl From<StorageError> for ApiError {
             StorageError::Duplicate(_) => ApiError::key(ErrorKey::UserExists),
             StorageError::DefaultLanguage => ApiError::key(ErrorKey::CannotDeleteDefaultLanguage),
             StorageError::AlreadyProcessed => ApiError::key(ErrorKey::AlreadyProcessed),
+            StorageError::InsufficientBalance => ApiError::key(ErrorKey::InsufficientWalletBalance),
             // The caller's value (a page cursor that is not ours): their mistake, not ours.
             StorageError::Invalid(what) => ApiError::field(ErrorKey::InvalidInput, what),
             other => ApiError::Internal(other.to_string()),

@@ -18,6 +18,10 @@ pub enum StorageError {
     DefaultLanguage,
     #[error("already processed")]
     AlreadyProcessed,
+    /// A debit that may not overdraw found less than its amount in the
+    /// wallet; nothing of the write it was part of was kept.
+    #[error("insufficient wallet balance")]
+    InsufficientBalance,
     /// A value the caller passed cannot be stored or used: a cursor that is
     /// not ours, an amount with more than six decimal places.
     #[error("invalid {0}")]

@@ -440,20 +440,36 @@ async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> St
             .await?;
         return Ok((false, found(balance)?));
     }
-    let signed = match change.entry_type {
-        WalletEntryType::Credit => amount,
-        WalletEntryType::Debit | WalletEntryType::Withdraw => -amount,
+    let (signed, guarded) = match change.entry_type {
+        WalletEntryType::Credit => (amount, false),
+        WalletEntryType::Debit | WalletEntryType::Withdraw => (-amount, !change.overdraw),
     };
+    // The floor is checked by the statement that moves the balance, so two
+    // debits that each read enough cannot both take it below zero (the row
+    // lock on PostgreSQL, the one writer on SQLite).
     let balance: Option<i64> = sqlx::query_scalar(
         "UPDATE users SET wallet_balance_micros = wallet_balance_micros + $1, updated_at = $2
-         WHERE id = $3 RETURNING wallet_balance_micros",
+         WHERE id = $3 AND (NOT $4 OR wallet_balance_micros + $1 >= 0) RETURNING wallet_balance_micros",
     )
     .bind(signed)
     .bind(now)
     .bind(change.user.0)
+    .bind(guarded)
     .fetch_optional(&mut *conn)
     .await?;
-    Ok((true, found(balance)?))
+    match balance {
+        Some(balance) => Ok((true, balance)),
+        None if guarded => {
+            let exists: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+                .bind(change.user.0)
+                .fetch_optional(&mut *conn)
+                .await?;
+            // The caller's transaction is dropped with the error: the ledger
+            // entry above goes with it.
+            Err(if exists.is_some() { StorageError::InsufficientBalance } else { StorageError::NotFound })
+        }
+        None => Err(StorageError::NotFound),
+    }
 }
 
 /// Reads a user's document for an update later in the same transaction.

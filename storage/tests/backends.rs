@@ -45,6 +45,9 @@ backend_suite!(
     a_duplicate_idempotency_key_changes_nothing,
     fifty_concurrent_credits_on_one_user_all_count,
     withdraws_debit_the_wallet_and_complete_once,
+    a_debit_never_overdraws_unless_it_may,
+    concurrent_withdraws_never_take_more_than_the_balance,
+    a_booking_commit_whose_wallet_debit_cannot_be_paid_writes_nothing,
     bookings_pages_cover_every_row_once_in_order_for_each_sort,
     other_lists_page_newest_first,
     a_cursor_that_is_not_ours_is_invalid,
@@ -165,7 +168,29 @@ fn credit(user: UserId, amount: Decimal, key: &str) -> WalletChange {
         amount,
         tx_ref: "AdminCredit".into(),
         idempotency_key: key.into(),
+        overdraw: false,
     }
+}
+
+fn withdraw_of(user: &User, number: u128, amount: Decimal) -> (WithdrawRequest, WalletChange) {
+    let request = WithdrawRequest {
+        id: WithdrawId::from_u128(number),
+        uid: user.id,
+        name: user.full_name(),
+        amount,
+        date: NOW,
+        bankName: String::new(),
+        bankCode: String::new(),
+        bankAccount: String::new(),
+        processed: false,
+        procesDate: None,
+    };
+    let change = WalletChange {
+        entry_type: WalletEntryType::Withdraw,
+        tx_ref: request.id.to_string(),
+        ..debit(user.id, amount, &format!("withdraw:{number}"))
+    };
+    (request, change)
 }
 
 fn debit(user: UserId, amount: Decimal, key: &str) -> WalletChange {
@@ -864,6 +889,84 @@ async fn withdraws_debit_the_wallet_and_complete_once(fixture: Fixture) {
     let all = fixture.withdraws(None, &PageRequest::first(10)).await.unwrap();
     assert_eq!((all.items[0].processed, all.items[0].procesDate), (true, Some(NOW + 20)));
     assert_eq!(fixture.wallet_balance(driver.id).await.unwrap(), dec!(60));
+}
+
+async fn a_debit_never_overdraws_unless_it_may(fixture: Fixture) {
+    let rider = rider(1);
+    insert_users(&fixture, &[&rider]).await;
+    fixture.apply_wallet(&credit(rider.id, dec!(10), "topup"), NOW).await.unwrap();
+    // Exactly the balance is allowed; one micro more is not.
+    assert!(matches!(
+        fixture.apply_wallet(&debit(rider.id, dec!(10.000001), "too-much"), NOW + 1).await,
+        Err(StorageError::InsufficientBalance)
+    ));
+    assert_eq!(fixture.wallet_balance(rider.id).await.unwrap(), dec!(10));
+    assert_eq!(fixture.raw_scalar("SELECT COUNT(*) FROM wallet_entries").await, 1);
+    // The refused key was not used up: the same debit goes through once it may.
+    let allowed = WalletChange { overdraw: true, ..debit(rider.id, dec!(10.000001), "too-much") };
+    let outcome = fixture.apply_wallet(&allowed, NOW + 2).await.unwrap();
+    assert_eq!((outcome.applied, outcome.balance), (true, dec!(-0.000001)));
+    assert_eq!(ledger_sum(&fixture, rider.id).await, dec!(-0.000001));
+    // Credits are never refused, whatever the balance.
+    assert!(fixture.apply_wallet(&credit(rider.id, dec!(1), "refund"), NOW + 3).await.unwrap().applied);
+    assert!(matches!(
+        fixture.apply_wallet(&debit(UserId::from_u128(404), dec!(1), "nobody"), NOW).await,
+        Err(StorageError::NotFound)
+    ));
+}
+
+async fn concurrent_withdraws_never_take_more_than_the_balance(fixture: Fixture) {
+    let driver = driver(1, None);
+    insert_users(&fixture, &[&driver]).await;
+    fixture.apply_wallet(&credit(driver.id, dec!(10), "earnings"), NOW).await.unwrap();
+    let tasks: Vec<_> = (1..=8)
+        .map(|number| {
+            let storage = fixture.storage.clone();
+            let (request, change) = withdraw_of(&driver, number, dec!(4));
+            tokio::spawn(async move { storage.create_withdraw(&request, &change, NOW + number as i64).await })
+        })
+        .collect();
+    let mut applied = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(outcome) => {
+                assert!(outcome.applied && outcome.balance >= Decimal::ZERO, "{outcome:?}");
+                applied += 1;
+            }
+            Err(StorageError::InsufficientBalance) => {}
+            Err(other) => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(applied, 2);
+    assert_eq!(fixture.wallet_balance(driver.id).await.unwrap(), dec!(2));
+    assert_eq!(ledger_sum(&fixture, driver.id).await, dec!(2));
+    // A refused request left no row behind.
+    assert_eq!(fixture.withdraws(Some(driver.id), &PageRequest::first(20)).await.unwrap().items.len(), 2);
+}
+
+async fn a_booking_commit_whose_wallet_debit_cannot_be_paid_writes_nothing(fixture: Fixture) {
+    let customer = rider(1);
+    let driver = driver(2, None);
+    insert_users(&fixture, &[&customer, &driver]).await;
+    fixture.apply_wallet(&credit(customer.id, dec!(5), "topup"), NOW).await.unwrap();
+    let mut booking = booking(1, &customer, BookingStatus::Reached, NOW);
+    assign(&mut booking, &driver);
+    fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
+    let effects = vec![
+        Effect::Wallet(credit(driver.id, dec!(10), "booking:1:share")),
+        Effect::Wallet(debit(customer.id, dec!(12.5), "booking:1:payment")),
+    ];
+    let paid = Booking { status: BookingStatus::Paid, ..booking.clone() };
+    assert!(matches!(
+        fixture.commit_booking(&paid, Some(1), &effects, NOW + 1).await,
+        Err(StorageError::InsufficientBalance)
+    ));
+    // Neither the booking nor the driver's share moved.
+    let stored = fixture.booking(booking.id).await.unwrap();
+    assert_eq!((stored.status, stored.version), (BookingStatus::Reached, 1));
+    assert_eq!(fixture.wallet_balance(driver.id).await.unwrap(), Decimal::ZERO);
+    assert_eq!(fixture.wallet_balance(customer.id).await.unwrap(), dec!(5));
+    assert_eq!(fixture.raw_scalar("SELECT COUNT(*) FROM wallet_entries").await, 1);
 }
 
 // ---- pagination ------------------------------------------------------------------

@@ -63,6 +63,11 @@ pub struct WalletChange {
     pub amount: Decimal,
     pub tx_ref: String,
     pub idempotency_key: String,
+    /// Whether a debit may take the balance below zero (`settings.negativeBalance`).
+    /// Storage checks it in the same statement as the debit, so two debits
+    /// that each passed the engine's balance check cannot both overdraw.
+    #[serde(default)]
+    pub overdraw: bool,
 }
 
 impl WalletChange {

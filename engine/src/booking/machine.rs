@@ -25,6 +25,8 @@ pub const TX_REF_CASH_COLLECTED: &str = "CashCollected";
 pub const TX_REF_WALLET_PAYMENT: &str = "WalletPayment";
 pub const TX_REF_CANCELLATION_FEE: &str = "CancellationFee";
 pub const TX_REF_REFUND: &str = "Refund";
+/// The wallet payment's ledger purpose (part of its idempotency key).
+const PURPOSE_WALLET_PAYMENT: &str = "wallet_payment";
 
 /// Applies `command` by `by` to `booking` (spec §4).
 pub fn apply(booking: &Booking, by: By, command: Command, context: &Context) -> DomainResult<Transition> {
@@ -117,7 +119,11 @@ impl Step<'_> {
         }
     }
 
+    /// A ledger entry of this booking. Only the rider's wallet payment is a
+    /// choice that a short wallet refuses; the cash a driver collected and a
+    /// cancellation fee are owed whatever the balance, so they may overdraw.
     fn wallet(&mut self, user: UserId, entry_type: WalletEntryType, amount: Decimal, tx_ref: &str, purpose: &str) {
+        let overdraw = purpose != PURPOSE_WALLET_PAYMENT || self.context.settings.negativeBalance;
         if amount <= Decimal::ZERO {
             return;
         }
@@ -127,6 +133,7 @@ impl Step<'_> {
             amount,
             tx_ref: format!("{tx_ref}:{}", self.booking.reference),
             idempotency_key: booking_idempotency_key(self.booking.id, purpose),
+            overdraw,
         }));
     }
 
@@ -421,7 +428,7 @@ impl Step<'_> {
                 self.booking.payment_mode = Some(PaymentMode::Wallet);
                 self.booking.usedWalletMoney = payable;
                 self.booking.customer_paid = payable;
-                self.wallet(customer, WalletEntryType::Debit, payable, TX_REF_WALLET_PAYMENT, "wallet_payment");
+                self.wallet(customer, WalletEntryType::Debit, payable, TX_REF_WALLET_PAYMENT, PURPOSE_WALLET_PAYMENT);
             }
             _ => return refuse(ErrorKey::NotAllowed),
         }

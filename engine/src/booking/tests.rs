@@ -607,6 +607,8 @@ fn cash_collected_pays_the_driver_share_and_debits_the_cash() {
         (driver_id(1), WalletEntryType::Debit, dec!(15.95))
     );
     assert_ne!(changes[0].idempotency_key, changes[1].idempotency_key);
+    // The cash is in the driver's hand: its debit is owed even from an empty wallet.
+    assert!(changes[1].overdraw);
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::SetQueue { busy: false, .. })));
     assert!(transition.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::PaymentReceived));
     assert!(transition.notified().any(|(to, key)| to == driver_id(1) && key == NoticeKey::PaymentReceived));
@@ -635,6 +637,8 @@ fn the_rider_pays_from_the_wallet_after_the_driver_moves_on() {
     let total: Decimal =
         paid.wallet_changes().filter(|change| change.user == rider_id()).map(WalletChange::signed_amount).sum();
     assert_eq!(total, dec!(-15.95));
+    // Storage refuses the debit if the wallet no longer holds the fare when it commits.
+    assert!(paid.wallet_changes().filter(|change| change.user == rider_id()).all(|change| !change.overdraw));
     assert!(
         !has(&paid.effects, |effect| matches!(effect, Effect::SetQueue { .. })),
         "PENDING already freed the driver"

@@ -221,6 +221,7 @@ async fn create_rider(state: &AppState, contact: &Contact, referral: Option<&str
                 amount: bonus,
                 tx_ref: "ReferralBonus".into(),
                 idempotency_key: format!("referral:{}", user.id),
+                overdraw: false,
             };
             state.storage.apply_wallet(&change, now).await?;
         }

@@ -195,6 +195,7 @@ async fn credit_wallet(state: &AppState, payment: &PaymentRecord, tx_ref: &str) 
         amount: payment.amount,
         tx_ref: tx_ref.to_string(),
         idempotency_key: payment::payment_idempotency_key(payment.id),
+        overdraw: false,
     };
     let outcome = state.storage.apply_wallet(&change, state.now()).await?;
     if outcome.applied {

@@ -30,12 +30,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/withdraws/{id}/complete", post(complete_withdraw))
 }
 
-/// Withdraw requests are made one at a time in this process, so two requests
-/// of one user can never both pass the balance check before either debits.
-/// (Withdraws are rare; one lock for all costs nothing. A deployment of
-/// several nodes would need the check inside the storage transaction.)
-static CREATING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 /// The id of the request a client's idempotency key names: the same user and
 /// key always make the same id, so a retry finds the first request.
 fn withdraw_id_for(user: UserId, key: &str) -> WithdrawId {
@@ -80,16 +74,23 @@ async fn create_withdraw(
         Some(key) => withdraw_id_for(owner, key),
         None => WithdrawId(uuid::Uuid::now_v7()),
     };
-    let _one_at_a_time = CREATING.lock().await;
+    // The balance is read before looking for an earlier request: a retry
+    // whose first try commits in between then still passes the check below
+    // and finds that request through the debit's key, instead of being told
+    // the money is gone.
+    let balance = state.storage.wallet_balance(owner).await?;
     if client_key.is_some()
         && let Some(earlier) = stored(&state, id).await?
     {
         return replayed(&state, &current, &earlier).await;
     }
-    let balance = state.storage.wallet_balance(owner).await?;
     let amount = validate_withdraw_amount(amount, balance, settings.negativeBalance, settings.decimal)?;
     let request = withdraw_request(id, &current.user, amount, state.now());
-    let debit = withdraw_debit(&request, withdraw_key(&client_key.unwrap_or_else(|| id.to_string())));
+    // The balance read above gives the clear error at once; storage checks it
+    // again in the debit itself, so two requests (or a request and a wallet
+    // payment) that both read enough cannot both take the money.
+    let debit =
+        withdraw_debit(&request, withdraw_key(&client_key.unwrap_or_else(|| id.to_string())), settings.negativeBalance);
     let outcome = state.storage.create_withdraw(&request, &debit, state.now()).await?;
     if !outcome.applied {
         // The debit's key was used before: that request stands.

@@ -153,7 +153,7 @@ async fn money_app(change: impl FnOnce(&mut wayfare_engine::Settings)) -> TestAp
 async fn withdraw_of(app: &TestApp, user: &User) -> WithdrawId {
     let id = WithdrawId(uuid::Uuid::now_v7());
     let request = withdraw_request(id, user, Decimal::ONE, app.now());
-    let debit = withdraw_debit(&request, withdraw_key(&id.to_string()));
+    let debit = withdraw_debit(&request, withdraw_key(&id.to_string()), false);
     app.state.storage.create_withdraw(&request, &debit, app.now()).await.expect("withdraw stored");
     id
 }

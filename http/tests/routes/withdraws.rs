@@ -175,18 +175,49 @@ async fn concurrent_withdraws_never_take_more_than_the_balance() {
         .map(|_| {
             let app = app.clone();
             let driver = driver.clone();
-            tokio::spawn(
-                async move { app.post(WITHDRAWS, Some(&driver), json!({ "amount": 30 })).await.status.as_u16() },
-            )
+            tokio::spawn(async move {
+                let reply = app.post(WITHDRAWS, Some(&driver), json!({ "amount": 30 })).await;
+                (reply.status.as_u16(), (reply.status.as_u16() != 201).then(|| reply.error_code().to_string()))
+            })
         })
         .collect();
-    let mut statuses = Vec::new();
+    let mut answers = Vec::new();
     for task in tasks {
-        statuses.push(task.await.unwrap());
+        answers.push(task.await.unwrap());
     }
-    statuses.sort_unstable();
-    assert_eq!(statuses, vec![201, 201, 201, 409, 409, 409]);
+    answers.sort_unstable();
+    let refused = (409, Some("insufficient_wallet_balance".to_string()));
+    assert_eq!(answers, vec![(201, None), (201, None), (201, None), refused.clone(), refused.clone(), refused]);
     assert_eq!(balance(&app, &driver).await, 10.0);
+    let list = app.get(WITHDRAWS, Some(&driver)).await;
+    assert_eq!(list.expect(200)["items"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_retries_with_one_idempotency_key_make_one_request() {
+    let app = std::sync::Arc::new(TestApp::demo().await);
+    let driver = funded_driver(&app).await;
+    // 60 of the 100: a second debit would be refused, so a retry that read
+    // the balance after the first committed must still be answered as a replay.
+    let tasks: Vec<_> = (0..6)
+        .map(|_| {
+            let app = app.clone();
+            let driver = driver.clone();
+            tokio::spawn(async move {
+                let reply = post_keyed(&app, WITHDRAWS, Some(&driver), json!({ "amount": 60 }), "payout-7").await;
+                (reply.status.as_u16(), reply.body["withdraw"]["id"].clone())
+            })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for task in tasks {
+        answers.push(task.await.unwrap());
+    }
+    let created = answers.iter().filter(|(status, _)| *status == 201).count();
+    let replayed = answers.iter().filter(|(status, _)| *status == 200).count();
+    assert_eq!((created, replayed), (1, 5), "{answers:?}");
+    assert!(answers.iter().all(|(_, id)| *id == answers[0].1 && id.is_string()));
+    assert_eq!(balance(&app, &driver).await, 40.0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

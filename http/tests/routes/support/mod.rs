@@ -256,6 +256,7 @@ impl TestApp {
             amount,
             tx_ref: "AdminCredit".into(),
             idempotency_key: format!("test-credit:{}", uuid::Uuid::now_v7()),
+            overdraw: false,
         };
         self.state.storage.apply_wallet(&change, self.now()).await.expect("wallet credited");
     }

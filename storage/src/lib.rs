@@ -61,7 +61,9 @@ pub trait Storage: Send + Sync + 'static {
     async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>>;
     async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>>;
     async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>>;
-    /// Writes every field but the wallet balance, which only the ledger moves.
+    /// Writes every field but the wallet balance, which only the ledger
+    /// moves, and `driverActiveStatus` and `queue`, which only
+    /// [`Storage::set_driver_active`] and [`Storage::set_queue`] do.
     async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()>;
     async fn delete_user(&self, id: UserId) -> StorageResult<()>;
     async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>>;

@@ -1307,11 +1307,15 @@ impl Storage for Store {
     #[instrument(skip_all, fields(user_id = %user.id))]
     async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()> {
         let columns = UserColumns::of(user);
+        // Not the online flag nor the queue: their setters write them while
+        // a request holds a copy of the user read earlier (a booking assigned
+        // during a profile edit must stay assigned), and reads take both from
+        // their columns.
         let result = sqlx::query(
             "UPDATE users SET
                 role = $2, email = $3, mobile = $4, referral = $5, fleetadmin = $6, approved = $7,
-                driver_active = $8, queue = $9, car_type = $10, lat = $11, lng = $12, platform = $13,
-                push_token = $14, language = $15, search_text = $16, updated_at = $17, doc = $18
+                car_type = $8, lat = $9, lng = $10, platform = $11,
+                push_token = $12, language = $13, search_text = $14, updated_at = $15, doc = $16
              WHERE id = $1",
         )
         .bind(user.id.0)
@@ -1321,8 +1325,6 @@ impl Storage for Store {
         .bind(&user.referralId)
         .bind(columns.fleetadmin)
         .bind(user.approved)
-        .bind(user.driverActiveStatus)
-        .bind(user.queue)
         .bind(&user.carType)
         .bind(columns.lat)
         .bind(columns.lng)

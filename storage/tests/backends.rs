@@ -33,6 +33,7 @@ backend_suite!(
     users_round_trip_with_the_spec_field_names,
     taken_email_mobile_and_referral_are_duplicates,
     the_wallet_balance_only_comes_from_the_ledger,
+    a_user_update_from_a_stale_copy_keeps_the_online_flag_and_queue,
     users_are_listed_by_role_fleet_approval_and_search,
     push_targets_are_paged_by_id_and_filtered,
     online_drivers_come_back_with_their_latest_location,
@@ -367,6 +368,26 @@ async fn users_round_trip_with_the_spec_field_names(fixture: Fixture) {
     assert!(matches!(fixture.user(driver.id).await, Err(StorageError::NotFound)));
     assert!(matches!(fixture.update_user(&edited, NOW).await, Err(StorageError::NotFound)));
     assert!(matches!(fixture.delete_user(driver.id).await, Err(StorageError::NotFound)));
+}
+
+async fn a_user_update_from_a_stale_copy_keeps_the_online_flag_and_queue(fixture: Fixture) {
+    let driver = driver(1, None);
+    insert_users(&fixture, &[&driver]).await;
+    // A profile edit read the driver, then the driver went online and was assigned a trip.
+    let stale = fixture.user(driver.id).await.unwrap();
+    assert!(!stale.queue);
+    fixture.set_driver_active(driver.id, true, NOW + 1).await.unwrap();
+    fixture.set_queue(driver.id, true, NOW + 2).await.unwrap();
+    let edited = User { firstName: "Renamed".into(), ..stale };
+    fixture.update_user(&edited, NOW + 3).await.unwrap();
+    let stored = fixture.user(driver.id).await.unwrap();
+    assert_eq!((stored.firstName.as_str(), stored.driverActiveStatus, stored.queue), ("Renamed", true, true));
+    // And the other way round: a copy that says online and busy does not make it so.
+    fixture.set_queue(driver.id, false, NOW + 4).await.unwrap();
+    fixture.set_driver_active(driver.id, false, NOW + 5).await.unwrap();
+    fixture.update_user(&User { lastName: "Again".into(), ..stored }, NOW + 6).await.unwrap();
+    let stored = fixture.user(driver.id).await.unwrap();
+    assert_eq!((stored.lastName.as_str(), stored.driverActiveStatus, stored.queue), ("Again", false, false));
 }
 
 async fn taken_email_mobile_and_referral_are_duplicates(fixture: Fixture) {

@@ -167,24 +167,37 @@ async fn a_withdraw_needs_an_amount_above_zero_and_within_the_balance() {
     assert_eq!(balance(&app, &driver).await, 0.0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_withdraws_never_take_more_than_the_balance() {
+/// Sends six withdraw requests of the funded driver at once (with `key` as
+/// their `Idempotency-Key` when given) and returns the replies.
+async fn six_at_once(amount: u32, key: Option<&'static str>) -> (std::sync::Arc<TestApp>, Session, Vec<Reply>) {
     let app = std::sync::Arc::new(TestApp::demo().await);
     let driver = funded_driver(&app).await;
     let tasks: Vec<_> = (0..6)
         .map(|_| {
-            let app = app.clone();
-            let driver = driver.clone();
+            let (app, driver) = (app.clone(), driver.clone());
             tokio::spawn(async move {
-                let reply = app.post(WITHDRAWS, Some(&driver), json!({ "amount": 30 })).await;
-                (reply.status.as_u16(), (reply.status.as_u16() != 201).then(|| reply.error_code().to_string()))
+                let body = json!({ "amount": amount });
+                match key {
+                    Some(key) => post_keyed(&app, WITHDRAWS, Some(&driver), body, key).await,
+                    None => app.post(WITHDRAWS, Some(&driver), body).await,
+                }
             })
         })
         .collect();
-    let mut answers = Vec::new();
+    let mut replies = Vec::new();
     for task in tasks {
-        answers.push(task.await.unwrap());
+        replies.push(task.await.unwrap());
     }
+    (app, driver, replies)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_withdraws_never_take_more_than_the_balance() {
+    let (app, driver, replies) = six_at_once(30, None).await;
+    let mut answers: Vec<_> = replies
+        .iter()
+        .map(|reply| (reply.status.as_u16(), (reply.status.as_u16() != 201).then(|| reply.error_code().to_string())))
+        .collect();
     answers.sort_unstable();
     let refused = (409, Some("insufficient_wallet_balance".to_string()));
     assert_eq!(answers, vec![(201, None), (201, None), (201, None), refused.clone(), refused.clone(), refused]);
@@ -195,24 +208,11 @@ async fn concurrent_withdraws_never_take_more_than_the_balance() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_retries_with_one_idempotency_key_make_one_request() {
-    let app = std::sync::Arc::new(TestApp::demo().await);
-    let driver = funded_driver(&app).await;
     // 60 of the 100: a second debit would be refused, so a retry that read
     // the balance after the first committed must still be answered as a replay.
-    let tasks: Vec<_> = (0..6)
-        .map(|_| {
-            let app = app.clone();
-            let driver = driver.clone();
-            tokio::spawn(async move {
-                let reply = post_keyed(&app, WITHDRAWS, Some(&driver), json!({ "amount": 60 }), "payout-7").await;
-                (reply.status.as_u16(), reply.body["withdraw"]["id"].clone())
-            })
-        })
-        .collect();
-    let mut answers = Vec::new();
-    for task in tasks {
-        answers.push(task.await.unwrap());
-    }
+    let (app, driver, replies) = six_at_once(60, Some("payout-7")).await;
+    let answers: Vec<_> =
+        replies.iter().map(|reply| (reply.status.as_u16(), reply.body["withdraw"]["id"].clone())).collect();
     let created = answers.iter().filter(|(status, _)| *status == 201).count();
     let replayed = answers.iter().filter(|(status, _)| *status == 200).count();
     assert_eq!((created, replayed), (1, 5), "{answers:?}");

@@ -271,6 +271,31 @@ async fn settings_are_checked_as_the_spec_says() {
     assert_eq!(stored.bonus, rust_decimal::Decimal::new(5, 0), "nothing changed");
 }
 
+/// Found by schemathesis: `dispatchWaveSize: 2147483648` was accepted and
+/// stored (only the lower bounds of the dispatch knobs were checked).
+#[tokio::test]
+async fn dispatch_knobs_out_of_range_are_refused_and_not_stored() {
+    let app = TestApp::demo().await;
+    let admin = app.sign_in(ADMIN).await;
+    let before = app.state.storage.settings().await.unwrap().unwrap();
+    for (field, value) in [
+        ("dispatchWaveSize", json!(2_147_483_648_u64)),
+        ("dispatchWaveSize", json!(101)),
+        ("dispatchWaveSize", json!(0)),
+        ("dispatchOfferSeconds", json!(3_601)),
+        ("dispatchOfferSeconds", json!(3)),
+        ("dispatchMaxWaves", json!(4_294_967_295_u64)),
+        ("dispatchMaxWaves", json!(0)),
+    ] {
+        let reply = patch(&app, "/api/v1/settings", Some(&admin), json!({ field: value })).await;
+        reply.refused_on(400, "invalid_input", field);
+    }
+    assert_eq!(app.state.storage.settings().await.unwrap().unwrap(), before, "nothing stored");
+    let at_limits = json!({ "dispatchWaveSize": 100, "dispatchOfferSeconds": 3600, "dispatchMaxWaves": 100 });
+    let changed = patch(&app, "/api/v1/settings", Some(&admin), at_limits).await;
+    assert_eq!(changed.expect(200)["dispatchWaveSize"], 100);
+}
+
 #[tokio::test]
 async fn demo_mode_refuses_every_catalog_write() {
     let app = TestApp::with_settings(|settings| settings.AllowCriticalEditsAdmin = false).await;

@@ -48,6 +48,23 @@ pub struct EstimateResponse {
     pub driver_share: Option<Decimal>,
 }
 
+/// `sort` of `GET /api/v1/bookings` (`wayfare_storage::BookingSort`).
+#[derive(Serialize, ToSchema)]
+pub enum BookingSortParam {
+    #[serde(rename = "tripdate")]
+    Tripdate,
+    #[serde(rename = "bookingDate")]
+    BookingDate,
+}
+
+/// `order` of `GET /api/v1/bookings` (`wayfare_storage::SortOrder`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SortOrderParam {
+    Desc,
+    Asc,
+}
+
 /// A page of bookings, newest first unless sorted otherwise.
 #[derive(Serialize, ToSchema)]
 pub struct BookingPage {

@@ -22,7 +22,7 @@ use wayfare_engine::{
     Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, UserId, dispatch,
     promo, timefmt,
 };
-use wayfare_storage::{BookingFilter, BookingSort, PageRequest, SortOrder};
+use wayfare_storage::{BookingFilter, BookingSort, SortOrder};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -289,7 +289,7 @@ pub struct ListQuery {
     tag = "bookings",
     summary = "List bookings",
     description = "Scoped by role: a rider sees their bookings, a driver those assigned to them, a fleet admin their fleet's, an admin all. Paginated with `limit` and `after` (the previous page's `next`).",
-    params(("status" = Option<String>, Query, description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = Option<String>, Query, description = "`tripdate` (default) or `bookingDate`"), ("order" = Option<String>, Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
+    params(("status" = Option<String>, Query, description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = inline(Option<crate::openapi::schemas::BookingSortParam>), Query, description = "`tripdate` (default) or `bookingDate`"), ("order" = inline(Option<crate::openapi::schemas::SortOrderParam>), Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of bookings", body = crate::openapi::schemas::BookingPage))
 )]
 async fn list(
@@ -317,7 +317,7 @@ async fn list(
     filter.search = query.search.filter(|text| !text.trim().is_empty());
     filter.sort = query.sort.unwrap_or_default();
     filter.order = query.order.unwrap_or_default();
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_bookings(&filter, &page).await?;
     let items: Vec<Value> =
         found.items.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();

@@ -104,8 +104,10 @@ pub struct ListQuery {
     /// Only approved (`true`) or only waiting (`false`) accounts.
     pub approved: Option<bool>,
     /// Page size, 1 to 500, default 50.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
     /// The `next` cursor of the previous page.
+    #[param(pattern = "^[0-9a-fA-F]{48}$")]
     pub after: Option<String>,
 }
 
@@ -134,7 +136,7 @@ pub(crate) async fn list(
         search: query.search.filter(|text| !text.trim().is_empty()),
         approved: query.approved,
     };
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_users(&filter, &page).await?;
     let items: Vec<Value> = found.items.iter().map(|user| present::user(user, &current.principal, &settings)).collect();
     Ok(Json(json!({ "items": items, "next": found.next })))

@@ -22,7 +22,7 @@ use wayfare_engine::permissions::{Action, Resource, WithdrawScope, authorize, wi
 use wayfare_engine::validation::{parse_amount, validate_withdraw_amount};
 use wayfare_engine::wallet::{check_within_limit, withdraw_debit, withdraw_key, withdraw_request};
 use wayfare_engine::{DomainError, ErrorKey, UserId, WithdrawId, WithdrawRequest};
-use wayfare_storage::{PageRequest, StorageError};
+use wayfare_storage::StorageError;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -124,7 +124,7 @@ async fn replayed(
     tag = "wallet",
     summary = "List withdraw requests",
     description = "Newest first. Admins see every request; riders and drivers their own. Paginated with `limit` and `after` (the previous page's `next`). In demo mode other people's bank details are masked.",
-    params(("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of withdraw requests", body = crate::openapi::schemas::WithdrawPage))
 )]
 async fn list_withdraws(
@@ -138,7 +138,7 @@ async fn list_withdraws(
         WithdrawScope::All => None,
         WithdrawScope::Owner(owner) => Some(owner),
     };
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let page = state.storage.withdraws(owner, &page).await?;
     let items: Vec<Value> = page.items.iter().map(|request| presented(&state, &current, request)).collect();
     Ok(Json(json!({ "items": items, "next": page.next })))

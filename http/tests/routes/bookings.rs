@@ -532,3 +532,35 @@ async fn a_page_cursor_that_is_not_ours_is_invalid_input() {
         app.get(&wallet, Some(&rider)).await.refused_on(400, "invalid_input", "cursor");
     }
 }
+
+/// Found by schemathesis: `limit=2147483648` (and `0`) answered 200 with a
+/// clamped page, though the document says 1 to 500. Every paged list now
+/// refuses a page size outside that range on `limit`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_size_outside_1_to_500_is_invalid_input_on_limit() {
+    let app = TestApp::demo().await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let lists = [
+        ("/api/v1/bookings?".to_string(), &rider),
+        (format!("/api/v1/users/{}/wallet?", rider.id), &rider),
+        ("/api/v1/withdraws?".to_string(), &rider),
+        ("/api/v1/users?".to_string(), &admin),
+        ("/api/v1/notifications?".to_string(), &admin),
+        ("/api/v1/reports/earnings?".to_string(), &admin),
+        ("/api/v1/reports/driver-earnings?".to_string(), &admin),
+    ];
+    for (list, who) in &lists {
+        for limit in ["0", "501", "2147483648", "4294967295"] {
+            let reply = app.get(&format!("{list}limit={limit}"), Some(who)).await;
+            assert_eq!(
+                (reply.status.as_u16(), reply.error_code(), reply.error_field()),
+                (400, "invalid_input", Some("limit")),
+                "{list}limit={limit}"
+            );
+        }
+        for limit in ["1", "500"] {
+            app.get(&format!("{list}limit={limit}"), Some(who)).await.expect(200);
+        }
+    }
+}

@@ -470,10 +470,17 @@ async fn start(
     PathParam(id): PathParam<BookingId>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
+    // No body, or JSON `null` (the document's body is nullable), is no otp;
+    // anything else must be the object (not an array serde would also take).
+    let invalid = || ApiError::field(ErrorKey::InvalidInput, "otp");
     let otp = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        serde_json::from_slice::<StartBody>(&body).map_err(|_| ApiError::field(ErrorKey::InvalidInput, "otp"))?.otp
+        match serde_json::from_slice::<Value>(&body).map_err(|_| invalid())? {
+            Value::Null => None,
+            object @ Value::Object(_) => serde_json::from_value::<StartBody>(object).map_err(|_| invalid())?.otp,
+            _ => return Err(invalid()),
+        }
     };
     let location = driver_position(&state, &current).await;
     run(&state, &current, id, Action::BookingStart, Command::Start { otp, location }).await

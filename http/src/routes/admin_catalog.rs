@@ -263,6 +263,7 @@ pub struct CancelReasonsBody {
 /// One reason.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CancelReasonBody {
+    #[schema(min_length = 1, max_length = 500)]
     pub label: String,
 }
 
@@ -397,6 +398,8 @@ pub(crate) async fn edit_settings(
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct AppInfo {
+    /// Not blank when given.
+    #[schema(min_length = 1)]
     pub appName: Option<String>,
     pub CompanyName: Option<String>,
     pub CompanyAddress: Option<String>,

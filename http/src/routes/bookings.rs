@@ -48,8 +48,14 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct TripBody {
+    /// Required: without it the answer is `select_proper`.
+    #[schema(required = true, nullable = false)]
     pub pickup: Option<Place>,
+    /// Required: without it the answer is `select_proper`.
+    #[schema(required = true, nullable = false)]
     pub drop: Option<Place>,
+    /// The name of a car type (`GET /api/v1/cartypes`); required.
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub carType: Option<String>,
     #[serde(default)]
     pub parcelTypeIndex: Option<usize>,
@@ -550,6 +556,8 @@ async fn pay(
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct RateBody {
+    /// 1 to 5 (`invalid_rating` otherwise).
+    #[schema(minimum = 1, maximum = 5)]
     pub rating: i64,
 }
 
@@ -575,7 +583,9 @@ async fn rate(
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CancelBody {
+    /// Why; required (`select_proper` when blank).
     #[serde(default)]
+    #[schema(required = true, min_length = 1, max_length = 500)]
     pub reason: String,
 }
 

@@ -34,6 +34,8 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct LanguageBody {
+    /// Required.
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub langName: Option<String>,
     /// e.g. `en`, `ar`, `pt-BR`.
     pub langLocale: Option<String>,

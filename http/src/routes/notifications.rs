@@ -45,7 +45,11 @@ pub struct NotificationBody {
     pub devicetype: DeviceTarget,
     #[serde(default = "all_users")]
     pub usertype: UserTarget,
+    /// Required, 1 to 200 characters.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200)]
     pub title: Option<String>,
+    /// Required, 1 to 2000 characters.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 2000)]
     pub body: Option<String>,
 }
 

@@ -26,6 +26,8 @@ pub fn router() -> Router<AppState> {
 /// server's and ignored if sent.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct PromoBody {
+    /// The code riders type; required.
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub promo_name: Option<String>,
     #[serde(default)]
     pub promo_description: String,

@@ -125,5 +125,6 @@ pub enum AppCategory {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PricedChoice {
     pub description: String,
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1000000))]
     pub amount: rust_decimal::Decimal,
 }

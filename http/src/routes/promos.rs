@@ -33,11 +33,15 @@ pub struct PromoBody {
     pub promo_description: String,
     /// `flat` or `percentage`.
     pub promo_discount_type: Option<AmountType>,
+    /// Above 0, at most 1000000 (a percentage at most 100).
+    #[schema(exclusive_minimum = 0, maximum = 1000000)]
     pub promo_discount_value: Option<Decimal>,
     /// The cap of a percentage discount; 0 for none.
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub max_promo_discount_value: Decimal,
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub min_order: Decimal,
     /// The last moment the code may be used (ms).
     pub promo_validity: Option<Millis>,

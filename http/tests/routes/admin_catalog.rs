@@ -414,3 +414,18 @@ async fn everyone_reads_the_app_info_and_admins_change_only_it() {
         "appName",
     );
 }
+
+/// The safety net under the bound above: a car type stored before it (or
+/// any other panic in a handler) answers 500 `internal_error` in the API's
+/// shape, where the connection used to drop with no answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_handler_answers_internal_error_instead_of_dropping_the_connection() {
+    let app = TestApp::demo().await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let mut legacy = app.state.storage.car_type_by_name("Economy").await.unwrap();
+    legacy.rate_per_unit_distance = rust_decimal::Decimal::from_i128_with_scale(79 * 10_i128.pow(27), 0);
+    app.state.storage.save_car_type(&legacy, T0).await.unwrap();
+    app.state.runtime.reload_catalog().await.unwrap();
+    let reply = app.post("/api/v1/bookings/estimate", Some(&rider), trip_body("Economy")).await;
+    reply.refused(500, "internal_error");
+}

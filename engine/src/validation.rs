@@ -534,7 +534,7 @@ fn check_profile_mobile(current: &User, mobile: &str) -> DomainResult<String> {
 // ---------------------------------------------------------------------------
 
 /// Checks settings as a whole: `decimal` at most [`money::MAX_DECIMALS`],
-/// `bonus` not negative (`proper_bonus`), `driverRadius` finite and not
+/// `bonus` 0 to [`money::MAX_CATALOG_AMOUNT`] (`proper_bonus`), `driverRadius` finite and not
 /// negative, and the dispatch knobs sane: 1 to [`MAX_WAVE_SIZE`] drivers per
 /// wave, [`MIN_OFFER_SECONDS`] to [`MAX_OFFER_SECONDS`] to answer, 1 to
 /// [`MAX_WAVES`] waves, a radius step finite and not negative. Other failures
@@ -543,7 +543,8 @@ pub fn validate_settings(settings: &Settings) -> DomainResult<()> {
     if settings.decimal > money::MAX_DECIMALS {
         return fail(ErrorKey::InvalidInput, "decimal");
     }
-    if settings.bonus < Decimal::ZERO {
+    // The bonus is a wallet move for each of two users: at most what one may carry.
+    if settings.bonus < Decimal::ZERO || settings.bonus > money::MAX_CATALOG_AMOUNT {
         return fail(ErrorKey::ProperBonus, "bonus");
     }
     if !(settings.driverRadius.is_finite() && settings.driverRadius >= 0.0) {
@@ -1474,6 +1475,10 @@ mod tests {
         }
         assert_eq!(
             failure(validate_settings(&Settings { bonus: dec!(-0.01), ..Settings::default() })),
+            (ErrorKey::ProperBonus, Some("bonus"))
+        );
+        assert_eq!(
+            failure(validate_settings(&Settings { bonus: dec!(1000000.01), ..Settings::default() })),
             (ErrorKey::ProperBonus, Some("bonus"))
         );
         assert_eq!(

@@ -32,7 +32,8 @@ pub struct Settings {
     pub decimal: u32,
     pub otp_secure: bool,
     pub driver_approval: bool,
-    /// Referral bonus credited to both users.
+    /// Referral bonus credited to both users (0 to 1000000).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1000000))]
     pub bonus: Decimal,
     /// Quick amounts offered when topping up, comma separated.
     pub walletMoneyField: String,

@@ -303,7 +303,9 @@ async fn settings_are_checked_as_the_spec_says() {
     // spec §5: 'proper_bonus' for an empty bonus; non-negative numbers
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;
-    for bonus in [json!(""), json!(null), json!(-1), json!("five")] {
+    // 1e25 was accepted (found by probing amounts): every referral sign-up
+    // would then credit an amount no wallet can hold.
+    for bonus in [json!(""), json!(null), json!(-1), json!("five"), json!(1e25), json!("1000000.01")] {
         patch(&app, "/api/v1/settings", Some(&admin), json!({ "bonus": bonus })).await.refused_on(
             400,
             "proper_bonus",

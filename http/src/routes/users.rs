@@ -98,6 +98,7 @@ pub struct ListQuery {
     /// `rider`, `driver`, `fleetadmin` or `admin`. Without it an admin gets
     /// everyone but admins (the admin table asks for `admin`), a fleet admin
     /// their drivers.
+    #[param(value_type = Option<Role>, inline)]
     pub role: Option<String>,
     /// Words to look for in names, e-mail and mobile.
     pub search: Option<String>,
@@ -145,7 +146,9 @@ pub(crate) async fn list(
 #[derive(Debug, Deserialize, Default, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ExistsQuery {
+    #[param(min_length = 1)]
     pub email: Option<String>,
+    #[param(min_length = 1)]
     pub mobile: Option<String>,
 }
 
@@ -426,7 +429,11 @@ pub(crate) async fn remove(
 #[serde(default)]
 #[allow(non_snake_case)]
 pub struct ProfileBody {
+    /// Not blank when given (`profile_incomplete`), at most 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
     pub firstName: Option<String>,
+    /// Not blank when given (`profile_incomplete`), at most 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
     pub lastName: Option<String>,
     /// Only when the e-mail is not locked (spec §2: locked when `regType` is email, admin or registration).
     pub email: Option<String>,

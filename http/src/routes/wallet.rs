@@ -89,7 +89,7 @@ async fn wallet(
     description = "Admins only; refused with `demo_mode` in demo mode. The amount is parsed as a decimal and rounded to `settings.decimal`; it must be above 0 (`no_details_error`, spec §5) and at most 1,000,000 (`invalid_amount`). Writes a `Credit` ledger entry with txRef `AdminCredit`; the user gets the `wallet` socket event and a `wallet_updated` notification. Send an `Idempotency-Key` header and repeat it on a retry: the same key credits once, and the repeat answers 200 with `applied: false`.",
     params(
         ("id" = UserId, Path, description = "The user to credit"),
-        ("Idempotency-Key" = Option<String>, Header, description = "1 to 128 visible ASCII characters; the same key credits this user once"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,128}$", description = "1 to 128 visible ASCII characters; the same key credits this user once"),
     ),
     request_body = crate::openapi::schemas::AmountBody,
     responses(

@@ -55,7 +55,7 @@ fn presented(state: &AppState, current: &CurrentUser, request: &WithdrawRequest)
     tag = "wallet",
     summary = "Ask for a withdraw",
     description = "Drivers, and riders when the setting `RiderWithDraw` is on. The amount (a number above 0, rounded to `settings.decimal`, at most 1,000,000: `invalid_amount`) may not exceed the wallet balance unless `negativeBalance` is on (`insufficient_wallet_balance`). The wallet is debited with a `Withdraw` ledger entry whose txRef is the request's id, and the request is stored unprocessed with the name and bank details of the profile, in one transaction. Send an `Idempotency-Key` header and repeat it on a retry: the same key makes one request, and the repeat answers 200 with it.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "1 to 128 visible ASCII characters; the same key makes one request")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,128}$", description = "1 to 128 visible ASCII characters; the same key makes one request")),
     request_body = crate::openapi::schemas::AmountBody,
     responses(
         (status = 201, description = "The request and the balance after the debit", body = crate::openapi::schemas::WithdrawCreated),

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::json;
 use wayfare_engine::earnings::{PeriodQuery, report_period};
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize, report_scope};
-use wayfare_engine::{Millis, UserId};
+use wayfare_engine::{ErrorKey, Millis, UserId};
 use wayfare_storage::EarningsScope;
 
 pub fn router() -> Router<AppState> {
@@ -77,7 +77,7 @@ pub struct ReportQuery {
     /// first then by driver id, with a `next` cursor; without it, every row.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
-    /// JSON only, with `limit`: the previous page's `next`.
+    /// JSON only, with `limit`: the previous page's `next` (refused otherwise).
     #[param(pattern = "^[0-9a-fA-F]{48}$")]
     pub after: Option<String>,
 }
@@ -154,6 +154,12 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
     if query.format != Format::Json {
         authorize(Some(principal), Action::ReportsExport, Resource::None, &settings)?;
     }
+    // A page size is checked whatever the format; a cursor means something
+    // only to a paged JSON answer, so anywhere else it is refused, not ignored.
+    let page = query.limit.map(|limit| super::page_request(Some(limit), query.after.clone())).transpose()?;
+    if query.after.is_some() && (page.is_none() || query.format != Format::Json) {
+        return Err(ApiError::field(ErrorKey::InvalidInput, "after"));
+    }
     // The platform's reporting zone unless the caller asks for another; in it,
     // storage answers a month from its roll-up.
     let utc_offset_minutes = query.utc_offset_minutes.unwrap_or(state.config.reports.utc_offset_minutes);
@@ -174,9 +180,8 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
         decimals,
     };
     if query.format == Format::Json
-        && let Some(limit) = query.limit
+        && let Some(page) = page
     {
-        let page = super::page_request(Some(limit), query.after.clone())?;
         return Ok(match report {
             Report::DriverEarnings => {
                 let page = state.storage.driver_earnings_page(&scope, &page).await?;

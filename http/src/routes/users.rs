@@ -98,7 +98,8 @@ pub struct ListQuery {
     /// `rider`, `driver`, `fleetadmin` or `admin`. Without it an admin gets
     /// everyone but admins (the admin table asks for `admin`), a fleet admin
     /// their drivers.
-    #[param(value_type = Option<Role>, inline)]
+    /// (Blank is the same as leaving it out.)
+    #[param(pattern = "^\\s*(rider|driver|fleetadmin|admin)?\\s*$")]
     pub role: Option<String>,
     /// Words to look for in names, e-mail and mobile.
     pub search: Option<String>,

@@ -106,6 +106,13 @@ async fn the_bounds_the_document_states_are_the_ones_the_server_checks() {
     assert_eq!(schema("AppInfo", "appName")["minLength"], 1);
     assert_eq!(schema("CodeRequest", "contact")["minLength"], 1);
     assert_eq!(schema("LatLng", "lat")["maximum"], 90);
+    assert_eq!(schema("LocationUpdate", "lng")["maximum"], 180);
+    assert_eq!(schema("AmountBody", "amount")["exclusiveMinimum"], 0);
+    assert_eq!(schema("AmountBody", "amount")["maximum"], 1_000_000);
+    for field in ["promo_name", "promo_discount_type", "promo_discount_value", "promo_validity"] {
+        assert!(required("PromoBody").as_array().unwrap().contains(&json!(field)), "PromoBody.{field} is required");
+    }
+    assert!(required("LanguageBody").as_array().unwrap().contains(&json!("langLocale")));
     assert_eq!(schema("Place", "lng")["minimum"], -180);
 
     // ... and the server refuses what lies outside them.
@@ -126,6 +133,23 @@ async fn the_bounds_the_document_states_are_the_ones_the_server_checks() {
     app.post("/api/v1/promos", Some(&admin), no_name).await.refused_on(400, "invalid_input", "promo_name");
     let no_language = json!({ "langLocale": "fr", "keyValuePairs": {} });
     app.post("/api/v1/languages", Some(&admin), no_language).await.refused_on(400, "invalid_input", "langName");
+    let no_locale = json!({ "langName": "Français", "keyValuePairs": {} });
+    app.post("/api/v1/languages", Some(&admin), no_locale).await.refused_on(400, "invalid_input", "langLocale");
+    let no_type = json!({ "promo_name": "NOTYPE", "promo_discount_value": 1, "promo_validity": T0 + 86_400_000 });
+    app.post("/api/v1/promos", Some(&admin), no_type).await.refused_on(400, "invalid_input", "promo_discount_type");
+    let driver = app.sign_in("driver1@demo.wayfare").await;
+    app.post("/api/v1/drivers/me/location", Some(&driver), json!({ "lat": 0, "lng": 181 })).await.refused_on(
+        400,
+        "invalid_input",
+        "location",
+    );
+    let credit = format!("/api/v1/users/{}/wallet/credit", rider.id);
+    app.post(&credit, Some(&admin), json!({ "amount": 0 })).await.refused_on(400, "no_details_error", "amount");
+    app.post(&credit, Some(&admin), json!({ "amount": 1_000_000.01 })).await.refused_on(
+        400,
+        "invalid_amount",
+        "amount",
+    );
     patch(&app, "/api/v1/appinfo", Some(&admin), json!({ "appName": "" })).await.refused_on(
         400,
         "invalid_input",

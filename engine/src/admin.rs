@@ -11,6 +11,7 @@
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{CarType, Millis, PricedChoice, RegType, Role, Settings, User, UserLang};
+use crate::money;
 use crate::permissions::Principal;
 use crate::validation::{self, MAX_NAME_CHARS, MAX_PHONE_DIGITS, MIN_PHONE_DIGITS, ProfileUpdate};
 use rust_decimal::Decimal;
@@ -341,8 +342,9 @@ pub fn validate_user_lang(lang: &UserLang, known: &[&str]) -> DomainResult<UserL
 // Car types (spec §3, §7 editCarType)
 // ---------------------------------------------------------------------------
 
+/// Zero to [`money::MAX_CATALOG_AMOUNT`], at most six decimal places.
 fn check_amount(amount: Decimal, field: &'static str) -> DomainResult<Decimal> {
-    if amount < Decimal::ZERO || amount.normalize().scale() > MAX_AMOUNT_SCALE {
+    if amount < Decimal::ZERO || amount > money::MAX_CATALOG_AMOUNT || amount.normalize().scale() > MAX_AMOUNT_SCALE {
         return fail(ErrorKey::InvalidInput, field);
     }
     Ok(amount.normalize())

@@ -7,6 +7,14 @@ use rust_decimal::{Decimal, RoundingStrategy};
 /// The most decimal places we keep, whatever the setting says.
 pub const MAX_DECIMALS: u32 = 8;
 
+/// Ours: the largest price, fee, discount or minimum order an admin may set
+/// on a car type or a promo: a million in the platform's currency (the most
+/// one wallet move may carry, `wallet::MAX_WALLET_MOVE`). Fares built from
+/// such rates, even over a continent-long trip, stay far inside what the
+/// fare arithmetic and storage (micro-units in 64 bits, ±9.2 × 10^12) keep
+/// exactly; without a bound an admin's typo made them overflow.
+pub const MAX_CATALOG_AMOUNT: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
+
 /// Rounds half away from zero, as the original's `toFixed` did for money.
 pub fn round(amount: Decimal, decimals: u32) -> Decimal {
     amount.round_dp_with_strategy(decimals.min(MAX_DECIMALS), RoundingStrategy::MidpointAwayFromZero)

@@ -11,7 +11,8 @@ pub const MAX_PROMO_NAME: usize = 40;
 
 /// Checks a promo an admin adds or edits (spec §3 "Promo", §5): a code of
 /// letters, digits, `-` or `_` (riders type it), a positive discount (a
-/// percentage at most 100), a non-negative cap and minimum order, and a
+/// percentage at most 100), a non-negative cap and minimum order (each amount
+/// at most [`money::MAX_CATALOG_AMOUNT`]), and a
 /// validity date. A new promo must still be valid at `now`; an edited one may
 /// keep a past date (to end it early). Every amount is rounded to
 /// `decimals`. Returns the promo with its name trimmed and upper-cased, so
@@ -26,13 +27,17 @@ pub fn validate(promo: &Promo, now: Millis, is_new: bool, decimals: u32) -> Doma
         return Err(invalid("promo_name"));
     }
     let value = promo.promo_discount_value;
-    if value <= Decimal::ZERO || (promo.promo_discount_type == AmountType::Percentage && value > Decimal::ONE_HUNDRED) {
+    let too_large = |amount: Decimal| amount > money::MAX_CATALOG_AMOUNT;
+    if value <= Decimal::ZERO
+        || too_large(value)
+        || (promo.promo_discount_type == AmountType::Percentage && value > Decimal::ONE_HUNDRED)
+    {
         return Err(invalid("promo_discount_value"));
     }
-    if promo.max_promo_discount_value < Decimal::ZERO {
+    if promo.max_promo_discount_value < Decimal::ZERO || too_large(promo.max_promo_discount_value) {
         return Err(invalid("max_promo_discount_value"));
     }
-    if promo.min_order < Decimal::ZERO {
+    if promo.min_order < Decimal::ZERO || too_large(promo.min_order) {
         return Err(invalid("min_order"));
     }
     if promo.promo_validity <= 0 || (is_new && promo.promo_validity <= now) {

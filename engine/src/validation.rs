@@ -40,6 +40,13 @@ pub const CHAT_MESSAGE_MAX_CHARS: usize = 2_000;
 pub const MAX_NOTE_CHARS: usize = 500;
 /// Ours: a driver has at least this long to answer an offer.
 pub const MIN_OFFER_SECONDS: u32 = 5;
+/// Ours: and at most an hour (a Book Later booking is dispatched only 15
+/// minutes ahead, so a longer offer could never be answered in time).
+pub const MAX_OFFER_SECONDS: u32 = 3_600;
+/// Ours: at most this many drivers are offered a booking in one wave.
+pub const MAX_WAVE_SIZE: u32 = 100;
+/// Ours: at most this many waves before a booking waits for an admin.
+pub const MAX_WAVES: u32 = 100;
 
 fn is_blank(text: &str) -> bool {
     text.trim().is_empty()
@@ -527,27 +534,29 @@ fn check_profile_mobile(current: &User, mobile: &str) -> DomainResult<String> {
 // ---------------------------------------------------------------------------
 
 /// Checks settings as a whole: `decimal` at most [`money::MAX_DECIMALS`],
-/// `bonus` not negative (`proper_bonus`), `driverRadius` finite and not
-/// negative, and the dispatch knobs sane: at least one driver per wave, at
-/// least [`MIN_OFFER_SECONDS`] to answer, at least one wave, a radius step
-/// finite and not negative. Other failures are `invalid_input` on the field.
+/// `bonus` 0 to [`money::MAX_CATALOG_AMOUNT`] (`proper_bonus`), `driverRadius` finite and not
+/// negative, and the dispatch knobs sane: 1 to [`MAX_WAVE_SIZE`] drivers per
+/// wave, [`MIN_OFFER_SECONDS`] to [`MAX_OFFER_SECONDS`] to answer, 1 to
+/// [`MAX_WAVES`] waves, a radius step finite and not negative. Other failures
+/// are `invalid_input` on the field.
 pub fn validate_settings(settings: &Settings) -> DomainResult<()> {
     if settings.decimal > money::MAX_DECIMALS {
         return fail(ErrorKey::InvalidInput, "decimal");
     }
-    if settings.bonus < Decimal::ZERO {
+    // The bonus is a wallet move for each of two users: at most what one may carry.
+    if settings.bonus < Decimal::ZERO || settings.bonus > money::MAX_CATALOG_AMOUNT {
         return fail(ErrorKey::ProperBonus, "bonus");
     }
     if !(settings.driverRadius.is_finite() && settings.driverRadius >= 0.0) {
         return fail(ErrorKey::InvalidInput, "driverRadius");
     }
-    if settings.dispatchWaveSize < 1 {
+    if !(1..=MAX_WAVE_SIZE).contains(&settings.dispatchWaveSize) {
         return fail(ErrorKey::InvalidInput, "dispatchWaveSize");
     }
-    if settings.dispatchOfferSeconds < MIN_OFFER_SECONDS {
+    if !(MIN_OFFER_SECONDS..=MAX_OFFER_SECONDS).contains(&settings.dispatchOfferSeconds) {
         return fail(ErrorKey::InvalidInput, "dispatchOfferSeconds");
     }
-    if settings.dispatchMaxWaves < 1 {
+    if !(1..=MAX_WAVES).contains(&settings.dispatchMaxWaves) {
         return fail(ErrorKey::InvalidInput, "dispatchMaxWaves");
     }
     if !(settings.dispatchRadiusStep.is_finite() && settings.dispatchRadiusStep >= 0.0) {
@@ -1450,10 +1459,13 @@ mod tests {
     #[test]
     fn dispatch_knobs_must_be_sane() {
         // DESIGN.md dispatch waves: at least one driver, five seconds, one wave; no negative step
-        let cases: [(Settings, &str); 6] = [
+        let cases: [(Settings, &str); 9] = [
             (Settings { dispatchWaveSize: 0, ..Settings::default() }, "dispatchWaveSize"),
+            (Settings { dispatchWaveSize: MAX_WAVE_SIZE + 1, ..Settings::default() }, "dispatchWaveSize"),
             (Settings { dispatchOfferSeconds: 4, ..Settings::default() }, "dispatchOfferSeconds"),
+            (Settings { dispatchOfferSeconds: MAX_OFFER_SECONDS + 1, ..Settings::default() }, "dispatchOfferSeconds"),
             (Settings { dispatchMaxWaves: 0, ..Settings::default() }, "dispatchMaxWaves"),
+            (Settings { dispatchMaxWaves: MAX_WAVES + 1, ..Settings::default() }, "dispatchMaxWaves"),
             (Settings { dispatchRadiusStep: -1.0, ..Settings::default() }, "dispatchRadiusStep"),
             (Settings { dispatchRadiusStep: f64::NAN, ..Settings::default() }, "dispatchRadiusStep"),
             (Settings { driverRadius: f64::INFINITY, ..Settings::default() }, "driverRadius"),
@@ -1466,12 +1478,23 @@ mod tests {
             (ErrorKey::ProperBonus, Some("bonus"))
         );
         assert_eq!(
+            failure(validate_settings(&Settings { bonus: dec!(1000000.01), ..Settings::default() })),
+            (ErrorKey::ProperBonus, Some("bonus"))
+        );
+        assert_eq!(
             failure(validate_settings(&Settings { decimal: 9, ..Settings::default() })),
             (ErrorKey::InvalidInput, Some("decimal"))
         );
         let at_limits =
             Settings { dispatchWaveSize: 1, dispatchOfferSeconds: 5, dispatchMaxWaves: 1, ..Settings::default() };
         assert_eq!(validate_settings(&at_limits), Ok(()));
+        let at_upper_limits = Settings {
+            dispatchWaveSize: MAX_WAVE_SIZE,
+            dispatchOfferSeconds: MAX_OFFER_SECONDS,
+            dispatchMaxWaves: MAX_WAVES,
+            ..Settings::default()
+        };
+        assert_eq!(validate_settings(&at_upper_limits), Ok(()));
         assert_eq!(
             failure(apply_settings_patch(&Settings::default(), &json!({"dispatchOfferSeconds": 2}))),
             (ErrorKey::InvalidInput, Some("dispatchOfferSeconds"))

@@ -33,6 +33,18 @@ use socketioxide::SocketIo;
 use std::sync::Arc;
 use wayfare_actors::{Runtime, RuntimeOptions, SystemClock};
 
+/// The answer for a handler that panicked: the panic's text is logged, the
+/// caller gets `internal_error`.
+fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string());
+    error::ApiError::Internal(format!("a handler panicked: {text}")).into_response()
+}
+
 /// Every route of the API and the Socket.IO endpoint on one router (tests
 /// call it without a server). Must run inside a Tokio runtime: it starts the
 /// sockets' event fan-out.
@@ -77,6 +89,9 @@ fn routes(state: AppState) -> Router {
     router = router
         .fallback(move |request: axum::extract::Request| fallback(files.clone(), request))
         .method_not_allowed_fallback(method_not_allowed);
+    // A handler that panics answers 500 `internal_error` in the API's shape
+    // (logged), instead of dropping the connection with no answer at all.
+    router = router.layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked));
     crate::metrics::install();
     // Error messages in the reader's language.
     router = router.layer(axum::middleware::from_fn_with_state(state.clone(), crate::i18n::localize));

@@ -23,7 +23,10 @@ const MICRO_PLACES: u32 = 6;
 /// The amount in micro-units. An amount with more than six decimal places, or
 /// beyond ±9.2 × 10^12, cannot be stored exactly and is refused.
 pub(crate) fn to_micros(amount: Decimal, field: &'static str) -> StorageResult<i64> {
-    let scaled = amount * Decimal::from(MICROS_PER_UNIT);
+    // Checked: a product beyond Decimal's range must be refused, not panic.
+    let Some(scaled) = amount.checked_mul(Decimal::from(MICROS_PER_UNIT)) else {
+        return Err(StorageError::Invalid(field));
+    };
     if !scaled.fract().is_zero() {
         return Err(StorageError::Invalid(field));
     }
@@ -829,6 +832,10 @@ mod tests {
         assert_eq!(to_micros(dec!(-0.000001), "amount").unwrap(), -1);
         assert_eq!(from_micros(12_505_000), dec!(12.505));
         assert!(matches!(to_micros(dec!(0.0000001), "amount"), Err(StorageError::Invalid("amount"))));
+        // Found by fuzzing: a fare of 4e28 made the multiplication panic.
+        for huge in [Decimal::MAX, Decimal::MIN, dec!(100000000000000000000000), dec!(9300000000000)] {
+            assert!(matches!(to_micros(huge, "trip_cost"), Err(StorageError::Invalid("trip_cost"))), "{huge}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub enum AmountType {
 #[allow(non_snake_case)]
 pub struct CancelSlab {
     pub minsDelayed: u32,
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1000000))]
     pub amount: Decimal,
 }
 

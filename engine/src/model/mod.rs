@@ -29,7 +29,9 @@ pub const MINUTE_MS: Millis = 60_000;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LatLng {
+    #[cfg_attr(feature = "openapi", schema(minimum = -90, maximum = 90))]
     pub lat: f64,
+    #[cfg_attr(feature = "openapi", schema(minimum = -180, maximum = 180))]
     pub lng: f64,
 }
 
@@ -51,7 +53,9 @@ impl LatLng {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Place {
+    #[cfg_attr(feature = "openapi", schema(minimum = -90, maximum = 90))]
     pub lat: f64,
+    #[cfg_attr(feature = "openapi", schema(minimum = -180, maximum = 180))]
     pub lng: f64,
     #[serde(default)]
     pub add: String,
@@ -121,5 +125,6 @@ pub enum AppCategory {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PricedChoice {
     pub description: String,
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1000000))]
     pub amount: rust_decimal::Decimal,
 }

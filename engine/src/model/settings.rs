@@ -28,10 +28,12 @@ pub struct Settings {
     /// True puts the symbol after the amount.
     pub swipe_symbol: bool,
     /// Decimal places of every amount.
+    #[cfg_attr(feature = "openapi", schema(maximum = 8))]
     pub decimal: u32,
     pub otp_secure: bool,
     pub driver_approval: bool,
-    /// Referral bonus credited to both users.
+    /// Referral bonus credited to both users (0 to 1000000).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1000000))]
     pub bonus: Decimal,
     /// Quick amounts offered when topping up, comma separated.
     pub walletMoneyField: String,
@@ -46,6 +48,7 @@ pub struct Settings {
     pub horizontal_view: bool,
     pub useDistanceMatrix: bool,
     /// Dispatch radius, in km (miles when `convert_to_mile`).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub driverRadius: f64,
     pub autoDispatch: bool,
     /// Whether a wallet may go below zero when paying.
@@ -69,13 +72,17 @@ pub struct Settings {
     pub AppleStoreLink: String,
     pub PlayStoreLink: String,
     pub dispatchPolicy: DispatchPolicy,
-    /// Drivers offered at once in a wave.
+    /// Drivers offered at once in a wave (1 to 100).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100))]
     pub dispatchWaveSize: u32,
-    /// How long a driver has to answer an offer.
+    /// How long a driver has to answer an offer, in seconds (5 to 3600).
+    #[cfg_attr(feature = "openapi", schema(minimum = 5, maximum = 3600))]
     pub dispatchOfferSeconds: u32,
-    /// Waves tried before the booking waits for manual assignment or a retry.
+    /// Waves tried before the booking waits for manual assignment or a retry (1 to 100).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100))]
     pub dispatchMaxWaves: u32,
     /// How much each wave after the first widens the radius, in the radius' unit.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub dispatchRadiusStep: f64,
 }
 

@@ -29,6 +29,8 @@ pub fn router() -> Router<AppState> {
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CodeRequest {
+    /// An e-mail address or a phone number in international form.
+    #[schema(min_length = 1)]
     pub contact: String,
     #[serde(default)]
     pub country: Option<String>,
@@ -103,7 +105,10 @@ async fn request_code(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct VerifyRequest {
+    #[schema(min_length = 1)]
     pub contact: String,
+    /// The 6-digit code.
+    #[schema(pattern = "^[0-9]{6}$")]
     pub code: String,
     /// A referral code given at first sign-in.
     #[serde(default)]

@@ -48,6 +48,23 @@ pub struct EstimateResponse {
     pub driver_share: Option<Decimal>,
 }
 
+/// `sort` of `GET /api/v1/bookings` (`wayfare_storage::BookingSort`).
+#[derive(Serialize, ToSchema)]
+pub enum BookingSortParam {
+    #[serde(rename = "tripdate")]
+    Tripdate,
+    #[serde(rename = "bookingDate")]
+    BookingDate,
+}
+
+/// `order` of `GET /api/v1/bookings` (`wayfare_storage::SortOrder`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SortOrderParam {
+    Desc,
+    Asc,
+}
+
 /// A page of bookings, newest first unless sorted otherwise.
 #[derive(Serialize, ToSchema)]
 pub struct BookingPage {
@@ -113,8 +130,9 @@ pub struct WalletResponse {
 /// (`routes::wallet::AmountBody`).
 #[derive(Serialize, ToSchema)]
 pub struct AmountBody {
-    /// A number, or numeric text such as `"12.50"`; rounded to `settings.decimal`.
-    #[schema(value_type = f64, example = 12.5)]
+    /// A number above 0 and at most 1000000, or numeric text such as
+    /// `"12.50"`; rounded to `settings.decimal`.
+    #[schema(value_type = f64, example = 12.5, exclusive_minimum = 0, maximum = 1000000)]
     pub amount: Decimal,
 }
 
@@ -175,7 +193,9 @@ pub struct DriverStatusResponse {
 #[derive(Serialize, ToSchema)]
 #[schema(example = json!({"lat": 39.2904, "lng": -76.6122, "heading": 90, "speed": 8.5, "accuracy": 5, "at": 1767225600000_i64}))]
 pub struct LocationUpdate {
+    #[schema(minimum = -90, maximum = 90)]
     pub lat: f64,
+    #[schema(minimum = -180, maximum = 180)]
     pub lng: f64,
     /// Degrees clockwise from north.
     #[schema(nullable = false)]

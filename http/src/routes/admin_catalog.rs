@@ -57,10 +57,17 @@ async fn reload(state: &AppState) -> ApiResult<()> {
 #[allow(non_snake_case)]
 pub struct CarTypeBody {
     pub name: Option<String>,
+    /// Each amount 0 to 1000000 (`money::MAX_CATALOG_AMOUNT`).
+    #[schema(minimum = 0, maximum = 1000000)]
     pub base_fare: Option<Decimal>,
+    #[schema(minimum = 0, maximum = 1000000)]
     pub rate_per_unit_distance: Option<Decimal>,
+    #[schema(minimum = 0, maximum = 1000000)]
     pub rate_per_hour: Option<Decimal>,
+    #[schema(minimum = 0, maximum = 1000000)]
     pub min_fare: Option<Decimal>,
+    /// A flat amount, or a percentage (at most 100) with `percentage`.
+    #[schema(minimum = 0, maximum = 1000000)]
     pub convenience_fees: Option<Decimal>,
     pub convenience_fee_type: Option<AmountType>,
     pub extra_info: Option<String>,
@@ -263,6 +270,7 @@ pub struct CancelReasonsBody {
 /// One reason.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CancelReasonBody {
+    #[schema(min_length = 1, max_length = 500)]
     pub label: String,
 }
 
@@ -397,6 +405,8 @@ pub(crate) async fn edit_settings(
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct AppInfo {
+    /// Not blank when given.
+    #[schema(min_length = 1)]
     pub appName: Option<String>,
     pub CompanyName: Option<String>,
     pub CompanyAddress: Option<String>,

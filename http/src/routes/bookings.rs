@@ -22,7 +22,7 @@ use wayfare_engine::{
     Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, UserId, dispatch,
     promo, timefmt,
 };
-use wayfare_storage::{BookingFilter, BookingSort, PageRequest, SortOrder};
+use wayfare_storage::{BookingFilter, BookingSort, SortOrder};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -48,8 +48,14 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct TripBody {
+    /// Required: without it the answer is `select_proper`.
+    #[schema(required = true, nullable = false)]
     pub pickup: Option<Place>,
+    /// Required: without it the answer is `select_proper`.
+    #[schema(required = true, nullable = false)]
     pub drop: Option<Place>,
+    /// The name of a car type (`GET /api/v1/cartypes`); required.
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub carType: Option<String>,
     #[serde(default)]
     pub parcelTypeIndex: Option<usize>,
@@ -289,7 +295,7 @@ pub struct ListQuery {
     tag = "bookings",
     summary = "List bookings",
     description = "Scoped by role: a rider sees their bookings, a driver those assigned to them, a fleet admin their fleet's, an admin all. Paginated with `limit` and `after` (the previous page's `next`).",
-    params(("status" = Option<String>, Query, description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = Option<String>, Query, description = "`tripdate` (default) or `bookingDate`"), ("order" = Option<String>, Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
+    params(("status" = Option<String>, Query, pattern = "^ *(PAYMENT_PENDING|NEW|ACCEPTED|ARRIVED|STARTED|REACHED|PENDING|PAID|COMPLETE|CANCELLED)? *(, *(PAYMENT_PENDING|NEW|ACCEPTED|ARRIVED|STARTED|REACHED|PENDING|PAID|COMPLETE|CANCELLED)? *)*$", description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = inline(Option<crate::openapi::schemas::BookingSortParam>), Query, description = "`tripdate` (default) or `bookingDate`"), ("order" = inline(Option<crate::openapi::schemas::SortOrderParam>), Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of bookings", body = crate::openapi::schemas::BookingPage))
 )]
 async fn list(
@@ -317,7 +323,7 @@ async fn list(
     filter.search = query.search.filter(|text| !text.trim().is_empty());
     filter.sort = query.sort.unwrap_or_default();
     filter.order = query.order.unwrap_or_default();
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_bookings(&filter, &page).await?;
     let items: Vec<Value> =
         found.items.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
@@ -470,10 +476,17 @@ async fn start(
     PathParam(id): PathParam<BookingId>,
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Value>> {
+    // No body, or JSON `null` (the document's body is nullable), is no otp;
+    // anything else must be the object (not an array serde would also take).
+    let invalid = || ApiError::field(ErrorKey::InvalidInput, "otp");
     let otp = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        serde_json::from_slice::<StartBody>(&body).map_err(|_| ApiError::field(ErrorKey::InvalidInput, "otp"))?.otp
+        match serde_json::from_slice::<Value>(&body).map_err(|_| invalid())? {
+            Value::Null => None,
+            object @ Value::Object(_) => serde_json::from_value::<StartBody>(object).map_err(|_| invalid())?.otp,
+            _ => return Err(invalid()),
+        }
     };
     let location = driver_position(&state, &current).await;
     run(&state, &current, id, Action::BookingStart, Command::Start { otp, location }).await
@@ -543,6 +556,8 @@ async fn pay(
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct RateBody {
+    /// 1 to 5 (`invalid_rating` otherwise).
+    #[schema(minimum = 1, maximum = 5)]
     pub rating: i64,
 }
 
@@ -568,7 +583,9 @@ async fn rate(
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CancelBody {
+    /// Why; required (`select_proper` when blank).
     #[serde(default)]
+    #[schema(required = true, min_length = 1, max_length = 500)]
     pub reason: String,
 }
 

@@ -11,7 +11,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use wayfare_engine::{DomainError, LatLng};
+use wayfare_engine::{DomainError, ErrorKey, LatLng};
 use wayfare_maps::MapsError;
 
 pub fn router() -> Router<AppState> {
@@ -21,6 +21,13 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/geo/address", post(address))
         .route("/api/v1/geo/directions", post(directions))
         .route("/api/v1/geo/matrix", post(matrix))
+}
+
+/// Every coordinate a geo call takes must be on the earth (`LatLng::is_valid`),
+/// as the document's bounds say; otherwise `invalid_input` on its field,
+/// before the maps provider is asked.
+fn check_points<'a>(points: impl IntoIterator<Item = &'a LatLng>, field: &'static str) -> ApiResult<()> {
+    if points.into_iter().all(LatLng::is_valid) { Ok(()) } else { Err(ApiError::field(ErrorKey::InvalidInput, field)) }
 }
 
 fn maps_error(error: MapsError) -> ApiError {
@@ -50,6 +57,7 @@ async fn autocomplete(
     _user: CurrentUser,
     Body(body): Body<AutocompleteBody>,
 ) -> ApiResult<Json<Value>> {
+    check_points(&body.near, "near")?;
     let restrict = state.runtime.catalog().settings.restrictCountry.clone();
     let country = Some(restrict.as_str()).filter(|code| !code.is_empty());
     let results = state.maps.autocomplete(&body.searchKeyword, body.near, country).await.map_err(maps_error)?;
@@ -99,6 +107,7 @@ async fn address(
     _user: CurrentUser,
     Body(body): Body<AddressBody>,
 ) -> ApiResult<Json<Value>> {
+    check_points([&body.latlng], "latlng")?;
     let address = state.maps.reverse(body.latlng).await.map_err(maps_error)?;
     Ok(Json(json!({ "address": address })))
 }
@@ -125,6 +134,9 @@ async fn directions(
     _user: CurrentUser,
     Body(body): Body<DirectionsBody>,
 ) -> ApiResult<Json<Value>> {
+    check_points([&body.start], "start")?;
+    check_points([&body.dest], "dest")?;
+    check_points(&body.waypoints, "waypoints")?;
     let route = state.maps.directions(body.start, body.dest, &body.waypoints).await.map_err(maps_error)?;
     Ok(Json(json!({
         "distance_in_km": route.distance_km,
@@ -154,6 +166,8 @@ async fn matrix(
     _user: CurrentUser,
     Body(body): Body<MatrixBody>,
 ) -> ApiResult<Json<Value>> {
+    check_points(&body.start, "start")?;
+    check_points(&body.dest, "dest")?;
     let matrix = state.maps.distance_matrix(&body.start, &body.dest).await.map_err(maps_error)?;
     Ok(Json(json!({ "rows": matrix })))
 }

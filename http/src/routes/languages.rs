@@ -34,8 +34,11 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct LanguageBody {
+    /// Required.
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub langName: Option<String>,
-    /// e.g. `en`, `ar`, `pt-BR`.
+    /// e.g. `en`, `ar`, `pt-BR`; required.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 16)]
     pub langLocale: Option<String>,
     /// The locale dates are shown in; the language's locale when empty.
     #[serde(default)]

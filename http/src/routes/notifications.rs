@@ -45,7 +45,11 @@ pub struct NotificationBody {
     pub devicetype: DeviceTarget,
     #[serde(default = "all_users")]
     pub usertype: UserTarget,
+    /// Required, 1 to 200 characters.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200)]
     pub title: Option<String>,
+    /// Required, 1 to 2000 characters.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 2000)]
     pub body: Option<String>,
 }
 
@@ -161,7 +165,7 @@ pub struct ListQuery {
     tag = "notifications",
     summary = "List notifications",
     description = "Admins. Newest first, paginated with `limit` and `after` (the previous page's `next`).",
-    params(("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of notifications", body = crate::openapi::schemas::NotificationPage))
 )]
 pub(crate) async fn list(
@@ -171,7 +175,7 @@ pub(crate) async fn list(
 ) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::NotificationsRead, Resource::None, &settings)?;
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.notifications(&page).await?;
     Ok(Json(json!({ "items": found.items, "next": found.next })))
 }

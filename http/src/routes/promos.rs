@@ -26,18 +26,26 @@ pub fn router() -> Router<AppState> {
 /// server's and ignored if sent.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct PromoBody {
+    /// The code riders type; required.
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub promo_name: Option<String>,
     #[serde(default)]
     pub promo_description: String,
-    /// `flat` or `percentage`.
+    /// `flat` or `percentage`; required.
+    #[schema(required = true, nullable = false)]
     pub promo_discount_type: Option<AmountType>,
+    /// Above 0, at most 1000000 (a percentage at most 100); required.
+    #[schema(required = true, nullable = false, exclusive_minimum = 0, maximum = 1000000)]
     pub promo_discount_value: Option<Decimal>,
     /// The cap of a percentage discount; 0 for none.
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub max_promo_discount_value: Decimal,
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub min_order: Decimal,
-    /// The last moment the code may be used (ms).
+    /// The last moment the code may be used (ms); required.
+    #[schema(required = true, nullable = false)]
     pub promo_validity: Option<Millis>,
     /// How many riders may use it; 0 for no limit.
     #[serde(default)]

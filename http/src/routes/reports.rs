@@ -24,8 +24,8 @@ use serde::Deserialize;
 use serde_json::json;
 use wayfare_engine::earnings::{PeriodQuery, report_period};
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize, report_scope};
-use wayfare_engine::{Millis, UserId};
-use wayfare_storage::{EarningsScope, PageRequest};
+use wayfare_engine::{ErrorKey, Millis, UserId};
+use wayfare_storage::EarningsScope;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -34,7 +34,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// How a report is answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     #[default]
@@ -51,8 +51,10 @@ const XLSX_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadshe
 #[into_params(parameter_in = Query)]
 pub struct ReportQuery {
     /// A local calendar year.
+    #[param(minimum = 1, maximum = 9999)]
     pub year: Option<i32>,
     /// 1 to 12, with `year`.
+    #[param(minimum = 1, maximum = 12)]
     pub month: Option<u32>,
     /// Trip dates at or after this instant (ms).
     #[param(value_type = Option<i64>)]
@@ -62,18 +64,21 @@ pub struct ReportQuery {
     pub until: Option<Millis>,
     /// Minutes east of UTC that months are cut in (-720 to 840); default: the
     /// configured `[reports] utc_offset_minutes`.
+    #[param(minimum = -720, maximum = 840)]
     pub utc_offset_minutes: Option<i32>,
     /// Only this driver (a fleet admin's own drivers; a driver only themself).
     #[param(value_type = Option<String>, format = Uuid)]
     pub driver: Option<UserId>,
     /// `json` (default), `csv` or `xlsx`.
     #[serde(default)]
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<Format>, inline)]
     pub format: Format,
     /// JSON only: answer one page of this many rows (1 to 500), newest month
     /// first then by driver id, with a `next` cursor; without it, every row.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
-    /// JSON only, with `limit`: the previous page's `next`.
+    /// JSON only, with `limit`: the previous page's `next` (refused otherwise).
+    #[param(pattern = "^[0-9a-fA-F]{48}$")]
     pub after: Option<String>,
 }
 
@@ -149,6 +154,12 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
     if query.format != Format::Json {
         authorize(Some(principal), Action::ReportsExport, Resource::None, &settings)?;
     }
+    // A page size is checked whatever the format; a cursor means something
+    // only to a paged JSON answer, so anywhere else it is refused, not ignored.
+    let page = query.limit.map(|limit| super::page_request(Some(limit), query.after.clone())).transpose()?;
+    if query.after.is_some() && (page.is_none() || query.format != Format::Json) {
+        return Err(ApiError::field(ErrorKey::InvalidInput, "after"));
+    }
     // The platform's reporting zone unless the caller asks for another; in it,
     // storage answers a month from its roll-up.
     let utc_offset_minutes = query.utc_offset_minutes.unwrap_or(state.config.reports.utc_offset_minutes);
@@ -169,9 +180,8 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
         decimals,
     };
     if query.format == Format::Json
-        && let Some(limit) = query.limit
+        && let Some(page) = page
     {
-        let page = PageRequest { limit, after: query.after.clone() };
         return Ok(match report {
             Report::DriverEarnings => {
                 let page = state.storage.driver_earnings_page(&scope, &page).await?;

@@ -98,14 +98,18 @@ pub struct ListQuery {
     /// `rider`, `driver`, `fleetadmin` or `admin`. Without it an admin gets
     /// everyone but admins (the admin table asks for `admin`), a fleet admin
     /// their drivers.
+    /// (Blank is the same as leaving it out.)
+    #[param(pattern = "^\\s*(rider|driver|fleetadmin|admin)?\\s*$")]
     pub role: Option<String>,
     /// Words to look for in names, e-mail and mobile.
     pub search: Option<String>,
     /// Only approved (`true`) or only waiting (`false`) accounts.
     pub approved: Option<bool>,
     /// Page size, 1 to 500, default 50.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
     /// The `next` cursor of the previous page.
+    #[param(pattern = "^[0-9a-fA-F]{48}$")]
     pub after: Option<String>,
 }
 
@@ -134,7 +138,7 @@ pub(crate) async fn list(
         search: query.search.filter(|text| !text.trim().is_empty()),
         approved: query.approved,
     };
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_users(&filter, &page).await?;
     let items: Vec<Value> = found.items.iter().map(|user| present::user(user, &current.principal, &settings)).collect();
     Ok(Json(json!({ "items": items, "next": found.next })))
@@ -143,7 +147,9 @@ pub(crate) async fn list(
 #[derive(Debug, Deserialize, Default, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ExistsQuery {
+    #[param(min_length = 1)]
     pub email: Option<String>,
+    #[param(min_length = 1)]
     pub mobile: Option<String>,
 }
 
@@ -424,7 +430,11 @@ pub(crate) async fn remove(
 #[serde(default)]
 #[allow(non_snake_case)]
 pub struct ProfileBody {
+    /// Not blank when given (`profile_incomplete`), at most 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
     pub firstName: Option<String>,
+    /// Not blank when given (`profile_incomplete`), at most 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
     pub lastName: Option<String>,
     /// Only when the e-mail is not locked (spec §2: locked when `regType` is email, admin or registration).
     pub email: Option<String>,

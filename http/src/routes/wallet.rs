@@ -17,7 +17,6 @@ use wayfare_engine::permissions::{Action, Resource, UserRef, authorize};
 use wayfare_engine::validation::validate_wallet_credit;
 use wayfare_engine::wallet::{admin_credit, admin_credit_key, check_within_limit, validate_idempotency_key};
 use wayfare_engine::{DomainResult, UserId};
-use wayfare_storage::PageRequest;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -64,7 +63,7 @@ pub struct PageQuery {
     tag = "wallet",
     summary = "Wallet balance and history",
     description = "The user themself or an admin. History newest first, paginated with `limit` and `after`.",
-    params(("id" = UserId, Path, description = "The user's id"), ("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
+    params(("id" = UserId, Path, description = "The user's id"), ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "Balance and a page of history", body = crate::openapi::schemas::WalletResponse))
 )]
 async fn wallet(
@@ -77,7 +76,7 @@ async fn wallet(
     let owner = state.storage.user(id).await?;
     authorize(Some(&current.principal), Action::WalletRead, Resource::User(UserRef::from(&owner)), &settings)?;
     let balance = state.storage.wallet_balance(id).await?;
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let history = state.storage.wallet_history(id, &page).await?;
     Ok(Json(json!({ "walletBalance": balance, "walletHistory": history.items, "next": history.next })))
 }
@@ -90,7 +89,7 @@ async fn wallet(
     description = "Admins only; refused with `demo_mode` in demo mode. The amount is parsed as a decimal and rounded to `settings.decimal`; it must be above 0 (`no_details_error`, spec §5) and at most 1,000,000 (`invalid_amount`). Writes a `Credit` ledger entry with txRef `AdminCredit`; the user gets the `wallet` socket event and a `wallet_updated` notification. Send an `Idempotency-Key` header and repeat it on a retry: the same key credits once, and the repeat answers 200 with `applied: false`.",
     params(
         ("id" = UserId, Path, description = "The user to credit"),
-        ("Idempotency-Key" = Option<String>, Header, description = "1 to 128 visible ASCII characters; the same key credits this user once"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,128}$", description = "1 to 128 visible ASCII characters; the same key credits this user once"),
     ),
     request_body = crate::openapi::schemas::AmountBody,
     responses(

@@ -22,7 +22,7 @@ use wayfare_engine::permissions::{Action, Resource, WithdrawScope, authorize, wi
 use wayfare_engine::validation::{parse_amount, validate_withdraw_amount};
 use wayfare_engine::wallet::{check_within_limit, withdraw_debit, withdraw_key, withdraw_request};
 use wayfare_engine::{DomainError, ErrorKey, UserId, WithdrawId, WithdrawRequest};
-use wayfare_storage::{PageRequest, StorageError};
+use wayfare_storage::StorageError;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -49,7 +49,7 @@ fn presented(state: &AppState, current: &CurrentUser, request: &WithdrawRequest)
     tag = "wallet",
     summary = "Ask for a withdraw",
     description = "Drivers, and riders when the setting `RiderWithDraw` is on. The amount (a number above 0, rounded to `settings.decimal`, at most 1,000,000: `invalid_amount`) may not exceed the wallet balance unless `negativeBalance` is on (`insufficient_wallet_balance`). The wallet is debited with a `Withdraw` ledger entry whose txRef is the request's id, and the request is stored unprocessed with the name and bank details of the profile, in one transaction. Send an `Idempotency-Key` header and repeat it on a retry: the same key makes one request, and the repeat answers 200 with it.",
-    params(("Idempotency-Key" = Option<String>, Header, description = "1 to 128 visible ASCII characters; the same key makes one request")),
+    params(("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,128}$", description = "1 to 128 visible ASCII characters; the same key makes one request")),
     request_body = crate::openapi::schemas::AmountBody,
     responses(
         (status = 201, description = "The request and the balance after the debit", body = crate::openapi::schemas::WithdrawCreated),
@@ -125,7 +125,7 @@ async fn replayed(
     tag = "wallet",
     summary = "List withdraw requests",
     description = "Newest first. Admins see every request; riders and drivers their own. Paginated with `limit` and `after` (the previous page's `next`). In demo mode other people's bank details are masked.",
-    params(("limit" = Option<u32>, Query, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, description = "The `next` cursor of the previous page")),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
     responses((status = 200, description = "A page of withdraw requests", body = crate::openapi::schemas::WithdrawPage))
 )]
 async fn list_withdraws(
@@ -139,7 +139,7 @@ async fn list_withdraws(
         WithdrawScope::All => None,
         WithdrawScope::Owner(owner) => Some(owner),
     };
-    let page = PageRequest { limit: query.limit.unwrap_or(50), after: query.after };
+    let page = super::page_request(query.limit, query.after)?;
     let page = state.storage.withdraws(owner, &page).await?;
     let items: Vec<Value> = page.items.iter().map(|request| presented(&state, &current, request)).collect();
     Ok(Json(json!({ "items": items, "next": page.next })))

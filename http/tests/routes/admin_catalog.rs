@@ -120,6 +120,70 @@ async fn car_types_are_checked() {
     assert_eq!(listed.expect(200).as_array().unwrap().len(), 3, "nothing was added");
 }
 
+/// Found by fuzzing the fare inputs: a car type with rates of 7.9e28 was
+/// stored, and the next estimate panicked in the fare arithmetic (the
+/// connection dropped, no answer); with rates of 7e27 the booking panicked
+/// in storage. Every car type amount is now at most 1000000
+/// (`money::MAX_CATALOG_AMOUNT`), as the document says.
+#[tokio::test]
+async fn car_type_amounts_above_a_million_are_refused_before_they_overflow_a_fare() {
+    let app = TestApp::demo().await;
+    let admin = app.sign_in(ADMIN).await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    for field in ["base_fare", "rate_per_unit_distance", "rate_per_hour", "min_fare", "convenience_fees"] {
+        for value in [json!(1_000_000.01), json!(7.9e28)] {
+            let mut body = new_car_type();
+            body[field] = value;
+            app.post("/api/v1/cartypes", Some(&admin), body).await.refused_on(400, "invalid_input", field);
+        }
+    }
+    let mut slabs = new_car_type();
+    slabs["cancelSlab"] = json!([{ "minsDelayed": 1, "amount": 1e25 }]);
+    app.post("/api/v1/cartypes", Some(&admin), slabs).await.refused_on(400, "invalid_input", "cancelSlab");
+    for list in ["parcelTypes", "options"] {
+        let mut choices = new_car_type();
+        choices[list] = json!([{ "description": "Huge", "amount": 1e25 }]);
+        app.post("/api/v1/cartypes", Some(&admin), choices).await.refused_on(400, "invalid_input", list);
+    }
+    let economy = economy_id(app.get("/api/v1/cartypes", None).await.expect(200));
+    let huge_rate = json!({ "rate_per_unit_distance": 7e27 });
+    put(&app, &format!("/api/v1/cartypes/{economy}"), Some(&admin), huge_rate).await.refused_on(
+        400,
+        "invalid_input",
+        "rate_per_unit_distance",
+    );
+    // At the bound the fare is computed and answered.
+    let mut dearest = new_car_type();
+    for field in ["base_fare", "rate_per_unit_distance", "rate_per_hour", "min_fare", "convenience_fees"] {
+        dearest[field] = json!(1_000_000);
+    }
+    app.post("/api/v1/cartypes", Some(&admin), dearest).await.expect(201);
+    let quote = estimate(&app, &rider, "Van").await;
+    assert!(quote["estimateFare"].as_f64().unwrap() > 1e6, "{quote}");
+}
+
+/// The same bound for promos: a discount, cap or minimum order above
+/// 1000000 is refused on its field (a booking keeps them in storage).
+#[tokio::test]
+async fn promo_amounts_above_a_million_are_refused() {
+    let app = TestApp::demo().await;
+    let admin = app.sign_in(ADMIN).await;
+    let promo = |field: &str, value: Value| {
+        let mut body = json!({
+            "promo_name": "HUGE", "promo_description": "", "promo_discount_type": "flat",
+            "promo_discount_value": 5, "max_promo_discount_value": 0, "min_order": 0,
+            "promo_validity": T0 + 86_400_000, "promo_usage_limit": 0,
+        });
+        body[field] = value;
+        body
+    };
+    for field in ["promo_discount_value", "max_promo_discount_value", "min_order"] {
+        let reply = app.post("/api/v1/promos", Some(&admin), promo(field, json!(1e23))).await;
+        reply.refused_on(400, "invalid_input", field);
+    }
+    app.post("/api/v1/promos", Some(&admin), promo("promo_discount_value", json!(1_000_000))).await.expect(201);
+}
+
 #[tokio::test]
 async fn a_car_type_in_use_is_neither_renamed_nor_deleted_but_a_free_one_is() {
     let app = TestApp::demo().await;
@@ -239,7 +303,9 @@ async fn settings_are_checked_as_the_spec_says() {
     // spec §5: 'proper_bonus' for an empty bonus; non-negative numbers
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;
-    for bonus in [json!(""), json!(null), json!(-1), json!("five")] {
+    // 1e25 was accepted (found by probing amounts): every referral sign-up
+    // would then credit an amount no wallet can hold.
+    for bonus in [json!(""), json!(null), json!(-1), json!("five"), json!(1e25), json!("1000000.01")] {
         patch(&app, "/api/v1/settings", Some(&admin), json!({ "bonus": bonus })).await.refused_on(
             400,
             "proper_bonus",
@@ -269,6 +335,31 @@ async fn settings_are_checked_as_the_spec_says() {
     patch(&app, "/api/v1/settings", Some(&admin), json!([1, 2])).await.refused_on(400, "invalid_input", "settings");
     let stored = app.state.storage.settings().await.unwrap().unwrap();
     assert_eq!(stored.bonus, rust_decimal::Decimal::new(5, 0), "nothing changed");
+}
+
+/// Found by schemathesis: `dispatchWaveSize: 2147483648` was accepted and
+/// stored (only the lower bounds of the dispatch knobs were checked).
+#[tokio::test]
+async fn dispatch_knobs_out_of_range_are_refused_and_not_stored() {
+    let app = TestApp::demo().await;
+    let admin = app.sign_in(ADMIN).await;
+    let before = app.state.storage.settings().await.unwrap().unwrap();
+    for (field, value) in [
+        ("dispatchWaveSize", json!(2_147_483_648_u64)),
+        ("dispatchWaveSize", json!(101)),
+        ("dispatchWaveSize", json!(0)),
+        ("dispatchOfferSeconds", json!(3_601)),
+        ("dispatchOfferSeconds", json!(3)),
+        ("dispatchMaxWaves", json!(4_294_967_295_u64)),
+        ("dispatchMaxWaves", json!(0)),
+    ] {
+        let reply = patch(&app, "/api/v1/settings", Some(&admin), json!({ field: value })).await;
+        reply.refused_on(400, "invalid_input", field);
+    }
+    assert_eq!(app.state.storage.settings().await.unwrap().unwrap(), before, "nothing stored");
+    let at_limits = json!({ "dispatchWaveSize": 100, "dispatchOfferSeconds": 3600, "dispatchMaxWaves": 100 });
+    let changed = patch(&app, "/api/v1/settings", Some(&admin), at_limits).await;
+    assert_eq!(changed.expect(200)["dispatchWaveSize"], 100);
 }
 
 #[tokio::test]
@@ -324,4 +415,19 @@ async fn everyone_reads_the_app_info_and_admins_change_only_it() {
         "invalid_input",
         "appName",
     );
+}
+
+/// The safety net under the bound above: a car type stored before it (or
+/// any other panic in a handler) answers 500 `internal_error` in the API's
+/// shape, where the connection used to drop with no answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_handler_answers_internal_error_instead_of_dropping_the_connection() {
+    let app = TestApp::demo().await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let mut legacy = app.state.storage.car_type_by_name("Economy").await.unwrap();
+    legacy.rate_per_unit_distance = rust_decimal::Decimal::from_i128_with_scale(79 * 10_i128.pow(27), 0);
+    app.state.storage.save_car_type(&legacy, T0).await.unwrap();
+    app.state.runtime.reload_catalog().await.unwrap();
+    let reply = app.post("/api/v1/bookings/estimate", Some(&rider), trip_body("Economy")).await;
+    reply.refused(500, "internal_error");
 }

@@ -532,3 +532,71 @@ async fn a_page_cursor_that_is_not_ours_is_invalid_input() {
         app.get(&wallet, Some(&rider)).await.refused_on(400, "invalid_input", "cursor");
     }
 }
+
+/// Found by schemathesis: `limit=2147483648` (and `0`) answered 200 with a
+/// clamped page, though the document says 1 to 500. Every paged list now
+/// refuses a page size outside that range on `limit`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_size_outside_1_to_500_is_invalid_input_on_limit() {
+    let app = TestApp::demo().await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let lists = [
+        ("/api/v1/bookings?".to_string(), &rider),
+        (format!("/api/v1/users/{}/wallet?", rider.id), &rider),
+        ("/api/v1/withdraws?".to_string(), &rider),
+        ("/api/v1/users?".to_string(), &admin),
+        ("/api/v1/notifications?".to_string(), &admin),
+        ("/api/v1/reports/earnings?".to_string(), &admin),
+        ("/api/v1/reports/driver-earnings?".to_string(), &admin),
+    ];
+    for (list, who) in &lists {
+        for limit in ["0", "501", "2147483648", "4294967295"] {
+            let reply = app.get(&format!("{list}limit={limit}"), Some(who)).await;
+            assert_eq!(
+                (reply.status.as_u16(), reply.error_code(), reply.error_field()),
+                (400, "invalid_input", Some("limit")),
+                "{list}limit={limit}"
+            );
+        }
+        for limit in ["1", "500"] {
+            app.get(&format!("{list}limit={limit}"), Some(who)).await.expect(200);
+        }
+    }
+}
+
+/// Found by schemathesis (positive_data_acceptance): query and header
+/// parameters the document gave as any string (`status=ok`, `role=¯`,
+/// `mobile=`, an `Idempotency-Key` with a space) are refused by design.
+/// The document now gives their real shape; the server refuses what lies
+/// outside it with the key it documents.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_and_header_parameters_have_the_shape_the_document_gives() {
+    let app = TestApp::demo().await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let document = app.get("/api/openapi.json", None).await.expect(200).clone();
+    let parameter = |path: &str, method: &str, name: &str| {
+        document["paths"][path][method]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|parameter| parameter["name"] == name)
+            .unwrap_or_else(|| panic!("{method} {path} has {name}"))["schema"]
+            .clone()
+    };
+    let status = parameter("/api/v1/bookings", "get", "status");
+    assert!(status["pattern"].as_str().unwrap().contains("PAYMENT_PENDING|NEW"), "{status}");
+    assert_eq!(parameter("/api/v1/users", "get", "role")["pattern"], "^\\s*(rider|driver|fleetadmin|admin)?\\s*$");
+    assert_eq!(parameter("/api/v1/users/exists", "get", "mobile")["minLength"], 1);
+    for path in ["/api/v1/withdraws", "/api/v1/users/{id}/wallet/credit"] {
+        assert_eq!(parameter(path, "post", "Idempotency-Key")["pattern"], "^[!-~]{1,128}$", "{path}");
+    }
+
+    app.get("/api/v1/bookings?status=ok", Some(&rider)).await.refused_on(400, "invalid_input", "status");
+    app.get("/api/v1/bookings?status=NEW,%20,ACCEPTED%20", Some(&rider)).await.expect(200);
+    app.get("/api/v1/users?role=%C2%AF", Some(&admin)).await.refused_on(400, "invalid_input", "role");
+    app.get("/api/v1/users?role=%20", Some(&admin)).await.expect(200);
+    app.get("/api/v1/users?role=%20driver", Some(&admin)).await.expect(200);
+    app.get("/api/v1/users/exists?mobile=", Some(&admin)).await.refused_on(400, "email_or_mobile_issue", "contact");
+}

@@ -49,7 +49,7 @@ async fn coordinates_resolve_to_an_address() {
     let far = app.post("/api/v1/geo/address", Some(&rider), json!({ "latlng": { "lat": 39.4, "lng": -76.4 } })).await;
     assert_eq!(far.expect(200), &json!({ "address": "39.40000, -76.40000" }));
     let off_earth = json!({ "latlng": { "lat": 123.0, "lng": 0.0 } });
-    app.post("/api/v1/geo/address", Some(&rider), off_earth).await.refused(400, "invalid_input");
+    app.post("/api/v1/geo/address", Some(&rider), off_earth).await.refused_on(400, "invalid_input", "latlng");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -105,4 +105,42 @@ async fn bad_geo_bodies_are_invalid_input() {
         app.post(path, Some(&rider), json!({ "nonsense": true })).await.refused_on(400, "invalid_input", "body");
         app.post_raw(path, Some(&rider), "application/json", "[").await.refused_on(400, "invalid_input", "body");
     }
+}
+
+/// Found by schemathesis: autocomplete took a `near` off the earth
+/// (`lng: -181`) and the matrix answered `{"rows": [[]]}` for an origin off
+/// the earth, both 200; directions answered `no_route_found` and the
+/// address lookup `invalid_input` without a field. Every coordinate is now
+/// checked first: `invalid_input` on the field that holds it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn coordinates_off_the_earth_are_invalid_input_on_their_field() {
+    let app = TestApp::demo().await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let here = json!({ "lat": 39.2858, "lng": -76.6097 });
+    let table = [
+        ("/api/v1/geo/autocomplete", json!({ "searchKeyword": "Fort", "near": { "lat": 0.0, "lng": -181 } }), "near"),
+        ("/api/v1/geo/address", json!({ "latlng": { "lat": 90.5, "lng": 0.0 } }), "latlng"),
+        ("/api/v1/geo/directions", json!({ "start": { "lat": -91, "lng": 0 }, "dest": here }), "start"),
+        ("/api/v1/geo/directions", json!({ "start": here, "dest": { "lat": 0, "lng": 180.5 } }), "dest"),
+        (
+            "/api/v1/geo/directions",
+            json!({ "start": here, "dest": here, "waypoints": [here, { "lat": 1e300, "lng": 0 }] }),
+            "waypoints",
+        ),
+        ("/api/v1/geo/matrix", json!({ "start": [{ "lat": 0.0, "lng": -181 }], "dest": [] }), "start"),
+        ("/api/v1/geo/matrix", json!({ "start": [here], "dest": [{ "lat": 95, "lng": 0 }] }), "dest"),
+    ];
+    for (path, body, field) in table {
+        let reply = app.post(path, Some(&rider), body.clone()).await;
+        assert_eq!(
+            (reply.status.as_u16(), reply.error_code(), reply.error_field()),
+            (400, "invalid_input", Some(field)),
+            "{path} with {body}"
+        );
+    }
+    // On the earth, the same calls answer.
+    app.post("/api/v1/geo/autocomplete", Some(&rider), json!({ "searchKeyword": "Fort", "near": here }))
+        .await
+        .expect(200);
+    app.post("/api/v1/geo/matrix", Some(&rider), json!({ "start": [here], "dest": [here] })).await.expect(200);
 }

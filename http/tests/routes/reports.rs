@@ -355,3 +355,28 @@ async fn the_json_report_pages_with_limit_and_after() {
         app.get(&format!("{path}?limit=1&after=not-a-cursor"), Some(&admin)).await.refused(400, "invalid_input");
     }
 }
+
+/// Found by schemathesis: `after` without `limit` was ignored (200 with
+/// every row), so a garbage cursor passed; and `limit` with a file format
+/// was not checked. A cursor now needs a paged JSON answer (`invalid_input`
+/// on `after` otherwise), and a page size is checked whatever the format.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_cursor_needs_a_paged_json_answer() {
+    let (app, _trips) = report_app().await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let cursor = "0".repeat(48);
+    for path in [REPORT, DRIVER_EARNINGS] {
+        for query in [
+            "after=%0B%C3%84%1E_o%29%C2%A7".to_string(),
+            format!("after={cursor}"),
+            format!("after={cursor}&limit=1&format=csv"),
+            format!("after={cursor}&limit=1&format=xlsx"),
+        ] {
+            let reply = app.get(&format!("{path}?{query}"), Some(&admin)).await;
+            reply.refused_on(400, "invalid_input", "after");
+        }
+        app.get(&format!("{path}?limit=0&format=csv"), Some(&admin)).await.refused_on(400, "invalid_input", "limit");
+        app.get(&format!("{path}?limit=1&after={cursor}"), Some(&admin)).await.expect(200);
+        assert_eq!(app.get(&format!("{path}?format=csv"), Some(&admin)).await.status.as_u16(), 200);
+    }
+}

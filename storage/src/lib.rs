@@ -65,6 +65,17 @@ pub trait Storage: Send + Sync + 'static {
     /// moves, and `driverActiveStatus` and `queue`, which only
     /// [`Storage::set_driver_active`] and [`Storage::set_queue`] do.
     async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()>;
+    /// Reads the user, lets `edit` change it and writes it as
+    /// [`Storage::update_user`] does, with no other write in between (the row
+    /// is locked from the read to the commit), so an edit of some fields never
+    /// writes back a stale copy of the others (a saved address, a new photo).
+    /// `edit` returns false to write nothing: the answer is then `None`.
+    async fn modify_user(
+        &self,
+        id: UserId,
+        now: Millis,
+        edit: &mut (dyn for<'u> FnMut(&'u mut User) -> bool + Send),
+    ) -> StorageResult<Option<User>>;
     async fn delete_user(&self, id: UserId) -> StorageResult<()>;
     async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>>;
     /// Push targets for a broadcast, in pages by id.

@@ -472,6 +472,41 @@ async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> St
     }
 }
 
+/// Writes every column and the document of `user` but the wallet balance,
+/// the online flag and the queue: their setters write them while a request
+/// holds a copy of the user read earlier (a booking assigned during a profile
+/// edit must stay assigned), and reads take all three from their columns.
+async fn write_user(conn: &mut Conn, user: &User, now: Millis) -> StorageResult<()> {
+    let columns = UserColumns::of(user);
+    let result = sqlx::query(
+        "UPDATE users SET
+            role = $2, email = $3, mobile = $4, referral = $5, fleetadmin = $6, approved = $7,
+            car_type = $8, lat = $9, lng = $10, platform = $11,
+            push_token = $12, language = $13, search_text = $14, updated_at = $15, doc = $16
+         WHERE id = $1",
+    )
+    .bind(user.id.0)
+    .bind(columns.role)
+    .bind(&user.email)
+    .bind(&user.mobile)
+    .bind(&user.referralId)
+    .bind(columns.fleetadmin)
+    .bind(user.approved)
+    .bind(&user.carType)
+    .bind(columns.lat)
+    .bind(columns.lng)
+    .bind(columns.platform)
+    .bind(&user.pushToken)
+    .bind(columns.language)
+    .bind(columns.search_text)
+    .bind(now)
+    .bind(Json(user))
+    .execute(&mut *conn)
+    .await
+    .map_err(write_error)?;
+    must_affect(result.rows_affected())
+}
+
 /// Reads a user's document for an update later in the same transaction.
 async fn user_document_for_update(conn: &mut Conn, user: UserId) -> StorageResult<Option<User>> {
     let mut builder = SqlBuilder::new("SELECT doc FROM users WHERE id = ");
@@ -1306,38 +1341,29 @@ impl Storage for Store {
 
     #[instrument(skip_all, fields(user_id = %user.id))]
     async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()> {
-        let columns = UserColumns::of(user);
-        // Not the online flag nor the queue: their setters write them while
-        // a request holds a copy of the user read earlier (a booking assigned
-        // during a profile edit must stay assigned), and reads take both from
-        // their columns.
-        let result = sqlx::query(
-            "UPDATE users SET
-                role = $2, email = $3, mobile = $4, referral = $5, fleetadmin = $6, approved = $7,
-                car_type = $8, lat = $9, lng = $10, platform = $11,
-                push_token = $12, language = $13, search_text = $14, updated_at = $15, doc = $16
-             WHERE id = $1",
-        )
-        .bind(user.id.0)
-        .bind(columns.role)
-        .bind(&user.email)
-        .bind(&user.mobile)
-        .bind(&user.referralId)
-        .bind(columns.fleetadmin)
-        .bind(user.approved)
-        .bind(&user.carType)
-        .bind(columns.lat)
-        .bind(columns.lng)
-        .bind(columns.platform)
-        .bind(&user.pushToken)
-        .bind(columns.language)
-        .bind(columns.search_text)
-        .bind(now)
-        .bind(Json(user))
-        .execute(&mut *self.write_conn().await?)
-        .await
-        .map_err(write_error)?;
-        must_affect(result.rows_affected())
+        write_user(&mut *self.write_conn().await?, user, now).await
+    }
+
+    #[instrument(skip_all, fields(user_id = %id))]
+    async fn modify_user(
+        &self,
+        id: UserId,
+        now: Millis,
+        edit: &mut (dyn for<'u> FnMut(&'u mut User) -> bool + Send),
+    ) -> StorageResult<Option<User>> {
+        let (_turn, mut tx) = self.begin_write().await?;
+        // The row stays locked (PostgreSQL; SQLite writers take turns) from
+        // this read to the commit, so no other write falls in between.
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0)).push(D::FOR_UPDATE);
+        let row = built(builder).fetch_optional(&mut *tx).await?;
+        let mut user = found(row.map(|row| UserRow::from_row(&row)).transpose()?)?.into_user();
+        if !edit(&mut user) {
+            return Ok(None);
+        }
+        write_user(&mut tx, &user, now).await?;
+        tx.commit().await?;
+        Ok(Some(user))
     }
 
     #[instrument(skip_all, fields(user_id = %id))]

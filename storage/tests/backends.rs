@@ -34,6 +34,7 @@ backend_suite!(
     taken_email_mobile_and_referral_are_duplicates,
     the_wallet_balance_only_comes_from_the_ledger,
     a_user_update_from_a_stale_copy_keeps_the_online_flag_and_queue,
+    user_edits_and_booking_commits_never_undo_each_other,
     users_are_listed_by_role_fleet_approval_and_search,
     push_targets_are_paged_by_id_and_filtered,
     online_drivers_come_back_with_their_latest_location,
@@ -388,6 +389,53 @@ async fn a_user_update_from_a_stale_copy_keeps_the_online_flag_and_queue(fixture
     fixture.update_user(&User { lastName: "Again".into(), ..stored }, NOW + 6).await.unwrap();
     let stored = fixture.user(driver.id).await.unwrap();
     assert_eq!((stored.lastName.as_str(), stored.driverActiveStatus, stored.queue), ("Again", false, false));
+}
+
+async fn user_edits_and_booking_commits_never_undo_each_other(fixture: Fixture) {
+    let customer = rider(1);
+    insert_users(&fixture, &[&customer]).await;
+    let name = customer.firstName.clone();
+    let mut tasks = Vec::new();
+    for index in 0..12 {
+        let storage = fixture.storage.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut edit = |user: &mut User| {
+                user.firstName.push('x');
+                true
+            };
+            storage.modify_user(customer.id, NOW + index, &mut edit).await.map(|user| user.is_some())
+        }));
+    }
+    // Meanwhile four bookings of the same rider each save their drop address.
+    let mut commits = Vec::new();
+    for number in 1..=4 {
+        let storage = fixture.storage.clone();
+        let booking = booking(number, &customer, BookingStatus::New, NOW);
+        let place = Place { lat: 39.26 + number as f64 / 100.0, lng: -76.58, add: format!("{number} Fort Ave") };
+        commits.push(tokio::spawn(async move {
+            let effects = [Effect::SaveAddress { customer: booking.customer, place }];
+            storage.commit_booking(&booking, None, &effects, NOW).await.map(|_| ())
+        }));
+    }
+    for task in tasks {
+        assert!(task.await.unwrap().unwrap());
+    }
+    for commit in commits {
+        commit.await.unwrap().unwrap();
+    }
+    let stored = fixture.user(customer.id).await.unwrap();
+    assert_eq!(stored.firstName, format!("{name}{}", "x".repeat(12)), "every edit counted");
+    assert_eq!(stored.savedAddresses.len(), 4, "no edit wrote back a copy without the addresses");
+
+    // An edit that declines writes nothing; an unknown user is not found.
+    let mut decline = |user: &mut User| {
+        user.lastName = "Never".into();
+        false
+    };
+    assert!(fixture.modify_user(customer.id, NOW + 20, &mut decline).await.unwrap().is_none());
+    assert_ne!(fixture.user(customer.id).await.unwrap().lastName, "Never");
+    let nobody = fixture.modify_user(UserId::from_u128(404), NOW, &mut |_: &mut User| true).await;
+    assert!(matches!(nobody, Err(StorageError::NotFound)));
 }
 
 async fn taken_email_mobile_and_referral_are_duplicates(fixture: Fixture) {

@@ -18,6 +18,7 @@ use crate::auth::{CurrentUser, MaybeUser};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::PathParam;
 use crate::present;
+use crate::routes::users::edit_user;
 use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
@@ -189,9 +190,11 @@ async fn my_profile_image(
     let (kind, bytes) = upload.image()?;
     let id = current.principal.id;
     let url = store_image(&state, Some(id), &format!("users/{id}/profileImage"), kind, bytes).await?;
-    let mut user = state.storage.user(id).await?;
-    user.profile_image = Some(url);
-    state.storage.update_user(&user, state.now()).await?;
+    let user = edit_user(&state, id, |user| {
+        user.profile_image = Some(url.clone());
+        Ok(())
+    })
+    .await?;
     Ok(Json(present::user(&user, &current.principal, &settings)))
 }
 
@@ -246,13 +249,16 @@ async fn save_license(
     if !Action::LicenseUpload.allowed_roles().contains(&current.principal.role) {
         return Err(ErrorKey::NotAllowed.into());
     }
-    let mut user: User = state.storage.user(driver).await?;
+    let user: User = state.storage.user(driver).await?;
     authorize(Some(&current.principal), Action::LicenseUpload, Resource::User(UserRef::from(&user)), &settings)?;
     let upload = Upload::read(&state, &headers, multipart).await?;
     let (kind, bytes) = upload.image()?;
     let url = store_image(&state, Some(driver), &format!("users/{driver}/license"), kind, bytes).await?;
-    user.licenseImage = Some(url);
-    state.storage.update_user(&user, state.now()).await?;
+    let user = edit_user(&state, driver, |user| {
+        user.licenseImage = Some(url.clone());
+        Ok(())
+    })
+    .await?;
     Ok(Json(present::user(&user, &current.principal, &settings)))
 }
 

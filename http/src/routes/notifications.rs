@@ -15,6 +15,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
 use crate::notify::{self, PushMessage};
 use crate::present;
+use crate::routes::users::edit_user;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -232,12 +233,14 @@ pub(crate) async fn register_token(
     if token.len() > 4_096 {
         return Err(ApiError::field(ErrorKey::InvalidInput, "pushToken"));
     }
-    let mut user = current.user;
-    user.pushToken = (!token.is_empty()).then(|| token.to_string());
-    if let Some(platform) = body.userPlatform {
-        user.userPlatform = platform;
-    }
-    state.storage.update_user(&user, state.now()).await?;
+    edit_user(&state, current.principal.id, |user| {
+        user.pushToken = (!token.is_empty()).then(|| token.to_string());
+        if let Some(platform) = body.userPlatform {
+            user.userPlatform = platform;
+        }
+        Ok(())
+    })
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -205,6 +205,33 @@ fn duplicate_error(error: StorageError) -> ApiError {
     }
 }
 
+/// Changes the stored user `id` with no other write in between
+/// (`Storage::modify_user`): `edit` runs on the user as stored now, not on a
+/// copy read earlier, so a booking's saved address or a photo uploaded
+/// meanwhile is never written back stale. An error from `edit` writes nothing.
+pub(crate) async fn edit_user(
+    state: &AppState,
+    id: UserId,
+    mut edit: impl FnMut(&mut User) -> ApiResult<()> + Send,
+) -> ApiResult<User> {
+    let mut refused = None;
+    let written = {
+        let mut apply = |user: &mut User| match edit(user) {
+            Ok(()) => true,
+            Err(error) => {
+                refused = Some(error);
+                false
+            }
+        };
+        state.storage.modify_user(id, state.now(), &mut apply).await.map_err(duplicate_error)?
+    };
+    match (written, refused) {
+        (Some(user), _) => Ok(user),
+        (None, Some(error)) => Err(error),
+        (None, None) => Err(ApiError::Internal("a user edit was declined without a reason".into())),
+    }
+}
+
 // ---- add -------------------------------------------------------------------------
 
 /// The fleet of a driver after the caller's choice: unchanged when nothing
@@ -329,12 +356,17 @@ pub(crate) async fn edit(
     let catalog = state.runtime.catalog();
     let principal = current.principal;
     let fleet = chosen_fleet(&state, &principal, account.usertype, fields.fleetadmin, account.fleetadmin).await?;
-    let mut edited = admin::edit_account(&principal, &account, &fields, &catalog.car_types)?;
-    edited.fleetadmin = fleet;
-    state.storage.update_user(&edited, state.now()).await.map_err(duplicate_error)?;
+    let edited = edit_user(&state, id, |user| {
+        let mut edited = admin::edit_account(&principal, user, &fields, &catalog.car_types)?;
+        if fields.fleetadmin.is_some() {
+            edited.fleetadmin = fleet;
+        }
+        *user = edited;
+        Ok(())
+    })
+    .await?;
     refresh_online_driver(&state, &account, &edited).await?;
-    let stored = state.storage.user(id).await?;
-    Ok(Json(present::user(&stored, &principal, &catalog.settings)))
+    Ok(Json(present::user(&edited, &principal, &catalog.settings)))
 }
 
 #[utoipa::path(
@@ -353,11 +385,14 @@ pub(crate) async fn approve(
     PathParam(id): PathParam<UserId>,
 ) -> ApiResult<Json<Value>> {
     let account = managed_account(&state, &current, id, Action::UserApprove).await?;
-    let approved = admin::set_approval(&current.principal, &account, true)?;
-    if approved != account {
-        state.storage.update_user(&approved, state.now()).await?;
+    let mut stored = account.clone();
+    if admin::set_approval(&current.principal, &account, true)? != account {
+        stored = edit_user(&state, id, |user| {
+            *user = admin::set_approval(&current.principal, user, true)?;
+            Ok(())
+        })
+        .await?;
     }
-    let stored = state.storage.user(id).await?;
     Ok(Json(present::user(&stored, &current.principal, &state.runtime.catalog().settings)))
 }
 
@@ -384,11 +419,13 @@ async fn release_fleet(state: &AppState, fleet: UserId) -> ApiResult<()> {
         if page.items.is_empty() {
             return Ok(());
         }
-        for mut driver in page.items {
-            let before = driver.clone();
-            driver.fleetadmin = None;
-            state.storage.update_user(&driver, state.now()).await?;
-            refresh_online_driver(state, &before, &driver).await?;
+        for before in page.items {
+            let after = edit_user(state, before.id, |driver| {
+                driver.fleetadmin = None;
+                Ok(())
+            })
+            .await?;
+            refresh_online_driver(state, &before, &after).await?;
         }
     }
 }
@@ -461,10 +498,9 @@ pub(crate) async fn update_profile(
 ) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::ProfileUpdate, Resource::None, &settings)?;
-    // Read again rather than the session's copy: the fewer the moments
-    // between reading and writing, the less a concurrent change (a driver's
-    // queue flag, their position) can be written back stale.
-    let mut user = state.storage.user(current.principal.id).await?;
+    // The checks that need IO (a contact taken by someone else) run on this
+    // copy; the edit itself runs on the user as stored when it is written.
+    let user = state.storage.user(current.principal.id).await?;
     let update =
         ProfileUpdate { firstName: body.firstName, lastName: body.lastName, email: body.email, mobile: body.mobile };
     let checked = admin::validate_own_profile(&user, &update)?;
@@ -479,22 +515,27 @@ pub(crate) async fn update_profile(
     let new_email = checked.email.clone().filter(|email| *email != user.email).unwrap_or_default();
     let new_mobile = checked.mobile.clone().filter(|mobile| *mobile != user.mobile).unwrap_or_default();
     refuse_taken(taken_contacts(&state, &new_email, &new_mobile, Some(user.id)).await?)?;
-    if let Some(first_name) = checked.firstName {
-        user.firstName = first_name;
-    }
-    if let Some(last_name) = checked.lastName {
-        user.lastName = last_name;
-    }
-    if let Some(email) = checked.email {
-        user.email = email;
-    }
-    if let Some(mobile) = checked.mobile {
-        user.mobile = mobile;
-    }
-    if lang.is_some() {
-        user.lang = lang;
-    }
-    state.storage.update_user(&user, state.now()).await.map_err(duplicate_error)?;
-    let stored = state.storage.user(user.id).await?;
+    // Checked again on the user as stored now (the lock rules read it), and
+    // applied to that, so nothing written meanwhile is undone.
+    let stored = edit_user(&state, user.id, |user| {
+        let checked = admin::validate_own_profile(user, &update)?;
+        if let Some(first_name) = checked.firstName {
+            user.firstName = first_name;
+        }
+        if let Some(last_name) = checked.lastName {
+            user.lastName = last_name;
+        }
+        if let Some(email) = checked.email {
+            user.email = email;
+        }
+        if let Some(mobile) = checked.mobile {
+            user.mobile = mobile;
+        }
+        if lang.is_some() {
+            user.lang = lang.clone();
+        }
+        Ok(())
+    })
+    .await?;
     Ok(Json(json!({ "user": present::user(&stored, &current.principal, &settings) })))
 }

@@ -313,8 +313,9 @@ async fn start_checks_the_trip_otp_and_its_body() {
     assert_eq!(status_of(started.expect(200)), "STARTED");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_otp_secure_a_trip_starts_with_no_body() {
+/// Without `otp_secure`: the app, driver 1 signed in, and rider 1's trip
+/// with that driver at ARRIVED.
+async fn arrived_without_otp() -> (TestApp, Session, std::sync::Arc<wayfare_engine::Booking>) {
     let app = TestApp::with_settings(|settings| {
         settings.autoDispatch = false;
         settings.otp_secure = false;
@@ -322,6 +323,12 @@ async fn without_otp_secure_a_trip_starts_with_no_body() {
     .await;
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let arrived = app.booking_at(&rider(1), &self::driver(1), Stage::Arrived).await;
+    (app, driver, arrived)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_otp_secure_a_trip_starts_with_no_body() {
+    let (app, driver, arrived) = arrived_without_otp().await;
     assert_eq!(serde_json::to_value(arrived.otp).unwrap(), json!(false), "spec §3: otp is false without otp_secure");
     let started = app.post_empty(&path(arrived.id, "start"), Some(&driver)).await;
     assert_eq!(status_of(started.expect(200)), "STARTED");
@@ -340,13 +347,7 @@ async fn a_json_null_start_body_is_no_otp() {
     app.post_raw(&start, Some(&driver), "application/json", "null").await.refused(400, "otp_mismatch");
     app.post_raw(&start, Some(&driver), "application/json", "[1]").await.refused_on(400, "invalid_input", "otp");
 
-    let app = TestApp::with_settings(|settings| {
-        settings.autoDispatch = false;
-        settings.otp_secure = false;
-    })
-    .await;
-    let driver = app.sign_in("driver1@demo.wayfare").await;
-    let arrived = app.booking_at(&rider(1), &self::driver(1), Stage::Arrived).await;
+    let (app, driver, arrived) = arrived_without_otp().await;
     let started = app.post_raw(&path(arrived.id, "start"), Some(&driver), "application/json", " null ").await;
     assert_eq!(status_of(started.expect(200)), "STARTED");
 }

@@ -507,6 +507,25 @@ async fn write_user(conn: &mut Conn, user: &User, now: Millis) -> StorageResult<
     must_affect(result.rows_affected())
 }
 
+/// Commits a write transaction whose work succeeded; otherwise rolls it back
+/// and waits for that before the caller's write turn ends. (A dropped SQLite
+/// transaction only queues its rollback, so the next writer could find the
+/// database still locked and sleep in SQLite's busy handler.)
+async fn settle<T>(tx: sqlx::Transaction<'static, Db>, work: StorageResult<T>) -> StorageResult<T> {
+    match work {
+        Ok(value) => {
+            tx.commit().await?;
+            Ok(value)
+        }
+        Err(error) => {
+            if let Err(rollback) = tx.rollback().await {
+                tracing::warn!(%rollback, "rollback failed");
+            }
+            Err(error)
+        }
+    }
+}
+
 /// Reads a user's document for an update later in the same transaction.
 async fn user_document_for_update(conn: &mut Conn, user: UserId) -> StorageResult<Option<User>> {
     let mut builder = SqlBuilder::new("SELECT doc FROM users WHERE id = ");
@@ -1359,10 +1378,15 @@ impl Storage for Store {
         let row = built(builder).fetch_optional(&mut *tx).await?;
         let mut user = found(row.map(|row| UserRow::from_row(&row)).transpose()?)?.into_user();
         if !edit(&mut user) {
+            tx.rollback().await?;
             return Ok(None);
         }
-        write_user(&mut tx, &user, now).await?;
-        tx.commit().await?;
+        if user.id != id {
+            // Only the row read above is locked.
+            return settle(tx, Err(StorageError::Invalid("id"))).await;
+        }
+        let written = write_user(&mut tx, &user, now).await;
+        settle(tx, written).await?;
         Ok(Some(user))
     }
 
@@ -1508,25 +1532,30 @@ impl Storage for Store {
         now: Millis,
     ) -> StorageResult<Committed> {
         let (_turn, mut tx) = self.begin_write().await?;
-        let before = match expected_version {
-            Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
-            None => None,
-        };
-        let version = match expected_version {
-            None => {
-                insert_booking(&mut tx, booking, now).await?;
-                1
-            }
-            Some(expected) => {
-                update_booking(&mut tx, booking, expected, now).await?;
-                expected + 1
-            }
-        };
-        update_rollup(&mut tx, before.as_ref(), &part_columns(booking)?).await?;
-        replace_offers(&mut tx, booking, expected_version.is_none(), now).await?;
-        lock_users(&mut tx, &users_touched(effects)).await?;
-        let balances = apply_effects(&mut tx, booking.id, effects, now).await?;
-        tx.commit().await?;
+        let written = async {
+            let before = match expected_version {
+                Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
+                None => None,
+            };
+            let version = match expected_version {
+                None => {
+                    insert_booking(&mut tx, booking, now).await?;
+                    1
+                }
+                Some(expected) => {
+                    update_booking(&mut tx, booking, expected, now).await?;
+                    expected + 1
+                }
+            };
+            update_rollup(&mut tx, before.as_ref(), &part_columns(booking)?).await?;
+            replace_offers(&mut tx, booking, expected_version.is_none(), now).await?;
+            lock_users(&mut tx, &users_touched(effects)).await?;
+            let balances = apply_effects(&mut tx, booking.id, effects, now).await?;
+            Ok((version, balances))
+        }
+        .await;
+        // A lost compare-and-set and a refused debit are routine here.
+        let (version, balances) = settle(tx, written).await?;
         let mut stored = booking.clone();
         stored.version = version;
         Ok(Committed { booking: stored, balances })
@@ -1597,8 +1626,8 @@ impl Storage for Store {
     #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
     async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome> {
         let (_turn, mut tx) = self.begin_write().await?;
-        let (applied, balance) = apply_ledger(&mut tx, change, now).await?;
-        tx.commit().await?;
+        let applied = apply_ledger(&mut tx, change, now).await;
+        let (applied, balance) = settle(tx, applied).await?;
         if !applied {
             tracing::debug!("wallet entry already applied");
         }
@@ -1657,7 +1686,10 @@ impl Storage for Store {
         }
         let amount = to_micros(request.amount, "amount")?;
         let (_turn, mut tx) = self.begin_write().await?;
-        let (applied, balance) = apply_ledger(&mut tx, debit, now).await?;
+        let (applied, balance) = match apply_ledger(&mut tx, debit, now).await {
+            Ok(outcome) => outcome,
+            Err(error) => return settle(tx, Err(error)).await,
+        };
         // A replayed debit means this request was stored the first time.
         if applied {
             sqlx::query(

@@ -25,8 +25,6 @@ pub const TX_REF_CASH_COLLECTED: &str = "CashCollected";
 pub const TX_REF_WALLET_PAYMENT: &str = "WalletPayment";
 pub const TX_REF_CANCELLATION_FEE: &str = "CancellationFee";
 pub const TX_REF_REFUND: &str = "Refund";
-/// The wallet payment's ledger purpose (part of its idempotency key).
-const PURPOSE_WALLET_PAYMENT: &str = "wallet_payment";
 
 /// Applies `command` by `by` to `booking` (spec §4).
 pub fn apply(booking: &Booking, by: By, command: Command, context: &Context) -> DomainResult<Transition> {
@@ -119,11 +117,16 @@ impl Step<'_> {
         }
     }
 
-    /// A ledger entry of this booking. Only the rider's wallet payment is a
-    /// choice that a short wallet refuses; the cash a driver collected and a
-    /// cancellation fee are owed whatever the balance, so they may overdraw.
-    fn wallet(&mut self, user: UserId, entry_type: WalletEntryType, amount: Decimal, tx_ref: &str, purpose: &str) {
-        let overdraw = purpose != PURPOSE_WALLET_PAYMENT || self.context.settings.negativeBalance;
+    /// A ledger entry of this booking. `overdraw`: whether a debit may take
+    /// the balance below zero (storage refuses it otherwise, in the commit).
+    fn wallet(
+        &mut self,
+        user: UserId,
+        entry_type: WalletEntryType,
+        amount: Decimal,
+        (tx_ref, purpose): (&str, &str),
+        overdraw: bool,
+    ) {
         if amount <= Decimal::ZERO {
             return;
         }
@@ -428,7 +431,15 @@ impl Step<'_> {
                 self.booking.payment_mode = Some(PaymentMode::Wallet);
                 self.booking.usedWalletMoney = payable;
                 self.booking.customer_paid = payable;
-                self.wallet(customer, WalletEntryType::Debit, payable, TX_REF_WALLET_PAYMENT, PURPOSE_WALLET_PAYMENT);
+                // A choice the rider makes: a short wallet refuses it.
+                let overdraw = self.context.settings.negativeBalance;
+                self.wallet(
+                    customer,
+                    WalletEntryType::Debit,
+                    payable,
+                    (TX_REF_WALLET_PAYMENT, "wallet_payment"),
+                    overdraw,
+                );
             }
             _ => return refuse(ErrorKey::NotAllowed),
         }
@@ -444,8 +455,9 @@ impl Step<'_> {
         self.booking.status = BookingStatus::Paid;
         let share = self.booking.driver_share;
         let cash = self.booking.cashPaymentAmount;
-        self.wallet(driver, WalletEntryType::Credit, share, TX_REF_DRIVER_SHARE, "driver_share");
-        self.wallet(driver, WalletEntryType::Debit, cash, TX_REF_CASH_COLLECTED, "cash_collected");
+        self.wallet(driver, WalletEntryType::Credit, share, (TX_REF_DRIVER_SHARE, "driver_share"), false);
+        // The cash is in the driver's hand: owed whatever the balance.
+        self.wallet(driver, WalletEntryType::Debit, cash, (TX_REF_CASH_COLLECTED, "cash_collected"), true);
         if from == BookingStatus::Reached {
             // PENDING already freed the driver.
             self.effects.push(Effect::SetQueue { driver, busy: false });
@@ -600,8 +612,9 @@ impl Step<'_> {
             let fee = fee.unwrap_or_default();
             if fee > Decimal::ZERO {
                 self.booking.cancellationFee = fee;
-                self.wallet(customer, WalletEntryType::Debit, fee, TX_REF_CANCELLATION_FEE, "cancellation_fee");
-                self.wallet(driver, WalletEntryType::Credit, fee, TX_REF_CANCELLATION_FEE, "cancellation_fee");
+                // Owed for the cancellation whatever the balance.
+                self.wallet(customer, WalletEntryType::Debit, fee, (TX_REF_CANCELLATION_FEE, "cancellation_fee"), true);
+                self.wallet(driver, WalletEntryType::Credit, fee, (TX_REF_CANCELLATION_FEE, "cancellation_fee"), false);
             }
             if cancelled_by != CancelledBy::Driver {
                 self.notify(driver, NoticeKey::BookingCancelled);
@@ -610,7 +623,7 @@ impl Step<'_> {
         if self.booking.prepaid && self.booking.customer_paid > Decimal::ZERO {
             // DESIGN.md: a cancelled prepaid booking is refunded to the wallet.
             let refund = self.booking.customer_paid;
-            self.wallet(customer, WalletEntryType::Credit, refund, TX_REF_REFUND, "refund");
+            self.wallet(customer, WalletEntryType::Credit, refund, (TX_REF_REFUND, "refund"), false);
         }
         if cancelled_by != CancelledBy::Rider {
             self.notify_customer(NoticeKey::BookingCancelled);

@@ -255,6 +255,8 @@ async fn save_license(
     let (kind, bytes) = upload.image()?;
     let url = store_image(&state, Some(driver), &format!("users/{driver}/license"), kind, bytes).await?;
     let user = edit_user(&state, driver, |user| {
+        // Still the caller's to manage as stored now.
+        authorize(Some(&current.principal), Action::LicenseUpload, Resource::User(UserRef::from(&*user)), &settings)?;
         user.licenseImage = Some(url.clone());
         Ok(())
     })

@@ -356,7 +356,15 @@ pub(crate) async fn edit(
     let catalog = state.runtime.catalog();
     let principal = current.principal;
     let fleet = chosen_fleet(&state, &principal, account.usertype, fields.fleetadmin, account.fleetadmin).await?;
+    let mut before = None;
     let edited = edit_user(&state, id, |user| {
+        // The user as stored now must still be the caller's to manage, and
+        // in the fleet the choice above was checked against.
+        authorize(Some(&principal), Action::UserEdit, Resource::User(UserRef::from(&*user)), &catalog.settings)?;
+        if fields.fleetadmin.is_some() && user.fleetadmin != account.fleetadmin {
+            return Err(ErrorKey::UpdateFailed.into());
+        }
+        before = Some(user.clone());
         let mut edited = admin::edit_account(&principal, user, &fields, &catalog.car_types)?;
         if fields.fleetadmin.is_some() {
             edited.fleetadmin = fleet;
@@ -365,7 +373,7 @@ pub(crate) async fn edit(
         Ok(())
     })
     .await?;
-    refresh_online_driver(&state, &account, &edited).await?;
+    refresh_online_driver(&state, before.as_ref().unwrap_or(&account), &edited).await?;
     Ok(Json(present::user(&edited, &principal, &catalog.settings)))
 }
 
@@ -387,7 +395,9 @@ pub(crate) async fn approve(
     let account = managed_account(&state, &current, id, Action::UserApprove).await?;
     let mut stored = account.clone();
     if admin::set_approval(&current.principal, &account, true)? != account {
+        let settings = &state.runtime.catalog().settings;
         stored = edit_user(&state, id, |user| {
+            authorize(Some(&current.principal), Action::UserApprove, Resource::User(UserRef::from(&*user)), settings)?;
             *user = admin::set_approval(&current.principal, user, true)?;
             Ok(())
         })

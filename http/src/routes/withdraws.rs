@@ -6,7 +6,7 @@
 //! are newest first.
 
 use crate::auth::CurrentUser;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
 use crate::present;
 use crate::routes::wallet::{AmountBody, PageQuery, amount_text, idempotency_key};
@@ -91,7 +91,14 @@ async fn create_withdraw(
     // payment) that both read enough cannot both take the money.
     let debit =
         withdraw_debit(&request, withdraw_key(&client_key.unwrap_or_else(|| id.to_string())), settings.negativeBalance);
-    let outcome = state.storage.create_withdraw(&request, &debit, state.now()).await?;
+    let outcome = match state.storage.create_withdraw(&request, &debit, state.now()).await {
+        Ok(outcome) => outcome,
+        // Another debit took the money after the check above: the same answer as the check's.
+        Err(StorageError::InsufficientBalance) => {
+            return Err(ApiError::field(ErrorKey::InsufficientWalletBalance, "amount"));
+        }
+        Err(error) => return Err(error.into()),
+    };
     if !outcome.applied {
         // The debit's key was used before: that request stands.
         let earlier = state.storage.withdraw(id).await?;

@@ -21,6 +21,16 @@ fn offers_for(event: &Event, booking: BookingId) -> Option<Vec<UserId>> {
     }
 }
 
+/// The booking as it was when it became CANCELLED.
+fn cancelled(event: &Event, booking: BookingId) -> Option<std::sync::Arc<Booking>> {
+    match event {
+        Event::BookingChanged(changed) if changed.id == booking && changed.status == BookingStatus::Cancelled => {
+            Some(changed.clone())
+        }
+        _ => None,
+    }
+}
+
 fn ids(users: &[User]) -> Vec<UserId> {
     users.iter().map(|user| user.id).collect()
 }
@@ -236,16 +246,7 @@ async fn retry_and_auto_cancel(backend: Backend) {
     world.settle().await;
     assert_eq!(world.runtime.booking(booking.id).await.unwrap().status, BookingStatus::New);
     world.clock.set(T0 + 30 * MINUTE_MS);
-    let cancelled = world
-        .wait_for(|event| match event {
-            Event::BookingChanged(changed)
-                if changed.id == booking.id && changed.status == BookingStatus::Cancelled =>
-            {
-                Some(changed.clone())
-            }
-            _ => None,
-        })
-        .await;
+    let cancelled = world.wait_for(|event| cancelled(event, booking.id)).await;
     assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
     assert_eq!(cancelled.reason, wayfare_engine::booking::REASON_NO_DRIVER);
     assert!(cancelled.updatedAt >= T0 + 30 * MINUTE_MS);
@@ -477,16 +478,7 @@ async fn runtime_restart(backend: Backend) {
     assert!(counts.pending_timers >= 1, "the waiting booking's timers were re-armed");
 
     world.clock.set(T0 + 31 * MINUTE_MS);
-    let cancelled = world
-        .wait_for(|event| match event {
-            Event::BookingChanged(changed)
-                if changed.id == waiting.id && changed.status == BookingStatus::Cancelled =>
-            {
-                Some(changed.clone())
-            }
-            _ => None,
-        })
-        .await;
+    let cancelled = world.wait_for(|event| cancelled(event, waiting.id)).await;
     assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
 
     let by = By::Driver(the_driver.id);

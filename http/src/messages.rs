@@ -141,40 +141,14 @@ mod tests {
 
     #[test]
     fn english_has_a_text_for_every_notice() {
-        use NoticeKey::*;
-        for key in [
-            AcceptBookingRequest,
-            BookingAccepted,
-            DriverArrived,
-            TripStarted,
-            TripReached,
-            PaymentDue,
-            PaymentReceived,
-            BookingCancelled,
-            RatingReceived,
-            ChatRequested,
-            WalletUpdated,
-        ] {
+        for key in NoticeKey::ALL {
             assert_ne!(Messages::english().text(key.as_str()), key.as_str(), "no English text for {key:?}");
         }
     }
 
     /// Every key the server answers or notifies with, and the fixed texts.
     fn server_keys() -> Vec<&'static str> {
-        use NoticeKey::*;
-        let notices = [
-            AcceptBookingRequest,
-            BookingAccepted,
-            DriverArrived,
-            TripStarted,
-            TripReached,
-            PaymentDue,
-            PaymentReceived,
-            BookingCancelled,
-            RatingReceived,
-            ChatRequested,
-            WalletUpdated,
-        ];
+        let notices = NoticeKey::ALL;
         ErrorKey::ALL
             .iter()
             .map(|key| key.as_str())

@@ -23,6 +23,21 @@ pub enum NoticeKey {
 }
 
 impl NoticeKey {
+    /// Every notice, in declaration order.
+    pub const ALL: [NoticeKey; 11] = [
+        NoticeKey::AcceptBookingRequest,
+        NoticeKey::BookingAccepted,
+        NoticeKey::DriverArrived,
+        NoticeKey::TripStarted,
+        NoticeKey::TripReached,
+        NoticeKey::PaymentDue,
+        NoticeKey::PaymentReceived,
+        NoticeKey::BookingCancelled,
+        NoticeKey::RatingReceived,
+        NoticeKey::ChatRequested,
+        NoticeKey::WalletUpdated,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             NoticeKey::AcceptBookingRequest => "accept_booking_request",

@@ -238,28 +238,22 @@ fn book_later_needs_fifteen_minutes_and_dispatches_fifteen_minutes_before() {
     let mut later = request();
     later.book_later = true;
     later.tripdate = Some(T0 + 10 * MINUTE_MS);
-    let key = create(
-        BookingId::from_u128(1),
-        later.clone(),
-        &rider(),
-        By::Rider(rider_id()),
-        &world.context(),
-        &mut StdRng::seed_from_u64(1),
-    )
-    .unwrap_err()
-    .key;
+    let refused = |later: &NewBooking| {
+        create(
+            BookingId::from_u128(1),
+            later.clone(),
+            &rider(),
+            By::Rider(rider_id()),
+            &world.context(),
+            &mut StdRng::seed_from_u64(1),
+        )
+        .unwrap_err()
+        .key
+    };
+    let key = refused(&later);
     assert_eq!(key, ErrorKey::PastBookingError);
     later.tripdate = None;
-    let key = create(
-        BookingId::from_u128(1),
-        later.clone(),
-        &rider(),
-        By::Rider(rider_id()),
-        &world.context(),
-        &mut StdRng::seed_from_u64(1),
-    )
-    .unwrap_err()
-    .key;
+    let key = refused(&later);
     assert_eq!(key, ErrorKey::SelectProper);
     later.tripdate = Some(T0 + 60 * MINUTE_MS);
     let transition = world.create(later, By::Rider(rider_id()));

@@ -83,6 +83,18 @@ macro_rules! session_with_body {
 const UPLOAD: [ErrorKey; 6] =
     [NotLoggedIn, RequireApproval, UserIssueContactAdmin, ChooseImageFirst, InvalidInput, FileTooLarge];
 
+/// A licence upload: an upload, for a driver the caller manages.
+const LICENSE_UPLOAD: [ErrorKey; 8] = [
+    NotLoggedIn,
+    RequireApproval,
+    UserIssueContactAdmin,
+    ChooseImageFirst,
+    InvalidInput,
+    FileTooLarge,
+    NotAllowed,
+    NotFound,
+];
+
 /// A checkout form (`crate::payments::start_checkout`): the gateway off, a
 /// malformed field, a wrong amount, someone else's booking, a booking that
 /// does not await payment.
@@ -394,36 +406,8 @@ pub const ROUTES: &[RouteDoc] = &[
     // `files.max_upload_bytes` (413), a request without a file is
     // `choose_image_first`, a file that is not an image `invalid_input`.
     route("post", "/api/v1/users/me/profile-image", Access::Session, &UPLOAD),
-    route(
-        "post",
-        "/api/v1/users/me/license-image",
-        Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            ChooseImageFirst,
-            InvalidInput,
-            FileTooLarge,
-            NotAllowed,
-            NotFound,
-        ],
-    ),
-    route(
-        "post",
-        "/api/v1/users/{id}/license-image",
-        Access::Session,
-        &[
-            NotLoggedIn,
-            RequireApproval,
-            UserIssueContactAdmin,
-            ChooseImageFirst,
-            InvalidInput,
-            FileTooLarge,
-            NotAllowed,
-            NotFound,
-        ],
-    ),
+    route("post", "/api/v1/users/me/license-image", Access::Session, &LICENSE_UPLOAD),
+    route("post", "/api/v1/users/{id}/license-image", Access::Session, &LICENSE_UPLOAD),
     route(
         "post",
         "/api/v1/cartypes/{id}/image",

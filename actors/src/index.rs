@@ -1,6 +1,7 @@
 //! The spatial index actor: owns the engine's `DriverIndex`, answers radius
-//! queries, serves live positions to the dispatch console and plans dispatch
-//! waves, handing the offers to the booking actor.
+//! queries and an admin's assignment candidates, serves live positions to the
+//! dispatch console and plans dispatch waves, handing the offers to the
+//! booking actor.
 
 use crate::booking::BookingMsg;
 use crate::events::{DispatchEntry, DispatchLog, Event};
@@ -11,7 +12,7 @@ use std::sync::Arc;
 use tracing::debug;
 use wayfare_engine::booking::{By, Command};
 use wayfare_engine::dispatch::{self, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
-use wayfare_engine::{Booking, LatLng, UserId};
+use wayfare_engine::{Booking, DomainResult, LatLng, UserId};
 
 pub enum IndexMsg {
     Upsert {
@@ -42,6 +43,13 @@ pub enum IndexMsg {
         radius_km: f64,
         limit: usize,
         reply: RpcReplyPort<Vec<Candidate>>,
+    },
+    /// The drivers an admin may assign a booking to, nearest first
+    /// (`dispatch::manual_candidates`).
+    Candidates {
+        booking: Arc<Booking>,
+        limit: usize,
+        reply: RpcReplyPort<DomainResult<Vec<Candidate>>>,
     },
     Positions(RpcReplyPort<Vec<DriverPosition>>),
     Counts(RpcReplyPort<IndexCounts>),
@@ -103,6 +111,10 @@ impl Actor for SpatialIndexActor {
             IndexMsg::Dispatch { booking, reply_to } => self.dispatch(index, &booking, &reply_to),
             IndexMsg::Nearest { car_type, point, radius_km, limit, reply } => {
                 let _ = reply.send(index.nearest(&car_type, point, radius_km, limit, |_| false));
+            }
+            IndexMsg::Candidates { booking, limit, reply } => {
+                let settings = &self.shared.catalog().settings;
+                let _ = reply.send(dispatch::manual_candidates(&booking, index, settings, limit));
             }
             IndexMsg::Positions(reply) => {
                 let _ = reply.send(index.iter().map(position_of).collect());

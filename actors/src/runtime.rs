@@ -254,6 +254,18 @@ impl Runtime {
         unwrap_call(reply)
     }
 
+    /// The drivers an admin may assign `booking` to, nearest its pickup
+    /// first, from the live index (`dispatch::manual_candidates`: a booking
+    /// that is not NEW is `status_not_allowed`).
+    pub async fn assign_candidates(&self, booking: Arc<Booking>, limit: usize) -> ActorResult<Vec<Candidate>> {
+        let reply = self
+            .core
+            .index
+            .call(|reply| IndexMsg::Candidates { booking, limit, reply }, self.shared.options.call_timeout)
+            .await?;
+        Ok(unwrap_call(reply)??)
+    }
+
     pub async fn counts(&self) -> ActorResult<RuntimeCounts> {
         let timeout = self.shared.options.call_timeout;
         let mut by_status = BTreeMap::new();

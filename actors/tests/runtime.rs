@@ -196,6 +196,52 @@ async fn broadcast(backend: Backend) {
     world.finish().await;
 }
 
+both_backends!(an_admin_sees_the_eligible_drivers_nearest_the_pickup_live, assign_candidates);
+
+async fn assign_candidates(backend: Backend) {
+    let drivers = dispatch_drivers();
+    let d = |n: usize| drivers[n - 1].id;
+    let mut manual = settings();
+    manual.autoDispatch = false;
+    let world = World::start(backend, manual, &drivers).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    let picked = |candidates: Vec<dispatch::Candidate>| candidates.iter().map(|c| c.driver).collect::<Vec<_>>();
+    // Economy, online, free, nearest first; driver 10 is past the 5 km
+    // radius but within three radii.
+    let all = world.runtime.assign_candidates(booking.clone(), 20).await.unwrap();
+    assert_eq!(picked(all.clone()), vec![d(1), d(2), d(3), d(4), d(5), d(6), d(10)]);
+    assert!((all[0].distance_km - 0.5).abs() < 0.01, "{}", all[0].distance_km);
+    assert_eq!(picked(world.runtime.assign_candidates(booking.clone(), 3).await.unwrap()), vec![d(1), d(2), d(3)]);
+
+    // Driver 2 is offered it by hand: no longer a candidate.
+    let assigned =
+        world.runtime.command(booking.id, By::Admin(admin().id), Command::Assign { driver: d(2) }).await.unwrap();
+    let without = picked(world.runtime.assign_candidates(assigned.clone(), 3).await.unwrap());
+    assert_eq!(without, vec![d(1), d(3), d(4)]);
+
+    // Driver 6 drives to the pickup: the index sees it at once.
+    world
+        .runtime
+        .driver_location(d(6), wayfare_actors::LocationUpdate::at(LatLng::new(PICKUP.lat, PICKUP.lng)))
+        .unwrap();
+    world.runtime.driver(d(6)).await.expect("driver 6 online");
+    assert_eq!(picked(world.runtime.assign_candidates(assigned.clone(), 2).await.unwrap()), vec![d(6), d(1)]);
+
+    // Once a driver accepted, there is nobody to assign.
+    world
+        .runtime
+        .command(booking.id, By::Driver(d(2)), Command::Accept { driver: snapshot(&drivers[1]) })
+        .await
+        .unwrap();
+    let accepted = world.runtime.booking(booking.id).await.unwrap();
+    match world.runtime.assign_candidates(accepted, 20).await {
+        Err(ActorError::Domain(error)) => assert_eq!(error.key, ErrorKey::StatusNotAllowed),
+        other => panic!("expected status_not_allowed, got {other:?}"),
+    }
+    world.finish().await;
+}
+
 // ---- timers -----------------------------------------------------------------------
 
 both_backends!(book_later_dispatches_fifteen_minutes_before_the_trip, book_later);

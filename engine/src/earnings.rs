@@ -36,9 +36,12 @@
 
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::{BookingId, UserId};
-use crate::model::{BookingStatus, EarningsInput, EarningsReportRow, EarningsRow, MINUTE_MS, Millis};
+use crate::model::{
+    BookingStatus, DashboardEarnings, DashboardRides, EarningsInput, EarningsReportRow, EarningsRow, MINUTE_MS, Millis,
+};
 use crate::money;
 use crate::timefmt;
+use chrono::Datelike;
 use rust_decimal::Decimal;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -125,6 +128,43 @@ pub fn earnings_report(inputs: &[EarningsInput], utc_offset_minutes: i32, decima
         .collect();
     rows.sort_by(|left, right| row_order(&left.earnings).cmp(&row_order(&right.earnings)));
     rows
+}
+
+/// The dashboard's gross earning cards (spec §2 "Dashboard"): Σ `trip_cost`
+/// of the rides [`counts_for_panel_earnings`] counts, by trip date: those on
+/// the local day of `now`, in its local month, and all of them. Days and
+/// months are cut at `utc_offset_minutes`, as the reports' months are; a trip
+/// date no calendar places counts in the total only. Each sum is exact, then
+/// rounded once to `decimals`.
+pub fn dashboard_earnings(
+    inputs: &[EarningsInput],
+    now: Millis,
+    utc_offset_minutes: i32,
+    decimals: u32,
+) -> DashboardEarnings {
+    let today = timefmt::local_date(now, utc_offset_minutes);
+    let this_month = today.map(|date| (date.year(), date.month()));
+    let (mut today_sum, mut month_sum, mut total_sum) = (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
+    let mut rides = DashboardRides::default();
+    for input in inputs.iter().filter(|input| counts_for_panel_earnings(input)) {
+        total_sum += input.trip_cost;
+        rides.total += 1;
+        let Some(date) = timefmt::local_date(input.tripdate, utc_offset_minutes) else { continue };
+        if this_month == Some((date.year(), date.month())) {
+            month_sum += input.trip_cost;
+            rides.thisMonth += 1;
+        }
+        if today == Some(date) {
+            today_sum += input.trip_cost;
+            rides.today += 1;
+        }
+    }
+    DashboardEarnings {
+        today: money::round(today_sum, decimals),
+        thisMonth: money::round(month_sum, decimals),
+        total: money::round(total_sum, decimals),
+        rides,
+    }
 }
 
 /// The trip dates a report covers: `from` inclusive, `until` exclusive,
@@ -402,6 +442,53 @@ mod tests {
         assert!(counts_for_panel_earnings(&with_fee));
         assert!(!counts_for_panel_earnings(&without_fee));
         assert!(counts_for_earnings(&without_fee));
+    }
+
+    #[test]
+    fn the_dashboard_sums_panel_rides_of_the_local_day_month_and_ever() {
+        use BookingStatus::*;
+        // spec §2 "Dashboard", §9: PAID or COMPLETE with a convenience fee above 0.
+        let now = utc(2026, 4, 1, 3, 0); // March 31st, 22:00 in UTC−5
+        let inputs = vec![
+            booking(1, ASHA, Paid, utc(2026, 4, 1, 2, 0), "Asha", ride(dec!(10.005), dec!(8), dec!(1), dec!(0))),
+            booking(2, ASHA, Complete, utc(2026, 3, 31, 5, 0), "Asha", ride(dec!(20), dec!(16), dec!(2), dec!(0))),
+            // 04:59 UTC on the 31st is the 30th locally: this month, not today.
+            booking(3, BRAM, Complete, utc(2026, 3, 31, 4, 59), "Bram", ride(dec!(5.005), dec!(4), dec!(0.5), dec!(0))),
+            // Local April 1st: next month.
+            booking(4, BRAM, Paid, utc(2026, 4, 1, 5, 0), "Bram", ride(dec!(7), dec!(6), dec!(1), dec!(0))),
+            // February, and a trip date no calendar places: the total only.
+            booking(5, CHEN, Complete, utc(2026, 2, 10, 12, 0), "Chen", ride(dec!(3), dec!(2), dec!(1), dec!(0))),
+            booking(6, CHEN, Complete, i64::MAX, "Chen", ride(dec!(1), dec!(1), dec!(0.1), dec!(0))),
+            // Not counted: no fee, not paid, cancelled with a fee.
+            booking(7, ASHA, Complete, utc(2026, 4, 1, 2, 0), "Asha", ride(dec!(50), dec!(50), dec!(0), dec!(0))),
+            booking(8, ASHA, Reached, utc(2026, 4, 1, 2, 0), "Asha", ride(dec!(50), dec!(40), dec!(5), dec!(0))),
+            booking(
+                9,
+                ASHA,
+                Cancelled,
+                utc(2026, 4, 1, 2, 0),
+                "Asha",
+                Money { cancellation_fee: dec!(4), ..ride(dec!(9), dec!(8), dec!(1), dec!(0)) },
+            ),
+        ];
+        let cards = dashboard_earnings(&inputs, now, -300, 2);
+        assert_eq!(
+            cards,
+            DashboardEarnings {
+                // 10.005 + 20, rounded once.
+                today: dec!(30.01),
+                thisMonth: dec!(35.01),
+                total: dec!(46.01),
+                rides: DashboardRides { today: 2, thisMonth: 3, total: 6 },
+            }
+        );
+        // In UTC the same instant is April 1st: the first ride and the fourth (later that day).
+        let utc_cards = dashboard_earnings(&inputs, now, 0, 2);
+        assert_eq!((utc_cards.today, utc_cards.rides.today), (dec!(17.01), 2));
+        assert_eq!(utc_cards.total, cards.total);
+        // A `now` no calendar places has no today and no month.
+        let nowhere = dashboard_earnings(&inputs, i64::MAX, 0, 2);
+        assert_eq!((nowhere.today, nowhere.thisMonth, nowhere.total), (dec!(0), dec!(0), cards.total));
     }
 
     #[test]

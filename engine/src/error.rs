@@ -123,6 +123,10 @@ error_keys! {
     // Promos and languages: a code or locale that is taken.
     PromoExists => "promo_exists", Conflict;
     LanguageExists => "language_exists", Conflict;
+    // An export of more rows than a file should hold: narrow the filter.
+    ExportTooLarge => "export_too_large", TooLarge;
+    // A referral code no user has (spec §7 validate_referrer).
+    ReferralInvalid => "referral_invalid", NotFound;
 }
 
 impl std::fmt::Display for ErrorKey {

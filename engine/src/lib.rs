@@ -9,6 +9,7 @@
 
 pub mod admin;
 pub mod booking;
+pub mod console;
 pub mod dispatch;
 pub mod earnings;
 pub mod error;

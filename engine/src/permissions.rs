@@ -248,6 +248,14 @@ pub enum Action {
     LicenseRead,
     /// A parcel photo of a delivery booking: its assigned driver.
     ParcelImageUpload,
+    /// The dashboard's earning cards (spec §2 "Dashboard"): a fleet admin's
+    /// cover their fleet.
+    DashboardRead,
+    /// The bookings list as a file (spec §2 "Bookings": export only when
+    /// critical edits are allowed).
+    BookingExport,
+    /// The drivers an admin may assign a booking to (spec §4 "Assign driver").
+    BookingCandidates,
 }
 
 /// What kind of resource an action is checked against.
@@ -260,7 +268,7 @@ enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 50] = [
+    pub const ALL: [Action; 53] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -311,6 +319,9 @@ impl Action {
         Action::LicenseUpload,
         Action::LicenseRead,
         Action::ParcelImageUpload,
+        Action::DashboardRead,
+        Action::BookingExport,
+        Action::BookingCandidates,
     ];
 
     /// Open to visitors who are not signed in: what the landing page loads
@@ -338,7 +349,7 @@ impl Action {
             Action::BookingPay | Action::BookingChat => &[Rider, Driver],
             Action::BookingRate => &[Rider],
             Action::BookingCancel => &[Rider, Driver, Admin],
-            Action::BookingAssign => ADMIN_ONLY,
+            Action::BookingAssign | Action::BookingCandidates => ADMIN_ONLY,
             Action::BookingTracking => EVERY_ROLE,
             Action::DriverStatus | Action::DriverLocation | Action::DriverTasks => &[Driver],
             Action::WalletRead => EVERY_ROLE,
@@ -364,6 +375,7 @@ impl Action {
             | Action::SettingsWrite
             | Action::LanguagesWrite => ADMIN_ONLY,
             Action::ReportsRead | Action::ReportsExport => ADMIN_AND_FLEET,
+            Action::DashboardRead | Action::BookingExport => ADMIN_AND_FLEET,
             Action::LicenseUpload | Action::LicenseRead => &[Driver, Fleetadmin, Admin],
             Action::ParcelImageUpload => &[Driver],
             // Drivers get earnings per month per driver (spec §6), their own only.
@@ -385,6 +397,7 @@ impl Action {
             | Action::BookingAssign
             | Action::BookingChat
             | Action::BookingTracking
+            | Action::BookingCandidates
             | Action::ParcelImageUpload => Target::Booking,
             Action::WalletRead
             | Action::UserEdit
@@ -420,7 +433,8 @@ impl Action {
             | Action::NotificationSend
             | Action::SettingsWrite
             | Action::LanguagesWrite
-            | Action::ReportsExport => true,
+            | Action::ReportsExport
+            | Action::BookingExport => true,
             _ => false,
         }
     }
@@ -853,7 +867,7 @@ mod tests {
             Action::BookingPay => [Visible, Assigned, Never, Never],
             Action::BookingRate => [Visible, Never, Never, Never],
             Action::BookingCancel => [Visible, Visible, Never, Any],
-            Action::BookingAssign => [Never, Never, Never, Any],
+            Action::BookingAssign | Action::BookingCandidates => [Never, Never, Never, Any],
             Action::BookingChat => [Visible, Assigned, Never, Never],
             Action::BookingTracking => [Visible, Assigned, Visible, Any],
             Action::ParcelImageUpload => [Never, Assigned, Never, Never],
@@ -993,6 +1007,7 @@ mod tests {
             | Action::SettingsWrite
             | Action::LanguagesWrite => &[Admin],
             Action::ReportsRead | Action::ReportsExport => &[Fleetadmin, Admin],
+            Action::DashboardRead | Action::BookingExport => &[Fleetadmin, Admin],
             Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
             other => panic!("{other:?} needs a resource"),
         };
@@ -1014,7 +1029,8 @@ mod tests {
             | Action::NotificationSend
             | Action::SettingsWrite
             | Action::LanguagesWrite
-            | Action::ReportsExport => true,
+            | Action::ReportsExport
+            | Action::BookingExport => true,
             _ => false,
         }
     }
@@ -1043,6 +1059,7 @@ mod tests {
             | Action::BookingAssign
             | Action::BookingChat
             | Action::BookingTracking
+            | Action::BookingCandidates
             | Action::ParcelImageUpload => Kind::Booking,
             Action::WalletRead
             | Action::UserEdit
@@ -1080,6 +1097,8 @@ mod tests {
             | Action::ReportsRead
             | Action::ReportsExport
             | Action::DriverEarningsRead
+            | Action::DashboardRead
+            | Action::BookingExport
             | Action::Upload => Kind::Nothing,
         }
     }

@@ -19,7 +19,7 @@
 
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::model::{MINUTE_MS, Millis};
-use chrono::{DateTime, Datelike, NaiveDateTime, Timelike};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Timelike};
 
 /// Earliest local year we format: `YYYY` has no room for a sign.
 pub const MIN_YEAR: i32 = 1;
@@ -127,10 +127,39 @@ pub fn year_month(at: Millis, utc_offset_minutes: i32) -> (i32, u32) {
     }
 }
 
+/// The local calendar date of an instant, or `None` when it cannot be placed
+/// (see [`local_datetime`]).
+pub fn local_date(at: Millis, utc_offset_minutes: i32) -> Option<NaiveDate> {
+    local_datetime(at, utc_offset_minutes).ok().map(|local| local.date())
+}
+
+/// The instant a local date starts at (its midnight in the offset).
+fn start_of(date: NaiveDate, utc_offset_minutes: i32) -> Option<Millis> {
+    let midnight = date.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis();
+    midnight.checked_sub(i64::from(utc_offset_minutes) * MINUTE_MS)
+}
+
+/// The instants `[start, end)` of the local day holding `at`, or `None`.
+pub fn local_day_span(at: Millis, utc_offset_minutes: i32) -> Option<(Millis, Millis)> {
+    let date = local_date(at, utc_offset_minutes)?;
+    Some((start_of(date, utc_offset_minutes)?, start_of(date.succ_opt()?, utc_offset_minutes)?))
+}
+
+/// The instants `[start, end)` of the local month holding `at`, or `None`.
+pub fn local_month_span(at: Millis, utc_offset_minutes: i32) -> Option<(Millis, Millis)> {
+    let date = local_date(at, utc_offset_minutes)?;
+    let first = date.with_day(1)?;
+    let next = if first.month() == 12 {
+        NaiveDate::from_ymd_opt(first.year() + 1, 1, 1)?
+    } else {
+        NaiveDate::from_ymd_opt(first.year(), first.month() + 1, 1)?
+    };
+    Some((start_of(first, utc_offset_minutes)?, start_of(next, utc_offset_minutes)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::NaiveDate;
     use proptest::prelude::*;
 
     /// Milliseconds of a UTC wall-clock time, for readable tests.
@@ -245,6 +274,29 @@ mod tests {
         assert_eq!((error.key, error.field), (ErrorKey::InvalidInput, Some("utc_offset_minutes")));
         assert_eq!(chat_time(at, MAX_UTC_OFFSET_MINUTES + 1), INVALID_CHAT_TIME);
         assert_eq!(year_month(at, i32::MIN), UNKNOWN_YEAR_MONTH);
+    }
+
+    #[test]
+    fn a_local_day_and_month_start_at_local_midnight() {
+        // 2026-03-01 03:00 UTC is still February 28th in UTC−5.
+        let at = utc(2026, 3, 1, 3, 0);
+        assert_eq!(local_date(at, -300), NaiveDate::from_ymd_opt(2026, 2, 28));
+        assert_eq!(local_day_span(at, -300), Some((utc(2026, 2, 28, 5, 0), utc(2026, 3, 1, 5, 0))));
+        assert_eq!(local_month_span(at, -300), Some((utc(2026, 2, 1, 5, 0), utc(2026, 3, 1, 5, 0))));
+        assert_eq!(local_day_span(at, 0), Some((utc(2026, 3, 1, 0, 0), utc(2026, 3, 2, 0, 0))));
+        // December rolls into the next year.
+        assert_eq!(
+            local_month_span(utc(2026, 12, 31, 23, 59), 60),
+            Some((utc(2026, 12, 31, 23, 0), utc(2027, 1, 31, 23, 0)))
+        );
+        assert_eq!(
+            local_month_span(utc(2026, 12, 31, 22, 59), 60),
+            Some((utc(2026, 11, 30, 23, 0), utc(2026, 12, 31, 23, 0)))
+        );
+        assert_eq!(local_month_span(utc(2026, 12, 31, 23, 0), 60).map(|span| span.0), Some(utc(2026, 12, 31, 23, 0)));
+        // An instant no calendar places, or an offset out of range, has no day.
+        assert_eq!(local_day_span(i64::MAX, 0), None);
+        assert_eq!(local_date(at, 3600), None);
     }
 
     proptest! {

@@ -464,6 +464,22 @@ pub struct ProfileUpdate {
     pub lastName: Option<String>,
     pub email: Option<String>,
     pub mobile: Option<String>,
+    /// Where a withdrawal is paid (spec §3 "Withdraw request"); any text,
+    /// trimmed, or empty.
+    pub bankName: Option<String>,
+    pub bankCode: Option<String>,
+    pub bankAccount: Option<String>,
+}
+
+/// The most characters a bank detail may have.
+pub const MAX_BANK_CHARS: usize = 64;
+
+fn check_bank_detail(text: &str, field: &'static str) -> DomainResult<String> {
+    let text = text.trim();
+    if text.chars().count() > MAX_BANK_CHARS || text.chars().any(char::is_control) {
+        return fail(ErrorKey::InvalidInput, field);
+    }
+    Ok(text.to_string())
 }
 
 /// Checks a profile update against the user it changes and returns it
@@ -482,7 +498,16 @@ pub fn validate_profile_update(current: &User, update: &ProfileUpdate) -> Domain
     let last_name = update.lastName.as_deref().map(|name| check_name(name, "lastName")).transpose()?;
     let email = update.email.as_deref().map(|email| check_profile_email(current, email)).transpose()?;
     let mobile = update.mobile.as_deref().map(|mobile| check_profile_mobile(current, mobile)).transpose()?;
-    Ok(ProfileUpdate { firstName: first_name, lastName: last_name, email, mobile })
+    let bank = |text: &Option<String>, field| text.as_deref().map(|text| check_bank_detail(text, field)).transpose();
+    Ok(ProfileUpdate {
+        firstName: first_name,
+        lastName: last_name,
+        email,
+        mobile,
+        bankName: bank(&update.bankName, "bankName")?,
+        bankCode: bank(&update.bankCode, "bankCode")?,
+        bankAccount: bank(&update.bankAccount, "bankAccount")?,
+    })
 }
 
 fn check_name(name: &str, field: &'static str) -> DomainResult<String> {
@@ -1378,6 +1403,25 @@ mod tests {
         assert_eq!(failure(validate_profile_update(&user, &blank)), (ErrorKey::ProfileIncomplete, Some("lastName")));
         let long = ProfileUpdate { firstName: Some("n".repeat(MAX_NAME_CHARS + 1)), ..Default::default() };
         assert_eq!(failure(validate_profile_update(&user, &long)), (ErrorKey::InvalidInput, Some("firstName")));
+    }
+
+    #[test]
+    fn bank_details_are_trimmed_and_refused_when_overlong_or_with_control_characters() {
+        let user = account(RegType::Mobile);
+        let update = ProfileUpdate {
+            bankName: Some(" First Bank ".into()),
+            bankAccount: Some(String::new()),
+            ..Default::default()
+        };
+        let checked = validate_profile_update(&user, &update).unwrap();
+        assert_eq!(
+            (checked.bankName.as_deref(), checked.bankCode.as_deref(), checked.bankAccount.as_deref()),
+            (Some("First Bank"), None, Some(""))
+        );
+        let long = ProfileUpdate { bankCode: Some("1".repeat(MAX_BANK_CHARS + 1)), ..Default::default() };
+        assert_eq!(failure(validate_profile_update(&user, &long)), (ErrorKey::InvalidInput, Some("bankCode")));
+        let control = ProfileUpdate { bankAccount: Some("44\n00".into()), ..Default::default() };
+        assert_eq!(failure(validate_profile_update(&user, &control)), (ErrorKey::InvalidInput, Some("bankAccount")));
     }
 
     // ---- Settings -----------------------------------------------------------

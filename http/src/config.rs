@@ -258,11 +258,19 @@ pub struct DemoSeedConfig {
     /// `waves` (the default) or `broadcast`. The realtime test uses
     /// `broadcast` so that five drivers near a pickup are all offered it.
     pub dispatch_policy: wayfare_engine::DispatchPolicy,
+    /// Seed the settings in demo mode (`AllowCriticalEditsAdmin` false): a
+    /// public showcase where visitors may look but not change or export,
+    /// and contact data is masked. The browser tests run one such server.
+    pub demo_mode: bool,
 }
 
 impl Default for DemoSeedConfig {
     fn default() -> Self {
-        DemoSeedConfig { drivers: crate::demo::DRIVERS, dispatch_policy: wayfare_engine::DispatchPolicy::default() }
+        DemoSeedConfig {
+            drivers: crate::demo::DRIVERS,
+            dispatch_policy: wayfare_engine::DispatchPolicy::default(),
+            demo_mode: false,
+        }
     }
 }
 

@@ -185,7 +185,11 @@ pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyho
         return Ok(());
     }
     if storage.settings().await?.is_none() {
-        let settings = Settings { dispatchPolicy: options.dispatch_policy, ..settings() };
+        let settings = Settings {
+            dispatchPolicy: options.dispatch_policy,
+            AllowCriticalEditsAdmin: !options.demo_mode,
+            ..settings()
+        };
         storage.save_settings(&settings, 0).await?;
     }
     for car_type in car_types() {
@@ -204,9 +208,22 @@ pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyho
             )
             .await?;
     }
-    for user in users_with(options.drivers) {
-        if storage.user_by_email(&user.email).await?.is_none() {
-            storage.insert_user(&user).await?;
+    for mut user in users_with(options.drivers) {
+        if storage.user_by_email(&user.email).await?.is_some() {
+            continue;
+        }
+        // A database filled by other means (the benchmarks' city) may hold a
+        // demo person's code already: draw another, as sign-up does.
+        let mut attempts = 0;
+        loop {
+            match storage.insert_user(&user).await {
+                Ok(()) => break,
+                Err(wayfare_storage::StorageError::Duplicate("referral")) if attempts < 5 => {
+                    attempts += 1;
+                    user.referralId = wayfare_engine::generate::referral_code(&mut rand::rng());
+                }
+                Err(error) => return Err(error.into()),
+            }
         }
     }
     tracing::info!(riders = RIDERS, drivers = options.drivers, dispatch_policy = ?options.dispatch_policy, "demo city seeded");
@@ -240,6 +257,38 @@ mod tests {
         let referrals: std::collections::BTreeSet<_> = users.iter().map(|user| user.referralId.clone()).collect();
         assert_eq!((ids.len(), emails.len(), referrals.len()), (users.len(), users.len(), users.len()));
         assert!(emails.contains("driver2000@demo.wayfare"));
+    }
+
+    #[tokio::test]
+    async fn a_demo_seeded_in_demo_mode_refuses_critical_edits_and_a_plain_one_allows_them() {
+        for demo_mode in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let url = format!("sqlite://{}", dir.path().join("demo.db").display());
+            let storage = wayfare_storage::open(&url).await.unwrap();
+            seed_with(storage.as_ref(), &DemoSeedConfig { drivers: 1, demo_mode, ..DemoSeedConfig::default() })
+                .await
+                .unwrap();
+            let settings = storage.settings().await.unwrap().unwrap();
+            assert_eq!(settings.AllowCriticalEditsAdmin, !demo_mode);
+            assert_eq!(settings.demo_mode(), demo_mode);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_database_whose_users_hold_demo_referral_codes_still_seeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("demo.db").display());
+        let storage = wayfare_storage::open(&url).await.unwrap();
+        // Someone already has the code the demo's first rider would get.
+        let rider = users().into_iter().find(|user| user.usertype == Role::Rider).unwrap();
+        let mut other = User::new(UserId(uuid::Uuid::now_v7()), Role::Rider, 0);
+        other.email = "someone@example.com".into();
+        other.referralId = rider.referralId.clone();
+        storage.insert_user(&other).await.unwrap();
+        seed_with(storage.as_ref(), &DemoSeedConfig { drivers: 1, ..DemoSeedConfig::default() }).await.unwrap();
+        let seeded = storage.user_by_email(&rider.email).await.unwrap().expect("the demo rider");
+        assert_ne!(seeded.referralId, rider.referralId);
+        assert_eq!(seeded.referralId.len(), 5);
     }
 
     #[test]

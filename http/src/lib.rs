@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod error;
+pub mod export;
 pub mod extract;
 pub mod files;
 pub mod i18n;
@@ -72,6 +73,7 @@ fn routes(state: AppState) -> Router {
         // money: withdraws and earnings reports
         .merge(routes::withdraws::router())
         .merge(routes::reports::router())
+        .merge(routes::dashboard::router())
         .merge(routes::geo::router())
         .merge(routes::health::router())
         // files and payments (issue 6)

@@ -19,6 +19,7 @@
 pub mod config;
 pub mod error;
 pub mod gazetteer;
+pub mod osm;
 pub mod polyline;
 pub mod provider;
 pub mod straight_line;

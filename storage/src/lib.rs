@@ -22,9 +22,9 @@ use rust_decimal::Decimal;
 use std::sync::Arc;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::{
-    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
-    Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User,
-    UserId, WithdrawId, WithdrawRequest,
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, EarningsReportRow, EarningsRow, Language,
+    LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings,
+    TrackingPoint, User, UserId, WithdrawId, WithdrawRequest,
 };
 
 /// Everything the product keeps. Object safe: the server holds an
@@ -58,6 +58,9 @@ pub trait Storage: Send + Sync + 'static {
     /// says: only the ledger moves it.
     async fn insert_user(&self, user: &User) -> StorageResult<()>;
     async fn user(&self, id: UserId) -> StorageResult<User>;
+    /// The users of these ids that exist, by id (a primary-key read each;
+    /// for a page's worth of ids, at most a few hundred).
+    async fn users_by_id(&self, ids: &[UserId]) -> StorageResult<Vec<User>>;
     async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>>;
     async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>>;
     async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>>;
@@ -217,12 +220,20 @@ pub trait Storage: Send + Sync + 'static {
     /// One page of [`Storage::driver_earnings`], in the same order.
     async fn driver_earnings_page(&self, scope: &EarningsScope, page: &PageRequest)
     -> StorageResult<Page<EarningsRow>>;
-    /// Cuts the monthly earnings roll-up in this offset (minutes east of
-    /// UTC), rebuilding it from the bookings when the offset changes or it
-    /// does not hold every booking yet (after a migration or a bulk load).
+    /// Cuts the monthly earnings roll-up and the dashboard's in this offset
+    /// (minutes east of UTC), rebuilding them from the bookings when the
+    /// offset changes or they do not hold every booking yet (after a
+    /// migration or a bulk load).
     /// Scopes in this offset over whole months are then answered from the
     /// roll-up; others are summed from the bookings, with the same result.
     async fn prepare_earnings_rollup(&self, utc_offset_minutes: i32) -> StorageResult<()>;
+
+    /// The dashboard's gross earning cards (spec §2, §9's panel rule) of a
+    /// scope. In the roll-up's offset they are read from the dashboard
+    /// roll-up (three primary-key reads); in another offset, or before the
+    /// roll-up is built, they are summed from the bookings, with the same
+    /// result.
+    async fn dashboard_earnings(&self, scope: &DashboardScope) -> StorageResult<DashboardEarnings>;
 
     /// The driver's average and details after a rating (for the live views).
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>>;

@@ -9,13 +9,19 @@
 //! month boundaries, is summed from the bookings as before: same answer,
 //! slower.
 //!
+//! The dashboard's roll-up sits beside it: per (grain, period, fleet) the
+//! rides and Σ `trip_cost` that the panel counts (`engine::earnings::
+//! counts_for_panel_earnings`), for each local day, each local month and all
+//! time, cut in the same offset, kept by the same transaction, rebuilt by the
+//! same pass. The dashboard's three cards are then three primary-key reads.
+//!
 //! The pure parts live here; the SQL that applies them is in `shared.rs`.
 
-use crate::common::EarningsGroup;
+use crate::common::{EarningsGroup, from_micros};
 use crate::types::EarningsScope;
 use chrono::{Datelike, Timelike};
 use uuid::Uuid;
-use wayfare_engine::{Millis, timefmt};
+use wayfare_engine::{BookingId, BookingStatus, EarningsInput, Millis, UserId, earnings, timefmt};
 
 /// The "no fleet" key: the roll-up's primary key cannot hold a NULL.
 pub(crate) const NO_FLEET: Uuid = Uuid::nil();
@@ -37,6 +43,27 @@ pub(crate) struct PartColumns {
     pub discount_amount_micros: i64,
     pub customer_paid_micros: i64,
     pub cancellation_fee_micros: i64,
+}
+
+impl PartColumns {
+    /// The booking as the engine's earnings rules read it; `None` without a
+    /// driver (nothing counts then) or with a status that is not ours.
+    fn earnings_input(&self) -> Option<EarningsInput> {
+        Some(EarningsInput {
+            booking: BookingId(self.id),
+            status: BookingStatus::parse(&self.status)?,
+            tripdate: self.tripdate,
+            driver: UserId(self.driver?),
+            driver_name: self.driver_name.clone(),
+            vehicle_number: self.vehicle_number.clone(),
+            trip_cost: from_micros(self.trip_cost_micros),
+            driver_share: from_micros(self.driver_share_micros),
+            convenience_fees: from_micros(self.convenience_fees_micros),
+            discount_amount: from_micros(self.discount_amount_micros),
+            customer_paid: from_micros(self.customer_paid_micros),
+            cancellation_fee: from_micros(self.cancellation_fee_micros),
+        })
+    }
 }
 
 /// One booking's contribution to one roll-up row.
@@ -236,6 +263,108 @@ impl Fold {
     }
 }
 
+/// The grains of the dashboard roll-up: all time (period 0), a local month
+/// (`yyyymm`) and a local day (`yyyymmdd`).
+pub(crate) const GRAIN_ALL: i64 = 0;
+pub(crate) const GRAIN_MONTH: i64 = 1;
+pub(crate) const GRAIN_DAY: i64 = 2;
+
+/// `yyyymmdd` of a local date.
+pub(crate) fn day_key(date: chrono::NaiveDate) -> i64 {
+    i64::from(date.year()) * 10_000 + i64::from(date.month()) * 100 + i64::from(date.day())
+}
+
+/// `yyyymm` of a local date.
+pub(crate) fn month_key(date: chrono::NaiveDate) -> i64 {
+    i64::from(date.year()) * 100 + i64::from(date.month())
+}
+
+/// One booking's part in the dashboard roll-up: a ride the panel counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DashboardPart {
+    pub fleet: Uuid,
+    pub trip_cost: i64,
+    /// Its local date, when a calendar places its trip date.
+    pub date: Option<chrono::NaiveDate>,
+}
+
+/// What one statement adds to a dashboard roll-up row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DashboardAdd {
+    pub grain: i64,
+    pub period: i64,
+    pub fleet: Uuid,
+    pub rides: i64,
+    pub trip_cost: i64,
+}
+
+impl DashboardPart {
+    /// The part a booking adds, or `None` when the panel does not count it
+    /// (the engine's rule).
+    pub fn of(columns: &PartColumns, utc_offset_minutes: i32) -> Option<DashboardPart> {
+        let input = columns.earnings_input()?;
+        if !earnings::counts_for_panel_earnings(&input) {
+            return None;
+        }
+        Some(DashboardPart {
+            fleet: columns.fleetadmin.unwrap_or(NO_FLEET),
+            trip_cost: columns.trip_cost_micros,
+            date: timefmt::local_date(columns.tripdate, utc_offset_minutes),
+        })
+    }
+
+    /// Its rows: all time, and its month and day when it has a date; taken
+    /// away with `sign` -1.
+    pub fn adds(&self, sign: i64) -> Vec<DashboardAdd> {
+        let add = |grain, period| DashboardAdd {
+            grain,
+            period,
+            fleet: self.fleet,
+            rides: sign,
+            trip_cost: sign * self.trip_cost,
+        };
+        let mut adds = vec![add(GRAIN_ALL, 0)];
+        if let Some(date) = self.date {
+            adds.push(add(GRAIN_MONTH, month_key(date)));
+            adds.push(add(GRAIN_DAY, day_key(date)));
+        }
+        adds
+    }
+}
+
+/// Folds dashboard parts into one row per (grain, period, fleet), for a
+/// rebuild or a bulk import.
+#[derive(Debug, Default)]
+pub(crate) struct DashboardFold {
+    rows: std::collections::HashMap<(i64, i64, Uuid), (i64, i64)>,
+}
+
+impl DashboardFold {
+    pub fn add(&mut self, part: &DashboardPart) {
+        self.fold(part, 1);
+    }
+
+    /// Takes a part away (a booking that no longer counts as it did).
+    pub fn take(&mut self, part: &DashboardPart) {
+        self.fold(part, -1);
+    }
+
+    fn fold(&mut self, part: &DashboardPart, sign: i64) {
+        for add in part.adds(sign) {
+            let sums = self.rows.entry((add.grain, add.period, add.fleet)).or_default();
+            sums.0 += add.rides;
+            sums.1 += add.trip_cost;
+        }
+    }
+
+    pub fn into_rows(self) -> Vec<DashboardAdd> {
+        self.rows
+            .into_iter()
+            .map(|((grain, period, fleet), (rides, trip_cost))| DashboardAdd { grain, period, fleet, rides, trip_cost })
+            .collect()
+    }
+}
+
 /// A roll-up row as read for a report.
 #[derive(sqlx::FromRow, Debug)]
 pub(crate) struct RollupRow {
@@ -383,6 +512,33 @@ mod tests {
         let mut no_driver = columns("COMPLETE", 0);
         no_driver.driver = None;
         assert_eq!(EarningsPart::of(&no_driver, 0), None);
+    }
+
+    #[test]
+    fn the_dashboard_counts_paid_rides_with_a_fee_on_their_local_day() {
+        // 2025-12-01 00:00:01 UTC is November 30th in UTC−5.
+        let mut paid = columns("PAID", 0);
+        paid.fleetadmin = Some(Uuid::from_u128(9));
+        let part = DashboardPart::of(&paid, -300).unwrap();
+        assert_eq!((part.fleet, part.trip_cost), (Uuid::from_u128(9), 12));
+        let keys: Vec<(i64, i64)> = part.adds(1).iter().map(|add| (add.grain, add.period)).collect();
+        assert_eq!(keys, [(GRAIN_ALL, 0), (GRAIN_MONTH, 202511), (GRAIN_DAY, 20251130)]);
+        assert_eq!(
+            DashboardPart::of(&paid, 0).unwrap().adds(-1)[2],
+            DashboardAdd { grain: GRAIN_DAY, period: 20251201, fleet: Uuid::from_u128(9), rides: -1, trip_cost: -12 }
+        );
+        // No convenience fee, not a ride, no driver: not on the dashboard.
+        let mut no_fee = columns("COMPLETE", 0);
+        no_fee.convenience_fees_micros = 0;
+        assert_eq!(DashboardPart::of(&no_fee, 0), None);
+        assert_eq!(DashboardPart::of(&columns("CANCELLED", 5), 0), None);
+        let mut no_driver = columns("COMPLETE", 0);
+        no_driver.driver = None;
+        assert_eq!(DashboardPart::of(&no_driver, 0), None);
+        // A trip date no calendar places counts in the total only.
+        let mut nowhere = columns("COMPLETE", 0);
+        nowhere.tripdate = i64::MAX;
+        assert_eq!(DashboardPart::of(&nowhere, 0).unwrap().adds(1).len(), 1);
     }
 
     fn row(fleet_rides: i64, latest: i64, name: &str, cancellations: i64) -> RollupRow {

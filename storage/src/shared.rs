@@ -18,7 +18,7 @@ use super::{BACKEND, BackendDialect as D, Db, Store};
 use crate::Storage;
 use crate::common::*;
 use crate::error::{StorageError, StorageResult};
-use crate::rollup::{self, Counted, EarningsPart, PartColumns, RollupRow};
+use crate::rollup::{self, Counted, DashboardPart, EarningsPart, PartColumns, RollupRow};
 use crate::types::*;
 use async_trait::async_trait;
 use rust_decimal::Decimal;
@@ -29,9 +29,9 @@ use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::{
-    Booking, BookingId, CarType, CarTypeId, ChatMessage, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng,
-    Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User,
-    UserId, WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DashboardRides, EarningsReportRow,
+    EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId,
+    Ratings, Settings, TrackingPoint, User, UserId, WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
 };
 
 type Conn = <Db as Database>::Connection;
@@ -142,11 +142,27 @@ fn push_keyset(
     order: SortOrder,
     after: Option<&str>,
 ) -> StorageResult<()> {
+    push_keyset_of(builder, sort_column, SortKind::Int, id_column, order, after)
+}
+
+/// [`push_keyset`] for a sort column of either kind.
+fn push_keyset_of(
+    builder: &mut SqlBuilder,
+    sort_column: &'static str,
+    kind: SortKind,
+    id_column: &'static str,
+    order: SortOrder,
+    after: Option<&str>,
+) -> StorageResult<()> {
     if let Some(cursor) = after {
-        let (sort_value, id) = decode_cursor(cursor)?;
+        let (sort_value, id) = decode_sort_cursor(cursor, kind)?;
+        let sort_value = match sort_value {
+            SortValue::Int(number) => Bind::Int(number),
+            SortValue::Text(text) => Bind::Text(text),
+        };
         let (comparison, _) = order_fragments(order);
         builder.push(" AND (").push(sort_column).push(", ").push(id_column).push(")").push(comparison);
-        builder.push_bind("(", Bind::Int(sort_value)).push_bind(", ", Bind::Uuid(id)).push(")");
+        builder.push_bind("(", sort_value).push_bind(", ", Bind::Uuid(id)).push(")");
     }
     Ok(())
 }
@@ -195,6 +211,7 @@ struct ListSpec<'a> {
     table: SearchTable,
     columns: &'static str,
     sort_column: &'static str,
+    sort_kind: SortKind,
     order: SortOrder,
     limit: u32,
     after: Option<&'a str>,
@@ -234,7 +251,7 @@ fn push_pick(
         builder.push(list.sort_column).push(" AS pick_sort, ").push(table.search_text()).push(" AS pick_text FROM ");
         builder.push(table.from()).push(" WHERE TRUE");
         filters(builder);
-        push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
+        push_keyset_of(builder, list.sort_column, list.sort_kind, table.id(), list.order, list.after)?;
         push_order(builder, list.sort_column, table.id(), list.order);
         builder.push_bind(" LIMIT ", Bind::Int(SEARCH_SCAN_CAP)).push(") capped WHERE TRUE");
         push_words(builder, "pick_text", query);
@@ -259,7 +276,7 @@ fn push_pick(
         }
     }
     filters(builder);
-    push_keyset(builder, list.sort_column, table.id(), list.order, list.after)?;
+    push_keyset_of(builder, list.sort_column, list.sort_kind, table.id(), list.order, list.after)?;
     push_order(builder, list.sort_column, table.id(), list.order);
     builder.push_bind(" LIMIT ", Bind::Int(i64::from(list.limit) + 1));
     Ok(())
@@ -271,10 +288,10 @@ const INSERT_BOOKING: &str = "INSERT INTO bookings (
     id, version, reference, status, active, customer, driver, fleetadmin, tripdate, booking_date,
     trip_cost_micros, driver_share_micros, convenience_fees_micros, discount_amount_micros,
     customer_paid_micros, cancellation_fee_micros, driver_name, vehicle_number, search_text,
-    created_at, updated_at, doc
+    created_at, updated_at, doc, customer_name, car_type
 ) VALUES ";
 
-const BOOKING_VALUES: usize = 22;
+const BOOKING_VALUES: usize = 24;
 
 /// Binds one new booking's values in [`INSERT_BOOKING`]'s column order.
 fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64, now: Millis) -> StorageResult<()> {
@@ -304,6 +321,8 @@ fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64
         Bind::Int(now),
         Bind::Int(now),
         json(&document)?,
+        Bind::Text(booking.customer_name.clone()),
+        Bind::Text(booking.carType.clone()),
     ];
     debug_assert_eq!(values.len(), BOOKING_VALUES);
     push_row(builder, values);
@@ -329,7 +348,8 @@ const UPDATE_BOOKING: &str = "UPDATE bookings SET
     fleetadmin = $8, tripdate = $9, booking_date = $10, trip_cost_micros = $11,
     driver_share_micros = $12, convenience_fees_micros = $13, discount_amount_micros = $14,
     customer_paid_micros = $15, cancellation_fee_micros = $16, driver_name = $17,
-    vehicle_number = $18, search_text = $19, updated_at = $20, doc = $21
+    vehicle_number = $18, search_text = $19, updated_at = $20, doc = $21, customer_name = $22,
+    car_type = $23
 WHERE id = $1 AND version = $2";
 
 async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> StorageResult<()> {
@@ -368,6 +388,8 @@ async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: 
         .bind(columns.search_text)
         .bind(now)
         .bind(Json(&document))
+        .bind(&booking.customer_name)
+        .bind(&booking.carType)
         .execute(&mut *conn)
         .await
         .map_err(write_error)?;
@@ -794,12 +816,18 @@ impl Store {
         .await?;
         if let Some(offset) = rollup_offset(&mut tx).await? {
             let mut folded = rollup::Fold::default();
+            let mut dashboard = rollup::DashboardFold::default();
             for booking in bookings {
-                if let Some(part) = EarningsPart::of(&part_columns(booking)?, offset) {
+                let columns = part_columns(booking)?;
+                if let Some(part) = EarningsPart::of(&columns, offset) {
                     folded.add(&part);
+                }
+                if let Some(part) = DashboardPart::of(&columns, offset) {
+                    dashboard.add(&part);
                 }
             }
             write_fold(&mut tx, folded).await?;
+            write_dashboard(&mut tx, &dashboard.into_rows()).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -1054,14 +1082,58 @@ async fn update_rollup(conn: &mut Conn, before: Option<&PartColumns>, after: &Pa
     };
     let old = before.and_then(|columns| EarningsPart::of(columns, offset));
     let new = EarningsPart::of(after, offset);
-    if old == new {
-        return Ok(());
+    if old != new {
+        if let Some(old) = &old {
+            upsert_rollup(conn, &[rollup::RollupAdd::of(old, -1)]).await?;
+        }
+        if let Some(new) = &new {
+            upsert_rollup(conn, &[rollup::RollupAdd::of(new, 1)]).await?;
+        }
     }
-    if let Some(old) = &old {
-        upsert_rollup(conn, &[rollup::RollupAdd::of(old, -1)]).await?;
+    // The dashboard's rides are a subset of the month's: PAID → COMPLETE
+    // leaves them as they were, a fleet change moves them.
+    let old_day = before.and_then(|columns| DashboardPart::of(columns, offset));
+    let new_day = DashboardPart::of(after, offset);
+    if old_day != new_day {
+        // One statement may touch a row once (PostgreSQL): merge by key.
+        let mut fold = rollup::DashboardFold::default();
+        if let Some(old) = &old_day {
+            fold.take(old);
+        }
+        if let Some(new) = &new_day {
+            fold.add(new);
+        }
+        write_dashboard(conn, &fold.into_rows()).await?;
     }
-    if let Some(new) = &new {
-        upsert_rollup(conn, &[rollup::RollupAdd::of(new, 1)]).await?;
+    Ok(())
+}
+
+/// Adds to dashboard roll-up rows, 1,000 rows per statement.
+async fn write_dashboard(conn: &mut Conn, adds: &[rollup::DashboardAdd]) -> StorageResult<()> {
+    for chunk in adds.chunks(1_000) {
+        let mut builder =
+            SqlBuilder::new("INSERT INTO dashboard_earnings (grain, period, fleet, rides, trip_cost) VALUES ");
+        for (index, add) in chunk.iter().enumerate() {
+            if index > 0 {
+                builder.push(", ");
+            }
+            push_row(
+                &mut builder,
+                [
+                    Bind::Int(add.grain),
+                    Bind::Int(add.period),
+                    Bind::Uuid(add.fleet),
+                    Bind::Int(add.rides),
+                    Bind::Int(add.trip_cost),
+                ],
+            );
+        }
+        builder.push(
+            " ON CONFLICT (grain, period, fleet) DO UPDATE SET
+                rides = dashboard_earnings.rides + excluded.rides,
+                trip_cost = dashboard_earnings.trip_cost + excluded.trip_cost",
+        );
+        built(builder).execute(&mut *conn).await?;
     }
     Ok(())
 }
@@ -1139,7 +1211,9 @@ async fn write_fold(conn: &mut Conn, folded: rollup::Fold) -> StorageResult<()> 
 /// memory (one entry per driver-month) and writing in multi-row inserts.
 async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResult<()> {
     sqlx::query("DELETE FROM earnings_months").execute(&mut *conn).await?;
+    sqlx::query("DELETE FROM dashboard_earnings").execute(&mut *conn).await?;
     let mut folded = rollup::Fold::default();
+    let mut dashboard = rollup::DashboardFold::default();
     let mut after: Option<Uuid> = None;
     loop {
         let mut builder = SqlBuilder::new(PART_COLUMNS);
@@ -1155,9 +1229,13 @@ async fn rebuild_rollup(conn: &mut Conn, utc_offset_minutes: i32) -> StorageResu
             if let Some(part) = EarningsPart::of(columns, utc_offset_minutes) {
                 folded.add(&part);
             }
+            if let Some(part) = DashboardPart::of(columns, utc_offset_minutes) {
+                dashboard.add(&part);
+            }
         }
     }
     write_fold(conn, folded).await?;
+    write_dashboard(conn, &dashboard.into_rows()).await?;
     sqlx::query("UPDATE earnings_rollup SET utc_offset_minutes = $1, built = TRUE WHERE id = 1")
         .bind(utc_offset_minutes)
         .execute(&mut *conn)
@@ -1334,6 +1412,17 @@ impl Storage for Store {
         found(rows.into_iter().next()).map(UserRow::into_user)
     }
 
+    async fn users_by_id(&self, ids: &[UserId]) -> StorageResult<Vec<User>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE TRUE");
+        push_in(&mut builder, "u.id", ids.iter().map(|id| Bind::Uuid(id.0)));
+        builder.push(" ORDER BY u.id");
+        Ok(user_rows(fetch_all(&self.pool, builder).await?))
+    }
+
     async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>> {
         let mut builder = SqlBuilder::new("SELECT ");
         builder.push(USER_COLUMNS).push(" FROM users u WHERE u.email <> ''");
@@ -1404,6 +1493,7 @@ impl Storage for Store {
             table: SearchTable::Users,
             columns: USER_COLUMNS,
             sort_column: "u.created_at",
+            sort_kind: SortKind::Int,
             order,
             limit,
             after: page.after.as_deref(),
@@ -1571,10 +1661,12 @@ impl Storage for Store {
 
     async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>> {
         let limit = page.limit();
+        let (sort_column, sort_kind) = booking_sort_column(filter.sort);
         let list = ListSpec {
             table: SearchTable::Bookings,
             columns: "b.version, b.doc",
-            sort_column: booking_sort_column(filter.sort),
+            sort_column,
+            sort_kind,
             order: filter.order,
             limit,
             after: page.after.as_deref(),
@@ -1599,7 +1691,9 @@ impl Storage for Store {
         let narrow = filter.customer.is_some() || filter.driver.is_some();
         let rows = self.list_page(&list, &filters, search.as_ref(), narrow).await?;
         let bookings = booking_rows(rows);
-        Ok(page_of(bookings, limit, |booking| encode_cursor(booking_sort_value(booking, filter.sort), booking.id.0)))
+        Ok(page_of(bookings, limit, |booking| {
+            encode_sort_cursor(&booking_sort_value(booking, filter.sort), booking.id.0)
+        }))
     }
 
     async fn active_bookings(&self) -> StorageResult<Vec<Booking>> {
@@ -2313,6 +2407,79 @@ impl Storage for Store {
         rebuild_rollup(&mut tx, utc_offset_minutes).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    #[instrument(skip_all)]
+    async fn dashboard_earnings(&self, scope: &DashboardScope) -> StorageResult<DashboardEarnings> {
+        let today = wayfare_engine::timefmt::local_date(scope.now, scope.utc_offset_minutes);
+        let rollup_offset = rollup_offset(&mut *self.pool.acquire().await?).await?;
+        let sums = if rollup_offset == Some(scope.utc_offset_minutes) {
+            // Three primary-key reads: a fleet's row, or every fleet's.
+            let keys = [
+                (rollup::GRAIN_ALL, Some(0)),
+                (rollup::GRAIN_MONTH, today.map(rollup::month_key)),
+                (rollup::GRAIN_DAY, today.map(rollup::day_key)),
+            ];
+            let mut builder = SqlBuilder::default();
+            for (index, (grain, period)) in keys.into_iter().enumerate() {
+                builder.push(if index == 0 { "SELECT " } else { " UNION ALL SELECT " });
+                builder.push_bind("CAST(", Bind::Int(grain)).push(
+                    " AS BIGINT) AS grain, CAST(COALESCE(SUM(d.rides), 0) AS BIGINT) AS rides,
+                        CAST(COALESCE(SUM(d.trip_cost), 0) AS BIGINT) AS trip_cost
+                     FROM dashboard_earnings d WHERE d.grain = ",
+                );
+                builder.bind(Bind::Int(grain));
+                // A `now` no calendar places has no day or month: -1 is no period.
+                builder.push_bind(" AND d.period = ", Bind::Int(period.unwrap_or(-1)));
+                if let Some(fleetadmin) = scope.fleetadmin {
+                    builder.push_bind(" AND d.fleet = ", Bind::Uuid(fleetadmin.0));
+                }
+            }
+            let rows: Vec<(i64, i64, i64)> =
+                built(builder).try_map(|row| <(i64, i64, i64)>::from_row(&row)).fetch_all(&self.pool).await?;
+            let of = |grain| rows.iter().find(|row| row.0 == grain).map(|row| (row.1, row.2)).unwrap_or_default();
+            [of(rollup::GRAIN_DAY), of(rollup::GRAIN_MONTH), of(rollup::GRAIN_ALL)]
+        } else {
+            // Summed from the bookings (the covering earnings indexes): the
+            // panel's rides are those of `counts_for_panel_earnings`.
+            let span = |span: Option<(Millis, Millis)>| span.unwrap_or((0, 0));
+            let (day_from, day_until) =
+                span(wayfare_engine::timefmt::local_day_span(scope.now, scope.utc_offset_minutes));
+            let (month_from, month_until) =
+                span(wayfare_engine::timefmt::local_month_span(scope.now, scope.utc_offset_minutes));
+            let mut builder = SqlBuilder::new(
+                "SELECT
+                    CAST(COUNT(CASE WHEN b.tripdate >= $1 AND b.tripdate < $2 THEN 1 END) AS BIGINT),
+                    CAST(COALESCE(SUM(CASE WHEN b.tripdate >= $1 AND b.tripdate < $2 THEN b.trip_cost_micros ELSE 0 END), 0) AS BIGINT),
+                    CAST(COUNT(CASE WHEN b.tripdate >= $3 AND b.tripdate < $4 THEN 1 END) AS BIGINT),
+                    CAST(COALESCE(SUM(CASE WHEN b.tripdate >= $3 AND b.tripdate < $4 THEN b.trip_cost_micros ELSE 0 END), 0) AS BIGINT),
+                    CAST(COUNT(*) AS BIGINT),
+                    CAST(COALESCE(SUM(b.trip_cost_micros), 0) AS BIGINT)
+                 FROM bookings b
+                 WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE') AND b.convenience_fees_micros > 0",
+            );
+            builder.binds =
+                vec![Bind::Int(day_from), Bind::Int(day_until), Bind::Int(month_from), Bind::Int(month_until)];
+            if let Some(fleetadmin) = scope.fleetadmin {
+                builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleetadmin.0));
+            }
+            let row: (i64, i64, i64, i64, i64, i64) =
+                built(builder).try_map(|row| FromRow::from_row(&row)).fetch_one(&self.pool).await?;
+            [(row.0, row.1), (row.2, row.3), (row.4, row.5)]
+        };
+        let [(today_rides, today_sum), (month_rides, month_sum), (total_rides, total_sum)] = sums;
+        let amount = |micros| wayfare_engine::money::round(from_micros(micros), scope.decimals);
+        let count = |rides: i64| u64::try_from(rides).unwrap_or_default();
+        Ok(DashboardEarnings {
+            today: amount(today_sum),
+            thisMonth: amount(month_sum),
+            total: amount(total_sum),
+            rides: DashboardRides {
+                today: count(today_rides),
+                thisMonth: count(month_rides),
+                total: count(total_rides),
+            },
+        })
     }
 
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>> {

@@ -45,13 +45,41 @@ pub enum SortOrder {
     Asc,
 }
 
+/// What a booking list is ordered by (then by id). The names are the
+/// booking's own JSON fields, as the panel's grid columns are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub enum BookingSort {
     /// The trip date (the default).
     #[default]
+    #[serde(rename = "tripdate")]
     Tripdate,
+    #[serde(rename = "bookingDate")]
     BookingDate,
+    #[serde(rename = "reference")]
+    Reference,
+    #[serde(rename = "status")]
+    Status,
+    #[serde(rename = "customer_name")]
+    CustomerName,
+    #[serde(rename = "driver_name")]
+    DriverName,
+    #[serde(rename = "carType")]
+    CarType,
+    #[serde(rename = "trip_cost")]
+    TripCost,
+}
+
+impl BookingSort {
+    pub const ALL: [BookingSort; 8] = [
+        BookingSort::Tripdate,
+        BookingSort::BookingDate,
+        BookingSort::Reference,
+        BookingSort::Status,
+        BookingSort::CustomerName,
+        BookingSort::DriverName,
+        BookingSort::CarType,
+        BookingSort::TripCost,
+    ];
 }
 
 /// Which bookings a list shows. The http edge fills the scope fields from the
@@ -237,6 +265,18 @@ pub struct EarningsScope {
     /// one month, which is an index range however long the history.
     pub tripdate_until: Option<Millis>,
     /// Minutes east of UTC that months are cut in.
+    pub utc_offset_minutes: i32,
+    pub decimals: u32,
+}
+
+/// Which rides the dashboard's cards sum, and when "today" is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DashboardScope {
+    /// A fleet admin's fleet only; every booking when `None`.
+    pub fleetadmin: Option<UserId>,
+    /// The instant whose local day and month are "today" and "this month".
+    pub now: Millis,
+    /// Minutes east of UTC that days and months are cut in.
     pub utc_offset_minutes: i32,
     pub decimals: u32,
 }

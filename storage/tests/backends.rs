@@ -22,8 +22,8 @@ use wayfare_engine::{
     TrackingPoint, User, UserId, UserLang, UserPlatform, UserTarget, WalletEntryType, WithdrawId, WithdrawRequest,
 };
 use wayfare_storage::{
-    Backend, BookingFilter, BookingSort, Challenge, EarningsScope, FileRecord, PageRequest, PaymentOrder,
-    PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, Storage, StorageError, UserFilter,
+    Backend, BookingFilter, BookingSort, Challenge, DashboardScope, EarningsScope, FileRecord, PageRequest,
+    PaymentOrder, PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, Storage, StorageError, UserFilter,
 };
 
 backend_suite!(
@@ -61,6 +61,8 @@ backend_suite!(
     earnings_match_a_hand_computed_case,
     earnings_in_sql_match_the_engine,
     the_earnings_rollup_follows_committed_bookings,
+    the_dashboard_sums_follow_committed_bookings_as_the_engine_counts,
+    the_dashboard_rollup_is_rebuilt_from_imported_bookings,
     tracking_points_append_and_read_latest_and_in_order,
     chat_messages_are_marked_read_once,
     promos_round_trip_and_count_their_users,
@@ -355,6 +357,14 @@ async fn users_round_trip_with_the_spec_field_names(fixture: Fixture) {
     assert_eq!(fixture.user_by_referral(&driver.referralId).await.unwrap().unwrap().id, driver.id);
     assert_eq!(fixture.user_by_email("nobody@wayfare.test").await.unwrap(), None);
     assert_eq!(fixture.ratings(driver.id).await.unwrap(), driver.ratings);
+    // Several by id: those that exist, as stored.
+    let other = rider(77);
+    fixture.insert_user(&other).await.unwrap();
+    let found = fixture.users_by_id(&[UserId::from_u128(404), other.id, driver.id]).await.unwrap();
+    let mut expected = vec![json_of(&stored), json_of(&fixture.user(other.id).await.unwrap())];
+    expected.sort_by_key(|user| user["id"].as_str().unwrap_or_default().to_string());
+    assert_eq!(found.iter().map(json_of).collect::<Vec<_>>(), expected);
+    assert!(fixture.users_by_id(&[]).await.unwrap().is_empty());
 
     let mut edited = driver.clone();
     edited.firstName = "Renamed".into();
@@ -1043,26 +1053,47 @@ async fn a_booking_commit_whose_wallet_debit_cannot_be_paid_writes_nothing(fixtu
 async fn bookings_pages_cover_every_row_once_in_order_for_each_sort(fixture: Fixture) {
     let customer = rider(1);
     insert_users(&fixture, &[&customer]).await;
-    // 23 bookings; trip and booking dates repeat, so ties are broken by id.
+    // 23 bookings; every sort key repeats, so ties are broken by id, and the
+    // names hold non-Latin text, which the text cursors carry as UTF-8.
+    let names = ["Zoe Park", "ahmed Ali", "زياد حسن", "Ahmed Ali", "Émile Roy"];
+    let statuses = [BookingStatus::Complete, BookingStatus::New, BookingStatus::Cancelled, BookingStatus::Paid];
     let bookings: Vec<Booking> = (0..23u128)
         .map(|number| {
-            let mut booking =
-                booking(number * 7919 % 1000, &customer, BookingStatus::Complete, NOW + (number % 5) as i64 * 1000);
+            let mut booking = booking(
+                number * 7919 % 1000,
+                &customer,
+                statuses[number as usize % 4],
+                NOW + (number % 5) as i64 * 1000,
+            );
             booking.bookingDate = NOW - (number % 3) as i64 * 500;
+            booking.customer_name = names[number as usize % 5].to_string();
+            booking.driver_name = names[(number as usize + 2) % 5].to_string();
+            booking.carType = ["Sedan", "SUV", "Comfort"][number as usize % 3].to_string();
+            booking.trip_cost = Decimal::from((number % 6) as i64) + dec!(0.25);
+            if number % 7 == 0 {
+                booking.reference = reference(1);
+            }
             booking
         })
         .collect();
     fixture.import_bookings(&bookings, NOW).await.unwrap();
-    for sort in [BookingSort::Tripdate, BookingSort::BookingDate] {
+    // Text compares byte by byte on both backends.
+    let key = |booking: &Booking, sort: BookingSort| -> (i64, Vec<u8>) {
+        match sort {
+            BookingSort::Tripdate => (booking.tripdate, Vec::new()),
+            BookingSort::BookingDate => (booking.bookingDate, Vec::new()),
+            BookingSort::TripCost => ((booking.trip_cost * dec!(1000000)).try_into().unwrap(), Vec::new()),
+            BookingSort::Reference => (0, booking.reference.clone().into_bytes()),
+            BookingSort::Status => (0, booking.status.as_str().as_bytes().to_vec()),
+            BookingSort::CustomerName => (0, booking.customer_name.clone().into_bytes()),
+            BookingSort::DriverName => (0, booking.driver_name.clone().into_bytes()),
+            BookingSort::CarType => (0, booking.carType.clone().into_bytes()),
+        }
+    };
+    for sort in BookingSort::ALL {
         for order in [SortOrder::Desc, SortOrder::Asc] {
             let mut expected = bookings.clone();
-            expected.sort_by_key(|booking| {
-                let value = match sort {
-                    BookingSort::Tripdate => booking.tripdate,
-                    BookingSort::BookingDate => booking.bookingDate,
-                };
-                (value, booking.id)
-            });
+            expected.sort_by_key(|booking| (key(booking, sort), booking.id));
             if order == SortOrder::Desc {
                 expected.reverse();
             }
@@ -1073,6 +1104,27 @@ async fn bookings_pages_cover_every_row_once_in_order_for_each_sort(fixture: Fix
             }
         }
     }
+    // A text sort within a status and a search pages the same way.
+    let filter = BookingFilter {
+        sort: BookingSort::CustomerName,
+        order: SortOrder::Asc,
+        statuses: vec![BookingStatus::New],
+        search: Some("Light".into()),
+        ..BookingFilter::default()
+    };
+    let mut expected: Vec<Booking> =
+        bookings.iter().filter(|booking| booking.status == BookingStatus::New).cloned().collect();
+    expected.sort_by_key(|booking| (key(booking, BookingSort::CustomerName), booking.id));
+    assert_eq!(ids(&all_bookings(fixture.storage.as_ref(), &filter, 2).await), ids(&expected));
+    // A cursor of one kind is refused by a list of the other.
+    let by_name = BookingFilter { sort: BookingSort::CustomerName, ..BookingFilter::default() };
+    let text_cursor = fixture.list_bookings(&by_name, &PageRequest::first(3)).await.unwrap().next.unwrap();
+    assert!(text_cursor.starts_with('t'));
+    let by_date = PageRequest { limit: 3, after: Some(text_cursor) };
+    assert!(matches!(
+        fixture.list_bookings(&BookingFilter::default(), &by_date).await,
+        Err(StorageError::Invalid("cursor"))
+    ));
     // A page that ends exactly at the last row says there is no next one.
     let exact = fixture.list_bookings(&BookingFilter::default(), &PageRequest::first(23)).await.unwrap();
     assert_eq!((exact.items.len(), exact.next), (23, None));
@@ -1922,6 +1974,199 @@ async fn the_earnings_rollup_follows_committed_bookings(fixture: Fixture) {
     fixture.prepare_earnings_rollup(0).await.unwrap();
     let utc_every = EarningsScope { utc_offset_minutes: 0, decimals: 2, ..EarningsScope::default() };
     assert_eq!(fixture.earnings_report(&utc_every).await.unwrap(), earnings::earnings_report(&all, 0, 2));
+}
+
+/// The dashboard of a scope, checked on both paths (the roll-up in its
+/// offset, the bookings in another) against the engine's rule on `bookings`.
+async fn check_dashboard(fixture: &Fixture, bookings: &[Booking], scope: &DashboardScope, what: &str) {
+    let inputs: Vec<EarningsInput> = bookings
+        .iter()
+        .filter(|booking| scope.fleetadmin.is_none_or(|fleet| booking.fleetadmin == Some(fleet)))
+        .filter_map(earnings_input)
+        .collect();
+    let expected = earnings::dashboard_earnings(&inputs, scope.now, scope.utc_offset_minutes, scope.decimals);
+    assert_eq!(fixture.dashboard_earnings(scope).await.unwrap(), expected, "{what}");
+}
+
+async fn the_dashboard_sums_follow_committed_bookings_as_the_engine_counts(fixture: Fixture) {
+    use BookingStatus::*;
+    let customer = rider(1);
+    let fleet = UserId::from_u128(0xF1EE7);
+    let other_fleet = UserId::from_u128(0xF1EE8);
+    let ann = driver(10, Some(fleet));
+    let bob = driver(11, None);
+    insert_users(&fixture, &[&customer, &ann, &bob]).await;
+    fixture.prepare_earnings_rollup(-300).await.unwrap();
+    // "Now" is 2026-04-01 03:00 UTC: March 31st, 22:00 in UTC−5.
+    let now = utc(2026, 4, 1, 3, 0);
+    let mut committed: Vec<Booking> = Vec::new();
+    let mut commit = async |booking: &mut Booking, expected: Option<u64>| {
+        let stored = fixture.commit_booking(booking, expected, &[], NOW).await.unwrap().booking;
+        committed.retain(|old| old.id != stored.id);
+        committed.push(stored.clone());
+        *booking = stored;
+        committed.clone()
+    };
+    let scopes = |now| {
+        [None, Some(fleet), Some(other_fleet)].map(|fleetadmin| DashboardScope {
+            fleetadmin,
+            now,
+            utc_offset_minutes: -300,
+            decimals: 2,
+        })
+    };
+    // A ride on today's first local minute (05:00 UTC): STARTED, then PAID,
+    // then COMPLETE, counted once.
+    let mut first = earning_booking(
+        1,
+        &customer,
+        &ann,
+        "Ann",
+        Started,
+        utc(2026, 3, 31, 5, 0),
+        ride(dec!(20.005), dec!(16), dec!(2), dec!(0)),
+    );
+    commit(&mut first, None).await;
+    assert_eq!(fixture.dashboard_earnings(&scopes(now)[0]).await.unwrap().rides.total, 0);
+    first.status = Paid;
+    commit(&mut first, Some(1)).await;
+    first.status = Complete;
+    commit(&mut first, Some(2)).await;
+    let cards = fixture.dashboard_earnings(&scopes(now)[0]).await.unwrap();
+    assert_eq!((cards.today, cards.thisMonth, cards.total), (dec!(20.01), dec!(20.01), dec!(20.01)));
+    assert_eq!(cards.rides.total, 1, "PAID then COMPLETE is one ride");
+    // The local day's last minute before (04:59 UTC is March 30th), no fleet.
+    let mut yesterday = earning_booking(
+        2,
+        &customer,
+        &bob,
+        "Bob",
+        Paid,
+        utc(2026, 3, 31, 4, 59),
+        ride(dec!(7), dec!(6), dec!(1), dec!(0)),
+    );
+    commit(&mut yesterday, None).await;
+    // A ride without a convenience fee, and a charged cancellation: not counted.
+    let mut free = earning_booking(
+        3,
+        &customer,
+        &ann,
+        "Ann",
+        Complete,
+        utc(2026, 3, 31, 12, 0),
+        ride(dec!(50), dec!(50), dec!(0), dec!(0)),
+    );
+    commit(&mut free, None).await;
+    let mut cancelled = earning_booking(
+        4,
+        &customer,
+        &ann,
+        "Ann",
+        Accepted,
+        utc(2026, 3, 31, 13, 0),
+        ride(dec!(9), dec!(8), dec!(1), dec!(0)),
+    );
+    commit(&mut cancelled, None).await;
+    cancelled.status = Cancelled;
+    cancelled.cancellationFee = dec!(3);
+    commit(&mut cancelled, Some(1)).await;
+    // Next local month (April 1st 00:00 in UTC−5), and February.
+    let mut april = earning_booking(
+        5,
+        &customer,
+        &ann,
+        "Ann",
+        Paid,
+        utc(2026, 4, 1, 5, 0),
+        ride(dec!(11), dec!(9), dec!(1.5), dec!(0)),
+    );
+    commit(&mut april, None).await;
+    let mut february = earning_booking(
+        6,
+        &customer,
+        &bob,
+        "Bob",
+        Complete,
+        utc(2026, 2, 28, 23, 0),
+        ride(dec!(3.333), dec!(2), dec!(0.333), dec!(0)),
+    );
+    let committed_now = commit(&mut february, None).await;
+    for scope in scopes(now) {
+        check_dashboard(&fixture, &committed_now, &scope, "after the rides").await;
+    }
+    let cards = fixture.dashboard_earnings(&scopes(now)[0]).await.unwrap();
+    assert_eq!((cards.today, cards.thisMonth, cards.total), (dec!(20.01), dec!(27.01), dec!(41.34)));
+    assert_eq!((cards.rides.today, cards.rides.thisMonth, cards.rides.total), (1, 2, 4));
+    // A ride that moves to another fleet moves with it.
+    first.fleetadmin = Some(other_fleet);
+    let moved = commit(&mut first, Some(3)).await;
+    for scope in scopes(now) {
+        check_dashboard(&fixture, &moved, &scope, "after a fleet change").await;
+    }
+    assert_eq!(fixture.dashboard_earnings(&scopes(now)[2]).await.unwrap().today, dec!(20.01));
+    assert_eq!(fixture.dashboard_earnings(&scopes(now)[1]).await.unwrap().rides.total, 1);
+    // Tomorrow (local April 1st), and the day's edges.
+    for at in [utc(2026, 4, 1, 5, 0), utc(2026, 4, 1, 4, 59), utc(2026, 3, 31, 5, 0), utc(2026, 3, 1, 5, 0)] {
+        for scope in scopes(at) {
+            check_dashboard(&fixture, &moved, &scope, "at another now").await;
+        }
+    }
+    // Another offset is summed from the bookings, with the same rule.
+    for offset in [0, 540, -720] {
+        let scope = DashboardScope { utc_offset_minutes: offset, ..scopes(now)[0].clone() };
+        check_dashboard(&fixture, &moved, &scope, "in another offset").await;
+    }
+    // Cut again in UTC: rebuilt.
+    fixture.prepare_earnings_rollup(0).await.unwrap();
+    for scope in scopes(now).map(|scope| DashboardScope { utc_offset_minutes: 0, ..scope }) {
+        check_dashboard(&fixture, &moved, &scope, "rebuilt in UTC").await;
+    }
+    let utc_cards =
+        fixture.dashboard_earnings(&DashboardScope { utc_offset_minutes: 0, ..scopes(now)[0].clone() }).await.unwrap();
+    // April 1st in UTC: the ride at 05:00 (later today), no other.
+    assert_eq!((utc_cards.today, utc_cards.rides.today), (dec!(11), 1));
+    assert_eq!(utc_cards.thisMonth, dec!(11));
+    assert_eq!(utc_cards.total, dec!(41.34));
+}
+
+async fn the_dashboard_rollup_is_rebuilt_from_imported_bookings(fixture: Fixture) {
+    let customer = rider(1);
+    let fleet = UserId::from_u128(0xF1EE7);
+    let drivers: Vec<User> =
+        (10..14u128).map(|number| driver(number, if number % 2 == 0 { Some(fleet) } else { None })).collect();
+    insert_users(&fixture, &[&customer]).await;
+    let mut random = Lcg(7);
+    let now = utc(2026, 1, 15, 12, 0);
+    let bookings: Vec<Booking> = (0..300u128)
+        .map(|number| {
+            let driver = &drivers[random.next(4) as usize];
+            let status = BookingStatus::ALL[random.next(10) as usize];
+            // Within a few days of "now", on whole hours, so days and months split.
+            let tripdate = utc(2025, 12, 28, 0, 0) + random.next(30 * 24) as i64 * 3_600_000;
+            let cost = Decimal::new(random.next(100_000) as i64, 3);
+            let fee = if random.next(3) == 0 { Decimal::ZERO } else { dec!(1.5) };
+            earning_booking(number, &customer, driver, "Driver", status, tripdate, ride(cost, cost - fee, fee, dec!(0)))
+        })
+        .collect();
+    // Imported while the roll-up is built: folded in the same transaction.
+    fixture.import_bookings(&bookings[..150], NOW).await.unwrap();
+    for fleetadmin in [None, Some(fleet)] {
+        let scope = DashboardScope { fleetadmin, now, utc_offset_minutes: 0, decimals: 2 };
+        check_dashboard(&fixture, &bookings[..150], &scope, "folded by the import").await;
+    }
+    // A database whose roll-up is not built (as after the migration): reads
+    // sum the bookings; the start's rebuild fills it.
+    fixture.raw_execute("UPDATE earnings_rollup SET built = FALSE").await.unwrap();
+    fixture.import_bookings(&bookings[150..], NOW).await.unwrap();
+    for offset in [0, -300] {
+        for fleetadmin in [None, Some(fleet)] {
+            let scope = DashboardScope { fleetadmin, now, utc_offset_minutes: offset, decimals: 2 };
+            check_dashboard(&fixture, &bookings, &scope, "not built").await;
+            fixture.prepare_earnings_rollup(offset).await.unwrap();
+            assert!(fixture.raw_scalar("SELECT COUNT(*) FROM dashboard_earnings").await > 0);
+            check_dashboard(&fixture, &bookings, &scope, "rebuilt").await;
+        }
+    }
 }
 
 // ---- tracking and chat ------------------------------------------------------------

@@ -53,6 +53,26 @@ pub fn estimate(request: &NewBooking, context: &Context) -> DomainResult<fare::F
     Ok(fare::compute(car, request.route.distance_km, request.route.time_secs, parcel_type, option, context.settings))
 }
 
+/// What a rider is quoted: the fare, the promo's discount off its grand total
+/// and what is left to pay. The estimate shows it and the booking keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    pub fare: fare::Fare,
+    pub discount: Decimal,
+    pub payable: Decimal,
+}
+
+pub fn quote(request: &NewBooking, context: &Context) -> DomainResult<Quote> {
+    let fare = estimate(request, context)?;
+    let discount = request
+        .promo
+        .as_ref()
+        .map(|details| promo::discount(details, fare.grand_total, context.settings.decimal))
+        .unwrap_or_default();
+    let payable = money::round_to(fare.grand_total - discount, context.settings);
+    Ok(Quote { fare, discount, payable })
+}
+
 fn choice(list: &[PricedChoice], index: Option<usize>) -> DomainResult<Option<&PricedChoice>> {
     match index {
         None => Ok(None),
@@ -83,14 +103,9 @@ pub fn create<R: Rng + ?Sized>(
     }
     let by_admin = matches!(by, By::Admin(_));
     let tripdate = validation::validate_trip_date(request.book_later, request.tripdate, now)?;
-    let fare = estimate(&request, context)?;
+    let Quote { fare, discount, payable } = quote(&request, context)?;
     let parcel_type = choice(&car.parcelTypes, request.parcel_type_index)?.cloned();
     let option = choice(&car.options, request.option_index)?.cloned();
-    let discount = request
-        .promo
-        .as_ref()
-        .map(|details| promo::discount(details, fare.grand_total, settings.decimal))
-        .unwrap_or_default();
     let status = if settings.appcat == AppCategory::Taxi || by_admin {
         BookingStatus::New
     } else {
@@ -151,7 +166,7 @@ pub fn create<R: Rng + ?Sized>(
         cashPaymentAmount: Decimal::ZERO,
         cardPaymentAmount: Decimal::ZERO,
         usedWalletMoney: Decimal::ZERO,
-        payableAmount: money::round_to(fare.grand_total - discount, settings),
+        payableAmount: payable,
         customer_paid: Decimal::ZERO,
         cancellationFee: Decimal::ZERO,
         reason: String::new(),

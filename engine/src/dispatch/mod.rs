@@ -14,4 +14,7 @@ mod policy;
 
 pub use eligibility::{is_eligible, is_eligible_for};
 pub use index::{Candidate, DriverIndex, IndexedDriver};
-pub use policy::{BROADCAST_MAX_DRIVERS, DispatchPlan, candidates_for, plan, wave_radius_km};
+pub use policy::{
+    BROADCAST_MAX_DRIVERS, DispatchPlan, MANUAL_ASSIGN_RADIUS_FACTOR, candidates_for, manual_candidates, plan,
+    wave_radius_km,
+};

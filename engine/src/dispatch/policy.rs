@@ -4,6 +4,7 @@
 //! [`plan`], sends the offers, records the wave and sets the offer timer.
 
 use super::index::{Candidate, DriverIndex};
+use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::model::{Booking, BookingStatus, DispatchPolicy, Millis, Settings};
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +56,33 @@ pub fn candidates_for(booking: &Booking, index: &DriverIndex, radius_km: f64, li
     index.nearest(&booking.carType, booking.pickup.point(), radius_km, limit, |driver| {
         booking.dispatch.excluded(driver) || booking.is_requested(driver)
     })
+}
+
+/// How far past `driverRadius` the admin's assignment picker looks: three
+/// times the radius (30 km or miles by default), a city and its edges.
+/// Nearest first, so whoever is inside the radius comes first; past it the
+/// picker still shows the nearest drivers rather than nobody.
+pub const MANUAL_ASSIGN_RADIUS_FACTOR: f64 = 3.0;
+
+/// The drivers an admin may assign `booking` to by hand (spec §4 "Assign
+/// driver", §5 "Eligible drivers"): the index's available drivers (approved,
+/// online, not in queue, with a location) of its car type, not already in its
+/// `requestedDrivers`, nearest its pickup first, within
+/// [`MANUAL_ASSIGN_RADIUS_FACTOR`] × `driverRadius`, at most `limit`. Drivers
+/// who declined or let an offer lapse are included: an admin's choice
+/// overrides them, as `Command::Assign` does. Only a NEW booking takes an
+/// assignment: any other status is `status_not_allowed`.
+pub fn manual_candidates(
+    booking: &Booking,
+    index: &DriverIndex,
+    settings: &Settings,
+    limit: usize,
+) -> DomainResult<Vec<Candidate>> {
+    if booking.status != BookingStatus::New {
+        return Err(DomainError::new(ErrorKey::StatusNotAllowed));
+    }
+    let radius_km = settings.driver_radius_km() * MANUAL_ASSIGN_RADIUS_FACTOR;
+    Ok(index.nearest(&booking.carType, booking.pickup.point(), radius_km, limit, |driver| booking.is_requested(driver)))
 }
 
 /// Broadcast: everyone within the radius at once (up to
@@ -277,6 +305,36 @@ mod tests {
         assert_eq!(offered(&next), vec![driver(1)]);
         assert!(matches!(next, DispatchPlan::Offer { wave: 2, .. }));
         assert_eq!(wave_radius_km(&settings, 3), 20.0);
+    }
+
+    #[test]
+    fn an_admin_picks_from_eligible_drivers_nearest_first_not_yet_requested() {
+        // spec §4 "Assign driver", §5 "Eligible drivers"
+        let mut index = sedans_one_km_apart(5);
+        // Another car type, a busy driver, and one past three radii.
+        index.upsert(driver(10), "XL", north_of(PICKUP, 0.5), true);
+        index.upsert(driver(11), "Sedan", north_of(PICKUP, 0.2), false);
+        index.upsert(driver(12), "Sedan", north_of(PICKUP, 31.0), true);
+        index.upsert(driver(13), "Sedan", north_of(PICKUP, 25.0), true);
+        let mut new = booking("Sedan", PICKUP);
+        new.requestedDrivers.0.insert(driver(2));
+        // A decline does not hide a driver from the admin.
+        new.dispatch.declined.insert(driver(3));
+        let settings = waves(3, 3, 10.0, 0.0);
+        let picked = manual_candidates(&new, &index, &settings, 20).unwrap();
+        let ids: Vec<UserId> = picked.iter().map(|candidate| candidate.driver).collect();
+        assert_eq!(ids, vec![driver(1), driver(3), driver(4), driver(5), driver(13)]);
+        assert!((picked[4].distance_km - 25.0).abs() < 1e-6);
+        assert_eq!(manual_candidates(&new, &index, &settings, 2).unwrap().len(), 2);
+        // In miles the radius is 10 miles: three of them reach 31 km.
+        let in_miles = Settings { convert_to_mile: true, ..settings.clone() };
+        assert_eq!(manual_candidates(&new, &index, &in_miles, 20).unwrap().last().map(|c| c.driver), Some(driver(12)));
+        for status in BookingStatus::ALL.into_iter().filter(|status| *status != BookingStatus::New) {
+            let mut taken = new.clone();
+            taken.status = status;
+            let error = manual_candidates(&taken, &index, &settings, 20).unwrap_err();
+            assert_eq!(error.key, ErrorKey::StatusNotAllowed, "{status:?}");
+        }
     }
 
     #[test]

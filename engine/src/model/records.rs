@@ -275,3 +275,27 @@ pub struct EarningsInput {
     pub customer_paid: Decimal,
     pub cancellation_fee: Decimal,
 }
+
+/// The dashboard's gross earning cards (spec §2 "Dashboard"): Σ `trip_cost`
+/// of the rides the panel counts (spec §9) whose trip date falls on the
+/// platform's local today, in its local month, and ever, each rounded to
+/// `settings.decimal`, with how many rides each sum holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[allow(non_snake_case)]
+pub struct DashboardEarnings {
+    pub today: Decimal,
+    pub thisMonth: Decimal,
+    pub total: Decimal,
+    pub rides: DashboardRides,
+}
+
+/// The rides behind each of the dashboard's sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[allow(non_snake_case)]
+pub struct DashboardRides {
+    pub today: u64,
+    pub thisMonth: u64,
+    pub total: u64,
+}

@@ -22,6 +22,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/auth/otp/request", post(request_code))
         .route("/api/v1/auth/otp/verify", post(verify_code))
+        .route("/api/v1/auth/referral", post(check_referral))
         .route("/api/v1/auth/me", get(me))
         .route("/api/v1/auth/logout", post(logout))
         .route("/api/v1/dev/outbox", get(outbox))
@@ -174,6 +175,53 @@ async fn verify_code(
         format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={}{secure}", days * 24 * 3_600);
     headers.insert(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(|error| ApiError::Internal(error.to_string()))?);
     Ok((headers, Json(SignedIn { token, user })))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[allow(non_snake_case)]
+pub struct ReferralCheck {
+    /// The code a friend shared: 5 letters, any case.
+    #[schema(min_length = 1, max_length = 16)]
+    pub referralId: String,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[allow(non_snake_case)]
+pub struct ReferralValid {
+    pub valid: bool,
+    /// The code as stored (capitals).
+    pub referralId: String,
+}
+
+#[utoipa::path(
+    post,
+    operation_id = "check_referral",
+    path = "/api/v1/auth/referral",
+    tag = "auth",
+    summary = "Check a referral code",
+    description = "Spec §7 validate_referrer: whether a user has this referral code, before a first sign-in sends it. No session needed; rate-limited per client address like code requests (429 `too_many_attempts`). An unknown code is 404 `referral_invalid`.",
+    request_body = ReferralCheck,
+    responses((status = 200, description = "A user has this code", body = ReferralValid))
+)]
+async fn check_referral(
+    state: axum::extract::State<AppState>,
+    client: ClientAddress,
+    Body(request): Body<ReferralCheck>,
+) -> ApiResult<Json<ReferralValid>> {
+    let now = state.now();
+    let auth = &state.config.auth;
+    // Guessing codes costs the same as asking for sign-in codes.
+    if !state.limiter.allow(&client.0, now, auth.window_secs as i64 * 1_000, auth.codes_per_client) {
+        return Err(ErrorKey::TooManyAttempts.into());
+    }
+    let code = request.referralId.trim().to_uppercase();
+    if code.is_empty() || code.len() > 16 || !code.chars().all(|letter| letter.is_ascii_alphanumeric()) {
+        return Err(ApiError::field(ErrorKey::ReferralInvalid, "referralId"));
+    }
+    match state.storage.user_by_referral(&code).await? {
+        Some(user) => Ok(Json(ReferralValid { valid: true, referralId: user.referralId })),
+        None => Err(ApiError::field(ErrorKey::ReferralInvalid, "referralId")),
+    }
 }
 
 async fn find_user(state: &AppState, contact: &Contact) -> ApiResult<Option<User>> {

@@ -55,6 +55,7 @@ pub const COOKIE: &str = "cookie";
     paths(
         crate::auth::routes::request_code,
         crate::auth::routes::verify_code,
+        crate::auth::routes::check_referral,
         crate::auth::routes::me,
         crate::auth::routes::logout,
         crate::auth::routes::outbox,
@@ -77,6 +78,7 @@ pub const COOKIE: &str = "cookie";
         crate::routes::bookings::rate,
         crate::routes::bookings::cancel,
         crate::routes::bookings::assign,
+        crate::routes::bookings::candidates,
         crate::routes::bookings::chat,
         crate::routes::bookings::send_chat,
         crate::routes::bookings::tracking,
@@ -110,6 +112,7 @@ pub const COOKIE: &str = "cookie";
         crate::routes::withdraws::complete_withdraw,
         crate::routes::reports::earnings_report,
         crate::routes::reports::driver_earnings,
+        crate::routes::dashboard::earnings,
         crate::routes::geo::autocomplete,
         crate::routes::geo::place,
         crate::routes::geo::address,

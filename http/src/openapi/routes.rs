@@ -135,6 +135,7 @@ pub const ROUTES: &[RouteDoc] = &[
             UserExists
         ],
     ),
+    route("post", "/api/v1/auth/referral", Access::Public, with_body![ReferralInvalid, TooManyAttempts]),
     route("get", "/api/v1/auth/me", Access::Session, &SESSION),
     route("post", "/api/v1/auth/logout", Access::Session, &SESSION),
     route(
@@ -163,6 +164,10 @@ pub const ROUTES: &[RouteDoc] = &[
             NotAllowed,
             SelectProper,
             NoRouteFound,
+            PromoInvalid,
+            PromoExpired,
+            PromoMinOrder,
+            PromoLimitReached,
         ],
     ),
     route(
@@ -190,7 +195,8 @@ pub const ROUTES: &[RouteDoc] = &[
         "get",
         "/api/v1/bookings",
         Access::Session,
-        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput],
+        // The export (`format=csv|xlsx`) adds the panel's refusals.
+        &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, NotAllowed, DemoMode, ExportTooLarge],
     ),
     route(
         "get",
@@ -227,6 +233,12 @@ pub const ROUTES: &[RouteDoc] = &[
         "/api/v1/bookings/{id}/assign",
         Access::Session,
         booking_command![InvalidInput, FileTooLarge, DriverNotEligible, AutoDispatchOn, DemoMode],
+    ),
+    route(
+        "get",
+        "/api/v1/bookings/{id}/candidates",
+        Access::Session,
+        session![InvalidInput, NotFound, NotAllowed, StatusNotAllowed],
     ),
     route(
         "get",
@@ -396,6 +408,7 @@ pub const ROUTES: &[RouteDoc] = &[
         Access::Session,
         &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, NotAllowed, DemoMode, NotFound],
     ),
+    route("get", "/api/v1/dashboard/earnings", Access::Session, session![NotAllowed]),
     // ---- geo
     route("post", "/api/v1/geo/autocomplete", Access::Session, &GEO),
     route("post", "/api/v1/geo/place", Access::Session, &GEO),

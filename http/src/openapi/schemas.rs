@@ -43,6 +43,12 @@ pub struct EstimateResponse {
     pub time_in_secs: u64,
     /// Google's encoded polyline (precision 5).
     pub polylinePoints: String,
+    /// Whether the `promo` sent applies (a code that does not is refused instead).
+    pub promo_applied: bool,
+    /// The promo's discount off `estimateFare` (0 without one).
+    pub discount_amount: Decimal,
+    /// What the rider would pay: `estimateFare` − `discount_amount`.
+    pub payableAmount: Decimal,
     /// The driver's share of the fare; admins only.
     #[schema(nullable = false)]
     pub driver_share: Option<Decimal>,
@@ -55,6 +61,18 @@ pub enum BookingSortParam {
     Tripdate,
     #[serde(rename = "bookingDate")]
     BookingDate,
+    #[serde(rename = "reference")]
+    Reference,
+    #[serde(rename = "status")]
+    Status,
+    #[serde(rename = "customer_name")]
+    CustomerName,
+    #[serde(rename = "driver_name")]
+    DriverName,
+    #[serde(rename = "carType")]
+    CarType,
+    #[serde(rename = "trip_cost")]
+    TripCost,
 }
 
 /// `order` of `GET /api/v1/bookings` (`wayfare_storage::SortOrder`).

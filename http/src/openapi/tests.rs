@@ -348,6 +348,11 @@ async fn real_answers_fit_the_documented_statuses_and_schemas() {
         "/api/v1/geo/directions",
         &app.call(Method::POST, "/api/v1/geo/directions", Some(&rider), Some(directions)).await,
     );
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let candidates = format!("/api/v1/bookings/{booking}/candidates");
+    let listed = app.call(Method::GET, &candidates, Some(&admin), None).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.text);
+    check("get", "/api/v1/bookings/{id}/candidates", &listed);
     let cancel = app
         .call(
             Method::POST,
@@ -357,6 +362,9 @@ async fn real_answers_fit_the_documented_statuses_and_schemas() {
         )
         .await;
     check("post", "/api/v1/bookings/{id}/cancel", &cancel);
+    let not_new = app.call(Method::GET, &candidates, Some(&admin), None).await;
+    assert_eq!(not_new.status, StatusCode::CONFLICT, "{}", not_new.text);
+    check("get", "/api/v1/bookings/{id}/candidates", &not_new);
 
     let driver = app.sign_in("driver1@demo.wayfare").await;
     check("get", "/api/v1/tasks", &app.call(Method::GET, "/api/v1/tasks", Some(&driver), None).await);
@@ -469,4 +477,13 @@ async fn money_answers_fit_the_documented_statuses_and_schemas() {
             assert!(documented.get(content_type).is_some(), "{template} documents {content_type}");
         }
     }
+    // The dashboard's cards, and a role that may not see them.
+    let cards = app.call(Method::GET, "/api/v1/dashboard/earnings", Some(&admin), None).await;
+    assert_eq!(cards.status, StatusCode::OK, "{}", cards.text);
+    check("get", "/api/v1/dashboard/earnings", &cards);
+    check(
+        "get",
+        "/api/v1/dashboard/earnings",
+        &app.call(Method::GET, "/api/v1/dashboard/earnings", Some(&driver), None).await,
+    );
 }

@@ -8,10 +8,11 @@ use crate::present;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use rust_decimal::Decimal;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use wayfare_actors::Event;
@@ -19,10 +20,10 @@ use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, NewBoo
 use wayfare_engine::permissions::{self, Action, BookingScope, Resource, authorize};
 use wayfare_engine::validation::{self, BookingChannel, BookingRequest, DeliveryDetails, ProfileNames, TripRequest};
 use wayfare_engine::{
-    Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, UserId, dispatch,
-    promo, timefmt,
+    Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, Settings, UserId,
+    dispatch, fare, promo, timefmt,
 };
-use wayfare_storage::{BookingFilter, BookingSort, SortOrder};
+use wayfare_storage::{BookingFilter, BookingSort, PageRequest, SortOrder};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -38,6 +39,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/bookings/{id}/rate", post(rate))
         .route("/api/v1/bookings/{id}/cancel", post(cancel))
         .route("/api/v1/bookings/{id}/assign", post(assign))
+        .route("/api/v1/bookings/{id}/candidates", get(candidates))
         .route("/api/v1/bookings/{id}/chat", get(chat).post(send_chat))
         .route("/api/v1/bookings/{id}/tracking", get(tracking))
         .route("/api/v1/tasks", get(tasks))
@@ -48,11 +50,13 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[allow(non_snake_case)]
 pub struct TripBody {
-    /// Required: without it the answer is `select_proper`.
+    /// Required: without it (or without its `lat` and `lng`) the answer is `select_proper`.
     #[schema(required = true, nullable = false)]
+    #[serde(default, deserialize_with = "chosen_place")]
     pub pickup: Option<Place>,
-    /// Required: without it the answer is `select_proper`.
+    /// Required: without it (or without its `lat` and `lng`) the answer is `select_proper`.
     #[schema(required = true, nullable = false)]
+    #[serde(default, deserialize_with = "chosen_place")]
     pub drop: Option<Place>,
     /// The name of a car type (`GET /api/v1/cartypes`); required.
     #[schema(required = true, nullable = false, min_length = 1)]
@@ -63,6 +67,40 @@ pub struct TripBody {
     pub optionIndex: Option<usize>,
     #[serde(default)]
     pub waypoints: Vec<Place>,
+}
+
+/// A place the rider has chosen, or `None` when it is absent, null or lacks
+/// its coordinates: spec §5 calls all of those "not chosen" (`select_proper`),
+/// not malformed input. A value of the wrong type is still `invalid_input`.
+fn chosen_place<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Place>, D::Error> {
+    #[derive(Deserialize)]
+    struct PartialPlace {
+        lat: Option<f64>,
+        lng: Option<f64>,
+        #[serde(default)]
+        add: String,
+    }
+    let partial: Option<PartialPlace> = Option::deserialize(deserializer)?;
+    Ok(partial.and_then(|place| match (place.lat, place.lng) {
+        (Some(lat), Some(lng)) => Some(Place { lat, lng, add: place.add }),
+        _ => None,
+    }))
+}
+
+/// The place with an address people can read: a pin dropped without one is
+/// named by the maps provider's reverse lookup (its coordinates if that fails).
+async fn addressed(state: &AppState, place: &Place) -> Place {
+    if !place.add.trim().is_empty() {
+        return place.clone();
+    }
+    let add = match state.maps.reverse(place.point()).await {
+        Ok(address) => address,
+        Err(error) => {
+            tracing::debug!(%error, "no address for a pin");
+            format!("{:.5}, {:.5}", place.lat, place.lng)
+        }
+    };
+    Place { add, ..place.clone() }
 }
 
 /// The route and its encoded polyline.
@@ -86,19 +124,50 @@ async fn route_between(
     Ok((info, route.polyline))
 }
 
+/// An estimate's body: the trip, and a promo code to price in.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct EstimateBody {
+    #[serde(flatten)]
+    pub trip: TripBody,
+    /// A promo code: the answer shows its discount, or refuses a code that
+    /// does not apply with the same errors as booking.
+    #[serde(default)]
+    pub promo: Option<String>,
+    /// The rider an admin prices the trip for (whose promo uses count).
+    #[serde(default)]
+    pub customer: Option<UserId>,
+}
+
+/// A promo code checked for `customer` against the order `new` would make:
+/// `promo_invalid` when unknown, else `promo::check`'s refusals.
+async fn checked_promo(
+    state: &AppState,
+    code: Option<&str>,
+    new: &NewBooking,
+    context: &Context<'_>,
+    customer: UserId,
+) -> ApiResult<Option<wayfare_engine::PromoDetails>> {
+    let Some(code) = code.map(str::trim).filter(|code| !code.is_empty()) else { return Ok(None) };
+    // Codes are stored upper-case (`promo::validate`); riders may type them in any case.
+    let found = state.storage.promo_by_name(&code.to_uppercase()).await?.ok_or(ErrorKey::PromoInvalid)?;
+    let order = booking::estimate(new, context)?.grand_total;
+    let used = state.storage.promo_used_by(&found.promo_name, customer).await?;
+    Ok(Some(promo::check(&found, order, context.now, used)?))
+}
+
 #[utoipa::path(
     post,
     path = "/api/v1/bookings/estimate",
     tag = "bookings",
     summary = "Estimate a fare",
-    description = "The fare of a trip from the engine and its route from the maps provider. Riders and admins; admins also get `driver_share`.",
-    request_body = TripBody,
+    description = "The fare of a trip from the engine and its route from the maps provider, with a promo code's discount and what is left to pay. Riders and admins; admins also get `driver_share`.",
+    request_body = EstimateBody,
     responses((status = 200, description = "The fare and the route", body = crate::openapi::schemas::EstimateResponse))
 )]
 async fn estimate(
     State(state): State<AppState>,
     current: CurrentUser,
-    Body(body): Body<TripBody>,
+    Body(EstimateBody { trip: body, promo, customer }): Body<EstimateBody>,
 ) -> ApiResult<Json<Value>> {
     let catalog = state.runtime.catalog();
     let settings = &catalog.settings;
@@ -127,13 +196,22 @@ async fn estimate(
     request.parcel_type_index = choice.parcel_type.and(body.parcelTypeIndex);
     request.option_index = choice.option.and(body.optionIndex);
     let context = Context { now: state.now(), settings, car_type: Some(choice.car_type) };
-    let fare = booking::estimate(&request, &context)?;
+    // An admin prices for the rider they name; everyone else for themself.
+    let customer = match (current.principal.role, customer) {
+        (Role::Admin, Some(customer)) => customer,
+        _ => current.principal.id,
+    };
+    request.promo = checked_promo(&state, promo.as_deref(), &request, &context, customer).await?;
+    let booking::Quote { fare, discount, payable } = booking::quote(&request, &context)?;
     let mut answer = json!({
         "estimateFare": fare.grand_total,
         "convenience_fees": fare.convenience_fees,
         "distance_in_km": route.distance_km,
         "time_in_secs": route.time_secs,
         "polylinePoints": polyline,
+        "promo_applied": request.promo.is_some(),
+        "discount_amount": discount,
+        "payableAmount": payable,
     });
     if permissions::can_see_fare_split(current.principal.role) {
         answer["driver_share"] = json!(fare.driver_share());
@@ -248,8 +326,8 @@ async fn create(
         .map_err(|_| ApiError::key(ErrorKey::PlaceToCoordsError))?;
     let customer = admin_rider.clone().unwrap_or_else(|| current.user.clone());
     let mut new = new_booking(
-        checked.trip.pickup.clone(),
-        checked.trip.drop.clone(),
+        addressed(&state, checked.trip.pickup).await,
+        addressed(&state, checked.trip.drop).await,
         body.bookLater,
         body.bookLater.then_some(checked.tripdate),
         route,
@@ -260,14 +338,8 @@ async fn create(
     new.payment_mode = body.payment_mode;
     new.parcel_type_index = checked.trip.parcel_type.and(body.trip.parcelTypeIndex);
     new.option_index = checked.trip.option.and(body.trip.optionIndex);
-    if let Some(code) = body.promo.as_deref().map(str::trim).filter(|code| !code.is_empty()) {
-        // Codes are stored upper-case (`promo::validate`); riders may type them in any case.
-        let found = state.storage.promo_by_name(&code.to_uppercase()).await?.ok_or(ErrorKey::PromoInvalid)?;
-        let context = Context { now, settings, car_type: Some(car_type) };
-        let order = booking::estimate(&new, &context)?.grand_total;
-        let used = state.storage.promo_used_by(&found.promo_name, customer.id).await?;
-        new.promo = Some(promo::check(&found, order, now, used)?);
-    }
+    let context = Context { now, settings, car_type: Some(car_type) };
+    new.promo = checked_promo(&state, body.promo.as_deref(), &new, &context, customer.id).await?;
     let by = By::from_role(current.principal.role, current.principal.id);
     let created = state.runtime.create_booking(&car_type.name, new, &customer, by).await?;
     Ok((StatusCode::CREATED, Json(present::booking(&created, &current.principal, settings))))
@@ -287,7 +359,14 @@ pub struct ListQuery {
     /// Only active bookings.
     #[serde(default)]
     pub active: bool,
+    /// `json` (default), or the whole filtered list as a `csv` or `xlsx` file.
+    #[serde(default)]
+    pub format: super::reports::Format,
 }
+
+/// At most this many bookings go into one export: a file an admin can open,
+/// built from pages in a few seconds; more is refused with `export_too_large`.
+pub const EXPORT_MAX_ROWS: usize = 100_000;
 
 #[utoipa::path(
     get,
@@ -295,14 +374,20 @@ pub struct ListQuery {
     tag = "bookings",
     summary = "List bookings",
     description = "Scoped by role: a rider sees their bookings, a driver those assigned to them, a fleet admin their fleet's, an admin all. Paginated with `limit` and `after` (the previous page's `next`).",
-    params(("status" = Option<String>, Query, pattern = "^ *(PAYMENT_PENDING|NEW|ACCEPTED|ARRIVED|STARTED|REACHED|PENDING|PAID|COMPLETE|CANCELLED)? *(, *(PAYMENT_PENDING|NEW|ACCEPTED|ARRIVED|STARTED|REACHED|PENDING|PAID|COMPLETE|CANCELLED)? *)*$", description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = inline(Option<crate::openapi::schemas::BookingSortParam>), Query, description = "`tripdate` (default) or `bookingDate`"), ("order" = inline(Option<crate::openapi::schemas::SortOrderParam>), Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
-    responses((status = 200, description = "A page of bookings", body = crate::openapi::schemas::BookingPage))
+    params(("status" = Option<String>, Query, pattern = "^ *(PAYMENT_PENDING|NEW|ACCEPTED|ARRIVED|STARTED|REACHED|PENDING|PAID|COMPLETE|CANCELLED)? *(, *(PAYMENT_PENDING|NEW|ACCEPTED|ARRIVED|STARTED|REACHED|PENDING|PAID|COMPLETE|CANCELLED)? *)*$", description = "Comma-separated statuses, e.g. `NEW,ACCEPTED`"), ("active" = Option<bool>, Query, description = "Only active bookings (every status but COMPLETE and CANCELLED) when no `status` is given"), ("search" = Option<String>, Query, description = "Matches the reference, addresses and names"), ("sort" = inline(Option<crate::openapi::schemas::BookingSortParam>), Query, description = "The column to order by (then by id): `tripdate` (default), `bookingDate`, `reference`, `status`, `customer_name`, `driver_name`, `carType` or `trip_cost`; text compares byte by byte"), ("order" = inline(Option<crate::openapi::schemas::SortOrderParam>), Query, description = "`desc` (default) or `asc`"), ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^([0-9a-fA-F]{48}|t([0-9a-fA-F]{2}){16,})$", description = "The `next` cursor of the previous page (of the same sort)"), ("format" = inline(Option<super::reports::Format>), Query, description = "`json` (default); `csv` or `xlsx` downloads every booking of the filter, in its order, as a file (admins and fleet admins; refused with `demo_mode` in demo mode, and with `export_too_large` past 100,000 rows)")),
+    responses(
+        (status = 200, description = "A page of bookings, or the file", content(
+            (crate::openapi::schemas::BookingPage = "application/json"),
+            (String = "text/csv"),
+            (String = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+        )),
+    )
 )]
 async fn list(
     State(state): State<AppState>,
     current: CurrentUser,
     QueryParams(query): QueryParams<ListQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Response> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::BookingList, Resource::None, &settings)?;
     let mut filter = BookingFilter::default();
@@ -323,11 +408,46 @@ async fn list(
     filter.search = query.search.filter(|text| !text.trim().is_empty());
     filter.sort = query.sort.unwrap_or_default();
     filter.order = query.order.unwrap_or_default();
+    if query.format != super::reports::Format::Json {
+        authorize(Some(&current.principal), Action::BookingExport, Resource::None, &settings)?;
+        return export(&state, &filter, query.format, &settings).await;
+    }
     let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_bookings(&filter, &page).await?;
     let items: Vec<Value> =
         found.items.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
-    Ok(Json(json!({ "items": items, "next": found.next })))
+    Ok(Json(json!({ "items": items, "next": found.next })).into_response())
+}
+
+/// Every booking of the filter, in its order, as a CSV or XLSX file: read in
+/// pages of the list's own index, refused past [`EXPORT_MAX_ROWS`].
+async fn export(
+    state: &AppState,
+    filter: &BookingFilter,
+    format: super::reports::Format,
+    settings: &Settings,
+) -> ApiResult<Response> {
+    let mut bookings = Vec::new();
+    let mut after = None;
+    loop {
+        let page = PageRequest { limit: PageRequest::MAX_LIMIT, after };
+        let found = state.storage.list_bookings(filter, &page).await?;
+        bookings.extend(found.items);
+        if bookings.len() > EXPORT_MAX_ROWS {
+            return Err(ErrorKey::ExportTooLarge.into());
+        }
+        match found.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    let table = crate::export::bookings_table(
+        &bookings,
+        settings.appcat,
+        settings.decimal,
+        state.config.reports.utc_offset_minutes,
+    );
+    super::reports::file_response(table, format, "bookings".to_string()).await
 }
 
 /// The booking if the caller may do `action` on it; others' bookings are 404.
@@ -642,6 +762,92 @@ async fn assign(
         return Err(ApiError::field(ErrorKey::DriverNotEligible, "driver"));
     }
     run(&state, &current, id, Action::BookingAssign, Command::Assign { driver: driver.id }).await
+}
+
+/// How many candidates a picker asks for by default, and at most.
+const DEFAULT_CANDIDATES: u32 = 20;
+const MAX_CANDIDATES: u32 = 50;
+
+#[derive(Debug, Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CandidatesQuery {
+    /// How many drivers, 1 to 50 (default 20).
+    #[param(minimum = 1, maximum = 50)]
+    pub limit: Option<u32>,
+}
+
+/// A driver an admin may assign a booking to.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[allow(non_snake_case)]
+pub struct AssignCandidate {
+    pub id: UserId,
+    /// First and last name.
+    pub name: String,
+    pub carType: String,
+    pub vehicleNumber: String,
+    /// Where the driver is now (the live index).
+    pub lat: f64,
+    pub lng: f64,
+    /// Great-circle distance to the pickup, in the platform's unit (miles
+    /// when `convert_to_mile` is on), to the metre.
+    pub distance_km: f64,
+}
+
+/// The candidates, nearest the pickup first.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AssignCandidates {
+    pub items: Vec<AssignCandidate>,
+    /// The dispatch radius (`driverRadius`) in the platform's unit: drivers
+    /// farther than this (up to three times it) are listed after those inside.
+    pub radius: f64,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/bookings/{id}/candidates",
+    tag = "trip",
+    summary = "Drivers to assign",
+    description = "Admins: the drivers `POST /bookings/{id}/assign` would accept for this NEW booking (spec §5 eligible: approved, online, not on a trip, with a location; of the booking's car type; not already in its `requestedDrivers`), nearest the pickup first, from the live dispatch index. Drivers inside `driverRadius` come first; the list goes on up to three times the radius, so a quiet area still shows its nearest drivers. A booking that is not NEW is 409 `status_not_allowed`.",
+    params(("id" = BookingId, Path, description = "The booking's id"), CandidatesQuery),
+    responses((status = 200, description = "The candidates", body = AssignCandidates))
+)]
+async fn candidates(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<BookingId>,
+    QueryParams(query): QueryParams<CandidatesQuery>,
+) -> ApiResult<Json<AssignCandidates>> {
+    let limit = query.limit.unwrap_or(DEFAULT_CANDIDATES);
+    if !(1..=MAX_CANDIDATES).contains(&limit) {
+        return Err(ApiError::field(ErrorKey::InvalidInput, "limit"));
+    }
+    let booking = authorised(&state, &current, id, Action::BookingCandidates).await?;
+    let settings = state.runtime.catalog().settings.clone();
+    // The index may hold a driver whose stored record stopped qualifying a
+    // moment ago: ask for more, keep those the assign route would accept.
+    let found = state.runtime.assign_candidates(booking.clone(), limit as usize * 2).await?;
+    let ids: Vec<UserId> = found.iter().map(|candidate| candidate.driver).collect();
+    let users: std::collections::HashMap<UserId, wayfare_engine::User> =
+        state.storage.users_by_id(&ids).await?.into_iter().map(|user| (user.id, user)).collect();
+    let items = found
+        .iter()
+        .filter_map(|candidate| {
+            let user = users.get(&candidate.driver).filter(|user| dispatch::is_eligible_for(user, &booking.carType))?;
+            let distance = fare::distance_in_unit(candidate.distance_km, &settings);
+            Some(AssignCandidate {
+                id: user.id,
+                name: user.full_name(),
+                carType: booking.carType.clone(),
+                vehicleNumber: user.vehicleNumber.clone(),
+                lat: candidate.position.lat,
+                lng: candidate.position.lng,
+                distance_km: (distance * 1000.0).round() / 1000.0,
+            })
+        })
+        .take(limit as usize)
+        .collect();
+    let radius = fare::distance_in_unit(settings.driver_radius_km(), &settings);
+    Ok(Json(AssignCandidates { items, radius }))
 }
 
 // ---- chat and tracking --------------------------------------------------------------

@@ -3,6 +3,7 @@
 pub mod admin_catalog;
 pub mod bookings;
 pub mod catalog;
+pub mod dashboard;
 pub mod drivers;
 pub mod files;
 pub mod geo;

@@ -9,10 +9,9 @@
 //! refused in demo mode. The sums are storage's, by the rules of
 //! `engine::earnings`.
 
-mod export;
-
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
+use crate::export;
 use crate::extract::QueryParams;
 use crate::state::AppState;
 use axum::extract::State;
@@ -43,8 +42,8 @@ pub enum Format {
     Xlsx,
 }
 
-const CSV_TYPE: &str = "text/csv; charset=utf-8";
-const XLSX_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+pub(crate) const CSV_TYPE: &str = "text/csv; charset=utf-8";
+pub(crate) const XLSX_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
 /// The filters both reports take.
 #[derive(Debug, Deserialize, Default, utoipa::IntoParams)]
@@ -209,9 +208,18 @@ async fn answer(state: &AppState, current: &CurrentUser, query: ReportQuery, rep
             export::earnings_report_table(&rows, decimals)
         }
     };
-    let name = file_name(report, &query);
+    file_response(table, query.format, file_name(report, &query)).await
+}
+
+/// A table as a download: `stem` names the file (with its extension).
+pub(crate) async fn file_response(table: export::Table, format: Format, name: String) -> ApiResult<Response> {
+    let name = if name.contains('.') {
+        name
+    } else {
+        format!("{name}.{}", if format == Format::Xlsx { "xlsx" } else { "csv" })
+    };
     // Writing a workbook is CPU work that grows with the rows: off the async threads.
-    let (content_type, bytes) = tokio::task::spawn_blocking(move || match query.format {
+    let (content_type, bytes) = tokio::task::spawn_blocking(move || match format {
         Format::Xlsx => export::to_xlsx(&table).map(|bytes| (XLSX_TYPE, bytes)),
         _ => Ok((CSV_TYPE, export::to_csv(&table).into_bytes())),
     })

@@ -489,6 +489,14 @@ pub struct ProfileBody {
     pub mobile: Option<String>,
     /// The language of the app and of the server's messages.
     pub lang: Option<UserLang>,
+    /// Bank details a withdraw request carries (spec §3), at most 64
+    /// characters each; empty clears one.
+    #[schema(max_length = 64)]
+    pub bankName: Option<String>,
+    #[schema(max_length = 64)]
+    pub bankCode: Option<String>,
+    #[schema(max_length = 64)]
+    pub bankAccount: Option<String>,
 }
 
 #[utoipa::path(
@@ -497,7 +505,7 @@ pub struct ProfileBody {
     path = "/api/v1/users/me",
     tag = "users",
     summary = "Update my profile",
-    description = "Spec §2 Profile, §7 updateProfile: names (not blank: `profile_incomplete`), e-mail and mobile under the lock rules (a locked one that changes is `field_locked`; an unlocked e-mail must be proper, `proper_email`; a phone needs 7 to 15 digits, `mobile_no_blank_error`; at least one contact stays, `email_or_mobile_issue`; one another account has is `user_exists`), and the language (`lang`, one the platform lists). Every signed-in user; allowed in demo mode. The app asks `phone_no_update` before sending a new phone.",
+    description = "Spec §2 Profile, §7 updateProfile: names (not blank: `profile_incomplete`), e-mail and mobile under the lock rules (a locked one that changes is `field_locked`; an unlocked e-mail must be proper, `proper_email`; a phone needs 7 to 15 digits, `mobile_no_blank_error`; at least one contact stays, `email_or_mobile_issue`; one another account has is `user_exists`), the language (`lang`, one the platform lists), and the bank details a withdraw request carries (`bankName`, `bankCode`, `bankAccount`: at most 64 characters, no control characters, else `invalid_input`). Every signed-in user; allowed in demo mode. The app asks `phone_no_update` before sending a new phone.",
     request_body = ProfileBody,
     responses((status = 200, description = "The updated user", body = ProfileAnswer))
 )]
@@ -511,8 +519,15 @@ pub(crate) async fn update_profile(
     // The checks that need IO (a contact taken by someone else) run on this
     // copy; the edit itself runs on the user as stored when it is written.
     let user = state.storage.user(current.principal.id).await?;
-    let update =
-        ProfileUpdate { firstName: body.firstName, lastName: body.lastName, email: body.email, mobile: body.mobile };
+    let update = ProfileUpdate {
+        firstName: body.firstName,
+        lastName: body.lastName,
+        email: body.email,
+        mobile: body.mobile,
+        bankName: body.bankName,
+        bankCode: body.bankCode,
+        bankAccount: body.bankAccount,
+    };
     let checked = admin::validate_own_profile(&user, &update)?;
     let lang = match body.lang {
         Some(lang) => {
@@ -540,6 +555,15 @@ pub(crate) async fn update_profile(
         }
         if let Some(mobile) = checked.mobile {
             user.mobile = mobile;
+        }
+        for (value, field) in [
+            (checked.bankName, &mut user.bankName),
+            (checked.bankCode, &mut user.bankCode),
+            (checked.bankAccount, &mut user.bankAccount),
+        ] {
+            if let Some(value) = value {
+                *field = value;
+            }
         }
         if lang.is_some() {
             user.lang = lang.clone();

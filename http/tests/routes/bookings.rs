@@ -45,7 +45,19 @@ async fn a_rider_gets_an_estimate_with_the_spec_fields_and_no_driver_share() {
     assert!(estimate.get("driver_share").is_none(), "riders never see the driver's share: {estimate}");
     let mut keys: Vec<&str> = estimate.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["convenience_fees", "distance_in_km", "estimateFare", "polylinePoints", "time_in_secs"]);
+    assert_eq!(
+        keys,
+        [
+            "convenience_fees",
+            "discount_amount",
+            "distance_in_km",
+            "estimateFare",
+            "payableAmount",
+            "polylinePoints",
+            "promo_applied",
+            "time_in_secs"
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -76,6 +88,49 @@ async fn an_estimate_without_pickup_drop_or_a_known_car_type_is_select_proper() 
     for (body, field) in table {
         app.post("/api/v1/bookings/estimate", Some(&rider), body).await.refused_on(400, "select_proper", field);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_booking_without_pickup_drop_or_car_type_is_select_proper_for_riders_and_admins() {
+    let app = TestApp::demo().await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let rider_id = app.get("/api/v1/auth/me", Some(&rider)).await.expect(200)["user"]["id"].clone();
+    let table = [
+        (json!({ "drop": fort_mchenry(), "carType": "Economy" }), "pickup"),
+        (json!({ "pickup": fells_point(), "carType": "Economy" }), "drop"),
+        (json!({ "pickup": fells_point(), "drop": fort_mchenry() }), "carType"),
+        (json!({ "pickup": null, "drop": fort_mchenry(), "carType": "Economy" }), "pickup"),
+        (json!({ "pickup": fells_point(), "drop": fort_mchenry(), "carType": "" }), "carType"),
+        (json!({ "pickup": fells_point(), "drop": fort_mchenry(), "carType": null }), "carType"),
+        (json!({ "pickup": { "add": "Fells Point" }, "drop": fort_mchenry(), "carType": "Economy" }), "pickup"),
+        (json!({ "pickup": fells_point(), "drop": {}, "carType": "Economy" }), "drop"),
+    ];
+    for (body, field) in table {
+        let mut as_admin = body.clone();
+        as_admin["customer"] = rider_id.clone();
+        for (session, body) in [(&rider, body), (&admin, as_admin)] {
+            app.post("/api/v1/bookings", Some(session), body).await.refused_on(400, "select_proper", field);
+        }
+    }
+    // A dropped pin without an address is a choice: the booking names it by reverse lookup.
+    let pin = json!({ "pickup": fells_point(), "drop": { "lat": 39.2631, "lng": -76.5802 }, "carType": "Economy" });
+    let booked = app.post("/api/v1/bookings", Some(&rider), pin).await;
+    let booked = booked.expect(201).clone();
+    assert!(!booked["dropAddress"].as_str().unwrap().trim().is_empty(), "{}", booked["dropAddress"]);
+    assert_eq!(booked["drop"]["add"], booked["dropAddress"]);
+    app.post(
+        &format!("/api/v1/bookings/{}/cancel", booked["id"].as_str().unwrap()),
+        Some(&rider),
+        json!({ "reason": "test" }),
+    )
+    .await
+    .expect(200);
+    // Not a place at all is malformed input, not a missing choice.
+    let garbled = json!({ "pickup": "Fells Point", "drop": fort_mchenry(), "carType": "Economy" });
+    app.post("/api/v1/bookings", Some(&rider), garbled).await.refused_on(400, "invalid_input", "body");
+    let listed = app.get("/api/v1/bookings", Some(&admin)).await;
+    assert_eq!(listed.expect(200)["items"].as_array().unwrap().len(), 1, "only the pinned booking was made");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

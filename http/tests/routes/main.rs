@@ -14,8 +14,11 @@ mod profile;
 mod users;
 
 mod bodies;
+mod booking_grid;
 mod bookings;
+mod candidates;
 mod catalog;
+mod dashboard;
 mod drivers;
 mod files;
 mod geo;

@@ -148,6 +148,49 @@ async fn a_promo_is_applied_at_booking_and_counted_once_per_rider() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_estimate_prices_a_promo_in_and_refuses_one_that_does_not_apply() {
+    let app = TestApp::demo().await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    add_promo(
+        &app,
+        &admin,
+        with(promo_body("TAKE2"), json!({ "promo_discount_type": "flat", "promo_discount_value": 2 })),
+    )
+    .await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let plain = app.post("/api/v1/bookings/estimate", Some(&rider), trip_body("Economy")).await;
+    let plain = plain.expect(200).clone();
+    let fare = plain["estimateFare"].as_f64().unwrap();
+    assert_eq!((plain["promo_applied"].clone(), plain["discount_amount"].as_f64()), (json!(false), Some(0.0)));
+    assert_eq!(plain["payableAmount"].as_f64(), Some(fare));
+
+    let priced = app
+        .post("/api/v1/bookings/estimate", Some(&rider), trip_body_with("Economy", json!({ "promo": " take2 " })))
+        .await;
+    let priced = priced.expect(200);
+    assert_eq!(priced["promo_applied"], true);
+    assert_eq!(priced["estimateFare"].as_f64(), Some(fare), "the fare itself is unchanged");
+    assert_eq!(priced["discount_amount"], 2.0);
+    let payable = priced["payableAmount"].as_f64().unwrap();
+    assert!((payable - (fare - 2.0)).abs() < 1e-9, "payable {payable} is the fare {fare} less 2");
+    // The estimate counts no use: the booking that follows gets the same price.
+    let booked = book_with(&app, &rider, "TAKE2").await;
+    assert_eq!(booked.expect(201)["payableAmount"].as_f64(), Some(payable));
+
+    let estimate_with = |code: &'static str| {
+        let body = trip_body_with("Economy", json!({ "promo": code }));
+        let app = &app;
+        let rider = &rider;
+        async move { app.post("/api/v1/bookings/estimate", Some(rider), body).await }
+    };
+    estimate_with("NOSUCHCODE").await.refused(400, "promo_invalid");
+    // Used once by this rider already.
+    estimate_with("take2").await.refused(409, "promo_limit_reached");
+    add_promo(&app, &admin, with(promo_body("BIGONLY"), json!({ "min_order": 500 }))).await;
+    estimate_with("BIGONLY").await.refused(400, "promo_min_order");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_booking_with_a_promo_it_cannot_use_is_refused() {
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;

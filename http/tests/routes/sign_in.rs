@@ -396,3 +396,20 @@ async fn behind_https_the_session_cookie_is_secure() {
     let cookie = verified.header(header::SET_COOKIE).unwrap();
     assert!(cookie.ends_with("; Secure") && cookie.contains("HttpOnly"), "{cookie}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_referral_code_is_checked_before_a_first_sign_in_sends_it() {
+    let app = TestApp::demo().await;
+    let referrer = app.sign_in("rider1@demo.wayfare").await;
+    let code = referrer.user["referralId"].as_str().unwrap().to_string();
+    let known =
+        app.post("/api/v1/auth/referral", None, json!({ "referralId": format!(" {} ", code.to_lowercase()) })).await;
+    assert_eq!(known.expect(200), &json!({ "valid": true, "referralId": code }));
+    for unknown in ["ZZZZZ", "", "AB-CD"] {
+        app.post("/api/v1/auth/referral", None, json!({ "referralId": unknown })).await.refused_on(
+            404,
+            "referral_invalid",
+            "referralId",
+        );
+    }
+}

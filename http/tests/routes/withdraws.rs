@@ -291,3 +291,26 @@ async fn in_demo_mode_withdraws_are_asked_for_but_not_completed_and_bank_details
     let listed = app.get(WITHDRAWS, Some(&driver)).await;
     assert_eq!(listed.expect(200)["items"][0]["processed"], false);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bank_details_saved_on_the_profile_are_carried_into_a_withdraw() {
+    let app = TestApp::demo().await;
+    let driver = app.sign_in("driver4@demo.wayfare").await;
+    app.credit(driver.id, Decimal::new(50, 0)).await;
+    let body = json!({ "bankName": " Harbor Bank ", "bankCode": "052000113", "bankAccount": "77001234" });
+    let saved = crate::admin_support::patch(&app, "/api/v1/users/me", Some(&driver), body).await;
+    let user = &saved.expect(200)["user"];
+    assert_eq!((&user["bankName"], &user["bankCode"]), (&json!("Harbor Bank"), &json!("052000113")));
+    let created = app.post(WITHDRAWS, Some(&driver), json!({ "amount": 20 })).await;
+    let withdraw = &created.expect(201)["withdraw"];
+    assert_eq!(
+        (&withdraw["bankName"], &withdraw["bankCode"], &withdraw["bankAccount"]),
+        (&json!("Harbor Bank"), &json!("052000113"), &json!("77001234"))
+    );
+    let long = json!({ "bankAccount": "9".repeat(65) });
+    crate::admin_support::patch(&app, "/api/v1/users/me", Some(&driver), long).await.refused_on(
+        400,
+        "invalid_input",
+        "bankAccount",
+    );
+}

@@ -1,7 +1,7 @@
-//! The earnings tables as files (spec §2: the driver earning table and the
-//! earnings report are exportable): one [`Table`] per report, written as CSV
-//! or as an XLSX workbook, so both files always carry the same columns and
-//! numbers as the JSON rows they come from.
+//! The panel's tables as files (spec §2: the bookings grid, the driver
+//! earning table and the earnings report are exportable): one [`Table`] per
+//! list, written as CSV or as an XLSX workbook, so both files always carry
+//! the same columns and numbers as the JSON rows they come from.
 //!
 //! Headers are the JSON field names, so a file and the API read alike. Money
 //! is written rounded to `settings.decimal` places: as text with exactly that
@@ -10,13 +10,16 @@
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use rust_xlsxwriter::{Format, Workbook, XlsxError};
-use wayfare_engine::{EarningsReportRow, EarningsRow, money};
+use wayfare_engine::timefmt::local_datetime;
+use wayfare_engine::{AppCategory, Booking, EarningsReportRow, EarningsRow, Millis, PaymentMode, money};
 
 /// One cell of an exported table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
     Text(String),
     Integer(i64),
+    /// A measure such as a distance, written as it is.
+    Number(f64),
     Money(Decimal),
 }
 
@@ -89,6 +92,93 @@ pub fn earnings_report_table(rows: &[EarningsReportRow], decimals: u32) -> Table
     }
 }
 
+/// The bookings grid's columns (spec §2 "Bookings"), without contact data.
+const BOOKING_HEADERS: [&str; 24] = [
+    "id",
+    "reference",
+    "bookingDate",
+    "tripdate",
+    "customer_name",
+    "driver_name",
+    "vehicle_number",
+    "carType",
+    "pickupAddress",
+    "dropAddress",
+    "status",
+    "estimateDistance",
+    "trip_cost",
+    "convenience_fees",
+    "driver_share",
+    "discount_amount",
+    "customer_paid",
+    "payment_mode",
+    "cashPaymentAmount",
+    "cardPaymentAmount",
+    "usedWalletMoney",
+    "cancellationFee",
+    "reason",
+    "otp",
+];
+
+/// The delivery platform's columns (spec §2: only when the category is delivery).
+const DELIVERY_HEADERS: [&str; 2] = ["pickup_image", "deliver_image"];
+
+/// `2027-01-31 18:05`, local to the reporting zone; empty for no instant.
+fn local_text(at: Millis, utc_offset_minutes: i32) -> String {
+    local_datetime(at, utc_offset_minutes).map(|time| time.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default()
+}
+
+/// The bookings grid's rows, as the panel's export.
+pub fn bookings_table(bookings: &[Booking], appcat: AppCategory, decimals: u32, utc_offset_minutes: i32) -> Table {
+    let delivery = appcat == AppCategory::Delivery;
+    let mut headers = BOOKING_HEADERS.to_vec();
+    if delivery {
+        headers.extend(DELIVERY_HEADERS);
+    }
+    let rows = bookings
+        .iter()
+        .map(|booking| {
+            let mut cells = vec![
+                Cell::Text(booking.id.to_string()),
+                Cell::Text(booking.reference.clone()),
+                Cell::Text(local_text(booking.bookingDate, utc_offset_minutes)),
+                Cell::Text(local_text(booking.tripdate, utc_offset_minutes)),
+                Cell::Text(booking.customer_name.clone()),
+                Cell::Text(booking.driver_name.clone()),
+                Cell::Text(booking.vehicle_number.clone()),
+                Cell::Text(booking.carType.clone()),
+                Cell::Text(booking.pickupAddress.clone()),
+                Cell::Text(booking.dropAddress.clone()),
+                Cell::Text(booking.status.as_str().to_string()),
+                Cell::Number(booking.estimateDistance),
+                Cell::Money(booking.trip_cost),
+                Cell::Money(booking.convenience_fees),
+                Cell::Money(booking.driver_share),
+                Cell::Money(booking.discount_amount),
+                Cell::Money(booking.customer_paid),
+                Cell::Text(match booking.payment_mode {
+                    Some(PaymentMode::Cash) => "cash".to_string(),
+                    Some(PaymentMode::Wallet) => "wallet".to_string(),
+                    Some(PaymentMode::Card) => "card".to_string(),
+                    None => String::new(),
+                }),
+                Cell::Money(booking.cashPaymentAmount),
+                Cell::Money(booking.cardPaymentAmount),
+                Cell::Money(booking.usedWalletMoney),
+                Cell::Money(booking.cancellationFee),
+                Cell::Text(booking.reason.clone()),
+                Cell::Text(booking.otp.0.map(|code| code.to_string()).unwrap_or_default()),
+            ];
+            if delivery {
+                cells.push(Cell::Text(booking.pickup_image.clone().unwrap_or_default()));
+                cells.push(Cell::Text(booking.deliver_image.clone().unwrap_or_default()));
+            }
+            cells
+        })
+        .collect();
+    Table { sheet: "Bookings", headers, rows, decimals }
+}
+
 /// Money with exactly `decimals` places: `12.50` at 2, `13` at 0.
 pub fn money_text(amount: Decimal, decimals: u32) -> String {
     format!("{:.*}", decimals as usize, money::round(amount, decimals))
@@ -112,6 +202,7 @@ pub fn to_csv(table: &Table) -> String {
             .map(|cell| match cell {
                 Cell::Text(text) => csv_field(&defuse_formula(text)),
                 Cell::Integer(number) => number.to_string(),
+                Cell::Number(number) => number.to_string(),
                 Cell::Money(amount) => money_text(*amount, table.decimals),
             })
             .collect();
@@ -150,6 +241,7 @@ pub fn to_xlsx(table: &Table) -> Result<Vec<u8>, XlsxError> {
             match cell {
                 Cell::Text(text) => sheet.write_string(row_number, column, text.as_str())?,
                 Cell::Integer(number) => sheet.write_number(row_number, column, *number as f64)?,
+                Cell::Number(number) => sheet.write_number(row_number, column, *number)?,
                 Cell::Money(amount) => {
                     let rounded = money::round(*amount, table.decimals).to_f64().unwrap_or_default();
                     sheet.write_number_with_format(row_number, column, rounded, &money_format)?

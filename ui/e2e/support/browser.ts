@@ -4,21 +4,19 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { CHROMIUM_FLAGS } from './browser-flags';
 
-export const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+export { CHROMIUM_FLAGS };
 
 const SCREENSHOTS = resolve(import.meta.dirname, '..', 'screenshots');
 
 export function baseUrl() {
   return inject('baseUrl');
+}
+
+/** The second server, whose platform is in demo mode (critical edits off). */
+export function demoModeUrl() {
+  return inject('demoModeUrl');
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -36,10 +34,10 @@ export interface Person {
 export async function newPerson(
   browser: Browser,
   name: string,
-  options: { viewport?: { width: number; height: number }; locale?: string } = {},
+  options: { viewport?: { width: number; height: number }; locale?: string; server?: string } = {},
 ): Promise<Person> {
   const context = await browser.newContext({
-    baseURL: baseUrl(),
+    baseURL: options.server ?? baseUrl(),
     viewport: options.viewport ?? { width: 1366, height: 900 },
     locale: options.locale ?? 'en-US',
     timezoneId: 'America/New_York',
@@ -61,10 +59,10 @@ export async function screenshot(page: Page, name: string) {
 }
 
 /** The newest sign-in code sent to a contact, from the dev outbox. */
-export async function latestCode(contact: string, after = 0): Promise<string> {
+export async function latestCode(contact: string, after = 0, server = baseUrl()): Promise<string> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const response = await fetch(`${baseUrl()}/api/v1/dev/outbox?to=${encodeURIComponent(contact)}`);
+    const response = await fetch(`${server}/api/v1/dev/outbox?to=${encodeURIComponent(contact)}`);
     const body = (await response.json()) as { messages: { code: string; at: number }[] };
     const message = body.messages.find((entry) => entry.at >= after);
     if (message) return message.code;
@@ -81,7 +79,7 @@ export async function signIn(person: Person, contact: string) {
   const asked = Date.now() - 1000;
   await page.getByTestId('login-request').click();
   await page.getByTestId('login-code').waitFor();
-  const code = await latestCode(contact, asked);
+  const code = await latestCode(contact, asked, new URL(page.url()).origin);
   await page.getByTestId('login-code').fill(code);
   await page.getByTestId('login-verify').click();
   await page.waitForURL((url) => url.pathname !== '/login');

@@ -1,5 +1,6 @@
-// Starts one `wayfare serve --demo` for the run, on a free port with a fresh
-// data directory, serving the built app from ui/dist.
+// Starts the `wayfare serve --demo` servers of the run (one plain, one whose
+// platform is in demo mode), each on a free port with a fresh data directory,
+// serving the built app from ui/dist.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,6 +14,8 @@ const REPO_DIR = resolve(UI_DIR, '..');
 declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
+    /** A second demo server whose settings start in demo mode (spec §6). */
+    demoModeUrl: string;
     chromiumPath: string;
   }
 }
@@ -57,29 +60,52 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
   throw new Error(`wayfare did not answer at ${url}`);
 }
 
-export default async function setup(project: TestProject) {
-  if (!existsSync(join(UI_DIR, 'dist', 'index.html'))) {
-    execFileSync('npm', ['run', 'build'], { cwd: UI_DIR, stdio: 'inherit' });
-  }
-  const chromiumPath = chromium();
-  const binary = serverBinary();
+/** One `wayfare serve --demo` on a free port with a fresh data directory. */
+async function startServer(binary: string, extraEnv: Record<string, string> = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'wayfare-e2e-'));
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${port}`;
   const child = spawn(binary, ['serve', '--demo', '--data-dir', dataDir, '--listen', `127.0.0.1:${port}`], {
     cwd: REPO_DIR,
-    env: { ...process.env, WAYFARE_UI_DIR: join(UI_DIR, 'dist'), RUST_LOG: process.env.RUST_LOG ?? 'warn' },
+    env: {
+      ...process.env,
+      WAYFARE_UI_DIR: join(UI_DIR, 'dist'),
+      RUST_LOG: process.env.RUST_LOG ?? 'warn',
+      // Every person of every file signs in from 127.0.0.1, the admin many
+      // times within the 10-minute window: the sign-in limits are for the
+      // internet, not for one machine running the whole suite.
+      WAYFARE_AUTH__CODES_PER_CONTACT: '200',
+      WAYFARE_AUTH__CODES_PER_CLIENT: '2000',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  await waitForHealth(baseUrl, child);
-  project.provide('baseUrl', baseUrl);
-  project.provide('chromiumPath', chromiumPath);
-  return async () => {
+  await waitForHealth(url, child);
+  const stop = async () => {
     child.kill('SIGTERM');
     await new Promise((resolve) => {
       if (child.exitCode !== null) resolve(null);
       else child.once('exit', resolve);
     });
     rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { url, stop };
+}
+
+export default async function setup(project: TestProject) {
+  if (!existsSync(join(UI_DIR, 'dist', 'index.html'))) {
+    execFileSync('npm', ['run', 'build'], { cwd: UI_DIR, stdio: 'inherit' });
+  }
+  const chromiumPath = chromium();
+  const binary = serverBinary();
+  const [main, demoMode] = await Promise.all([
+    startServer(binary),
+    startServer(binary, { WAYFARE_DEMO_SEED__DEMO_MODE: 'true', WAYFARE_DEMO_SEED__DRIVERS: '5' }),
+  ]);
+  project.provide('baseUrl', main.url);
+  project.provide('demoModeUrl', demoMode.url);
+  project.provide('chromiumPath', chromiumPath);
+  return async () => {
+    await Promise.all([main.stop(), demoMode.stop()]);
   };
 }

@@ -1,8 +1,11 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { createBrowserRouter, Navigate, RouterProvider, useLocation } from 'react-router';
 import { MainLayout } from '@/components/layout/main-layout';
+import { inPanelShell, isPanelRole } from '@/components/panel/panel-menu';
+import { PanelLayout } from '@/components/panel/panel-layout';
 import { FullPageSpinner } from '@/components/ui/full-page-spinner';
+import { useUser } from '@/lib/auth';
 import { PROTECTED_ROUTES } from '@/lib/authorization';
 import { ProtectedRoute } from './routes/protected-route';
 
@@ -18,10 +21,38 @@ function Loading({ children }: { children: ReactNode }) {
 
 const panelPaths = Object.keys(PROTECTED_ROUTES).filter((path) => path !== '/bookings' && path !== '/profile');
 
+// One module per panel screen, app/routes/panel/<path>.tsx.
+const panelScreens = import.meta.glob<{ default: ComponentType }>('./routes/panel/*.tsx');
+
+function panelScreen(path: string) {
+  const load = panelScreens[`./routes/panel/${path.slice(1)}.tsx`];
+  if (!load) throw new Error(`no screen for ${path}`);
+  return lazyRoute(load);
+}
+
+/** Admins and fleet admins work inside the panel's shell; everyone else, and
+ * the public pages, inside the site's header and footer. */
+function AppShell() {
+  const { data: user } = useUser();
+  const { pathname } = useLocation();
+  return inPanelShell(pathname, user?.usertype) ? <PanelLayout /> : <MainLayout />;
+}
+
+const panelBookings = panelScreen('/bookings');
+const siteBookings = lazyRoute(() => import('./routes/bookings'));
+const panelProfile = panelScreen('/profile');
+const siteProfile = lazyRoute(() => import('./routes/profile'));
+
+/** /bookings and /profile are everyone's: admins and fleet admins get the panel's screen. */
+function ForPanelRoles({ panel, other }: { panel: ReactNode; other: ReactNode }) {
+  const { data: user } = useUser();
+  return <>{isPanelRole(user?.usertype) ? panel : other}</>;
+}
+
 export function createAppRouter() {
   return createBrowserRouter([
     {
-      element: <MainLayout />,
+      element: <AppShell />,
       children: [
         { path: '/', element: <Loading>{lazyRoute(() => import('./routes/landing'))}</Loading> },
         { path: '/login', element: <Loading>{lazyRoute(() => import('./routes/login'))}</Loading> },
@@ -32,7 +63,9 @@ export function createAppRouter() {
           path: '/bookings',
           element: (
             <ProtectedRoute path="/bookings">
-              <Loading>{lazyRoute(() => import('./routes/bookings'))}</Loading>
+              <Loading>
+                <ForPanelRoles panel={panelBookings} other={siteBookings} />
+              </Loading>
             </ProtectedRoute>
           ),
         },
@@ -40,7 +73,9 @@ export function createAppRouter() {
           path: '/profile',
           element: (
             <ProtectedRoute path="/profile">
-              <Loading>{lazyRoute(() => import('./routes/profile'))}</Loading>
+              <Loading>
+                <ForPanelRoles panel={panelProfile} other={siteProfile} />
+              </Loading>
             </ProtectedRoute>
           ),
         },
@@ -48,7 +83,7 @@ export function createAppRouter() {
           path,
           element: (
             <ProtectedRoute path={path}>
-              <Loading>{lazyRoute(() => import('./routes/panel'))}</Loading>
+              <Loading>{panelScreen(path)}</Loading>
             </ProtectedRoute>
           ),
         })),

@@ -40,6 +40,8 @@ export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | boolean | undefined | null>;
   signal?: AbortSignal;
+  /** Extra request headers, such as `Idempotency-Key`. */
+  headers?: Record<string, string>;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -65,6 +67,7 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     body = JSON.stringify(options.body);
   }
   if (bearerToken) headers.Authorization = `Bearer ${bearerToken}`;
+  Object.assign(headers, options.headers);
   let response: Response;
   try {
     response = await fetch(urlOf(path, options.query), {
@@ -78,6 +81,8 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError(0, 'unavailable', 'The service could not be reached.');
   }
+  // A delete answers 204 with nothing to read.
+  if (response.status === 204) return undefined as T;
   const isJson = (response.headers.get('content-type') ?? '').includes('application/json');
   if (!isJson) {
     // A route the server does not have yet answers 404, or 405, or (when it
@@ -100,10 +105,49 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
   return payload as T;
 }
 
+/** A file the server makes (an export): fetched with the session, so a
+ * refusal comes back as an ApiError instead of a page of JSON. */
+export async function apiDownload(path: string, query?: RequestOptions['query']): Promise<{ blob: Blob; filename: string }> {
+  const headers: Record<string, string> = {};
+  if (bearerToken) headers.Authorization = `Bearer ${bearerToken}`;
+  let response: Response;
+  try {
+    response = await fetch(urlOf(path, query), { headers, credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(0, 'unavailable', 'The service could not be reached.');
+  }
+  if (!response.ok) {
+    const payload = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string; field?: string } } | null;
+    throw new ApiError(
+      response.status,
+      payload?.error?.code ?? (response.status >= 500 ? 'internal_error' : 'invalid_input'),
+      payload?.error?.message ?? response.statusText,
+      payload?.error?.field,
+    );
+  }
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const filename = /filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? 'export';
+  return { blob: await response.blob(), filename };
+}
+
+/** Hands a downloaded file to the browser to save. */
+export function saveFile({ blob, filename }: { blob: Blob; filename: string }) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 export const api = {
   get: <T>(path: string, query?: RequestOptions['query'], signal?: AbortSignal) => apiRequest<T>(path, { query, signal }),
   post: <T>(path: string, body: unknown = {}) => apiRequest<T>(path, { method: 'POST', body }),
   patch: <T>(path: string, body: unknown) => apiRequest<T>(path, { method: 'PATCH', body }),
+  put: <T>(path: string, body: unknown) => apiRequest<T>(path, { method: 'PUT', body }),
+  delete: <T>(path: string) => apiRequest<T>(path, { method: 'DELETE' }),
   upload: <T>(path: string, form: FormData) => apiRequest<T>(path, { method: 'POST', body: form }),
 };
 

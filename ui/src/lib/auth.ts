@@ -40,8 +40,13 @@ export function requestCode(input: { contact: string; country?: string }) {
   return api.post<{ channel: 'email' | 'sms'; expiresAt: number }>('/auth/otp/request', input);
 }
 
-export function verifyCode(input: { contact: string; code: string }) {
+export function verifyCode(input: { contact: string; code: string; referralId?: string }) {
   return api.post<SignedIn>('/auth/otp/verify', input);
+}
+
+/** Spec §7 validate_referrer: whether some user has this referral code (404 `referral_invalid` if not). */
+export function checkReferral(referralId: string) {
+  return api.post<{ valid: boolean; referralId: string }>('/auth/referral', { referralId });
 }
 
 /** Where each user type lands after signing in (spec §4 Login). */

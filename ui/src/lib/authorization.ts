@@ -21,7 +21,8 @@ export const PROTECTED_ROUTES: Record<string, Role[]> = {
   '/alladmin': ADMIN,
   '/fleetadmins': ADMIN,
   '/notifications': ADMIN,
-  '/earningreports': ADMIN,
+  // Spec §6 gives fleet admins earning reports of their fleet (the §2 table lists it for admins only).
+  '/earningreports': PANEL,
   '/addtowallet': ADMIN,
   '/withdraws': ADMIN,
   '/settings': ADMIN,

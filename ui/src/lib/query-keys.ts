@@ -19,6 +19,9 @@ export const queryKeys = {
   cancelReasons: ['cancelreasons'] as const,
   paymentProviders: ['payment-providers'] as const,
   liveDrivers: ['drivers', 'live'] as const,
+  dashboard: {
+    earnings: ['dashboard', 'earnings'] as const,
+  },
   geo: {
     autocomplete: (keyword: string) => ['geo', 'autocomplete', keyword] as const,
     place: (placeId: string) => ['geo', 'place', placeId] as const,

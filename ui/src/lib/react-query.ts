@@ -1,8 +1,10 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { notify } from '@/components/ui/notifications/notifications-store';
-import { errorKey, isApiError } from '@/lib/api-client';
+import { i18n } from '@/i18n';
+import { isApiError } from '@/lib/api-client';
 import { forgetSession } from '@/lib/auth';
 import { queryKeys } from '@/lib/query-keys';
+import { errorText } from '@/lib/server-errors';
 
 declare module '@tanstack/react-query' {
   interface Register {
@@ -22,7 +24,7 @@ export function createQueryClient() {
           return;
         }
         if (mutation.meta?.handlesErrors) return;
-        notify({ severity: 'error', message: errorKey(error) });
+        notify({ severity: 'error', message: errorText(error, (key) => i18n.t(key), (key) => i18n.exists(key)), translated: true });
       },
     }),
     defaultOptions: {

@@ -121,6 +121,17 @@ export interface User {
   carType: string | null;
   driverActiveStatus: boolean;
   queue: boolean;
+  /** A driver's fleet admin. */
+  fleetadmin?: string | null;
+  other_info?: string;
+}
+
+/** One online driver of the socket's `drivers` feed. */
+export interface LiveDriver extends LatLng {
+  id: string;
+  carType: string | null;
+  /** Free for an offer: not on a trip. */
+  available: boolean;
 }
 
 export interface Booking {
@@ -280,6 +291,10 @@ export interface Estimate {
   distance_in_km: number;
   time_in_secs: number;
   polylinePoints: string;
+  /** With a promo code: whether it applies, the discount and what is left to pay. */
+  promo_applied?: boolean;
+  discount_amount?: number;
+  payableAmount?: number;
 }
 
 export interface PlaceSuggestion {

@@ -12,6 +12,7 @@ import { DriverTripPanel } from '@/features/trips/components/driver-trip-panel';
 import { ParcelPhotos } from '@/features/trips/components/parcel-photos';
 import { TripView } from '@/features/trips/components/trip-view';
 import { isActive, isDriverTrip } from '@/features/trips/lib/booking-status';
+import { PushPrompt } from '@/components/push/push-prompt';
 import { WalletPanel } from '@/features/wallet/components/wallet-panel';
 import { useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
@@ -44,6 +45,7 @@ function RiderBookings({ user }: { user: User }) {
   const trip = useBooking(tripId);
   return (
     <Stack spacing={3}>
+      {user.usertype === 'rider' && <PushPrompt role="rider" />}
       {trip.data ? (
         <TripView booking={trip.data} chat={chatFor(trip.data, user)} />
       ) : (
@@ -75,6 +77,7 @@ function DriverBookings({ user }: { user: User }) {
   const viewing = useBooking(selectedId && selectedId !== tripId ? selectedId : null);
   return (
     <Stack spacing={3}>
+      <PushPrompt role="driver" />
       <Grid container spacing={3}>
         <Grid size={{ xs: 12, lg: 8 }}>
           {/* Spec §4: PENDING and PAID leave the driver free for the next booking. */}

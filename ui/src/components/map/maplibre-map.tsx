@@ -24,7 +24,7 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
   // Fit the view to what matters when the places (not the moving car) change.
   const fixed = markers.filter((marker) => marker.kind === 'pickup' || marker.kind === 'drop');
   // The moving car joins the view when it first appears, not on every move.
-  const hasCar = markers.some((marker) => marker.kind === 'car' || marker.kind === 'me');
+  const hasCar = markers.some((marker) => marker.kind === 'car' || marker.kind === 'car-busy' || marker.kind === 'me');
   const fitKey = JSON.stringify([fixed.map((marker) => [marker.lat, marker.lng]), route.length, hasCar]);
   useEffect(() => {
     const map = mapRef.current;
@@ -78,7 +78,7 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
             key={marker.id}
             latitude={marker.lat}
             longitude={marker.lng}
-            anchor={marker.kind === 'car' || marker.kind === 'me' ? 'center' : 'bottom'}
+            anchor={marker.kind === 'car' || marker.kind === 'car-busy' || marker.kind === 'me' ? 'center' : 'bottom'}
           >
             <div
               data-testid={`map-marker-${marker.kind}`}

@@ -1,13 +1,14 @@
 import { CAR_MARKER_SIZE, type MarkerKind } from './types';
 
-const PIN_COLOURS: Record<Exclude<MarkerKind, 'car' | 'me'>, string> = {
+const PIN_COLOURS: Record<Exclude<MarkerKind, 'car' | 'car-busy' | 'me'>, string> = {
   pickup: '#1f8a4c',
   drop: '#c7362b',
 };
 
-/** A pin for pickup and drop, a car (35 × 25) for the driver. */
+/** A pin for pickup and drop, a car (35 × 25) for the driver (grey while busy). */
 export function MarkerGraphic({ kind, heading = 0 }: { kind: MarkerKind; heading?: number }) {
-  if (kind === 'car' || kind === 'me') {
+  if (kind === 'car' || kind === 'car-busy' || kind === 'me') {
+    const body = kind === 'me' ? '#0b5c56' : kind === 'car-busy' ? '#9aa3a8' : '#f2a93b';
     return (
       <svg
         width={CAR_MARKER_SIZE.width}
@@ -16,7 +17,7 @@ export function MarkerGraphic({ kind, heading = 0 }: { kind: MarkerKind; heading
         style={{ transform: `rotate(${heading - 90}deg)`, transition: 'transform 400ms linear', display: 'block' }}
         aria-hidden="true"
       >
-        <rect x="2" y="4" width="31" height="17" rx="6" fill={kind === 'me' ? '#0b5c56' : '#f2a93b'} stroke="#1d1d1d" strokeWidth="1.5" />
+        <rect x="2" y="4" width="31" height="17" rx="6" fill={body} stroke="#1d1d1d" strokeWidth="1.5" />
         <rect x="20" y="7" width="8" height="11" rx="2" fill="#dff3f1" />
         <rect x="6" y="7" width="6" height="11" rx="2" fill="#dff3f1" opacity="0.8" />
         <circle cx="31" cy="7" r="1.5" fill="#fff8c4" />

@@ -47,7 +47,7 @@ export function SvgMap({ markers, route = [], height = MAP_HEIGHT }: MapViewProp
               position: 'absolute',
               left: `${(x / width) * 100}%`,
               top: `${(y / box) * 100}%`,
-              transform: marker.kind === 'car' || marker.kind === 'me' ? 'translate(-50%, -50%)' : 'translate(-50%, -100%)',
+              transform: marker.kind === 'car' || marker.kind === 'car-busy' || marker.kind === 'me' ? 'translate(-50%, -50%)' : 'translate(-50%, -100%)',
               transition: 'left 900ms linear, top 900ms linear',
             }}
           >

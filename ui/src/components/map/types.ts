@@ -1,6 +1,7 @@
 import type { LatLng } from '@/types/api';
 
-export type MarkerKind = 'pickup' | 'drop' | 'car' | 'me';
+/** `car-busy`: a driver on a trip, drawn like a car but greyed. */
+export type MarkerKind = 'pickup' | 'drop' | 'car' | 'car-busy' | 'me';
 
 export interface MapMarker extends LatLng {
   id: string;

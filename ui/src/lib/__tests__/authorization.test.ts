@@ -28,11 +28,16 @@ describe('the route table of spec §2', () => {
 
   it('keeps the admin pages for admins', () => {
     const adminOnly = Object.entries(PROTECTED_ROUTES).filter(([, roles]) => roles.length === 1);
-    expect(adminOnly.map(([path]) => path)).toHaveLength(14);
+    expect(adminOnly.map(([path]) => path)).toHaveLength(13);
     for (const [path] of adminOnly) {
       expect(canAccess(path, 'admin')).toBe(true);
       expect(canAccess(path, 'fleetadmin')).toBe(false);
     }
+  });
+
+  it('lets fleet admins read earning reports of their fleet (spec §6, over the §2 table)', () => {
+    expect(canAccess('/earningreports', 'fleetadmin')).toBe(true);
+    expect(canAccess('/earningreports', 'driver')).toBe(false);
   });
 
   it('refuses paths that are not in the table', () => {

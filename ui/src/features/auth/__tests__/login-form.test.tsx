@@ -95,6 +95,31 @@ describe('the login form', () => {
     expect(client.getQueryData(['auth', 'me'])).toEqual(driver);
   });
 
+  it('checks a referral code before signing in with it, and refuses one nobody has', async () => {
+    const { user, onSignedIn } = setup();
+    const rider = testUser();
+    const api = mockApi({
+      'POST /api/v1/auth/otp/request': () => ({ channel: 'email', expiresAt: 0 }),
+      'POST /api/v1/auth/referral': ({ body }) =>
+        (body as { referralId: string }).referralId === 'QWERT' ? { valid: true, referralId: 'QWERT' } : apiError(404, 'referral_invalid'),
+      'POST /api/v1/auth/otp/verify': () => ({ token: 't', user: rider }),
+    });
+    await user.type(screen.getByTestId('login-contact'), 'friend@example.com');
+    await user.click(screen.getByTestId('login-request'));
+    await user.type(await screen.findByTestId('login-code'), '123456');
+    await user.click(screen.getByTestId('login-referral-open'));
+    await user.type(screen.getByTestId('login-referral'), 'zzzzz');
+    await user.click(screen.getByTestId('login-verify'));
+    expect(await screen.findByText('No one has this referral code. Check it, or leave it empty.')).toBeInTheDocument();
+    expect(api.calls.some((call) => call.path === '/api/v1/auth/otp/verify')).toBe(false);
+    await user.clear(screen.getByTestId('login-referral'));
+    await user.type(screen.getByTestId('login-referral'), 'qwert');
+    await user.click(screen.getByTestId('login-verify'));
+    await vi.waitFor(() => expect(onSignedIn).toHaveBeenCalledWith(rider));
+    const verify = api.calls.find((call) => call.path === '/api/v1/auth/otp/verify');
+    expect(verify?.body).toMatchObject({ contact: 'friend@example.com', code: '123456', referralId: 'QWERT' });
+  });
+
   it('shows the social sign-in button only when settings enable it', () => {
     const first = setup();
     expect(screen.queryByTestId('login-social')).not.toBeInTheDocument();

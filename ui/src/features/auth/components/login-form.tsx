@@ -18,7 +18,7 @@ import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { errorKey } from '@/lib/api-client';
 import { useSettings } from '@/lib/app-data';
-import { requestCode, useSignIn } from '@/lib/auth';
+import { checkReferral, requestCode, useSignIn } from '@/lib/auth';
 import { countries, type Country } from '@/lib/countries';
 import type { User } from '@/types/api';
 import { CODE_LENGTH, loginSchema, normaliseContact, type LoginValues } from '../lib/login-schema';
@@ -39,6 +39,10 @@ export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) 
   }, [settings.country]);
 
   const [serverError, setServerError] = useState<string | null>(null);
+  // A first sign-in may carry a friend's referral code, checked before it is sent.
+  const [referralOpen, setReferralOpen] = useState(false);
+  const [referral, setReferral] = useState('');
+  const [referralError, setReferralError] = useState<string | null>(null);
   const form = useForm<LoginValues>({
     resolver: zodResolver(loginSchema(countryRequired)),
     defaultValues: { country: countryRequired ? defaultCountry : '', contact: '', code: '', codeSent: false },
@@ -59,7 +63,16 @@ export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) 
         form.setValue('codeSent', true);
         form.setValue('code', '');
       } else {
-        const signedIn = await signIn.mutateAsync({ contact, code: values.code.trim() });
+        const referralId = referral.trim().toUpperCase();
+        if (referralId) {
+          try {
+            await checkReferral(referralId);
+          } catch (error) {
+            setReferralError(errorKey(error));
+            return;
+          }
+        }
+        const signedIn = await signIn.mutateAsync({ contact, code: values.code.trim(), referralId: referralId || undefined });
         onSignedIn(signedIn.user);
       }
     } catch (error) {
@@ -71,6 +84,9 @@ export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) 
     // Spec §4 Login: cancel clears the contact and the code.
     form.reset({ country: form.getValues('country'), contact: '', code: '', codeSent: false });
     setServerError(null);
+    setReferral('');
+    setReferralError(null);
+    setReferralOpen(false);
   };
 
   const fieldError = (name: keyof LoginValues) => {
@@ -146,6 +162,24 @@ export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) 
               slotProps={{ htmlInput: { inputMode: 'numeric', maxLength: CODE_LENGTH, 'data-testid': 'login-code' } }}
             />
           )}
+          {codeSent &&
+            (referralOpen ? (
+              <TextField
+                label={t('login.referral')}
+                value={referral}
+                onChange={(event) => {
+                  setReferral(event.target.value.toUpperCase());
+                  setReferralError(null);
+                }}
+                error={Boolean(referralError)}
+                helperText={referralError ? t(referralError) : t('login.referral_help')}
+                slotProps={{ htmlInput: { maxLength: 16, dir: 'ltr', autoCapitalize: 'characters', 'data-testid': 'login-referral' } }}
+              />
+            ) : (
+              <Button type="button" size="small" onClick={() => setReferralOpen(true)} sx={{ alignSelf: 'flex-start' }} data-testid="login-referral-open">
+                {t('login.referral_open')}
+              </Button>
+            ))}
           {codeSent ? (
             <Stack direction="row" spacing={1}>
               <Button type="button" variant="outlined" fullWidth onClick={cancel} disabled={busy} data-testid="login-cancel">

@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mockApi } from '@/testing/mock-api';
+import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
 import { toLocalDateTimeValue } from '../lib/booking-rules';
 import { BookingForm } from '../components/booking-form';
@@ -113,6 +113,39 @@ describe('the booking form', () => {
       pickup: { lat: 39.2825, lng: -76.5927, add: 'Fells Point, Baltimore' },
       drop: { lat: 39.2905, lng: -76.5794, add: 'Patterson Park, Baltimore' },
     });
+  });
+
+  it('applies a promo code: the estimate shows the discount, a refused code says why, and the booking keeps the code', async () => {
+    const api = mockApi({
+      ...places,
+      'POST /api/v1/bookings/estimate': ({ body }) => {
+        const promo = (body as { promo?: string }).promo;
+        if (promo === 'NOPE') return apiError(400, 'promo_invalid');
+        const base = { estimateFare: 7.7, convenience_fees: 0.7, distance_in_km: 2, time_in_secs: 240, polylinePoints: '' };
+        return promo === 'SAVE2' ? { ...base, promo_applied: true, discount_amount: 2, payableAmount: 5.7 } : base;
+      },
+      'POST /api/v1/bookings': ({ body }) => ({ id: 'b-2', reference: 'PROMOX', status: 'NEW', bookLater: false, ...(body as object) }),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser()) });
+    await choose(user, 'pickup', 'Fel', 'Fells Point');
+    await choose(user, 'drop', 'Pat', 'Patterson Park');
+    await chooseEconomy(user);
+    await user.click(screen.getByTestId('book-button'));
+    const dialog = await screen.findByTestId('estimate-dialog');
+    expect(within(dialog).queryByTestId('estimate-discount')).toBeNull();
+    await user.type(within(dialog).getByTestId('promo-code'), 'nope');
+    await user.click(within(dialog).getByTestId('promo-apply'));
+    expect(await within(dialog).findByText('This promo code is not valid.')).toBeInTheDocument();
+    expect(within(dialog).getByTestId('estimate-fare')).toHaveTextContent('$7.70');
+    await user.clear(within(dialog).getByTestId('promo-code'));
+    await user.type(within(dialog).getByTestId('promo-code'), 'save2');
+    await user.click(within(dialog).getByTestId('promo-apply'));
+    expect(await within(dialog).findByTestId('estimate-discount')).toHaveTextContent('Discount $2.00 · you pay $5.70');
+    await user.click(within(dialog).getByTestId('confirm-booking'));
+    await screen.findByTestId('booking-success');
+    const created = api.calls.find((call) => call.method === 'POST' && call.path === '/api/v1/bookings');
+    expect(created?.body).toMatchObject({ promo: 'SAVE2', carType: 'Economy' });
   });
 
   it('asks delivery bookings for the parcel, then the four delivery fields', async () => {

@@ -10,6 +10,10 @@ export interface TripInput {
   carType: string;
   parcelTypeIndex?: number;
   optionIndex?: number;
+  /** The rider an admin books for (spec §4 "Add booking flow"). */
+  customer?: string;
+  /** A promo code: the estimate shows its discount, the booking keeps it. */
+  promo?: string;
 }
 
 export interface DeliveryInput {

@@ -15,7 +15,7 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
@@ -28,10 +28,11 @@ import { useUser } from '@/lib/auth';
 import { formatMoney } from '@/lib/format';
 import { checkoutFields, checkoutReturnUrls, postToGateway, TRIP_PAYMENT_PARAM } from '@/lib/payments';
 import { decodePolyline } from '@/lib/polyline';
-import type { Booking, Directions, Estimate, Place } from '@/types/api';
+import type { Booking, Directions, Estimate, Place, User } from '@/types/api';
 import { useCreateBooking, useEstimate, type DeliveryInput, type TripInput } from '../api/bookings';
 import { getDirections } from '../api/geo';
 import {
+  adminBookingRuleError,
   BOOK_LATER_MIN_LEAD_MINUTES,
   bookingRuleError,
   needsParcelChoice,
@@ -64,7 +65,14 @@ type Step =
   | { name: 'estimate'; trip: TripInput; directions: Directions; estimate: Estimate }
   | { name: 'done'; booking: Booking };
 
-export function BookingForm() {
+/** The admin's Add booking (spec §4 "Add booking flow"): the same flow for a
+ * rider the admin chose, whose picker the screen draws above the places. */
+export interface ForRider {
+  rider: User | null;
+  picker: ReactNode;
+}
+
+export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
   const { t } = useTranslation();
   const settings = useSettings();
   const { data: user } = useUser();
@@ -75,6 +83,8 @@ export function BookingForm() {
   const [alert, setAlert] = useState<string | null>(null);
   const [createError, setCreateError] = useState<string | null>(null);
   const [paying, setPaying] = useState<Booking | null>(null);
+  const [promoError, setPromoError] = useState<string | null>(null);
+  const [promoBusy, setPromoBusy] = useState(false);
 
   const form = useForm<BookingFormValues>({
     resolver: zodResolver(formSchema),
@@ -86,6 +96,7 @@ export function BookingForm() {
     try {
       const answer = await estimate.mutateAsync(trip);
       setCreateError(null);
+      setPromoError(null);
       setStep({ name: 'estimate', trip, directions, estimate: answer });
     } catch (error) {
       setStep({ name: 'idle' });
@@ -101,12 +112,12 @@ export function BookingForm() {
       bookLater: values.bookingType === 'later',
       tripDate: parseLocalDateTime(values.tripDate),
     };
-    const problem = bookingRuleError(draft, user, Date.now());
+    const problem = forRider ? adminBookingRuleError(draft, forRider.rider, Date.now()) : bookingRuleError(draft, user, Date.now());
     if (problem) {
       setAlert(problem);
       return;
     }
-    const trip: TripInput = { pickup: draft.pickup!, drop: draft.drop!, carType: draft.carType };
+    const trip: TripInput = { pickup: draft.pickup!, drop: draft.drop!, carType: draft.carType, customer: forRider?.rider?.id };
     setStep({ name: 'routing' });
     let directions: Directions;
     try {
@@ -123,6 +134,23 @@ export function BookingForm() {
     }
     await startEstimate(trip, directions);
   });
+
+  /** Asks for the estimate again with a promo code ('' removes it); a
+   * refused code keeps the estimate shown and says why under the field. */
+  const applyPromo = async (code: string) => {
+    if (step.name !== 'estimate') return;
+    const trip: TripInput = { ...step.trip, promo: code || undefined };
+    setPromoBusy(true);
+    try {
+      const answer = await estimate.mutateAsync(trip);
+      setPromoError(null);
+      setStep({ ...step, trip, estimate: answer });
+    } catch (error) {
+      setPromoError(errorKey(error));
+    } finally {
+      setPromoBusy(false);
+    }
+  };
 
   const confirm = async (details: DeliveryInput | null) => {
     if (step.name !== 'estimate') return;
@@ -160,10 +188,11 @@ export function BookingForm() {
   return (
     <Paper elevation={6} sx={{ p: { xs: 2.5, sm: 3.5 }, borderRadius: 4 }} data-testid="booking-form">
       <Typography variant="h5" component="h2" fontWeight={700} sx={{ mb: 2 }}>
-        {t('booking.form_title')}
+        {forRider ? t('panel.addbooking.form_title') : t('booking.form_title')}
       </Typography>
       <Box component="form" noValidate onSubmit={onSubmit}>
         <Stack spacing={2}>
+          {forRider?.picker}
           <Controller
             control={form.control}
             name="pickup"
@@ -289,6 +318,7 @@ export function BookingForm() {
           error={createError}
           onCancel={() => setStep({ name: 'idle' })}
           onConfirm={(details) => void confirm(details)}
+          promo={{ applied: step.trip.promo ?? '', busy: promoBusy, error: promoError, onApply: (code) => void applyPromo(code) }}
         />
       )}
 
@@ -301,6 +331,11 @@ export function BookingForm() {
           {step.name === 'done' && (
             <Stack spacing={1}>
               <Typography>{t('booking_success', { reference: step.booking.reference })}</Typography>
+              {forRider && (
+                <Typography variant="body2" data-testid="booking-success-id">
+                  {t('panel.addbooking.booking_id', { id: step.booking.id, rider: step.booking.customer_name })}
+                </Typography>
+              )}
               <Typography variant="body2" color="text.secondary">
                 {step.booking.bookLater ? t('booking.success_later') : t('booking.success_now')}
               </Typography>
@@ -310,7 +345,12 @@ export function BookingForm() {
         <DialogActions>
           <Button onClick={() => setStep({ name: 'idle' })}>{t('common.close')}</Button>
           {step.name === 'done' && (
-            <Button variant="contained" component={RouterLink} to={`/bookings?trip=${step.booking.id}`} data-testid="go-to-booking">
+            <Button
+              variant="contained"
+              component={RouterLink}
+              to={forRider ? '/bookings' : `/bookings?trip=${step.booking.id}`}
+              data-testid="go-to-booking"
+            >
               {t('booking.view_trip')}
             </Button>
           )}

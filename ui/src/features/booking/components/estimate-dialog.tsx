@@ -21,6 +21,13 @@ import type { Estimate, LatLng, Place, Settings } from '@/types/api';
 import type { DeliveryInput } from '../api/bookings';
 import { deliveryDetailsError } from '../lib/booking-rules';
 
+export interface PromoField {
+  applied: string;
+  busy: boolean;
+  error: string | null;
+  onApply: (code: string) => void;
+}
+
 const EMPTY_DELIVERY: DeliveryInput = { deliveryPerson: '', deliveryPersonPhone: '', pickUpInstructions: '', deliveryInstructions: '' };
 
 /** The fare confirmation (spec §2): delivery adds its four fields. */
@@ -37,6 +44,7 @@ export function EstimateDialog({
   error,
   onCancel,
   onConfirm,
+  promo,
 }: {
   open: boolean;
   estimate: Estimate;
@@ -50,10 +58,14 @@ export function EstimateDialog({
   error: string | null;
   onCancel: () => void;
   onConfirm: (details: DeliveryInput | null) => void;
+  /** The promo code field: the code applied, asking the server, and its refusal. */
+  promo?: PromoField;
 }) {
   const { t } = useTranslation();
   const [details, setDetails] = useState<DeliveryInput>(EMPTY_DELIVERY);
   const [detailsError, setDetailsError] = useState<string | null>(null);
+  const [code, setCode] = useState(promo?.applied ?? '');
+  const discount = estimate.promo_applied ? (estimate.discount_amount ?? 0) : 0;
   const distance = distanceIn(estimate.distance_in_km, settings);
   const time = durationKey(estimate.time_in_secs);
   const set = (name: keyof DeliveryInput) => (event: React.ChangeEvent<HTMLInputElement>) =>
@@ -119,7 +131,41 @@ export function EstimateDialog({
             <Typography variant="h4" fontWeight={800} data-testid="estimate-fare">
               {formatMoney(estimate.estimateFare, settings)}
             </Typography>
+            {discount > 0 && (
+              <Typography variant="body2" data-testid="estimate-discount">
+                {t('booking.promo_discount', { discount: formatMoney(discount, settings), payable: formatMoney(estimate.payableAmount ?? estimate.estimateFare - discount, settings) })}
+              </Typography>
+            )}
           </Box>
+          {promo && (
+            <Stack direction="row" spacing={1} alignItems="flex-start">
+              <TextField
+                size="small"
+                label={t('booking.promo_code')}
+                value={code}
+                onChange={(event) => setCode(event.target.value.toUpperCase())}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter') {
+                    event.preventDefault();
+                    promo.onApply(code.trim());
+                  }
+                }}
+                error={Boolean(promo.error)}
+                helperText={promo.error ? t(promo.error) : promo.applied ? t('booking.promo_applied', { code: promo.applied }) : ' '}
+                sx={{ flex: 1 }}
+                slotProps={{ htmlInput: { 'data-testid': 'promo-code', dir: 'ltr', maxLength: 32 } }}
+              />
+              <Button
+                variant="outlined"
+                onClick={() => promo.onApply(promo.applied && code.trim() === promo.applied ? '' : code.trim())}
+                disabled={promo.busy || busy || (!code.trim() && !promo.applied)}
+                data-testid="promo-apply"
+                sx={{ mt: 0.25 }}
+              >
+                {promo.applied && code.trim() === promo.applied ? t('booking.promo_remove') : t('booking.promo_apply')}
+              </Button>
+            </Stack>
+          )}
           {delivery && (
             <Stack spacing={1.5}>
               <Typography fontWeight={600}>{t('booking.delivery_details')}</Typography>

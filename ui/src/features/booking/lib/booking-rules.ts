@@ -20,6 +20,19 @@ export function bookingRuleError(draft: BookingDraft, user: User | null | undefi
   if (!user) return 'must_login';
   if (user.usertype !== 'rider') return 'booking.riders_only';
   if (blank(user.email) || blank(user.firstName) || blank(user.lastName)) return 'profile_incomplete';
+  return tripRuleError(draft, now);
+}
+
+/** Spec §5 "add-booking": the admin's form needs a rider, and the rider a
+ * mobile number (`incomplete_user`); then the trip's own checks. */
+export function adminBookingRuleError(draft: BookingDraft, rider: User | null | undefined, now: number): string | null {
+  if (!rider) return 'select_proper';
+  if (blank(rider.mobile)) return 'incomplete_user';
+  return tripRuleError(draft, now);
+}
+
+/** Pickup, drop and car type chosen; a Book Later date at least 15 minutes ahead. */
+function tripRuleError(draft: BookingDraft, now: number): string | null {
   if (!draft.pickup || !draft.drop || blank(draft.carType)) return 'select_proper';
   if (draft.bookLater) {
     if (draft.tripDate === null || Number.isNaN(draft.tripDate)) return 'select_proper';

@@ -54,14 +54,16 @@ export function Hero({ children }: { children: ReactNode }) {
   );
 }
 
-export function DriverSlogan() {
+/** What drivers and fleet admins see instead of the booking form. */
+export function Slogan({ role }: { role: 'driver' | 'fleetadmin' }) {
   const { t } = useTranslation();
+  const context = role === 'fleetadmin' ? 'fleetadmin' : undefined;
   return (
-    <Box sx={{ color: '#fff', p: 3, border: '1px solid rgba(255,255,255,0.3)', borderRadius: 4 }} data-testid="driver-slogan">
+    <Box sx={{ color: '#fff', p: 3, border: '1px solid rgba(255,255,255,0.3)', borderRadius: 4 }} data-testid="driver-slogan" data-role={role}>
       <Typography variant="h4" fontWeight={700}>
-        {t('landing.driver_slogan')}
+        {t('landing.driver_slogan', { context })}
       </Typography>
-      <Typography sx={{ mt: 1, opacity: 0.85 }}>{t('landing.driver_slogan_sub')}</Typography>
+      <Typography sx={{ mt: 1, opacity: 0.85 }}>{t('landing.driver_slogan_sub', { context })}</Typography>
     </Box>
   );
 }

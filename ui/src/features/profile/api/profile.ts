@@ -9,6 +9,9 @@ export interface ProfileUpdate {
   email?: string;
   mobile?: string;
   lang?: UserLang;
+  bankName?: string;
+  bankCode?: string;
+  bankAccount?: string;
 }
 
 function userOf(answer: User | { user: User }) {

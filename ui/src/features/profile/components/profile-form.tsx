@@ -22,10 +22,10 @@ import { useNavigate } from 'react-router';
 import { AlertDialog } from '@/components/ui/alert-dialog';
 import { chooseLanguage, languageOptions } from '@/i18n';
 import { errorKey } from '@/lib/api-client';
-import { useLanguages } from '@/lib/app-data';
+import { useLanguages, useSettings } from '@/lib/app-data';
 import type { User } from '@/types/api';
 import { useUpdateProfile, useUploadUserImage } from '../api/profile';
-import { emailLocked, phoneLocked, profileSchema, type ProfileValues } from '../lib/profile-rules';
+import { emailLocked, phoneLocked, profileSchema, showsBankFields, type ProfileValues } from '../lib/profile-rules';
 import { LicenceUpload } from './licence-upload';
 
 type Message = { severity: 'success' | 'error' | 'info'; key: string };
@@ -39,6 +39,8 @@ export function ProfileForm({ user }: { user: User }) {
   const navigate = useNavigate();
   const { data: serverLanguages } = useLanguages();
   const languages = languageOptions(serverLanguages);
+  const settings = useSettings();
+  const bankFields = showsBankFields(user, settings);
   const update = useUpdateProfile();
   const photo = useUploadUserImage('profile-image');
   const [message, setMessage] = useState<Message | null>(null);
@@ -52,6 +54,9 @@ export function ProfileForm({ user }: { user: User }) {
       email: user.email,
       mobile: user.mobile,
       langLocale: user.lang?.langLocale ?? i18n.language,
+      bankName: user.bankName ?? '',
+      bankCode: user.bankCode ?? '',
+      bankAccount: user.bankAccount ?? '',
     },
   });
 
@@ -65,6 +70,7 @@ export function ProfileForm({ user }: { user: User }) {
         email: emailLocked(user.regType) ? undefined : values.email.trim(),
         mobile: phoneLocked(user.regType) ? undefined : values.mobile.trim(),
         lang: language ? { langLocale: language.langLocale, dateLocale: language.dateLocale } : undefined,
+        ...(bankFields ? { bankName: values.bankName.trim(), bankCode: values.bankCode.trim(), bankAccount: values.bankAccount.trim() } : {}),
       },
       {
         onSuccess: () => {
@@ -193,6 +199,17 @@ export function ProfileForm({ user }: { user: User }) {
                 </TextField>
               )}
             />
+            {bankFields &&
+              (['bankName', 'bankCode', 'bankAccount'] as const).map((name) => (
+                <TextField
+                  key={name}
+                  label={t(`profile.${name}`)}
+                  {...form.register(name)}
+                  error={Boolean(error(name))}
+                  helperText={error(name) ?? (name === 'bankName' ? t('profile.bank_help') : undefined)}
+                  slotProps={{ htmlInput: { 'data-testid': `profile-${name}`, dir: name === 'bankName' ? undefined : 'ltr', maxLength: 64 } }}
+                />
+              ))}
             {user.usertype === 'driver' && <LicenceUpload user={user} />}
             <Box>
               <Button type="submit" variant="contained" size="large" disabled={update.isPending} data-testid="profile-submit">

@@ -48,11 +48,30 @@ describe('socket events written into the query cache', () => {
     expect(client.getQueryData<Page<Booking>>(queryKeys.bookings.list())?.items[0].status).toBe('STARTED');
   });
 
-  it('a booking the list does not hold yet makes the list read again', () => {
+  it('a booking the list does not hold yet makes the lists read again, once a second however many arrive', () => {
+    vi.useFakeTimers();
     const { client, handlers } = setup('user-rider-1');
     client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), { items: [], next: null });
-    handlers.booking(testBooking({ id: 'new-one' }));
+    const invalidate = vi.spyOn(client, 'invalidateQueries');
+    for (let index = 0; index < 50; index++) handlers.booking(testBooking({ id: `new-${index}` }));
+    expect(invalidate).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1000);
+    expect(invalidate).toHaveBeenCalledTimes(1);
     expect(client.getQueryState(queryKeys.bookings.list())?.isInvalidated).toBe(true);
+    vi.useRealTimers();
+  });
+
+  it("a change updates the row on every cached page that holds it, the panel grid's included", () => {
+    const { client, handlers } = setup('admin-1');
+    const panelPage = [...queryKeys.bookings.list(), 'panel', { limit: 25 }];
+    client.setQueryData<Page<Booking>>(panelPage, { items: [testBooking({ id: 'b1', status: 'NEW', version: 1 })], next: 'c1' });
+    client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), { items: [testBooking({ id: 'b1', status: 'NEW', version: 1 })], next: null });
+    handlers.booking(testBooking({ id: 'b1', status: 'ACCEPTED', version: 2 }));
+    expect(client.getQueryData<Page<Booking>>(panelPage)?.items[0].status).toBe('ACCEPTED');
+    expect(client.getQueryData<Page<Booking>>(queryKeys.bookings.list())?.items[0].status).toBe('ACCEPTED');
+    // An older copy arriving late changes nothing.
+    handlers.booking(testBooking({ id: 'b1', status: 'NEW', version: 1 }));
+    expect(client.getQueryData<Page<Booking>>(panelPage)?.items[0].status).toBe('ACCEPTED');
   });
 
   it('an offer joins the driver\'s requests with its deadline, in either shape', () => {

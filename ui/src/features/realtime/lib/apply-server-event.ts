@@ -28,20 +28,36 @@ export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
 export function applyBooking(client: QueryClient, incoming: Booking, context: EventContext) {
   const booking = newestBooking(client.getQueryData<Booking>(queryKeys.bookings.detail(incoming.id)), incoming);
   client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), booking);
+  // Every cached page of a bookings list: the rider's or driver's list and
+  // each page of the panel's grid.
   let listed = false;
-  client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), (page) => {
-    if (!page) return page;
-    const items = page.items.map((item) => {
-      if (item.id !== booking.id) return item;
-      listed = true;
-      return newestBooking(item, booking);
-    });
-    return { ...page, items };
+  client.setQueriesData<Page<Booking>>({ queryKey: queryKeys.bookings.list() }, (page) => {
+    if (!page?.items) return page;
+    if (!page.items.some((item) => item.id === booking.id)) return page;
+    listed = true;
+    return { ...page, items: page.items.map((item) => (item.id === booking.id ? newestBooking(item, booking) : item)) };
   });
-  if (!listed) void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
+  if (!listed) refreshListsSoon(client);
   // An offer stops being one once this driver is no longer asked.
   const stillOffered = booking.status === 'NEW' && booking.requestedDrivers?.[context.userId];
   if (!stillOffered) removeOffer(client, booking.id);
+}
+
+const LIST_REFRESH_MS = 1000;
+const refreshTimers = new WeakMap<QueryClient, ReturnType<typeof setTimeout>>();
+
+/** A booking no cached page holds (a new one, or one that now belongs on a
+ * page): the lists on screen read again, at most once a second however busy
+ * the platform is. */
+function refreshListsSoon(client: QueryClient) {
+  if (refreshTimers.has(client)) return;
+  refreshTimers.set(
+    client,
+    setTimeout(() => {
+      refreshTimers.delete(client);
+      void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
+    }, LIST_REFRESH_MS),
+  );
 }
 
 /** `offer` carries the booking, its deadline and the driver's distance to the

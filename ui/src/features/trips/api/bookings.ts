@@ -100,8 +100,8 @@ export function useCancelReasons(enabled: boolean) {
 export function storeBooking(client: QueryClient, booking: Booking) {
   // The socket may have brought a later change before this reply.
   client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), (current) => newestBooking(current, booking));
-  client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), (page) =>
-    page ? { ...page, items: page.items.map((item) => (item.id === booking.id ? newestBooking(item, booking) : item)) } : page,
+  client.setQueriesData<Page<Booking>>({ queryKey: queryKeys.bookings.list() }, (page) =>
+    page?.items ? { ...page, items: page.items.map((item) => (item.id === booking.id ? newestBooking(item, booking) : item)) } : page,
   );
 }
 
@@ -129,5 +129,15 @@ export function useBookingCommand(id: string) {
       storeBooking(client, booking);
       void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
     },
+  });
+}
+
+/** Cancels any booking with a reason (the panel's row action); errors are shown by the caller. */
+export function useCancelBooking() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, reason }: { id: string; reason: string }) => runBookingCommand(id, { action: 'cancel', reason }),
+    meta: { handlesErrors: true },
+    onSuccess: (booking) => storeBooking(client, booking),
   });
 }

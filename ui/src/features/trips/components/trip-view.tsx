@@ -31,6 +31,7 @@ import {
   canPayNow,
   canRate,
   INCOMPLETE_BOOKING_REASON,
+  PAYMENT_PENDING_CANCEL_DELAY_MS,
   isActive,
   paymentNotice,
   showsOtp,
@@ -43,7 +44,6 @@ import { TripMap } from './trip-map';
 import { TripProgress } from './trip-progress';
 
 /** Spec §9: an unpaid prepaid booking is cancelled about 1.5 s after the button. */
-const PAYMENT_PENDING_CANCEL_DELAY_MS = 1500;
 
 /** The rider's live trip: status, driver, the car on the map, the otp, chat,
  * cancel, payment and rating. */

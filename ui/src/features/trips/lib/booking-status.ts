@@ -33,6 +33,14 @@ export function canCancel(booking: Booking, role: Role, criticalEditsAllowed = t
   return criticalEditsAllowed && (role === 'rider' || role === 'admin') && ['NEW', 'ACCEPTED', 'PAYMENT_PENDING'].includes(booking.status);
 }
 
+/** Spec §4 "Assign driver": NEW, an admin, and autoDispatch off. */
+export function canAssign(booking: Booking, role: Role, autoDispatch: boolean) {
+  return booking.status === 'NEW' && role === 'admin' && !autoDispatch;
+}
+
+/** Spec §4: a PAYMENT_PENDING booking is cancelled about 1.5 s after the button, with the fixed reason. */
+export const PAYMENT_PENDING_CANCEL_DELAY_MS = 1500;
+
 /** The rider pays from the wallet once the trip reached its end, or by card when PENDING (spec §4 pay now). */
 export function canPayByWallet(booking: Booking, role: Role) {
   return role === 'rider' && !booking.prepaid && (booking.status === 'REACHED' || booking.status === 'PENDING');

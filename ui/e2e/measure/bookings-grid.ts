@@ -1,0 +1,93 @@
+// Measures the admin's bookings grid as a person feels it: from the click to
+// the rows drawn in the browser (issue #12: under 300 ms on a database of
+// 1,000,000 bookings). Run by benches/panel/run.sh against a server it
+// started; prints one JSON line per case with every sample and the median.
+//   WAYFARE_URL=http://127.0.0.1:18080 npx vite-node e2e/measure/bookings-grid.ts
+import { chromium, type Page } from 'playwright-core';
+import { CHROMIUM_FLAGS } from '../support/browser-flags';
+
+const base = process.env.WAYFARE_URL ?? 'http://127.0.0.1:18080';
+const SAMPLES = Number(process.env.SAMPLES ?? 9);
+
+async function code(contact: string, after: number) {
+  for (let tries = 0; tries < 50; tries++) {
+    const answer = (await (await fetch(`${base}/api/v1/dev/outbox?to=${encodeURIComponent(contact)}`)).json()) as { messages: { code: string; at: number }[] };
+    const message = answer.messages.find((entry) => entry.at >= after);
+    if (message) return message.code;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('no code');
+}
+
+async function signIn(page: Page) {
+  await page.goto(`${base}/login`);
+  await page.getByTestId('login-contact').fill('admin@demo.wayfare');
+  const asked = Date.now() - 1000;
+  await page.getByTestId('login-request').click();
+  await page.getByTestId('login-code').fill(await code('admin@demo.wayfare', asked));
+  await page.getByTestId('login-verify').click();
+  await page.waitForURL(/\/dashboard$/);
+}
+
+/** Arms the page: the next trigger (a click, or Enter in the search) starts
+ * the clock; it stops on the first frame after the grid shows a new, settled
+ * set of rows. Resolves with the milliseconds between the two. */
+async function timed(page: Page, trigger: () => Promise<void>) {
+  await page.evaluate(() => {
+    const w = window as unknown as { __measure: Promise<number> };
+    const rowsKey = () =>
+      Array.from(document.querySelectorAll('[data-testid="bookings-grid"] [role="row"][data-id]')).map((row) => row.getAttribute('data-id')).join(',');
+    const before = rowsKey();
+    w.__measure = new Promise((resolve) => {
+      let started = 0;
+      const start = () => {
+        if (!started) started = performance.now();
+      };
+      document.addEventListener('pointerdown', start, { capture: true, once: true });
+      document.addEventListener('keydown', (event) => event.key === 'Enter' && start(), { capture: true });
+      const check = () => {
+        if (!started) return;
+        const loading = document.querySelector('[data-testid="bookings-grid"] .MuiLinearProgress-root, [data-testid="bookings-grid"] .MuiCircularProgress-root');
+        const now = rowsKey();
+        if (!loading && now && now !== before) {
+          observer.disconnect();
+          requestAnimationFrame(() => resolve(performance.now() - started));
+        }
+      };
+      const observer = new MutationObserver(check);
+      observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+  });
+  await trigger();
+  return page.evaluate(() => (window as unknown as { __measure: Promise<number> }).__measure);
+}
+
+function median(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function main() {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+  await signIn(page);
+  const results: Record<string, number[]> = { first_page: [], sorted_page: [], search: [] };
+  for (let index = 0; index < SAMPLES; index++) {
+    // A fresh page each time: nothing cached in the browser.
+    await page.goto(`${base}/dashboard`);
+    await page.getByTestId('panel-menu-bookings').waitFor();
+    results.first_page.push(await timed(page, () => page.getByTestId('panel-menu-bookings').click()));
+    // Sorting by customer name, each click flipping the order.
+    const header = page.getByRole('columnheader', { name: 'Customer' });
+    results.sorted_page.push(await timed(page, () => header.click()));
+    const words = ['Smith', 'Fairsonek', 'Charles', 'Johnson', 'Garcia'];
+    await page.getByTestId('bookings-grid-search').fill(words[index % words.length]);
+    results.search.push(await timed(page, () => page.getByTestId('bookings-grid-search').press('Enter')));
+  }
+  for (const [name, samples] of Object.entries(results)) {
+    console.log(JSON.stringify({ case: name, median_ms: Math.round(median(samples)), max_ms: Math.round(Math.max(...samples)), samples: samples.map(Math.round) }));
+  }
+  await browser.close();
+}
+
+void main();

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { inPanelShell, PANEL_MENU_WIDTH, panelMenuFor } from '../panel-menu';
+
+const paths = (role: Parameters<typeof panelMenuFor>[0]) => panelMenuFor(role).flatMap((group) => group.items);
+
+describe('the panel menu', () => {
+  it('is 240 wide (spec §9)', () => {
+    expect(PANEL_MENU_WIDTH).toBe(240);
+  });
+
+  it('shows an admin every screen of the spec, grouped as users, wallet and settings', () => {
+    expect(paths('admin')).toEqual([
+      '/dashboard', '/bookings', '/addbookings',
+      '/riders', '/drivers', '/fleetadmins', '/alladmin',
+      '/cartypes', '/cancelreasons', '/promos', '/notifications',
+      '/earningreports', '/driverearning', '/addtowallet', '/withdraws',
+      '/appinfo', '/settings', '/languagesetting',
+      '/profile',
+    ]);
+    expect(panelMenuFor('admin').map((group) => group.title).filter(Boolean)).toEqual([
+      'panel.group_users',
+      'panel.group_wallet',
+      'panel.group_settings',
+    ]);
+  });
+
+  it('shows a fleet admin only the dashboard, bookings, drivers, driver earning, earning reports and profile', () => {
+    expect(paths('fleetadmin')).toEqual(['/dashboard', '/bookings', '/drivers', '/earningreports', '/driverearning', '/profile']);
+    // Groups with nothing left for them disappear, headings included.
+    expect(panelMenuFor('fleetadmin').map((group) => group.title).filter(Boolean)).toEqual(['panel.group_users', 'panel.group_wallet']);
+  });
+
+  it('puts admins and fleet admins in the panel shell, riders and drivers in the site', () => {
+    expect(inPanelShell('/bookings', 'admin')).toBe(true);
+    expect(inPanelShell('/profile', 'fleetadmin')).toBe(true);
+    expect(inPanelShell('/bookings', 'rider')).toBe(false);
+    expect(inPanelShell('/profile', 'driver')).toBe(false);
+    expect(inPanelShell('/', 'admin')).toBe(false);
+    expect(inPanelShell('/about-us', 'admin')).toBe(false);
+  });
+});

@@ -1,0 +1,32 @@
+import { Box, Stack, Typography } from '@mui/material';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+
+/** A panel screen: its title (a translation key), the buttons that act on the
+ * whole screen, and the content. */
+export function PanelPage({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <Box data-testid="panel-page">
+      <Stack direction="row" spacing={2} useFlexGap sx={{ mb: 2, alignItems: 'center', flexWrap: 'wrap' }}>
+        <Typography variant="h5" component="h1" fontWeight={700} sx={{ flexGrow: 1 }}>
+          {t(title)}
+        </Typography>
+        {actions}
+      </Stack>
+      {children}
+    </Box>
+  );
+}
+
+/** A screen whose part of the panel is not built yet. */
+export function PanelPlaceholder({ title }: { title: string }) {
+  const { t } = useTranslation();
+  return (
+    <PanelPage title={title}>
+      <Typography color="text.secondary" data-testid="panel-pending">
+        {t('panel.coming_soon')}
+      </Typography>
+    </PanelPage>
+  );
+}

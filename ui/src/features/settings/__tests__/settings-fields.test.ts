@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { APP_INFO_SECTIONS, changedFields, fieldProblem, formValues, SETTINGS_SECTIONS } from '../lib/settings-fields';
+
+const field = (name: string) => SETTINGS_SECTIONS.flatMap((section) => section.fields).find((candidate) => candidate.name === name)!;
+
+describe('the settings form', () => {
+  it('offers the dispatch settings the server has, with their bounds', () => {
+    const names = SETTINGS_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name));
+    expect(names).toEqual(expect.arrayContaining(['autoDispatch', 'driverRadius', 'dispatchPolicy', 'dispatchWaveSize', 'dispatchOfferSeconds', 'dispatchMaxWaves', 'dispatchRadiusStep', 'bonus']));
+    expect(field('dispatchOfferSeconds')).toMatchObject({ min: 5, max: 3600, integer: true });
+    expect(APP_INFO_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name))).toContain('contact_email');
+  });
+
+  it('accepts only numbers the server accepts, naming proper_bonus for the bonus', () => {
+    expect(fieldProblem(field('bonus'), '')).toBe('proper_bonus');
+    expect(fieldProblem(field('bonus'), '-1')).toBe('proper_bonus');
+    expect(fieldProblem(field('bonus'), '5')).toBeNull();
+    expect(fieldProblem(field('dispatchOfferSeconds'), '4')).toBe('settings.out_of_range');
+    expect(fieldProblem(field('dispatchWaveSize'), '2.5')).toBe('settings.whole_number');
+    expect(fieldProblem(field('driverRadius'), 'far')).toBe('settings.number_required');
+    expect(fieldProblem(field('autoDispatch'), true)).toBeNull();
+  });
+
+  it('sends only what changed, numbers as numbers', () => {
+    const before = formValues(SETTINGS_SECTIONS, { decimal: 2, autoDispatch: true, driverRadius: 10, code: 'USD', dispatchPolicy: 'waves' });
+    expect(before).toMatchObject({ decimal: '2', autoDispatch: true, driverRadius: '10', code: 'USD' });
+    const after = { ...before, autoDispatch: false, driverRadius: ' 7.5 ', code: 'USD' };
+    expect(changedFields(SETTINGS_SECTIONS, before, after)).toEqual({ autoDispatch: false, driverRadius: 7.5 });
+  });
+});

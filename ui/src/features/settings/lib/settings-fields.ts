@@ -1,0 +1,101 @@
+// The settings and app info forms (spec §2 "Settings form", §3 Settings, §5
+// "Admin panel"): every field the server keeps, grouped as the spec groups
+// them, each with a line of help and the bounds the server checks.
+
+export type FieldKind = 'text' | 'number' | 'switch' | 'select';
+
+export interface SettingsField {
+  name: string;
+  kind: FieldKind;
+  /** Bounds the server checks, shown and checked first. */
+  min?: number;
+  max?: number;
+  integer?: boolean;
+  options?: string[];
+}
+
+export interface SettingsSection {
+  /** Translation key of the heading; each field's label is `settings.field.<name>`, its help `settings.help.<name>`. */
+  title: string;
+  fields: SettingsField[];
+}
+
+const toggle = (name: string): SettingsField => ({ name, kind: 'switch' });
+const text = (name: string): SettingsField => ({ name, kind: 'text' });
+
+export const SETTINGS_SECTIONS: SettingsSection[] = [
+  {
+    title: 'settings.section.currency',
+    fields: [text('code'), text('symbol'), toggle('swipe_symbol'), { name: 'decimal', kind: 'number', min: 0, max: 6, integer: true }],
+  },
+  {
+    title: 'settings.section.security',
+    fields: [toggle('otp_secure'), toggle('driver_approval'), toggle('AllowCountrySelection'), text('country'), text('restrictCountry'), toggle('FacebookLoginEnabled')],
+  },
+  { title: 'settings.section.referral', fields: [{ name: 'bonus', kind: 'number', min: 0, max: 1_000_000 }] },
+  { title: 'settings.section.wallet', fields: [text('walletMoneyField'), toggle('RiderWithDraw'), toggle('negativeBalance'), toggle('bank_fields')] },
+  {
+    title: 'settings.section.advanced',
+    fields: [
+      toggle('convert_to_mile'),
+      toggle('CarHornRepeat'),
+      toggle('AllowDeliveryPickupImageCapture'),
+      toggle('AllowFinalDeliveryImageCapture'),
+      toggle('horizontal_view'),
+      toggle('useDistanceMatrix'),
+      toggle('showLiveRoute'),
+      text('panic'),
+    ],
+  },
+  {
+    title: 'settings.section.dispatch',
+    fields: [
+      { name: 'driverRadius', kind: 'number', min: 0 },
+      toggle('autoDispatch'),
+      { name: 'dispatchPolicy', kind: 'select', options: ['waves', 'broadcast'] },
+      { name: 'dispatchWaveSize', kind: 'number', min: 1, max: 100, integer: true },
+      { name: 'dispatchOfferSeconds', kind: 'number', min: 5, max: 3600, integer: true },
+      { name: 'dispatchMaxWaves', kind: 'number', min: 1, max: 100, integer: true },
+      { name: 'dispatchRadiusStep', kind: 'number', min: 0 },
+    ],
+  },
+];
+
+export const APP_INFO_SECTIONS: SettingsSection[] = [
+  { title: 'settings.section.company', fields: ['appName', 'CompanyName', 'CompanyAddress', 'CompanyWebsite', 'contact_email', 'CompanyPhone', 'CompanyTerms'].map(text) },
+  { title: 'settings.section.links', fields: ['FacebookHandle', 'TwitterHandle', 'InstagramHandle', 'AppleStoreLink', 'PlayStoreLink'].map(text) },
+];
+
+export type FormValues = Record<string, string | boolean>;
+
+/** The form's values from what the server sent (numbers as text while edited). */
+export function formValues(sections: SettingsSection[], source: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const field of sections.flatMap((section) => section.fields)) {
+    const value = source[field.name];
+    values[field.name] = field.kind === 'switch' ? Boolean(value) : value === undefined || value === null ? '' : String(value);
+  }
+  return values;
+}
+
+/** The translation key of what is wrong with a field's value, or null. */
+export function fieldProblem(field: SettingsField, value: string | boolean): string | null {
+  if (field.kind !== 'number') return null;
+  const text = String(value).trim();
+  const number = Number(text);
+  if (text === '' || !Number.isFinite(number)) return field.name === 'bonus' ? 'proper_bonus' : 'settings.number_required';
+  if (field.integer && !Number.isInteger(number)) return 'settings.whole_number';
+  if ((field.min !== undefined && number < field.min) || (field.max !== undefined && number > field.max)) return field.name === 'bonus' ? 'proper_bonus' : 'settings.out_of_range';
+  return null;
+}
+
+/** Only the fields that changed, numbers as numbers: what PATCH sends. */
+export function changedFields(sections: SettingsSection[], before: FormValues, after: FormValues): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of sections.flatMap((section) => section.fields)) {
+    if (before[field.name] === after[field.name]) continue;
+    const value = after[field.name];
+    body[field.name] = field.kind === 'number' ? Number(String(value).trim()) : typeof value === 'string' ? value.trim() : value;
+  }
+  return body;
+}

@@ -1,0 +1,160 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { notificationsAtom } from '@/components/ui/notifications/notifications-store';
+import { appStore } from '@/lib/store';
+import { testBooking } from '@/testing/fixtures';
+import { mockApi } from '@/testing/mock-api';
+import { renderWithProviders, seededClient, testSettings, testUser } from '@/testing/test-utils';
+import type { Booking, Settings } from '@/types/api';
+import { PanelBookings, panelActionsFor } from '../components/panel-bookings';
+import { panelBookingColumns } from '../lib/panel-booking-columns';
+
+const admin = testUser({ id: 'admin-1', usertype: 'admin' });
+const fleet = testUser({ id: 'fleet-1', usertype: 'fleetadmin' });
+
+function page(items: Booking[]) {
+  return { 'GET /api/v1/bookings': () => ({ items, next: null }) };
+}
+
+function rowOf(reference: string) {
+  return screen.getByText(reference).closest('[role="row"]') as HTMLElement;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  appStore.set(notificationsAtom, []);
+});
+
+describe('the panel bookings grid', () => {
+  it('has every column of spec §2 for admins and fleet admins, and the delivery ones only for delivery', () => {
+    const taxi = panelBookingColumns({ ...testSettings, appcat: 'taxi' } as Settings, 'admin').map((column) => column.field);
+    expect(taxi).toEqual(
+      expect.arrayContaining(['id', 'reference', 'tripdate', 'carType', 'customer_name', 'pickupAddress', 'dropAddress', 'driver_name', 'status', 'reason', 'cancellationFee', 'otp', 'trip_cost', 'trip_start_time', 'trip_end_time', 'total_trip_time', 'distance', 'vehicle_number', 'driver_share', 'convenience_fees', 'discount_amount', 'customer_paid', 'payment_mode', 'gateway', 'cashPaymentAmount', 'cardPaymentAmount', 'usedWalletMoney']),
+    );
+    expect(taxi).not.toContain('deliveryPerson');
+    expect(taxi).not.toContain('pickup_image');
+    const fleetColumns = panelBookingColumns({ ...testSettings } as Settings, 'fleetadmin').map((column) => column.field);
+    expect(fleetColumns).toContain('driver_share');
+    const delivery = panelBookingColumns({ ...testSettings, appcat: 'delivery' } as Settings, 'admin').map((column) => column.field);
+    expect(delivery).toEqual(
+      expect.arrayContaining(['deliveryPerson', 'deliveryPersonPhone', 'pickUpInstructions', 'deliveryInstructions', 'parcelTypeSelected', 'optionSelected', 'pickup_image', 'deliver_image']),
+    );
+  });
+
+  it('enables cancel and assign exactly as spec §4 says', () => {
+    const on = { autoDispatch: true };
+    const off = { autoDispatch: false };
+    const at = (status: Booking['status']) => testBooking({ status });
+    expect(panelActionsFor(at('NEW'), 'admin', off, true)).toEqual({ cancel: true, assign: true });
+    expect(panelActionsFor(at('NEW'), 'admin', on, true)).toEqual({ cancel: true, assign: false });
+    expect(panelActionsFor(at('ACCEPTED'), 'admin', off, true)).toEqual({ cancel: true, assign: false });
+    expect(panelActionsFor(at('PAYMENT_PENDING'), 'admin', off, true)).toEqual({ cancel: true, assign: false });
+    for (const status of ['ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'] as const) {
+      expect(panelActionsFor(at(status), 'admin', off, true).cancel).toBe(false);
+    }
+    // Demo mode: no cancelling by button; fleet admins never cancel or assign.
+    expect(panelActionsFor(at('NEW'), 'admin', off, false).cancel).toBe(false);
+    expect(panelActionsFor(at('NEW'), 'fleetadmin', off, true)).toEqual({ cancel: false, assign: false });
+  });
+
+  it('shows the rows of the page with their status, money in the platform format and the export only outside demo mode', async () => {
+    mockApi(page([testBooking({ id: 'b1', reference: 'AAAAAA', status: 'NEW', trip_cost: 12.5, customer_name: 'Rita Rider' })]));
+    const view = renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin) });
+    expect(await screen.findByText('AAAAAA')).toBeInTheDocument();
+    const row = rowOf('AAAAAA');
+    expect(within(row).getByTestId('status-chip')).toHaveAttribute('data-status', 'NEW');
+    expect(within(row).getByText('$12.50')).toBeInTheDocument();
+    expect(within(row).getByText('Rita Rider')).toBeInTheDocument();
+    expect(screen.getByTestId('bookings-grid-export-csv')).toBeInTheDocument();
+    view.unmount();
+    mockApi(page([testBooking({ id: 'b1', reference: 'AAAAAA' })]));
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin, { AllowCriticalEditsAdmin: false }) });
+    expect(await screen.findByText('AAAAAA')).toBeInTheDocument();
+    expect(screen.queryByTestId('bookings-grid-export-csv')).not.toBeInTheDocument();
+    expect(within(rowOf('AAAAAA')).getByTestId('action-cancel')).toBeDisabled();
+  });
+
+  it('gives fleet admins no row actions', async () => {
+    mockApi(page([testBooking({ id: 'b1', reference: 'FLEETB', status: 'NEW' })]));
+    renderWithProviders(<PanelBookings role="fleetadmin" />, { client: seededClient(fleet, { autoDispatch: false }) });
+    expect(await screen.findByText('FLEETB')).toBeInTheDocument();
+    expect(screen.queryByTestId('action-cancel')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('action-assign')).not.toBeInTheDocument();
+  });
+
+  it('cancels a new booking with the reason chosen in the dialog', async () => {
+    const { calls } = mockApi({
+      ...page([testBooking({ id: 'b1', reference: 'CANCEL', status: 'NEW' })]),
+      'GET /api/v1/cancelreasons': () => [{ label: 'Rider no-show', value: 0 }],
+      'POST /api/v1/bookings/b1/cancel': ({ body }) => testBooking({ id: 'b1', reference: 'CANCEL', status: 'CANCELLED', reason: (body as { reason: string }).reason, version: 2 }),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin) });
+    await screen.findByText('CANCEL');
+    await user.click(within(rowOf('CANCEL')).getByTestId('action-cancel'));
+    const dialog = await screen.findByTestId('cancel-dialog');
+    await user.click(await within(dialog).findByLabelText('Rider no-show'));
+    await user.click(within(dialog).getByTestId('cancel-confirm'));
+    await waitFor(() => expect(calls.find((call) => call.method === 'POST')?.body).toEqual({ reason: 'Rider no-show' }));
+    await waitFor(() => expect(within(rowOf('CANCEL')).getByTestId('status-chip')).toHaveAttribute('data-status', 'CANCELLED'));
+  });
+
+  it('cancels an unpaid prepaid booking about 1.5 s after the button, with the fixed reason and no dialog', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const { calls } = mockApi({
+      ...page([testBooking({ id: 'b2', reference: 'UNPAID', status: 'PAYMENT_PENDING' })]),
+      'POST /api/v1/bookings/b2/cancel': () => testBooking({ id: 'b2', reference: 'UNPAID', status: 'CANCELLED', version: 2 }),
+    });
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin) });
+    await screen.findByText('UNPAID');
+    await user.click(within(rowOf('UNPAID')).getByTestId('action-cancel'));
+    expect(screen.queryByTestId('cancel-dialog')).not.toBeInTheDocument();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1000);
+    });
+    expect(calls.some((call) => call.method === 'POST')).toBe(false);
+    expect(within(rowOf('UNPAID')).getByTestId('action-cancel')).toBeDisabled();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(600);
+    });
+    await waitFor(() => expect(calls.find((call) => call.method === 'POST')?.body).toEqual({ reason: 'Booking not completed: payment was not made' }));
+  });
+
+  it('assigns a driver picked from the nearest eligible ones and says the driver was notified', async () => {
+    const { calls } = mockApi({
+      ...page([testBooking({ id: 'b3', reference: 'ASSIGN', status: 'NEW' })]),
+      'GET /api/v1/bookings/b3/candidates': () => ({
+        items: [
+          { id: 'd-near', name: 'Nina Near', carType: 'Economy', vehicleNumber: 'MD-1', lat: 39.28, lng: -76.58, distance_km: 0.4 },
+          { id: 'd-far', name: 'Fred Far', carType: 'Economy', vehicleNumber: 'MD-2', lat: 39.3, lng: -76.6, distance_km: 3.2 },
+        ],
+        radius: 10,
+      }),
+      'POST /api/v1/bookings/b3/assign': () => testBooking({ id: 'b3', reference: 'ASSIGN', status: 'NEW', requestedDrivers: { 'd-far': true }, version: 2 }),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin, { autoDispatch: false }) });
+    await screen.findByText('ASSIGN');
+    await user.click(within(rowOf('ASSIGN')).getByTestId('action-assign'));
+    const dialog = await screen.findByTestId('assign-dialog');
+    const candidates = await within(dialog).findAllByTestId('assign-candidate');
+    expect(candidates.map((item) => item.textContent)).toEqual([expect.stringContaining('Nina Near'), expect.stringContaining('Fred Far')]);
+    expect(candidates[0]).toHaveTextContent('0.4 km');
+    await user.click(candidates[1]);
+    await user.click(within(dialog).getByTestId('assign-confirm'));
+    await waitFor(() => expect(calls.find((call) => call.path === '/api/v1/bookings/b3/assign')?.body).toEqual({ driver: 'd-far' }));
+    expect(appStore.get(notificationsAtom).map((entry) => entry.message)).toContain('panel.bookings.assigned');
+    await waitFor(() => expect(screen.queryByTestId('assign-dialog')).not.toBeInTheDocument());
+  });
+
+  it('keeps assign off, and says why, while automatic dispatch is on', async () => {
+    mockApi(page([testBooking({ id: 'b4', reference: 'AUTODI', status: 'NEW' })]));
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin, { autoDispatch: true }) });
+    await screen.findByText('AUTODI');
+    expect(within(rowOf('AUTODI')).getByTestId('action-assign')).toBeDisabled();
+    expect(screen.getByTestId('auto-dispatch-note')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,69 @@
+// The panel's bookings (spec §2 "Bookings", §4 "Panel actions"): pages from
+// the server for the data grid, the drivers an admin may assign, and assigning.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { PageAnswer, PageParams } from '@/components/panel/panel-table';
+import { api } from '@/lib/api-client';
+import { queryKeys } from '@/lib/query-keys';
+import type { Booking } from '@/types/api';
+import { storeBooking } from './bookings';
+
+/** Under the bookings list key, so socket events update the grid's rows too. */
+export const panelBookingsKey = (status: string) => [...queryKeys.bookings.list(), 'panel', { status }] as const;
+
+/** Grid field → the server's sort name (the columns the server sorts by an index). */
+export const BOOKING_SORT_FIELDS: Record<string, string> = {
+  tripdate: 'tripdate',
+  bookingDate: 'bookingDate',
+  reference: 'reference',
+  status: 'status',
+  customer_name: 'customer_name',
+  driver_name: 'driver_name',
+  carType: 'carType',
+  trip_cost: 'trip_cost',
+};
+
+/** `status`: '' for all, 'active', or one status. */
+export function fetchBookingsPage(status: string, params: PageParams, signal?: AbortSignal) {
+  const filter = status === 'active' ? { active: true } : status ? { status } : {};
+  return api.get<PageAnswer<Booking>>('/bookings', { ...params, ...filter }, signal);
+}
+
+export function bookingsExportQuery(status: string) {
+  return status === 'active' ? { active: true } : status ? { status } : {};
+}
+
+/** An eligible driver for manual assignment, nearest the pickup first. */
+export interface AssignCandidate {
+  id: string;
+  name: string;
+  carType: string;
+  vehicleNumber: string;
+  lat: number;
+  lng: number;
+  distance_km: number;
+}
+
+/** The drivers inside `driverRadius` come first; the list goes on past it (`radius`, in the platform's unit). */
+export interface AssignCandidates {
+  items: AssignCandidate[];
+  radius: number;
+}
+
+export function useAssignCandidates(bookingId: string | null) {
+  return useQuery({
+    queryKey: ['bookings', 'candidates', bookingId],
+    queryFn: ({ signal }) => api.get<AssignCandidates>(`/bookings/${bookingId}/candidates`, { limit: 20 }, signal),
+    enabled: Boolean(bookingId),
+    // Drivers move: a picker opened again asks again.
+    staleTime: 0,
+  });
+}
+
+export function useAssignDriver() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ booking, driver }: { booking: string; driver: string }) => api.post<Booking>(`/bookings/${booking}/assign`, { driver }),
+    meta: { handlesErrors: true },
+    onSuccess: (booking) => storeBooking(client, booking),
+  });
+}

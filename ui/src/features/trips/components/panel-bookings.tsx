@@ -1,0 +1,171 @@
+import CancelIcon from '@mui/icons-material/Cancel';
+import PersonAddIcon from '@mui/icons-material/PersonAdd';
+import { Box, Link, MenuItem, TextField, Typography } from '@mui/material';
+import type { GridColDef } from '@mui/x-data-grid';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { PanelTable, type PanelRowAction } from '@/components/panel/panel-table';
+import { notify } from '@/components/ui/notifications/notifications-store';
+import { useSettings } from '@/lib/app-data';
+import { useCriticalEditsAllowed } from '@/lib/critical-edits';
+import { errorText } from '@/lib/server-errors';
+import type { Booking, BookingStatus, Role } from '@/types/api';
+import { useCancelBooking } from '../api/bookings';
+import { BOOKING_SORT_FIELDS, bookingsExportQuery, fetchBookingsPage, panelBookingsKey } from '../api/panel-bookings';
+import { canAssign, canCancel, INCOMPLETE_BOOKING_REASON, PAYMENT_PENDING_CANCEL_DELAY_MS } from '../lib/booking-status';
+import { INITIALLY_HIDDEN, panelBookingColumns, type PanelColumn } from '../lib/panel-booking-columns';
+import { AssignDriverDialog } from './assign-driver-dialog';
+import { CancelDialog } from './cancel-dialog';
+import { StatusChip } from './status-chip';
+
+const STATUSES: BookingStatus[] = ['PAYMENT_PENDING', 'NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'];
+
+/** The row actions of spec §4 for this viewer: cancel and assign (pay now is the rider's, in their own view). */
+export function panelActionsFor(booking: Booking, role: Role, settings: { autoDispatch: boolean }, criticalEditsAllowed: boolean) {
+  return { cancel: canCancel(booking, role, criticalEditsAllowed), assign: canAssign(booking, role, settings.autoDispatch) };
+}
+
+function gridColumn(column: PanelColumn, t: ReturnType<typeof useTranslation>['t']): GridColDef<Booking> {
+  const base: GridColDef<Booking> = {
+    field: column.field,
+    headerName: t(column.label),
+    minWidth: column.kind === 'address' ? 240 : column.kind === 'numeric' ? 120 : column.kind === 'status' ? 150 : 170,
+    flex: column.kind === 'address' ? 1 : undefined,
+    align: column.kind === 'numeric' ? 'right' : undefined,
+    headerAlign: column.kind === 'numeric' ? 'right' : undefined,
+    valueGetter: (_value, booking) => column.text(booking, t),
+  };
+  if (column.kind === 'status') return { ...base, renderCell: ({ row }) => <StatusChip status={row.status} /> };
+  if (column.kind === 'image') {
+    return {
+      ...base,
+      minWidth: 110,
+      renderCell: ({ value }) =>
+        value ? (
+          <Link href={String(value)} target="_blank" rel="noopener">
+            <Box component="img" src={String(value)} alt={t(column.label)} sx={{ height: 40, width: 56, objectFit: 'cover', borderRadius: 1, verticalAlign: 'middle' }} />
+          </Link>
+        ) : null,
+    };
+  }
+  return base;
+}
+
+/** Spec §2 "Bookings" for admins and fleet admins (the server scopes a fleet
+ * admin to their fleet): paged, sorted and searched on the server, live from
+ * the socket, with the row actions of spec §4 and export when critical edits
+ * are allowed. */
+export function PanelBookings({ role }: { role: Role }) {
+  const { t, i18n } = useTranslation();
+  const settings = useSettings();
+  const criticalEdits = useCriticalEditsAllowed();
+  const [status, setStatus] = useState('');
+  const [cancelling, setCancelling] = useState<Booking | null>(null);
+  const [assigning, setAssigning] = useState<Booking | null>(null);
+  const [pendingCancels, setPendingCancels] = useState<ReadonlySet<string>>(new Set());
+  const cancel = useCancelBooking();
+  const columns = useMemo(() => panelBookingColumns(settings, role).map((column) => gridColumn(column, t)), [settings, role, t]);
+
+  const cancelWith = (booking: Booking, reason: string, done?: () => void) =>
+    cancel.mutate(
+      { id: booking.id, reason },
+      {
+        onSuccess: () => done?.(),
+        onError: (error) => notify({ severity: 'error', message: errorText(error, t, (key) => i18n.exists(key)), translated: true }),
+        onSettled: () => setPendingCancels((ids) => new Set([...ids].filter((id) => id !== booking.id))),
+      },
+    );
+
+  const startCancel = (booking: Booking) => {
+    if (booking.status !== 'PAYMENT_PENDING') {
+      setCancelling(booking);
+      return;
+    }
+    // Spec §4: an unpaid prepaid booking goes after about 1.5 s, with the fixed reason.
+    setPendingCancels((ids) => new Set(ids).add(booking.id));
+    setTimeout(() => cancelWith(booking, i18n.t(INCOMPLETE_BOOKING_REASON, { lng: 'en' })), PAYMENT_PENDING_CANCEL_DELAY_MS);
+  };
+
+  const actions = (booking: Booking): PanelRowAction[] => {
+    const allowed = panelActionsFor(booking, role, settings, criticalEdits);
+    const list: PanelRowAction[] = [];
+    if (role === 'admin') {
+      list.push({
+        key: 'cancel',
+        label: 'panel.bookings.cancel',
+        icon: <CancelIcon />,
+        onClick: () => startCancel(booking),
+        disabled: !allowed.cancel || pendingCancels.has(booking.id),
+        disabledReason: criticalEdits ? 'panel.bookings.cancel_not_now' : 'demo_mode',
+      });
+      list.push({
+        key: 'assign',
+        label: 'panel.bookings.assign',
+        icon: <PersonAddIcon />,
+        onClick: () => setAssigning(booking),
+        disabled: !allowed.assign,
+        disabledReason: settings.autoDispatch ? 'panel.bookings.assign_auto' : 'panel.bookings.assign_not_now',
+      });
+    }
+    return list;
+  };
+
+  const statusFilter = (
+    <TextField
+      select
+      size="small"
+      label={t('table.status')}
+      value={status}
+      onChange={(event) => setStatus(event.target.value)}
+      sx={{ minWidth: 180 }}
+      slotProps={{
+        // '' is "all statuses": show its text rather than an empty box.
+        select: { displayEmpty: true, SelectDisplayProps: { 'data-testid': 'bookings-status-filter' } as React.HTMLAttributes<HTMLDivElement> },
+        inputLabel: { shrink: true },
+      }}
+    >
+      <MenuItem value="">{t('panel.bookings.all_statuses')}</MenuItem>
+      <MenuItem value="active">{t('panel.bookings.active_statuses')}</MenuItem>
+      {STATUSES.map((name) => (
+        <MenuItem key={name} value={name}>
+          {t(`status.${name}`)}
+        </MenuItem>
+      ))}
+    </TextField>
+  );
+
+  return (
+    <>
+      {role === 'admin' && settings.autoDispatch && (
+        <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }} data-testid="auto-dispatch-note">
+          {t('panel.bookings.auto_dispatch_on')}
+        </Typography>
+      )}
+      <PanelTable<Booking>
+        testId="bookings-grid"
+        columns={columns}
+        search="panel.bookings.search"
+        source={{
+          mode: 'server',
+          queryKey: panelBookingsKey(status),
+          fetchPage: (params, signal) => fetchBookingsPage(status, params, signal),
+          sortFields: BOOKING_SORT_FIELDS,
+          defaultSort: { field: 'tripdate', order: 'desc' },
+        }}
+        actions={role === 'admin' ? actions : undefined}
+        exportFile={criticalEdits ? { path: '/bookings', query: bookingsExportQuery(status) } : null}
+        toolbar={statusFilter}
+        hiddenColumns={INITIALLY_HIDDEN}
+        rowHeight={settings.appcat === 'delivery' ? 56 : undefined}
+      />
+      <CancelDialog
+        open={cancelling !== null}
+        busy={cancel.isPending}
+        error={null}
+        onClose={() => setCancelling(null)}
+        onConfirm={(reason) => cancelling && cancelWith(cancelling, reason, () => setCancelling(null))}
+      />
+      {assigning && <AssignDriverDialog booking={assigning} onClose={() => setAssigning(null)} />}
+    </>
+  );
+}

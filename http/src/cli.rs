@@ -23,6 +23,23 @@ pub enum Commands {
         #[command(subcommand)]
         command: AdminCommand,
     },
+    /// Work with OpenStreetMap extracts.
+    Map {
+        #[command(subcommand)]
+        command: MapCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MapCommand {
+    /// Build an extract's routing graph ahead of time, into the data
+    /// directory's cache that `serve --map` reads.
+    Prepare {
+        /// The extract, an `.osm.pbf` (or `.osm` XML) file.
+        file: PathBuf,
+        #[command(flatten)]
+        storage: StorageArgs,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,6 +76,10 @@ pub struct ServeArgs {
     /// Seed the demo city once and turn on the dev outbox.
     #[arg(long)]
     pub demo: bool,
+    /// Route, search and draw maps from this OpenStreetMap extract
+    /// (`.osm.pbf`): sets `maps.provider = "osm"` and `maps.osm_file`.
+    #[arg(long, value_name = "FILE.osm.pbf")]
+    pub map: Option<PathBuf>,
 }
 
 impl StorageArgs {
@@ -83,6 +104,7 @@ impl ServeArgs {
         let mut overrides = self.storage.overrides();
         overrides.listen = self.listen;
         overrides.demo = self.demo;
+        overrides.map = self.map.clone();
         Config::load(&overrides)
     }
 }

@@ -329,6 +329,14 @@ impl Default for RealtimeConfig {
     }
 }
 
+/// The demo city's extract, `data/baltimore.osm.pbf`: next to the working
+/// directory (`make run`), else in the source tree the binary was built in.
+fn demo_map_file() -> Option<PathBuf> {
+    const DEMO_MAP: &str = "data/baltimore.osm.pbf";
+    let built_in = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(DEMO_MAP);
+    [PathBuf::from(DEMO_MAP), built_in].into_iter().find(|path| path.is_file())
+}
+
 /// Flags given on the command line; they win over the file and environment.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
@@ -337,6 +345,8 @@ pub struct Overrides {
     pub listen: Option<SocketAddr>,
     pub database_url: Option<String>,
     pub demo: bool,
+    /// `--map FILE`: the OpenStreetMap provider on this extract.
+    pub map: Option<PathBuf>,
 }
 
 impl Config {
@@ -361,11 +371,27 @@ impl Config {
         if overrides.demo {
             config.demo = true;
         }
+        if let Some(map) = &overrides.map {
+            config.maps.osm_file = Some(map.clone());
+            config.maps.provider = Some(wayfare_maps::ProviderKind::Osm);
+        }
         if config.demo {
             config.delivery.dev_outbox = true;
             config.payments.test_gateway = true;
+            // The demo city's roads, unless a map or provider is configured.
+            if config.maps.provider.is_none()
+                && config.maps.osm_file.is_none()
+                && let Some(file) = demo_map_file()
+            {
+                config.maps.osm_file = Some(file);
+            }
         }
         Ok(config)
+    }
+
+    /// Where prepared maps are cached, by their extract's content hash.
+    pub fn maps_cache_dir(&self) -> PathBuf {
+        self.data_dir.join("maps")
     }
 
     /// The storage URL: the configured one, or SQLite in the data directory.

@@ -148,7 +148,9 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
             "the dev outbox is ON: sign-in codes are readable at /api/v1/dev/outbox; never use this in production"
         );
     }
-    let maps = wayfare_maps::provider_from(&config.maps);
+    let (maps_config, maps_cache) = (config.maps.clone(), config.maps_cache_dir());
+    // Loading (or first preparing) a road network is seconds of CPU work.
+    let maps = tokio::task::spawn_blocking(move || wayfare_maps::provider_from(&maps_config, &maps_cache)).await??;
     let files = files::store_from_config(&config.files, &config.data_dir)?;
     if config.payments.test_gateway {
         tracing::warn!(
@@ -209,6 +211,32 @@ async fn shutdown_signal() {
 }
 
 /// Applies the migrations (opening storage does) and exits.
+/// `wayfare map prepare FILE`: builds the extract's routing graph into the
+/// cache `serve` reads, drawing a progress bar on stderr.
+pub async fn prepare_map(config: Config, file: &std::path::Path) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let (file, cache) = (file.to_path_buf(), config.maps_cache_dir());
+    let started = std::time::Instant::now();
+    let origin = tokio::task::spawn_blocking(move || {
+        wayfare_maps::osm::cache::load_or_prepare(&file, &cache, |stage, done, of| {
+            let share = if of == 0 { 1.0 } else { done as f64 / of as f64 };
+            let filled = (share * 30.0).round() as usize;
+            eprint!("\r[{}{}] {:>3.0}% {stage:<32}", "#".repeat(filled), "-".repeat(30 - filled), share * 100.0);
+            let _ = std::io::stderr().flush();
+        })
+        .map(|(_, origin)| origin)
+    })
+    .await??;
+    eprintln!();
+    match origin {
+        wayfare_maps::osm::cache::Origin::Cached => println!("already prepared: {}", config.maps_cache_dir().display()),
+        wayfare_maps::osm::cache::Origin::Prepared => {
+            println!("prepared in {:.1} s into {}", started.elapsed().as_secs_f64(), config.maps_cache_dir().display())
+        }
+    }
+    Ok(())
+}
+
 pub async fn migrate(config: Config) -> anyhow::Result<()> {
     std::fs::create_dir_all(&config.data_dir)?;
     wayfare_storage::open(&config.storage_url()).await?;

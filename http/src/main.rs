@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
-use wayfare_http::cli::{AdminCommand, Cli, Commands};
+use wayfare_http::cli::{AdminCommand, Cli, Commands, MapCommand};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -14,6 +14,9 @@ async fn main() -> anyhow::Result<()> {
         Commands::Migrate(args) => wayfare_http::migrate(args.load()?).await,
         Commands::Admin { command: AdminCommand::Create { email, storage } } => {
             wayfare_http::create_admin(storage.load()?, &email).await
+        }
+        Commands::Map { command: MapCommand::Prepare { file, storage } } => {
+            wayfare_http::prepare_map(storage.load()?, &file).await
         }
     }
 }

@@ -2,9 +2,12 @@
 //! server's configuration.
 
 use crate::gazetteer::Gazetteer;
+use crate::osm::cache::{self, PrepareError};
+use crate::osm::provider::OsmProvider;
 use crate::provider::MapsProvider;
 use crate::straight_line::StraightLineProvider;
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Which implementation of [`MapsProvider`] to run.
@@ -15,6 +18,9 @@ pub enum ProviderKind {
     /// from the built-in Baltimore gazetteer. Works offline.
     #[default]
     StraightLine,
+    /// Roads, places and the basemap from one OpenStreetMap extract
+    /// (`osm_file`), built in and offline.
+    Osm,
 }
 
 /// A configuration value out of range.
@@ -24,6 +30,8 @@ pub enum MapsConfigError {
     DetourFactor(f64),
     #[error("maps.average_speed_kmh must be a number above 0, got {0}")]
     AverageSpeed(f64),
+    #[error("maps.provider = \"osm\" needs maps.osm_file, an .osm.pbf extract")]
+    NoOsmFile,
 }
 
 /// Every field has a default, so an empty `[maps]` section is a working one.
@@ -31,7 +39,12 @@ pub enum MapsConfigError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "UncheckedMapsConfig")]
 pub struct MapsConfig {
-    pub provider: ProviderKind,
+    /// Unset: `osm` when `osm_file` is given, else `straight_line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<ProviderKind>,
+    /// The OpenStreetMap extract (`.osm.pbf`) of the `osm` provider.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub osm_file: Option<PathBuf>,
     /// Road distance over great-circle distance; 1.3 is typical of a city grid.
     pub detour_factor: f64,
     /// Door-to-door average in town, stops included.
@@ -43,7 +56,16 @@ impl MapsConfig {
     pub const DEFAULT_AVERAGE_SPEED_KMH: f64 = 30.0;
 
     pub fn validate(&self) -> Result<(), MapsConfigError> {
+        if self.kind() == ProviderKind::Osm && self.osm_file.is_none() {
+            return Err(MapsConfigError::NoOsmFile);
+        }
         check_straight_line(self.detour_factor, self.average_speed_kmh)
+    }
+
+    /// The provider that answers: the configured one, else OpenStreetMap
+    /// whenever a map file is given.
+    pub fn kind(&self) -> ProviderKind {
+        self.provider.unwrap_or(if self.osm_file.is_some() { ProviderKind::Osm } else { ProviderKind::StraightLine })
     }
 }
 
@@ -62,7 +84,8 @@ pub(crate) fn check_straight_line(detour_factor: f64, average_speed_kmh: f64) ->
 impl Default for MapsConfig {
     fn default() -> Self {
         Self {
-            provider: ProviderKind::default(),
+            provider: None,
+            osm_file: None,
             detour_factor: Self::DEFAULT_DETOUR_FACTOR,
             average_speed_kmh: Self::DEFAULT_AVERAGE_SPEED_KMH,
         }
@@ -73,15 +96,16 @@ impl Default for MapsConfig {
 #[derive(Deserialize)]
 #[serde(default)]
 struct UncheckedMapsConfig {
-    provider: ProviderKind,
+    provider: Option<ProviderKind>,
+    osm_file: Option<PathBuf>,
     detour_factor: f64,
     average_speed_kmh: f64,
 }
 
 impl Default for UncheckedMapsConfig {
     fn default() -> Self {
-        let MapsConfig { provider, detour_factor, average_speed_kmh } = MapsConfig::default();
-        Self { provider, detour_factor, average_speed_kmh }
+        let MapsConfig { provider, osm_file, detour_factor, average_speed_kmh } = MapsConfig::default();
+        Self { provider, osm_file, detour_factor, average_speed_kmh }
     }
 }
 
@@ -89,27 +113,39 @@ impl TryFrom<UncheckedMapsConfig> for MapsConfig {
     type Error = MapsConfigError;
 
     fn try_from(unchecked: UncheckedMapsConfig) -> Result<Self, Self::Error> {
-        let UncheckedMapsConfig { provider, detour_factor, average_speed_kmh } = unchecked;
-        let config = MapsConfig { provider, detour_factor, average_speed_kmh };
+        let UncheckedMapsConfig { provider, osm_file, detour_factor, average_speed_kmh } = unchecked;
+        let config = MapsConfig { provider, osm_file, detour_factor, average_speed_kmh };
         config.validate()?;
         Ok(config)
     }
 }
 
-/// The provider the configuration asks for.
-///
-/// # Panics
-/// When a configuration built in code holds values that
-/// [`MapsConfig::validate`] refuses; a deserialised one has been checked already.
-pub fn provider_from(config: &MapsConfig) -> Arc<dyn MapsProvider> {
-    match config.provider {
+/// The provider the configuration asks for. The `osm` provider loads its
+/// prepared roads from `cache_dir` (prepared there first when the extract is
+/// new or changed), so call this off the async threads.
+pub fn provider_from(config: &MapsConfig, cache_dir: &Path) -> Result<Arc<dyn MapsProvider>, MapsSetupError> {
+    config.validate()?;
+    match config.kind() {
         ProviderKind::StraightLine => {
             let provider =
-                StraightLineProvider::new(Gazetteer::baltimore(), config.detour_factor, config.average_speed_kmh)
-                    .unwrap_or_else(|error| panic!("invalid maps configuration: {error}"));
-            Arc::new(provider)
+                StraightLineProvider::new(Gazetteer::baltimore(), config.detour_factor, config.average_speed_kmh)?;
+            Ok(Arc::new(provider))
+        }
+        ProviderKind::Osm => {
+            let file = config.osm_file.as_deref().ok_or(MapsConfigError::NoOsmFile)?;
+            let (router, _) = cache::load_or_prepare(file, cache_dir, |_, _, _| {})?;
+            Ok(Arc::new(OsmProvider::new(router, Gazetteer::baltimore())))
         }
     }
+}
+
+/// Why the configured provider could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum MapsSetupError {
+    #[error(transparent)]
+    Config(#[from] MapsConfigError),
+    #[error(transparent)]
+    Prepare(#[from] PrepareError),
 }
 
 #[cfg(test)]
@@ -122,7 +158,7 @@ mod tests {
     fn an_empty_section_gives_the_straight_line_provider_with_the_defaults() {
         let config: MapsConfig = serde_json::from_str("{}").unwrap();
         assert_eq!(config, MapsConfig::default());
-        assert_eq!(config.provider, ProviderKind::StraightLine);
+        assert_eq!(config.kind(), ProviderKind::StraightLine);
         assert_eq!((config.detour_factor, config.average_speed_kmh), (1.3, 30.0));
     }
 
@@ -132,7 +168,12 @@ mod tests {
         let config: MapsConfig = serde_json::from_str(json).unwrap();
         assert_eq!(
             config,
-            MapsConfig { provider: ProviderKind::StraightLine, detour_factor: 1.5, average_speed_kmh: 25.0 }
+            MapsConfig {
+                provider: Some(ProviderKind::StraightLine),
+                osm_file: None,
+                detour_factor: 1.5,
+                average_speed_kmh: 25.0
+            }
         );
         let again: MapsConfig = serde_json::from_value(serde_json::to_value(&config).unwrap()).unwrap();
         assert_eq!(again, config);
@@ -150,15 +191,45 @@ mod tests {
     #[test]
     fn the_configured_provider_routes_with_the_configured_factor_and_speed() {
         let config = MapsConfig { detour_factor: 1.0, average_speed_kmh: 60.0, ..MapsConfig::default() };
-        let maps = provider_from(&config);
+        let maps = provider_from(&config, Path::new("/nonexistent")).unwrap();
         let route = at_once(maps.directions(LatLng::new(0.0, 0.0), LatLng::new(1.0, 0.0), &[])).unwrap();
         // One degree of latitude, 111.195 km, at 60 km/h.
         assert_eq!(route.time_secs, 6672);
     }
 
     #[test]
-    #[should_panic(expected = "maps.detour_factor")]
-    fn a_configuration_built_in_code_with_a_bad_value_panics_at_start() {
-        provider_from(&MapsConfig { detour_factor: 0.0, ..MapsConfig::default() });
+    fn a_configuration_built_in_code_with_a_bad_value_is_refused_at_start() {
+        let error =
+            provider_from(&MapsConfig { detour_factor: 0.0, ..MapsConfig::default() }, Path::new("/nonexistent"))
+                .err()
+                .unwrap();
+        assert!(error.to_string().contains("maps.detour_factor"), "{error}");
+    }
+
+    #[test]
+    fn a_map_file_chooses_the_osm_provider_unless_another_is_named() {
+        let config: MapsConfig = serde_json::from_str(r#"{"osm_file": "city.osm.pbf"}"#).unwrap();
+        assert_eq!(config.kind(), ProviderKind::Osm);
+        let config: MapsConfig =
+            serde_json::from_str(r#"{"osm_file": "city.osm.pbf", "provider": "straight_line"}"#).unwrap();
+        assert_eq!(config.kind(), ProviderKind::StraightLine);
+        let error = serde_json::from_str::<MapsConfig>(r#"{"provider": "osm"}"#).unwrap_err();
+        assert!(error.to_string().contains("maps.osm_file"), "{error}");
+    }
+
+    #[test]
+    fn the_osm_provider_routes_on_the_extracts_roads() {
+        let cache = tempfile::tempdir().unwrap();
+        let extract = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monaco.osm.pbf");
+        let config = MapsConfig { osm_file: Some(extract), ..MapsConfig::default() };
+        let maps = provider_from(&config, cache.path()).unwrap();
+        // Across Monaco, from the Casino to the Stade Louis II: a road trip
+        // longer than the 2.1 km straight line, at a city pace.
+        let route = at_once(maps.directions(LatLng::new(43.7396, 7.4276), LatLng::new(43.7276, 7.4154), &[])).unwrap();
+        assert!(route.distance_km > 2.1 && route.distance_km < 5.0, "{}", route.distance_km);
+        assert!(route.time_secs > 120 && route.time_secs < 900, "{}", route.time_secs);
+        assert!(route.coords.len() > 10);
+        // Every cached start reads the same preparation back.
+        assert!(std::fs::read_dir(cache.path()).unwrap().count() == 1);
     }
 }

@@ -7,10 +7,11 @@
 //! polyline, thinning a long track to the waypoint limit, an in-memory
 //! [`Gazetteer`] with the demo city's landmarks) and the
 //! [`StraightLineProvider`], which works offline: great-circle distance ×
-//! a detour factor at an average speed. [`provider_from`] builds the
-//! configured provider. The OpenStreetMap provider (road graph, geocoder,
-//! basemap from `data/baltimore.osm.pbf`) and HTTP clients for OSRM,
-//! Nominatim and Google come later behind the same trait.
+//! a detour factor at an average speed; and the OpenStreetMap provider
+//! ([`osm`]), which routes on the roads of one extract with contraction
+//! hierarchies, offline. [`provider_from`] builds the configured provider.
+//! The extract's geocoder and basemap, and HTTP clients for OSRM,
+//! Nominatim and Google, come next behind the same trait.
 //!
 //! It deliberately has no HTTP server, no routes and no UI: the http crate
 //! exposes these calls, maps their errors to status codes and draws nothing.
@@ -28,7 +29,7 @@ pub mod waypoints;
 #[cfg(test)]
 mod test_support;
 
-pub use config::{MapsConfig, MapsConfigError, ProviderKind, provider_from};
+pub use config::{MapsConfig, MapsConfigError, MapsSetupError, ProviderKind, provider_from};
 pub use error::{GeoCall, MapsError};
 pub use gazetteer::{Gazetteer, GazetteerError, GazetteerPlace};
 pub use polyline::PolylineError;

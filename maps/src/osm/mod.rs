@@ -1,4 +1,21 @@
 //! The built-in OpenStreetMap provider: everything from one extract, with no
 //! server to install and no internet.
+//!
+//! - [`source`] reads `.osm.pbf` and `.osm` XML;
+//! - [`profile`] says which ways a car drives, how fast and where it turns;
+//! - [`network`] splits the ways into directed segments and the turns between them;
+//! - [`ch`] prepares contraction hierarchies and answers routes and matrices;
+//! - [`router`] snaps points to roads and turns searches into paths;
+//! - [`cache`] keeps the preparation in the data directory by content hash;
+//! - [`provider`] answers the geo calls of spec §7 from all of it.
 
+pub mod cache;
+pub mod ch;
+pub mod network;
+pub mod profile;
+pub mod provider;
+pub mod router;
 pub mod source;
+
+#[cfg(test)]
+mod tests;

@@ -82,7 +82,7 @@ impl TestApp {
         let options = RuntimeOptions { call_timeout: Some(Duration::from_secs(30)), ..RuntimeOptions::default() };
         let runtime = Runtime::start(storage, Arc::new(clock.clone()), options).await.expect("the runtime starts");
         let deliveries = Deliveries::from_config(&config.delivery).expect("deliveries");
-        let maps = wayfare_maps::provider_from(&config.maps);
+        let maps = wayfare_maps::provider_from(&config.maps, &config.maps_cache_dir()).expect("the maps provider");
         let state = AppState::new(config, runtime, deliveries, maps);
         TestApp { state, clock, _data_dir: data_dir }
     }

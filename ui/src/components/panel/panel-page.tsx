@@ -18,15 +18,3 @@ export function PanelPage({ title, actions, children }: { title: string; actions
     </Box>
   );
 }
-
-/** A screen whose part of the panel is not built yet. */
-export function PanelPlaceholder({ title }: { title: string }) {
-  const { t } = useTranslation();
-  return (
-    <PanelPage title={title}>
-      <Typography color="text.secondary" data-testid="panel-pending">
-        {t('panel.coming_soon')}
-      </Typography>
-    </PanelPage>
-  );
-}

@@ -1,0 +1,339 @@
+//! Routing scenarios in the manner of OSRM's car feature tests: small
+//! synthetic extracts written here as `.osm` XML, then the same checks on
+//! the real Monaco and Baltimore extracts against plain Dijkstra.
+
+use super::cache;
+use super::network::metres;
+use super::router::{Path, Router};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use wayfare_engine::LatLng;
+
+/// One grid step: 0.001° of latitude, about 111 m.
+const STEP: f64 = 0.001;
+
+type TagList = Vec<(String, String)>;
+/// (kind, id, role)
+type Members = Vec<(&'static str, i64, &'static str)>;
+
+#[derive(Default)]
+struct Extract {
+    nodes: Vec<(i64, f64, f64)>,
+    ways: Vec<(i64, Vec<i64>, TagList)>,
+    relations: Vec<(i64, Members, TagList)>,
+}
+
+fn tags(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()
+}
+
+impl Extract {
+    /// A node at grid position (row, column).
+    fn node(&mut self, id: i64, row: f64, column: f64) -> &mut Self {
+        self.nodes.push((id, row * STEP, column * STEP));
+        self
+    }
+
+    fn way(&mut self, id: i64, nodes: &[i64], pairs: &[(&str, &str)]) -> &mut Self {
+        self.ways.push((id, nodes.to_vec(), tags(pairs)));
+        self
+    }
+
+    fn restriction(&mut self, id: i64, from: i64, via: i64, to: i64, kind: &str) -> &mut Self {
+        let members = vec![("way", from, "from"), ("node", via, "via"), ("way", to, "to")];
+        self.relations.push((id, members, tags(&[("type", "restriction"), ("restriction", kind)])));
+        self
+    }
+
+    fn router(&self) -> Router {
+        let mut xml = String::from("<?xml version='1.0' encoding='UTF-8'?>\n<osm version='0.6'>\n");
+        for (id, lat, lng) in &self.nodes {
+            writeln!(xml, "  <node id='{id}' lat='{lat}' lon='{lng}'/>").unwrap();
+        }
+        let write_tags = |xml: &mut String, pairs: &[(String, String)]| {
+            for (key, value) in pairs {
+                writeln!(xml, "    <tag k='{key}' v='{value}'/>").unwrap();
+            }
+        };
+        for (id, nodes, pairs) in &self.ways {
+            writeln!(xml, "  <way id='{id}'>").unwrap();
+            for node in nodes {
+                writeln!(xml, "    <nd ref='{node}'/>").unwrap();
+            }
+            write_tags(&mut xml, pairs);
+            xml.push_str("  </way>\n");
+        }
+        for (id, members, pairs) in &self.relations {
+            writeln!(xml, "  <relation id='{id}'>").unwrap();
+            for (kind, reference, role) in members {
+                writeln!(xml, "    <member type='{kind}' ref='{reference}' role='{role}'/>").unwrap();
+            }
+            write_tags(&mut xml, pairs);
+            xml.push_str("  </relation>\n");
+        }
+        xml.push_str("</osm>\n");
+        let mut file = tempfile::Builder::new().suffix(".osm").tempfile().unwrap();
+        file.write_all(xml.as_bytes()).unwrap();
+        cache::prepare(file.path(), |_, _, _| {}).unwrap()
+    }
+}
+
+fn at(row: f64, column: f64) -> LatLng {
+    LatLng::new(row * STEP, column * STEP)
+}
+
+/// Whether the route's line passes within 5 m of grid position (row, column).
+fn passes(path: &Path, row: f64, column: f64) -> bool {
+    path.points.iter().any(|point| metres(*point, [row * STEP, column * STEP]) < 5.0)
+}
+
+const ROAD: (&str, &str) = ("highway", "residential");
+
+#[test]
+fn a_oneway_is_not_driven_backwards() {
+    let mut extract = Extract::default();
+    extract.node(1, 0.0, 0.0).node(2, 0.0, 1.0).node(3, 1.0, 1.0).node(4, 1.0, 0.0);
+    extract.way(10, &[1, 2], &[ROAD, ("oneway", "yes")]).way(11, &[2, 3, 4, 1], &[ROAD]);
+    let router = extract.router();
+    // With the oneway: about 89 m.
+    let along = router.route(at(0.0, 0.1), at(0.0, 0.9)).unwrap();
+    assert!((along.length_m - 89.0).abs() < 2.0, "{}", along.length_m);
+    assert!(!passes(&along, 1.0, 1.0));
+    // Against it: round the block, about 11 + 3 × 111 + 11 m.
+    let against = router.route(at(0.0, 0.9), at(0.0, 0.1)).unwrap();
+    assert!(against.length_m > 340.0 && against.length_m < 370.0, "{}", against.length_m);
+    assert!(passes(&against, 1.0, 1.0) && passes(&against, 1.0, 0.0));
+}
+
+#[test]
+fn a_reversed_oneway_is_driven_against_its_nodes() {
+    let mut extract = Extract::default();
+    extract.node(1, 0.0, 0.0).node(2, 0.0, 1.0).node(3, 1.0, 1.0).node(4, 1.0, 0.0);
+    extract.way(10, &[1, 2], &[ROAD, ("oneway", "-1")]).way(11, &[2, 3, 4, 1], &[ROAD]);
+    let router = extract.router();
+    assert!(router.route(at(0.0, 0.9), at(0.0, 0.1)).unwrap().length_m < 100.0);
+    assert!(router.route(at(0.0, 0.1), at(0.0, 0.9)).unwrap().length_m > 340.0);
+}
+
+#[test]
+fn a_roundabout_is_an_implied_oneway() {
+    let mut extract = Extract::default();
+    // A ring N → E → S → W → N (clockwise) with arms to the north and west.
+    extract.node(1, 1.0, 0.0).node(2, 0.0, 1.0).node(3, -1.0, 0.0).node(4, 0.0, -1.0);
+    extract.node(5, 3.0, 0.0).node(6, 0.0, -3.0);
+    extract.way(10, &[1, 2, 3, 4, 1], &[("highway", "primary"), ("junction", "roundabout")]);
+    extract.way(11, &[5, 1], &[ROAD]).way(12, &[6, 4], &[ROAD]);
+    let router = extract.router();
+    // From the north arm to the west arm: three quarters of the way round.
+    let route = router.route(at(2.5, 0.0), at(0.0, -2.5)).unwrap();
+    assert!(passes(&route, 0.0, 1.0) && passes(&route, -1.0, 0.0), "{:?}", route.points);
+    // From the west arm to the north arm: a quarter.
+    let back = router.route(at(0.0, -2.5), at(2.5, 0.0)).unwrap();
+    assert!(!passes(&back, -1.0, 0.0) && !passes(&back, 0.0, 1.0));
+}
+
+/// A crossroads at (0, 0) with arms of two steps, and a road joining the
+/// ends of the north and west arms and of the north and east arms.
+fn crossroads() -> Extract {
+    let mut extract = Extract::default();
+    extract.node(1, 0.0, 0.0).node(2, -2.0, 0.0).node(3, 2.0, 0.0).node(4, 0.0, -2.0).node(5, 0.0, 2.0);
+    extract.way(20, &[2, 1], &[ROAD]).way(21, &[1, 3], &[ROAD]).way(22, &[1, 4], &[ROAD]).way(23, &[1, 5], &[ROAD]);
+    extract.way(24, &[3, 4], &[ROAD]).way(25, &[3, 5], &[ROAD]);
+    extract
+}
+
+#[test]
+fn a_no_left_turn_is_obeyed() {
+    let from_south = at(-1.0, 0.0);
+    let to_west = at(0.0, -1.0);
+    let free = crossroads().router().route(from_south, to_west).unwrap();
+    assert!(!passes(&free, 2.0, 0.0), "without the restriction the turn is taken");
+    let mut restricted = crossroads();
+    restricted.restriction(90, 20, 1, 22, "no_left_turn");
+    let route = restricted.router().route(from_south, to_west).unwrap();
+    // North, along the diagonal to the west arm's end, and back along it.
+    assert!(passes(&route, 2.0, 0.0) && passes(&route, 0.0, -2.0), "{:?}", route.points);
+    // The restriction binds only that turn: east is still a right turn away.
+    assert!(!passes(&restricted.router().route(from_south, at(0.0, 1.0)).unwrap(), 2.0, 0.0));
+}
+
+#[test]
+fn an_only_straight_on_forbids_every_other_turn() {
+    let mut extract = crossroads();
+    extract.restriction(91, 20, 1, 21, "only_straight_on");
+    let router = extract.router();
+    let to_east = router.route(at(-1.0, 0.0), at(0.0, 1.0)).unwrap();
+    assert!(passes(&to_east, 2.0, 0.0) && passes(&to_east, 0.0, 2.0), "{:?}", to_east.points);
+    // Coming from the west, the same junction turns freely.
+    assert!(!passes(&router.route(at(0.0, -1.0), at(0.0, 1.0)).unwrap(), 2.0, 0.0));
+}
+
+#[test]
+fn a_private_road_is_used_only_to_reach_a_place_on_it() {
+    let mut extract = Extract::default();
+    // A private road A–B straight across, and a public one round by row 3.
+    extract
+        .node(1, 0.0, 0.0)
+        .node(2, 0.0, 4.0)
+        .node(3, 3.0, 0.0)
+        .node(4, 3.0, 4.0)
+        .node(5, -1.0, 0.0)
+        .node(6, -1.0, 4.0);
+    extract.way(30, &[1, 2], &[ROAD, ("access", "private")]);
+    extract.way(31, &[5, 1, 3, 4, 2, 6], &[ROAD]);
+    let router = extract.router();
+    let across = router.route(at(-0.5, 0.0), at(-0.5, 4.0)).unwrap();
+    assert!(
+        passes(&across, 3.0, 2.0) || across.points.iter().any(|point| point[0] > 2.9 * STEP),
+        "{:?}",
+        across.points
+    );
+    // The reported time has no penalty in it: 1,000 m or so at 25 km/h.
+    assert!(across.time_ms < 200_000, "{}", across.time_ms);
+    let onto = router.route(at(-0.5, 0.0), at(0.0, 2.0)).unwrap();
+    assert!(onto.length_m < 300.0, "{}", onto.length_m);
+}
+
+#[test]
+fn maxspeed_changes_the_chosen_route() {
+    let build = |north_limit: &str, south_limit: &str| {
+        let mut extract = Extract::default();
+        extract
+            .node(1, 0.0, 0.0)
+            .node(2, 0.0, 4.0)
+            .node(3, 1.0, 0.0)
+            .node(4, 1.0, 4.0)
+            .node(5, -1.0, 0.0)
+            .node(6, -1.0, 4.0);
+        extract.node(7, 0.0, -1.0).node(8, 0.0, 5.0);
+        extract.way(40, &[7, 1], &[ROAD]).way(41, &[2, 8], &[ROAD]);
+        extract.way(42, &[1, 3, 4, 2], &[ROAD, ("maxspeed", north_limit)]);
+        extract.way(43, &[1, 5, 6, 2], &[ROAD, ("maxspeed", south_limit)]);
+        extract.router()
+    };
+    let (from, to) = (at(0.0, -0.5), at(0.0, 4.5));
+    let north_slow = build("10", "50").route(from, to).unwrap();
+    assert!(passes(&north_slow, -1.0, 2.0) || north_slow.points.iter().any(|point| point[0] < -0.9 * STEP));
+    let south_slow = build("50", "10").route(from, to).unwrap();
+    assert!(south_slow.points.iter().any(|point| point[0] > 0.9 * STEP));
+    assert!(south_slow.time_ms < build("10", "10").route(from, to).unwrap().time_ms);
+}
+
+#[test]
+fn a_disconnected_island_has_no_route() {
+    let mut extract = Extract::default();
+    extract.node(1, 0.0, 0.0).node(2, 0.0, 2.0).node(3, 20.0, 20.0).node(4, 20.0, 22.0);
+    extract.way(50, &[1, 2], &[ROAD]).way(51, &[3, 4], &[ROAD]);
+    let router = extract.router();
+    assert_eq!(router.route(at(0.0, 0.5), at(20.0, 21.0)), None);
+    assert!(router.route(at(0.0, 0.5), at(0.0, 1.5)).is_some());
+    let matrix = router.matrix(&[at(0.0, 0.5)], &[at(20.0, 21.0), at(0.0, 1.5)]);
+    assert!(matrix[0][0].is_none() && matrix[0][1].is_some());
+}
+
+#[test]
+fn start_and_end_on_one_road_in_and_against_its_direction() {
+    let mut extract = Extract::default();
+    extract.node(1, 0.0, 0.0).node(2, 0.0, 4.0);
+    extract.way(60, &[1, 2], &[ROAD]);
+    let router = extract.router();
+    let forward = router.route(at(0.0, 1.0), at(0.0, 3.0)).unwrap();
+    let backward = router.route(at(0.0, 3.0), at(0.0, 1.0)).unwrap();
+    assert!((forward.length_m - 2.0 * 111.2).abs() < 2.0, "{}", forward.length_m);
+    assert!((forward.length_m - backward.length_m).abs() < 0.5);
+    assert_eq!(forward.points.first().map(|point| (point[1] / STEP).round()), Some(1.0));
+    assert_eq!(forward.points.last().map(|point| (point[1] / STEP).round()), Some(3.0));
+}
+
+fn repo_file(relative: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
+}
+
+/// `count` reproducible random points within about 20 m of a road of the
+/// main network, as a rider's tap or a driver's position is.
+fn random_points(router: &Router, count: usize, seed: u64) -> Vec<LatLng> {
+    let network = router.network();
+    let main: Vec<usize> = (0..network.segments.len()).filter(|segment| network.on_main_network(*segment)).collect();
+    let mut state = seed;
+    let mut next = move || {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as f64 / u64::MAX as f64
+    };
+    (0..count)
+        .map(|_| {
+            let segment = main[((next() * main.len() as f64) as usize).min(main.len() - 1)];
+            let point = network.point_at(segment, next() * network.segments[segment].length_m);
+            // Up to 0.0002° (about 20 m) off the road.
+            LatLng::new(point[0] + (next() - 0.5) * 0.0004, point[1] + (next() - 0.5) * 0.0004)
+        })
+        .collect()
+}
+
+fn agrees_with_dijkstra(extract: &str, pairs: usize) {
+    let router = cache::prepare(&repo_file(extract), |_, _, _| {}).unwrap();
+    let points = random_points(&router, pairs * 2, 7);
+    let mut routed = 0;
+    for pair in points.chunks(2) {
+        let reference = router.route_by_dijkstra(pair[0], pair[1]);
+        let found = router.route(pair[0], pair[1]);
+        assert_eq!(found.is_some(), reference.is_some(), "{extract}: {pair:?}");
+        let (Some(found), Some(reference)) = (found, reference) else { continue };
+        routed += 1;
+        assert_eq!(found.time_ms, reference.time_ms, "{extract}: {pair:?}");
+        assert!((found.length_m - reference.length_dm as f64 / 10.0).abs() < 0.5, "{extract}: {pair:?}");
+        // The line follows the roads: each step's middle is on a road, and
+        // the steps add up to the length answered.
+        let mut drawn = 0.0;
+        for step in found.points.windows(2) {
+            drawn += metres(step[0], step[1]);
+            let middle = LatLng::new((step[0][0] + step[1][0]) / 2.0, (step[0][1] + step[1][1]) / 2.0);
+            let off = router.distance_to_road(middle).unwrap();
+            assert!(off < 1.0, "{extract}: a step leaves the road by {off} m");
+        }
+        assert!(
+            (drawn - found.length_m).abs() <= found.length_m * 0.01 + 1.0,
+            "{extract}: drawn {drawn} vs {}",
+            found.length_m
+        );
+    }
+    // Points near the main network are all joined by road.
+    assert!(routed * 100 >= pairs * 99, "{extract}: only {routed} of {pairs} routed");
+    // The matrix answers what single routes answer.
+    let origins = &points[..10];
+    let destinations = &points[10..20];
+    let matrix = router.matrix(origins, destinations);
+    for (row, origin) in origins.iter().enumerate() {
+        for (column, destination) in destinations.iter().enumerate() {
+            let single = router.route(*origin, *destination).map(|path| path.time_ms);
+            assert_eq!(matrix[row][column].map(|total| total.time_ms), single, "{extract}: {row}, {column}");
+        }
+    }
+}
+
+#[test]
+fn on_monaco_the_hierarchy_agrees_with_dijkstra() {
+    agrees_with_dijkstra("data/monaco.osm.pbf", 1000);
+}
+
+#[test]
+fn on_baltimore_the_hierarchy_agrees_with_dijkstra() {
+    agrees_with_dijkstra("data/baltimore.osm.pbf", 1000);
+}
+
+#[test]
+fn the_prepared_map_is_cached_by_content_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let extract = repo_file("data/monaco.osm.pbf");
+    let (first, origin) = cache::load_or_prepare(&extract, dir.path(), |_, _, _| {}).unwrap();
+    assert_eq!(origin, cache::Origin::Prepared);
+    let (second, origin) = cache::load_or_prepare(&extract, dir.path(), |_, _, _| {}).unwrap();
+    assert_eq!(origin, cache::Origin::Cached);
+    let points = random_points(&first, 20, 3);
+    for pair in points.chunks(2) {
+        assert_eq!(first.route(pair[0], pair[1]), second.route(pair[0], pair[1]));
+    }
+}

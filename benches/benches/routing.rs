@@ -35,6 +35,12 @@ fn points(router: &Router, count: usize) -> Vec<LatLng> {
         .collect()
 }
 
+fn percentiles(samples: &mut [Duration]) -> String {
+    samples.sort();
+    let at = |share: f64| samples[((samples.len() as f64 * share) as usize).min(samples.len() - 1)];
+    format!("p50 {:?}, p99 {:?}, max {:?} ({} queries)", at(0.5), at(0.99), at(1.0), samples.len())
+}
+
 fn routing(criterion: &mut Criterion) {
     let mut group = criterion.benchmark_group("routing");
     group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
@@ -48,6 +54,16 @@ fn routing(criterion: &mut Criterion) {
             router.hierarchy().shortcut_count()
         );
         let points = points(&router, 2048);
+        // Percentiles of single queries (criterion reports means).
+        let mut each: Vec<Duration> = points
+            .chunks(2)
+            .map(|pair| {
+                let started = Instant::now();
+                black_box(router.route(pair[0], pair[1]));
+                started.elapsed()
+            })
+            .collect();
+        eprintln!("{name}: route {}", percentiles(&mut each));
         let mut turn = 0usize;
         group.bench_with_input(BenchmarkId::new("route", name), &router, |bencher, router| {
             bencher.iter(|| {
@@ -67,6 +83,36 @@ fn routing(criterion: &mut Criterion) {
             })
         });
     }
+    group.finish();
+
+    // Autocomplete on the Baltimore index: what a rider types, letter by letter.
+    let places = wayfare_maps::osm::geocode::PlaceIndex::from_file(&extract("baltimore.osm.pbf")).expect("indexes");
+    let typed: Vec<String> =
+        ["2006 Fleet St", "Patterson Park", "Eastern Ave & S Conkling", "Danvile Ave", "maxs broadway"]
+            .iter()
+            .flat_map(|query| (3..=query.len()).map(move |end| query[..end].to_owned()))
+            .collect();
+    let near = Some(LatLng::new(39.285, -76.58));
+    let mut each: Vec<Duration> = typed
+        .iter()
+        .cycle()
+        .take(2000)
+        .map(|query| {
+            let started = Instant::now();
+            black_box(places.search(query, near, None).len());
+            started.elapsed()
+        })
+        .collect();
+    eprintln!("baltimore: autocomplete {}", percentiles(&mut each));
+    let mut group = criterion.benchmark_group("geocoding");
+    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    let mut turn = 0usize;
+    group.bench_function("autocomplete (baltimore, each keystroke)", |bencher| {
+        bencher.iter(|| {
+            turn = (turn + 1) % typed.len();
+            black_box(places.search(&typed[turn], near, None).len())
+        })
+    });
     group.finish();
 }
 

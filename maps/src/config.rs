@@ -133,8 +133,8 @@ pub fn provider_from(config: &MapsConfig, cache_dir: &Path) -> Result<Arc<dyn Ma
         }
         ProviderKind::Osm => {
             let file = config.osm_file.as_deref().ok_or(MapsConfigError::NoOsmFile)?;
-            let (router, _) = cache::load_or_prepare(file, cache_dir, |_, _, _| {})?;
-            Ok(Arc::new(OsmProvider::new(router, Gazetteer::baltimore())))
+            let (prepared, _) = cache::load_or_prepare(file, cache_dir, |_, _, _| {})?;
+            Ok(Arc::new(OsmProvider::new(prepared, &Gazetteer::baltimore())))
         }
     }
 }

@@ -95,6 +95,13 @@ pub trait MapsProvider: Send + Sync {
     /// Distance and time from every origin to every destination; at most
     /// [`MAX_MATRIX_ELEMENTS`] pairs.
     async fn distance_matrix(&self, origins: &[LatLng], destinations: &[LatLng]) -> Result<DistanceMatrix, MapsError>;
+
+    /// The roads a tracked trip was driven on, as a line, or `None` when
+    /// this provider has no roads to match to (the track is then used as
+    /// it is). CPU work: call it off the async threads.
+    fn match_track(&self, _track: &[LatLng]) -> Option<Vec<LatLng>> {
+        None
+    }
 }
 
 /// [`MapsError::TooManyWaypoints`] past [`MAX_WAYPOINTS`].

@@ -6,7 +6,7 @@ use super::{
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{
-    AppCategory, Booking, BookingStatus, CancelledBy, DispatchPolicy, LatLng, MINUTE_MS, Millis, PaymentMode,
+    AppCategory, Booking, BookingStatus, CancelledBy, Coord, DispatchPolicy, LatLng, MINUTE_MS, Millis, PaymentMode,
     PaymentPacket, TimerKind, TrackingPoint, WalletEntryType,
 };
 use crate::{fare, geo, money, promo};
@@ -334,6 +334,12 @@ impl Step<'_> {
             // location stream) falls back to the route estimate.
             let car = self.context.car_type.ok_or(ErrorKey::SelectProper)?;
             let tracked_km = if points.len() >= 2 { geo::path_km(points.iter().copied()) } else { 0.0 };
+            if tracked_km > 0.0 {
+                // The trip view draws the way the trip went (the roads it was
+                // matched to, when the maps could), not the estimate's line.
+                booking.coords =
+                    points.iter().map(|point| Coord { latitude: point.lat, longitude: point.lng }).collect();
+            }
             let distance_km =
                 if tracked_km > 0.0 { tracked_km } else { estimate_km(booking, settings.convert_to_mile) };
             let final_fare = fare::compute(

@@ -531,6 +531,9 @@ fn reaching_recomputes_the_taxi_fare_from_the_tracked_route() {
     assert_eq!(reached.trip_cost, dec!(12.29));
     assert_eq!(reached.payableAmount, dec!(12.29));
     assert_eq!(reached.dropAddress, "Fort McHenry, Baltimore");
+    // The trip's line is now the way it went.
+    let drawn: Vec<(f64, f64)> = reached.coords.iter().map(|coord| (coord.latitude, coord.longitude)).collect();
+    assert_eq!(drawn, vec![(39.28, -76.61), (39.29, -76.61), (39.30, -76.61)]);
     assert!(has(
         &transition.effects,
         |effect| matches!(effect, Effect::SaveAddress { customer, .. } if *customer == rider_id())

@@ -632,7 +632,27 @@ async fn reach(
         Some(point) => state.maps.reverse(point).await.ok(),
         None => None,
     };
-    run(&state, &current, id, Action::BookingReach, Command::Reach { location, drop_address, route: Vec::new() }).await
+    let route = matched_trip(&state, &current, id).await;
+    run(&state, &current, id, Action::BookingReach, Command::Reach { location, drop_address, route }).await
+}
+
+/// Spec §4 REACHED: the fare's distance follows the roads the tracked
+/// points were on, when the maps can match them (else the actor reads the
+/// raw track). Only for the trip's own driver, so nobody else costs a match.
+async fn matched_trip(state: &AppState, current: &CurrentUser, id: BookingId) -> Vec<LatLng> {
+    let Ok(booking) = state.storage.booking(id).await else { return Vec::new() };
+    if booking.status != BookingStatus::Started || booking.driver != Some(current.principal.id) {
+        return Vec::new();
+    }
+    let started = booking.trip_start_time.unwrap_or(i64::MIN);
+    let Ok(points) = state.storage.tracking(id).await else { return Vec::new() };
+    let track: Vec<LatLng> =
+        points.iter().filter(|point| point.at >= started).map(|point| LatLng::new(point.lat, point.lng)).collect();
+    if track.len() < 2 {
+        return Vec::new();
+    }
+    let maps = state.maps.clone();
+    tokio::task::spawn_blocking(move || maps.match_track(&track)).await.ok().flatten().unwrap_or_default()
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

@@ -4,8 +4,9 @@
 
 use crate::support::*;
 use serde_json::{Value, json};
+use std::time::Duration;
 use wayfare_engine::booking::{By, Command};
-use wayfare_engine::{AppCategory, BookingStatus, UserId};
+use wayfare_engine::{AppCategory, BookingStatus, LatLng, TrackingPoint, UserId};
 
 fn path(id: impl std::fmt::Display, action: &str) -> String {
     format!("/api/v1/bookings/{id}/{action}")
@@ -651,4 +652,69 @@ async fn five_drivers_accepting_at_once_make_one_winner_and_four_booking_taken()
         let read = app.get(&format!("/api/v1/bookings/{}", booking.id), Some(&sessions[winners[0]])).await;
         assert_eq!(read.expect(200)["driver"], sessions[winners[0]].id.to_string());
     }
+}
+
+#[tokio::test]
+async fn with_an_osm_map_the_fare_at_the_drop_follows_the_roads_the_track_was_on() {
+    let mut setup = Setup::default();
+    setup.config.maps.osm_file =
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/baltimore.osm.pbf"));
+    let app = TestApp::start(setup).await;
+    // Arrived earlier; the trip starts at the pickup a minute later.
+    let arrived = app.booking_at(&rider(1), &driver(1), Stage::Arrived).await;
+    app.advance(MINUTE);
+    let start = Command::Start { otp: arrived.otp.0, location: Some(arrived.pickup.point()) };
+    let booking = app.command(arrived.id, By::Driver(driver(1).id), start).await;
+    let driver = app.sign_in("driver1@demo.wayfare").await;
+    // The road route from the pickup to the drop (round by the I-95 tunnel:
+    // the extract stops short of the harbour's head), driven with GPS noise:
+    // a fix every 6 s and 60 m, each 8–15 m off the road.
+    let (pickup, drop) = (booking.pickup.point(), booking.drop.point());
+    let road = app.state.maps.directions(pickup, drop, &[]).await.expect("a road route");
+    let mut fixes = Vec::new();
+    let mut since = 0.0;
+    for pair in road.coords.windows(2) {
+        let (a, b) =
+            (LatLng::new(pair[0].latitude, pair[0].longitude), LatLng::new(pair[1].latitude, pair[1].longitude));
+        let length = wayfare_engine::geo::distance_km(a, b) * 1000.0;
+        let mut at = 60.0 - since;
+        while at < length {
+            let fraction = at / length;
+            fixes.push(LatLng::new(a.lat + (b.lat - a.lat) * fraction, a.lng + (b.lng - a.lng) * fraction));
+            at += 60.0;
+        }
+        since = (since + length) % 60.0;
+    }
+    // Stored as the driver's actor stores them during the trip (it batches
+    // on real time, which this test's clock does not pass).
+    let id = booking.id;
+    for (index, fix) in fixes.iter().enumerate() {
+        let off_m = 8.0 + (index * 7 % 8) as f64;
+        let (north, east) = if index % 2 == 0 { (off_m, 0.0) } else { (0.0, -off_m) };
+        app.advance(Duration::from_secs(6));
+        let point = TrackingPoint {
+            at: app.now(),
+            status: BookingStatus::Started,
+            lat: fix.lat + north / 111_320.0,
+            lng: fix.lng + east / 86_000.0,
+        };
+        app.state.storage.append_tracking(id, &point).await.unwrap();
+    }
+    // The driver is at the drop: the last fix is where the trip ends.
+    let last = app.state.storage.latest_tracking(id).await.unwrap().unwrap();
+    app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true })).await.expect(200);
+    app.post("/api/v1/drivers/me/location", Some(&driver), json!({ "lat": last.lat, "lng": last.lng }))
+        .await
+        .expect(200);
+    let reached = app.post_empty(&path(id, "reach"), Some(&driver)).await;
+    let reached = reached.expect(200).clone();
+    let distance_km = reached["distance"].as_f64().unwrap();
+    assert!(
+        (distance_km - road.distance_km).abs() <= road.distance_km * 0.03,
+        "matched {distance_km} km for a {} km road route",
+        road.distance_km
+    );
+    // The trip's line is the matched roads, not the noisy fixes.
+    let coords = reached["coords"].as_array().unwrap();
+    assert!(coords.len() > fixes.len() / 2, "{} points", coords.len());
 }

@@ -2,6 +2,7 @@
 //! data directory under the extract's content hash, so a restart loads it in
 //! a moment and a changed file is prepared again.
 
+use super::geocode::PlaceIndex;
 use super::network::{Network, NetworkError};
 use super::router::Router;
 use super::source::{SourceError, content_hash};
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Bumped whenever the prepared format or the car profile changes, so an
 /// old cache is never read as a new one.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 3;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
@@ -31,6 +32,13 @@ struct Prepared {
     format: u32,
     network: Network,
     hierarchy: super::ch::Hierarchy,
+    places: PlaceIndex,
+}
+
+/// Everything prepared from one extract.
+pub struct PreparedMap {
+    pub router: Router,
+    pub places: PlaceIndex,
 }
 
 /// Where the prepared routing of an extract with this hash is kept.
@@ -45,24 +53,29 @@ pub enum Origin {
     Prepared,
 }
 
-/// The router for an extract: from the cache when it holds this file's
-/// preparation, else prepared now and written there.
+/// The router and place index of an extract: from the cache when it holds
+/// this file's preparation, else prepared now and written there.
 pub fn load_or_prepare(
     extract: &Path,
     cache_dir: &Path,
     progress: impl FnMut(&str, usize, usize),
-) -> Result<(Router, Origin), PrepareError> {
+) -> Result<(PreparedMap, Origin), PrepareError> {
     let hash = content_hash(extract)?;
     let path = cache_path(cache_dir, &hash);
     if let Ok(bytes) = std::fs::read(&path)
         && let Ok(prepared) = postcard::from_bytes::<Prepared>(&bytes)
         && prepared.format == FORMAT
     {
-        return Ok((Router::new(prepared.network, prepared.hierarchy), Origin::Cached));
+        let router = Router::new(prepared.network, prepared.hierarchy);
+        return Ok((PreparedMap { router, places: prepared.places }, Origin::Cached));
     }
-    let router = prepare(extract, progress)?;
+    let mut progress = progress;
+    let router = prepare(extract, &mut progress)?;
+    progress("indexing places", 0, 1);
+    let places = PlaceIndex::from_file(extract)?;
+    progress("indexing places", 1, 1);
     let (network, hierarchy) = router.into_parts();
-    let prepared = Prepared { format: FORMAT, network, hierarchy };
+    let prepared = Prepared { format: FORMAT, network, hierarchy, places };
     let write_error = |source| PrepareError::Write { path: path.display().to_string(), source };
     std::fs::create_dir_all(cache_dir).map_err(write_error)?;
     let bytes = postcard::to_stdvec(&prepared).map_err(|error| write_error(std::io::Error::other(error)))?;
@@ -70,7 +83,8 @@ pub fn load_or_prepare(
     let partial = path.with_extension("partial");
     std::fs::write(&partial, bytes).map_err(write_error)?;
     std::fs::rename(&partial, &path).map_err(write_error)?;
-    Ok((Router::new(prepared.network, prepared.hierarchy), Origin::Prepared))
+    let router = Router::new(prepared.network, prepared.hierarchy);
+    Ok((PreparedMap { router, places: prepared.places }, Origin::Prepared))
 }
 
 /// Reads the extract and builds its hierarchy, telling `progress` the stage

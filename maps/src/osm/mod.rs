@@ -6,11 +6,15 @@
 //! - [`network`] splits the ways into directed segments and the turns between them;
 //! - [`ch`] prepares contraction hierarchies and answers routes and matrices;
 //! - [`router`] snaps points to roads and turns searches into paths;
+//! - [`geocode`] indexes addresses, places, streets and intersections;
+//! - [`matching`] finds the roads a noisy GPS track was driven on;
 //! - [`cache`] keeps the preparation in the data directory by content hash;
 //! - [`provider`] answers the geo calls of spec §7 from all of it.
 
 pub mod cache;
 pub mod ch;
+pub mod geocode;
+pub mod matching;
 pub mod network;
 pub mod profile;
 pub mod provider;

@@ -34,6 +34,8 @@ pub struct Segment {
     pub forward: bool,
     pub backward: bool,
     pub restricted: bool,
+    /// See [`super::profile::WayRules::no_stopping`].
+    pub no_stopping: bool,
     /// Junctions at its two ends.
     pub from: u32,
     pub to: u32,
@@ -215,6 +217,7 @@ impl Network {
                     forward: way.rules.forward,
                     backward: way.rules.backward,
                     restricted: way.rules.restricted,
+                    no_stopping: way.rules.no_stopping,
                     from,
                     to,
                 });

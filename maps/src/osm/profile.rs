@@ -16,6 +16,9 @@ pub struct WayRules {
     pub backward: bool,
     /// Private or destination-only: used only to start or end a trip on it.
     pub restricted: bool,
+    /// A motorway, its ramps, or a tunnel: nobody is picked up or set down
+    /// there, so a trip's ends snap to another road when one is near.
+    pub no_stopping: bool,
 }
 
 /// OSRM's default speeds (km/h) for ways without `maxspeed`.
@@ -107,7 +110,10 @@ pub fn way_rules(tags: &Tags) -> Option<WayRules> {
         Some("reversible" | "alternating") => return None,
         _ => (true, !implied_oneway),
     };
-    Some(WayRules { speed_kmh, forward, backward, restricted })
+    let no_stopping = matches!(highway, "motorway" | "motorway_link")
+        || tag(tags, "tunnel").is_some_and(|tunnel| tunnel != "no")
+        || tag(tags, "layer").and_then(|layer| layer.parse::<i32>().ok()).is_some_and(|layer| layer < 0);
+    Some(WayRules { speed_kmh, forward, backward, restricted, no_stopping })
 }
 
 /// A turn restriction's kind, from its `restriction` (or

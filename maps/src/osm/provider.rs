@@ -1,7 +1,10 @@
 //! The OpenStreetMap provider: routes, ETAs and matrices on the extract's
-//! roads. Place search still answers from the gazetteer until the extract's
-//! own geocoder lands (issue #14).
+//! roads, and place search from the extract's addresses, places, streets
+//! and intersections — after the curated landmarks of the gazetteer that
+//! lie on the map, which read better ("Inner Harbor") than raw data.
 
+use super::cache::PreparedMap;
+use super::geocode::PlaceIndex;
 use super::router::{Path, Router};
 use crate::error::MapsError;
 use crate::gazetteer::Gazetteer;
@@ -12,17 +15,32 @@ use crate::provider::{
 use async_trait::async_trait;
 use wayfare_engine::{Coord, LatLng};
 
-/// A reverse lookup further than this from any known place answers the coordinates.
-const REVERSE_MATCH_KM: f64 = 0.3;
+/// A landmark this close to a point names it in a reverse lookup.
+const LANDMARK_REACH_KM: f64 = 0.05;
+/// An address this close names a point; then the street it is on.
+const ADDRESS_REACH_M: f64 = 50.0;
+const STREET_REACH_M: f64 = 100.0;
+/// Place ids of the extract's own entries: `osm:<index>`.
+const OSM_ID_PREFIX: &str = "osm:";
 
 pub struct OsmProvider {
     router: Router,
-    gazetteer: Gazetteer,
+    places: PlaceIndex,
+    /// The gazetteer's landmarks that lie on this map.
+    landmarks: Gazetteer,
 }
 
 impl OsmProvider {
-    pub fn new(router: Router, gazetteer: Gazetteer) -> Self {
-        OsmProvider { router, gazetteer }
+    pub fn new(prepared: PreparedMap, gazetteer: &Gazetteer) -> Self {
+        let PreparedMap { router, places } = prepared;
+        let on_map: Vec<_> = gazetteer
+            .places()
+            .iter()
+            .filter(|place| router.snap(place.point()).is_some_and(|snap| snap.distance_m < 500.0))
+            .cloned()
+            .collect();
+        let landmarks = Gazetteer::new(on_map).expect("a subset of a valid gazetteer is valid");
+        OsmProvider { router, places, landmarks }
     }
 
     pub fn router(&self) -> &Router {
@@ -66,25 +84,53 @@ impl MapsProvider for OsmProvider {
         near: Option<LatLng>,
         country: Option<&str>,
     ) -> Result<Vec<Suggestion>, MapsError> {
-        Ok(self.gazetteer.search(query, near, country).into_iter().map(|place| place.suggestion()).collect())
+        let mut suggestions: Vec<Suggestion> =
+            self.landmarks.search(query, near, country).into_iter().map(|place| place.suggestion()).collect();
+        for (index, entry) in self.places.search(query, near, country) {
+            if suggestions.len() >= super::geocode::SEARCH_LIMIT {
+                break;
+            }
+            if suggestions.iter().any(|known| known.main_text.eq_ignore_ascii_case(&entry.name)) {
+                continue;
+            }
+            suggestions.push(Suggestion {
+                place_id: format!("{OSM_ID_PREFIX}{index}"),
+                description: entry.address(),
+                main_text: entry.name.clone(),
+                secondary_text: entry.secondary.clone(),
+            });
+        }
+        Ok(suggestions)
     }
 
     async fn place(&self, place_id: &str) -> Result<PlaceDetails, MapsError> {
-        self.gazetteer.place(place_id).map(|place| place.details()).ok_or(MapsError::UnknownPlace)
+        if let Some(index) = place_id.strip_prefix(OSM_ID_PREFIX) {
+            let entry = index.parse().ok().and_then(|index| self.places.entry(index)).ok_or(MapsError::UnknownPlace)?;
+            return Ok(PlaceDetails {
+                place_id: place_id.to_owned(),
+                lat: entry.lat,
+                lng: entry.lng,
+                address: entry.address(),
+            });
+        }
+        self.landmarks.place(place_id).map(|place| place.details()).ok_or(MapsError::UnknownPlace)
     }
 
     async fn reverse(&self, point: LatLng) -> Result<String, MapsError> {
         if !point.is_valid() {
             return Err(MapsError::InvalidPoint);
         }
-        if let Some((place, distance)) = self.gazetteer.nearest(point)
-            && distance <= REVERSE_MATCH_KM
+        if let Some((place, distance)) = self.landmarks.nearest(point)
+            && distance <= LANDMARK_REACH_KM
         {
             return Ok(place.address.clone());
         }
+        if let Some((entry, _)) = self.places.nearest_address(point, ADDRESS_REACH_M) {
+            return Ok(entry.address());
+        }
         // The street the point is on, else the coordinates.
         if let Some(snap) = self.router.snap(point)
-            && snap.distance_m <= 100.0
+            && snap.distance_m <= STREET_REACH_M
         {
             let network = self.router.network();
             let name = &network.names[network.segments[snap.segment].name as usize];
@@ -124,5 +170,11 @@ impl MapsProvider for OsmProvider {
                     .collect()
             })
             .collect())
+    }
+
+    fn match_track(&self, track: &[LatLng]) -> Option<Vec<LatLng>> {
+        let track: Vec<LatLng> = track.iter().copied().filter(LatLng::is_valid).collect();
+        let matched = self.router.match_track(&track)?;
+        Some(matched.points.iter().map(|point| LatLng::new(point[0], point[1])).collect())
     }
 }

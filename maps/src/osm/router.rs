@@ -14,6 +14,8 @@ const METRES_PER_DEGREE: f64 = 111_320.0;
 /// A point on a small island of road (a parking aisle cut off by the
 /// extract's edge) is moved to the main network when it is this close.
 const MAIN_NETWORK_REACH_M: f64 = 250.0;
+/// How much further a stopping place may be than a motorway or tunnel.
+const STOPPING_DETOUR_M: f64 = 100.0;
 
 /// A straight piece of a segment: (segment, index of its first point).
 type Piece = GeomWithData<Line<[f64; 2]>, (u32, u32)>;
@@ -111,26 +113,51 @@ impl Router {
         [xy[1] / METRES_PER_DEGREE, xy[0] / (self.cos_lat * METRES_PER_DEGREE)]
     }
 
-    /// The nearest road to a point; on the main network when the nearest is
-    /// on a small island and the main network is near enough.
+    /// Where a trip starting or ending at a point meets the roads: the
+    /// nearest road of the main network a car may stop on. A motorway or a
+    /// tunnel is taken only when no other road is within
+    /// [`STOPPING_DETOUR_M`] more; a small island of road (a parking aisle cut
+    /// off by the extract's edge) only when the main network is further than
+    /// [`MAIN_NETWORK_REACH_M`].
     pub fn snap(&self, point: LatLng) -> Option<Snap> {
         let query = self.project([point.lat, point.lng]);
-        let mut nearest = self.tree.nearest_neighbor_iter(query);
-        let first = nearest.next()?;
-        let snap = self.snap_to(first, query);
-        if self.network.on_main_network(snap.segment) {
-            return Some(snap);
-        }
-        for piece in nearest {
-            let candidate = self.snap_to(piece, query);
-            if candidate.distance_m > MAIN_NETWORK_REACH_M {
+        let mut nearest_any: Option<Snap> = None;
+        let mut nearest_main: Option<Snap> = None;
+        for piece in self.tree.nearest_neighbor_iter(query) {
+            let snap = self.snap_to(piece, query);
+            let nearest = *nearest_any.get_or_insert(snap);
+            if snap.distance_m > nearest.distance_m + MAIN_NETWORK_REACH_M.max(STOPPING_DETOUR_M) {
                 break;
             }
-            if self.network.on_main_network(candidate.segment) {
-                return Some(candidate);
+            if !self.network.on_main_network(snap.segment) {
+                continue;
+            }
+            if !self.network.segments[snap.segment].no_stopping {
+                let best_main = nearest_main.filter(|main| main.distance_m + STOPPING_DETOUR_M < snap.distance_m);
+                return Some(best_main.unwrap_or(snap));
+            }
+            nearest_main.get_or_insert(snap);
+        }
+        nearest_main
+            .filter(|main| main.distance_m <= nearest_any.map_or(0.0, |any| any.distance_m) + MAIN_NETWORK_REACH_M)
+            .or(nearest_any)
+    }
+
+    /// The roads within `radius_m` of a point, nearest first, one snap per
+    /// segment, at most `limit`: a GPS fix's candidates for map matching.
+    pub fn candidates(&self, point: LatLng, radius_m: f64, limit: usize) -> Vec<Snap> {
+        let query = self.project([point.lat, point.lng]);
+        let mut found: Vec<Snap> = Vec::with_capacity(limit);
+        for piece in self.tree.nearest_neighbor_iter(query) {
+            let snap = self.snap_to(piece, query);
+            if snap.distance_m > radius_m || found.len() >= limit {
+                break;
+            }
+            if !found.iter().any(|known| known.segment == snap.segment) {
+                found.push(snap);
             }
         }
-        Some(snap)
+        found
     }
 
     /// Metres from a point to the nearest road of any part of the network.
@@ -207,8 +234,12 @@ impl Router {
 
     /// The fastest route between two points, or `None` when no road joins them.
     pub fn route(&self, from: LatLng, to: LatLng) -> Option<Path> {
-        let (start, end) = (self.snap(from)?, self.snap(to)?);
-        let (from_ends, to_ends) = (self.ends(&start), self.ends(&end));
+        self.route_snaps(&self.snap(from)?, &self.snap(to)?)
+    }
+
+    /// The fastest route between two points already on the road.
+    pub fn route_snaps(&self, start: &Snap, end: &Snap) -> Option<Path> {
+        let (from_ends, to_ends) = (self.ends(start), self.ends(end));
         let sources = self.sources(&from_ends);
         let targets = self.targets(&to_ends);
         let found = if sources.is_empty() || targets.is_empty() {
@@ -263,10 +294,17 @@ impl Router {
 
     /// Times and lengths from every origin to every destination.
     pub fn matrix(&self, origins: &[LatLng], destinations: &[LatLng]) -> Vec<Vec<Option<Total>>> {
+        let origins: Vec<Option<Snap>> = origins.iter().map(|point| self.snap(*point)).collect();
+        let destinations: Vec<Option<Snap>> = destinations.iter().map(|point| self.snap(*point)).collect();
+        self.matrix_snaps(&origins, &destinations)
+    }
+
+    /// [`Router::matrix`] between points already on the road (`None`: off it).
+    pub fn matrix_snaps(&self, origins: &[Option<Snap>], destinations: &[Option<Snap>]) -> Vec<Vec<Option<Total>>> {
         let origin_ends: Vec<Option<Ends>> =
-            origins.iter().map(|point| self.snap(*point).map(|snap| self.ends(&snap))).collect();
+            origins.iter().map(|snap| snap.as_ref().map(|snap| self.ends(snap))).collect();
         let destination_ends: Vec<Option<Ends>> =
-            destinations.iter().map(|point| self.snap(*point).map(|snap| self.ends(&snap))).collect();
+            destinations.iter().map(|snap| snap.as_ref().map(|snap| self.ends(snap))).collect();
         let sources: Vec<Vec<(u32, Total)>> =
             origin_ends.iter().map(|ends| ends.as_ref().map(|ends| self.sources(ends)).unwrap_or_default()).collect();
         let targets: Vec<Vec<(u32, Total)>> = destination_ends

@@ -332,8 +332,142 @@ fn the_prepared_map_is_cached_by_content_and_read_back() {
     assert_eq!(origin, cache::Origin::Prepared);
     let (second, origin) = cache::load_or_prepare(&extract, dir.path(), |_, _, _| {}).unwrap();
     assert_eq!(origin, cache::Origin::Cached);
-    let points = random_points(&first, 20, 3);
+    let points = random_points(&first.router, 20, 3);
     for pair in points.chunks(2) {
-        assert_eq!(first.route(pair[0], pair[1]), second.route(pair[0], pair[1]));
+        assert_eq!(first.router.route(pair[0], pair[1]), second.router.route(pair[0], pair[1]));
     }
+    assert_eq!(first.places.entries, second.places.entries);
+}
+
+fn baltimore_places() -> &'static super::geocode::PlaceIndex {
+    static INDEX: std::sync::OnceLock<super::geocode::PlaceIndex> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| super::geocode::PlaceIndex::from_file(&repo_file("data/baltimore.osm.pbf")).unwrap())
+}
+
+fn first_name(query: &str) -> Option<String> {
+    let near = Some(LatLng::new(39.285, -76.58));
+    baltimore_places().search(query, near, None).first().map(|(_, entry)| entry.name.clone())
+}
+
+#[test]
+fn an_address_a_place_an_intersection_and_a_misspelt_street_are_found() {
+    assert_eq!(first_name("2006 Fleet St").as_deref(), Some("2006 Fleet Street"));
+    assert_eq!(first_name("Max's on Broadway").as_deref(), Some("Max's on Broadway"));
+    assert_eq!(first_name("maxs broadw").as_deref(), Some("Max's on Broadway"));
+    assert_eq!(first_name("Fleet St & S East Ave").as_deref(), Some("Fleet Street & South East Avenue"));
+    assert_eq!(first_name("Danvile Avenue").as_deref(), Some("Danville Avenue"));
+    // Typed so far, with the last word cut short.
+    assert_eq!(first_name("Patapsco Av").as_deref(), Some("Patapsco Avenue"));
+    assert_eq!(first_name("zzzz qqqq"), None);
+}
+
+#[test]
+fn the_country_restriction_uses_the_extracts_country() {
+    let places = baltimore_places();
+    assert_eq!(places.country.as_deref(), Some("US"));
+    assert!(!places.search("Fleet Street", None, Some("us")).is_empty());
+    assert!(places.search("Fleet Street", None, Some("fr")).is_empty());
+}
+
+#[test]
+fn among_equal_matches_the_nearest_to_the_focus_comes_first() {
+    let places = baltimore_places();
+    // Streets crossing Eastern Avenue: from the east end and the west end.
+    let east = places.search("Eastern Avenue &", Some(LatLng::new(39.288, -76.53)), None);
+    let west = places.search("Eastern Avenue &", Some(LatLng::new(39.284, -76.60)), None);
+    assert!(east[0].1.lng > west[0].1.lng, "{:?} vs {:?}", east[0].1, west[0].1);
+}
+
+#[test]
+fn reverse_lookups_land_within_fifty_metres() {
+    let places = baltimore_places();
+    let addresses: Vec<_> =
+        places.entries.iter().filter(|entry| entry.kind == super::geocode::EntryKind::Address).collect();
+    for entry in addresses.iter().step_by(37) {
+        // 10 m north-east of the address point.
+        let point = LatLng::new(entry.lat + 0.00006, entry.lng + 0.00008);
+        let (found, distance) = places.nearest_address(point, 50.0).unwrap();
+        assert!(distance <= 50.0);
+        assert!(metres([found.lat, found.lng], [point.lat, point.lng]) <= 50.0, "{found:?}");
+    }
+}
+
+#[test]
+fn the_provider_suggests_resolves_and_names_places_on_the_map() {
+    use crate::provider::MapsProvider;
+    use crate::test_support::at_once;
+    let cache = tempfile::tempdir().unwrap();
+    let (prepared, _) =
+        cache::load_or_prepare(&repo_file("data/baltimore.osm.pbf"), cache.path(), |_, _, _| {}).unwrap();
+    let provider = super::provider::OsmProvider::new(prepared, &crate::Gazetteer::baltimore());
+    // A curated landmark first, then the extract's own entries.
+    let harbour = at_once(provider.autocomplete("Inner Harbor", None, None)).unwrap();
+    assert_eq!(harbour[0].main_text, "Inner Harbor");
+    let fleet = at_once(provider.autocomplete("2006 Fleet St", None, Some("us"))).unwrap();
+    let first =
+        fleet.iter().find(|suggestion| suggestion.main_text == "2006 Fleet Street").expect("the address is suggested");
+    assert!(first.place_id.starts_with("osm:"));
+    let details = at_once(provider.place(&first.place_id)).unwrap();
+    assert!((details.lat - 39.2849).abs() < 0.001 && (details.lng + 76.5884).abs() < 0.001, "{details:?}");
+    assert_eq!(details.address, "2006 Fleet Street, Baltimore, MD 21231");
+    // Reverse: an address point answers that address.
+    assert_eq!(at_once(provider.reverse(details.point())).unwrap(), details.address);
+    assert!(matches!(at_once(provider.place("osm:99999999")), Err(crate::MapsError::UnknownPlace)));
+}
+
+/// Points every `step_m` metres along a line.
+fn along_line(line: &[[f64; 2]], step_m: f64) -> Vec<[f64; 2]> {
+    let mut out = vec![line[0]];
+    let mut carried = 0.0;
+    for pair in line.windows(2) {
+        let length = metres(pair[0], pair[1]);
+        let mut at = step_m - carried;
+        while at < length {
+            let fraction = at / length;
+            out.push([
+                pair[0][0] + (pair[1][0] - pair[0][0]) * fraction,
+                pair[0][1] + (pair[1][1] - pair[0][1]) * fraction,
+            ]);
+            at += step_m;
+        }
+        carried = (carried + length) % step_m;
+    }
+    out.push(*line.last().unwrap());
+    out
+}
+
+#[test]
+fn noisy_tracks_match_to_within_three_percent_of_the_road_distance() {
+    let router = cache::prepare(&repo_file("data/baltimore.osm.pbf"), |_, _, _| {}).unwrap();
+    let points = random_points(&router, 200, 11);
+    let mut state = 42u64;
+    let mut uniform = move || {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    let mut checked = 0;
+    for pair in points.chunks(2) {
+        let Some(truth) = router.route(pair[0], pair[1]) else { continue };
+        if truth.length_m < 1000.0 {
+            continue;
+        }
+        // A fix every 25 m (a car at 45 km/h, every 2 s), off by 10–20 m.
+        let track: Vec<LatLng> = along_line(&truth.points, 25.0)
+            .into_iter()
+            .map(|point| {
+                let noise_m = 10.0 + 10.0 * uniform();
+                let angle = uniform() * std::f64::consts::TAU;
+                let (north, east) = (noise_m * angle.sin(), noise_m * angle.cos());
+                LatLng::new(point[0] + north / 111_320.0, point[1] + east / (111_320.0 * point[0].to_radians().cos()))
+            })
+            .collect();
+        let matched = router.match_track(&track).unwrap();
+        let error = (matched.length_m - truth.length_m).abs() / truth.length_m;
+        assert!(error <= 0.03, "matched {:.0} m for a {:.0} m route", matched.length_m, truth.length_m);
+        // Straight lines between the fixes would be far off.
+        let naive: f64 = track.windows(2).map(|w| metres([w[0].lat, w[0].lng], [w[1].lat, w[1].lng])).sum();
+        assert!(naive > truth.length_m * 1.1, "the noise is real: {naive:.0} vs {:.0}", truth.length_m);
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} routes over 1 km");
 }

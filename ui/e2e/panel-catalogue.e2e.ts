@@ -9,6 +9,8 @@ import { expectNoErrors } from './support/flows';
 const POLL = { timeout: 15_000 };
 const PHONE = { width: 390, height: 844 };
 const stamp = Date.now().toString(36).toUpperCase();
+// The text of spec §8's proper_bonus.
+const PROPER_BONUS = 'Please enter a referral bonus.';
 
 /** The browser logs a refusal the test asked for as a console error: take exactly those out. */
 function expectRefused(person: Person, status: number, path: string) {
@@ -135,7 +137,7 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
 
   it('changes the dispatch settings within the server’s bounds, and the app info the site shows', async () => {
     const { page } = admin;
-    const before = (await call('GET', '/settings', adminToken)) as { autoDispatch: boolean; dispatchOfferSeconds: number };
+    const before = (await call('GET', '/settings', adminToken)) as { autoDispatch: boolean; dispatchOfferSeconds: number; bonus: number };
     const info = (await call('GET', '/appinfo', adminToken)) as { CompanyPhone: string };
     try {
       await page.getByTestId('panel-menu-settings').click();
@@ -145,9 +147,14 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
       await expect.poll(() => page.getByTestId('settings-form').textContent()).toContain('Between 5 and 3600.');
       await page.getByTestId('setting-dispatchOfferSeconds').fill('45');
       await page.getByTestId('setting-autoDispatch').click();
+      // The referral bonus: a negative one is proper_bonus on its field.
+      await page.getByTestId('setting-bonus').fill('-1');
+      await page.getByTestId('settings-save').click();
+      await expect.poll(() => page.getByTestId('settings-form').textContent()).toContain(PROPER_BONUS);
+      await page.getByTestId('setting-bonus').fill('7');
       await screenshot(page, 'panel-settings-desktop');
       await page.getByTestId('settings-save').click();
-      await expect.poll(async () => (await call('GET', '/settings', adminToken)) as typeof before, POLL).toMatchObject({ autoDispatch: !before.autoDispatch, dispatchOfferSeconds: 45 });
+      await expect.poll(async () => (await call('GET', '/settings', adminToken)) as typeof before, POLL).toMatchObject({ autoDispatch: !before.autoDispatch, dispatchOfferSeconds: 45, bonus: 7 });
 
       await page.getByTestId('panel-menu-appinfo').click();
       await page.getByTestId('appinfo-form').waitFor();
@@ -157,7 +164,7 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
       await page.goto('/contact-us');
       await expect.poll(() => page.locator('body').textContent(), POLL).toContain('+1 410 555 0199');
     } finally {
-      await call('PATCH', '/settings', adminToken, { autoDispatch: before.autoDispatch, dispatchOfferSeconds: before.dispatchOfferSeconds });
+      await call('PATCH', '/settings', adminToken, { autoDispatch: before.autoDispatch, dispatchOfferSeconds: before.dispatchOfferSeconds, bonus: before.bonus });
       await call('PATCH', '/appinfo', adminToken, { CompanyPhone: info.CompanyPhone });
       await page.goto('/dashboard');
     }
@@ -194,6 +201,19 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
     await visitor.page.keyboard.press('Escape');
     expectNoErrors(visitor);
     await visitor.context.close();
+    // Made the default, it is what a new visitor's site speaks.
+    await added.getByTestId('action-default').click();
+    await added.getByTestId('language-default-chip').waitFor(POLL);
+    const newcomer = await newPerson(browser, 'catalogue-newcomer');
+    await newcomer.page.goto('/');
+    await expect.poll(() => newcomer.page.evaluate(() => document.documentElement.lang), POLL).toBe('de');
+    expectNoErrors(newcomer);
+    await newcomer.context.close();
+    // English again, so the new one may go.
+    const english = grid.filter({ hasText: 'English' });
+    await english.getByTestId('action-default').click();
+    await english.getByTestId('language-default-chip').waitFor(POLL);
+    await expect.poll(() => added.getByTestId('language-default-chip').count(), POLL).toBe(0);
     await added.getByTestId('action-delete').click();
     await page.getByTestId('confirm-ok').click();
     await expect.poll(() => added.count(), POLL).toBe(0);

@@ -4,13 +4,18 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, call } from './support/api';
 import { demoModeUrl, launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
-import { expectNoErrors } from './support/flows';
+import { chooseCarType, expectNoErrors, fillBookingForm } from './support/flows';
 
 const POLL = { timeout: 15_000 };
 const PHONE = { width: 390, height: 844 };
 const stamp = Date.now().toString(36).toUpperCase();
 // The text of spec §8's proper_bonus.
 const PROPER_BONUS = 'Please enter a referral bonus.';
+
+/** '$12.34' as 12.34. */
+function money(text: string | null) {
+  return Number((text ?? '').replace(/[^0-9.]/g, ''));
+}
 
 /** The browser logs a refusal the test asked for as a console error: take exactly those out. */
 function expectRefused(person: Person, status: number, path: string) {
@@ -22,13 +27,21 @@ function expectRefused(person: Person, status: number, path: string) {
 describe('the panel: cancellation reasons, promos and notifications', () => {
   let browser: Browser;
   let admin: Person;
+  // What the panel configures reaches these two: a rider's booking form and
+  // estimate, a signed-in driver's console.
+  let rider: Person;
+  let driver: Person;
   let adminToken = '';
 
   beforeAll(async () => {
     browser = await launchBrowser();
     adminToken = await apiSignIn('admin@demo.wayfare');
     admin = await newPerson(browser, 'catalogue-admin');
+    rider = await newPerson(browser, 'catalogue-rider');
+    driver = await newPerson(browser, 'catalogue-driver');
     await signIn(admin, 'admin@demo.wayfare');
+    await signIn(rider, 'rider3@demo.wayfare');
+    await signIn(driver, 'driver15@demo.wayfare');
   });
 
   afterAll(async () => {
@@ -93,6 +106,22 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
     expectRefused(admin, 409, '/api/v1/promos');
     await dialog.getByTestId('promo-cancel').click();
     await dialog.waitFor({ state: 'detached' });
+    // A rider's estimate takes the new code: 10% off, capped at 5.
+    const ride = rider.page;
+    await ride.goto('/');
+    await fillBookingForm(ride, { pickup: ['Fells', 'Fells Point'], drop: ['Patterson', 'Patterson Park'], carType: 'Economy' });
+    await ride.getByTestId('book-button').click();
+    await ride.getByTestId('estimate-dialog').waitFor();
+    const fare = money(await ride.getByTestId('estimate-fare').textContent());
+    await ride.getByTestId('promo-code').fill(`ride${stamp}`);
+    await ride.getByTestId('promo-apply').click();
+    await ride.getByTestId('estimate-discount').waitFor(POLL);
+    const [discount, payable] = ((await ride.getByTestId('estimate-discount').textContent()) ?? '').match(/\d+\.\d{2}/g)?.map(Number) ?? [];
+    expect(discount).toBeGreaterThan(0);
+    expect(discount).toBeLessThanOrEqual(Math.min(5, fare / 10 + 0.005));
+    expect(payable).toBeCloseTo(fare - discount, 2);
+    await screenshot(ride, 'panel-promo-rider-estimate-desktop');
+    await ride.getByTestId('estimate-dialog').getByRole('button', { name: 'Cancel' }).click();
     await grid.getByTestId('action-edit').click();
     await dialog.getByTestId('promo-promo_discount_value').fill('12');
     await dialog.getByTestId('promo-save').click();
@@ -127,6 +156,11 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
     await dialog.waitFor({ state: 'detached' });
     const row = page.locator('[data-testid="notifications-grid"] [role="row"][data-id]', { hasText: `Road closure ${stamp}` });
     await row.waitFor(POLL);
+    // The signed-in driver's console shows it as it arrives, without a reload.
+    const told = driver.page.getByTestId('notification').filter({ hasText: 'Pratt St is closed tonight.' });
+    await told.waitFor(POLL);
+    expect(await told.getByTestId('notification-title').textContent()).toBe(`Road closure ${stamp}`);
+    await screenshot(driver.page, 'panel-notification-driver-console');
     await screenshot(page, 'panel-notifications-desktop');
     const sent = (await call('GET', '/notifications?limit=50', adminToken)) as { items: { title: string }[] };
     expect(sent.items.map((item) => item.title)).not.toContain(`Nobody ${stamp}`);
@@ -219,7 +253,7 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
     await expect.poll(() => added.count(), POLL).toBe(0);
   });
 
-  it('adds a car type with its cancellation fees and image, refuses a taken name, and deletes it', async () => {
+  it('adds a car type with its cancellation fees, image and parcel types, which a rider can book, and deletes it', async () => {
     const { page } = admin;
     await page.getByTestId('panel-menu-cartypes').click();
     const rows = page.locator('[data-testid="cartypes-grid"] [role="row"][data-id]');
@@ -260,6 +294,35 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
     await page.getByTestId('cartype-image-input').setInputFiles({ name: 'van.png', mimeType: 'image/png', buffer: png });
     await row.getByTestId('cartype-image').waitFor(POLL);
     await screenshot(page, 'panel-cartypes-desktop');
+    // A rider opening the site now can book the new car type.
+    await rider.page.goto('/');
+    await chooseCarType(rider.page, `Van ${stamp}`);
+    await expect.poll(() => rider.page.getByTestId('cartype-select').textContent(), POLL).toContain(`Van ${stamp}`);
+    // On a delivery platform the same dialog takes parcel types, which that
+    // rider then chooses from.
+    const { appcat } = (await call('GET', '/settings', null)) as { appcat: string };
+    await call('PATCH', '/settings', adminToken, { appcat: 'delivery' });
+    try {
+      await page.reload();
+      await row.getByTestId('action-edit').click();
+      await dialog.getByTestId('parcelTypes-add').click();
+      await dialog.getByTestId('parcelTypes-0-description').fill(`Crate ${stamp}`);
+      await dialog.getByTestId('parcelTypes-0-amount').fill('5');
+      await screenshot(page, 'panel-cartype-parcel-types-desktop');
+      await dialog.getByTestId('cartype-save').click();
+      await dialog.waitFor({ state: 'detached' });
+      await rider.page.goto('/');
+      await fillBookingForm(rider.page, { pickup: ['Fells', 'Fells Point'], drop: ['Patterson', 'Patterson Park'], carType: `Van ${stamp}` });
+      await rider.page.getByTestId('book-button').click();
+      await rider.page.getByTestId('parcel-dialog').waitFor(POLL);
+      const labels = await rider.page.getByTestId('parcel-types').locator('label').allTextContents();
+      expect(labels.map((label) => label.trim())).toEqual([`Crate ${stamp} ($5.00)`]);
+      await rider.page.keyboard.press('Escape');
+      await rider.page.getByTestId('parcel-dialog').waitFor({ state: 'detached' });
+    } finally {
+      await call('PATCH', '/settings', adminToken, { appcat });
+    }
+    await page.reload();
     await row.getByTestId('action-delete').click();
     await page.getByTestId('confirm-ok').click();
     await expect.poll(() => row.count(), POLL).toBe(0);
@@ -303,6 +366,6 @@ describe('the panel: cancellation reasons, promos and notifications', () => {
   });
 
   it('left no error in the consoles', () => {
-    expectNoErrors(admin);
+    expectNoErrors(admin, rider, driver);
   });
 });

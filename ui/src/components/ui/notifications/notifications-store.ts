@@ -10,6 +10,8 @@ export interface AppNotification {
   message: string;
   values?: Record<string, string | number>;
   translated?: boolean;
+  /** A heading above the message, as given (an admin's broadcast title). */
+  title?: string;
 }
 
 export const notificationsAtom = atom<AppNotification[]>([]);

@@ -1,4 +1,4 @@
-import { Alert, Snackbar, Stack } from '@mui/material';
+import { Alert, AlertTitle, Snackbar, Stack } from '@mui/material';
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { dismissNotification, notificationsAtom } from './notifications-store';
@@ -24,6 +24,7 @@ export function Notifications() {
             data-testid="notification"
             sx={{ width: '100%' }}
           >
+            {entry.title && <AlertTitle data-testid="notification-title">{entry.title}</AlertTitle>}
             {entry.translated ? entry.message : t(entry.message, entry.values)}
           </Alert>
         </Snackbar>

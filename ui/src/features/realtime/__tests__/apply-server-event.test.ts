@@ -138,6 +138,12 @@ describe('socket events written into the query cache', () => {
   it('a notification is shown by its translation key, with the server text as a fallback', () => {
     const { notify, handlers } = setup('user-rider-1');
     handlers.notification({ key: 'driver_arrived', title: 'Wayfare', body: 'Your driver has arrived.', booking: 'booking-1' });
-    expect(notify).toHaveBeenCalledWith({ key: 'driver_arrived', text: 'Your driver has arrived.', severity: 'info' });
+    expect(notify).toHaveBeenCalledWith({ key: 'driver_arrived', text: 'Your driver has arrived.', title: undefined, severity: 'info' });
+  });
+
+  it('an admin broadcast is shown with its own title', () => {
+    const { notify, handlers } = setup('user-driver-1');
+    handlers.notification({ key: 'broadcast', title: 'Road closure', body: 'Pratt St is closed tonight.' });
+    expect(notify).toHaveBeenCalledWith({ key: 'broadcast', text: 'Pratt St is closed tonight.', title: 'Road closure', severity: 'info' });
   });
 });

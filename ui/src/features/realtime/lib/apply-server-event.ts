@@ -18,7 +18,7 @@ export interface EventContext {
   /** The signed-in user's id. */
   userId: string;
   /** Shows a toast: a translation key, or server text when `translated`. */
-  notify: (notice: { key: string; text?: string; severity?: 'info' | 'success' | 'warning' }) => void;
+  notify: (notice: { key: string; text?: string; title?: string; severity?: 'info' | 'success' | 'warning' }) => void;
 }
 
 export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
@@ -146,7 +146,10 @@ export function applyNotification(
 ) {
   // Chat has its own toast; the others say what happened to a booking.
   if (payload.key === 'chat_requested') return;
-  context.notify({ key: payload.key ?? '', text: payload.body, severity: 'info' });
+  // An admin's broadcast is its own title and text; a booking notice's title
+  // is only the app's name.
+  const title = payload.key === 'broadcast' ? payload.title : undefined;
+  context.notify({ key: payload.key ?? '', text: payload.body, title, severity: 'info' });
 }
 
 /** Every event the app listens to, for one place to subscribe and unsubscribe. */

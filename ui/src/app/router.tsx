@@ -24,6 +24,16 @@ const panelPaths = Object.keys(PROTECTED_ROUTES).filter((path) => path !== '/boo
 // One module per panel screen, app/routes/panel/<path>.tsx.
 const panelScreens = import.meta.glob<{ default: ComponentType }>('./routes/panel/*.tsx');
 
+const preloaded = new Set<string>();
+
+/** Starts loading a panel screen's module (once); its route then renders at once. */
+function preloadPanelScreen(path: string) {
+  const load = panelScreens[`./routes/panel/${path.slice(1)}.tsx`];
+  if (!load || preloaded.has(path)) return;
+  preloaded.add(path);
+  load().catch(() => preloaded.delete(path));
+}
+
 function panelScreen(path: string) {
   const load = panelScreens[`./routes/panel/${path.slice(1)}.tsx`];
   if (!load) throw new Error(`no screen for ${path}`);
@@ -35,7 +45,7 @@ function panelScreen(path: string) {
 function AppShell() {
   const { data: user } = useUser();
   const { pathname } = useLocation();
-  return inPanelShell(pathname, user?.usertype) ? <PanelLayout /> : <MainLayout />;
+  return inPanelShell(pathname, user?.usertype) ? <PanelLayout preload={preloadPanelScreen} /> : <MainLayout />;
 }
 
 const panelBookings = panelScreen('/bookings');

@@ -20,7 +20,7 @@ import {
   useMediaQuery,
   useTheme,
 } from '@mui/material';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router';
 import { LanguageSelect } from '@/components/layout/language-select';
@@ -29,7 +29,10 @@ import { useSettings } from '@/lib/app-data';
 import { useSignOut, useUser } from '@/lib/auth';
 import { menuLabel, PANEL_MENU_WIDTH, panelMenuFor } from './panel-menu';
 
-function PanelMenu({ onNavigate }: { onNavigate: () => void }) {
+/** Loads a screen's code ahead of its click (the router knows where it is). */
+export type PreloadScreen = (path: string) => void;
+
+function PanelMenu({ onNavigate, preload }: { onNavigate: () => void; preload?: PreloadScreen }) {
   const { t } = useTranslation();
   const { data: user } = useUser();
   const location = useLocation();
@@ -58,6 +61,8 @@ function PanelMenu({ onNavigate }: { onNavigate: () => void }) {
               component={RouterLink}
               to={path}
               onClick={onNavigate}
+              onPointerEnter={() => preload?.(path)}
+              onFocus={() => preload?.(path)}
               selected={location.pathname === path}
               data-testid={`panel-menu-${path.slice(1)}`}
               sx={{ pl: group.title ? 3 : 2 }}
@@ -86,13 +91,25 @@ function PanelMenu({ onNavigate }: { onNavigate: () => void }) {
 
 /** The admin shell (spec §2): a bar, the side menu (a drawer on a phone) and
  * the screen. Every panel screen renders inside it. */
-export function PanelLayout() {
+export function PanelLayout({ preload }: { preload?: PreloadScreen }) {
   const { t } = useTranslation();
   const settings = useSettings();
   const { data: user } = useUser();
   const theme = useTheme();
   const wide = useMediaQuery(theme.breakpoints.up('md'));
   const [open, setOpen] = useState(false);
+  const usertype = user?.usertype;
+  // Once the shell is drawn and the browser is idle, fetch every screen of the
+  // menu: the first click on Bookings then waits for its data, not its code
+  // (the data grid alone is a large download).
+  useEffect(() => {
+    if (!preload || !usertype) return;
+    const paths = panelMenuFor(usertype).flatMap((group) => group.items);
+    const idle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 200));
+    const cancel = window.cancelIdleCallback ?? window.clearTimeout;
+    const handle = idle(() => paths.forEach((path) => preload(path)));
+    return () => cancel(handle);
+  }, [preload, usertype]);
   return (
     <Box sx={{ display: 'flex', minHeight: '100vh', bgcolor: 'background.default' }} data-testid="panel-shell">
       <AppBar position="fixed" elevation={1} sx={{ zIndex: (current) => current.zIndex.drawer + 1 }}>
@@ -136,7 +153,7 @@ export function PanelLayout() {
           sx={{ width: PANEL_MENU_WIDTH, flexShrink: 0, '& .MuiDrawer-paper': { width: PANEL_MENU_WIDTH, boxSizing: 'border-box' } }}
         >
           <Toolbar />
-          <PanelMenu onNavigate={() => undefined} />
+          <PanelMenu onNavigate={() => undefined} preload={preload} />
         </Drawer>
       ) : (
         <Drawer
@@ -154,7 +171,7 @@ export function PanelLayout() {
           <Box sx={{ px: 2, pb: 1 }}>
             <LanguageSelect onChange={() => setOpen(false)} sx={{ width: '100%' }} />
           </Box>
-          <PanelMenu onNavigate={() => setOpen(false)} />
+          <PanelMenu onNavigate={() => setOpen(false)} preload={preload} />
         </Drawer>
       )}
       <Box component="main" sx={{ flexGrow: 1, minWidth: 0, p: { xs: 1.5, sm: 2, md: 3 } }}>

@@ -12,12 +12,12 @@ vi.mock('@/lib/socket', async (original) => ({
   disconnectSocket: vi.fn(),
 }));
 
-function renderShell(usertype: 'admin' | 'fleetadmin') {
+function renderShell(usertype: 'admin' | 'fleetadmin', preload?: (path: string) => void) {
   return renderWithProviders(<></>, {
     client: seededClient(testUser({ id: `${usertype}-1`, usertype, firstName: 'Ada' })),
     path: '/dashboard',
     routes: [
-      { element: <PanelLayout />, children: [{ path: '/dashboard', element: <p>the dashboard</p> }] },
+      { element: <PanelLayout preload={preload} />, children: [{ path: '/dashboard', element: <p>the dashboard</p> }] },
       { path: '/', element: <p>the landing page</p> },
     ],
   });
@@ -35,6 +35,17 @@ describe('the admin shell', () => {
     expect(entries).toEqual(['Home', 'Dashboard', 'Bookings', 'Drivers', 'Earning reports', 'Driver earning', 'Profile']);
     expect(within(menu).getByTestId('panel-menu-logout')).toHaveTextContent('Logout');
     expect(within(menu).getByTestId('panel-menu-dashboard')).toHaveClass('Mui-selected');
+  });
+
+  it('loads the code of every screen of the menu once the browser is idle, and of a screen pointed at', async () => {
+    const preload = vi.fn();
+    renderShell('fleetadmin', preload);
+    await screen.findByText('the dashboard');
+    await vi.waitFor(() => expect(preload).toHaveBeenCalledWith('/bookings'));
+    expect(preload.mock.calls.map(([path]) => path)).toEqual(['/dashboard', '/bookings', '/drivers', '/earningreports', '/driverearning', '/profile']);
+    preload.mockClear();
+    await userEvent.setup().hover(screen.getByTestId('panel-menu-drivers'));
+    expect(preload).toHaveBeenCalledWith('/drivers');
   });
 
   it('signs out from the menu and leaves for the home page', async () => {

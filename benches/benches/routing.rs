@@ -2,6 +2,7 @@
 //! route, and a 25 × 25 distance matrix, in process, on Baltimore and Monaco.
 //! Targets (docs/benchmarks.md): a route p50 under 100 µs, a matrix under 5 ms.
 //! Points are random spots in the extract's box, snapped to the nearest road.
+//! Then place search, and the basemap: reading it and cutting its tiles.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -113,6 +114,65 @@ fn routing(criterion: &mut Criterion) {
             black_box(places.search(&typed[turn], near, None).len())
         })
     });
+    group.finish();
+
+    // The basemap: every tile of zooms 10 to 14 over each extract, cut
+    // without the cache (a first request), then a cached tile.
+    let mut group = criterion.benchmark_group("basemap");
+    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    for name in ["baltimore.osm.pbf", "monaco.osm.pbf"] {
+        use wayfare_maps::osm::basemap::{Basemap, project};
+        use wayfare_maps::osm::tiles::Tiles;
+        let started = Instant::now();
+        let basemap = Basemap::from_file(&extract(name)).expect("the extract reads");
+        eprintln!(
+            "{name}: basemap read in {:.2} s, {} features",
+            started.elapsed().as_secs_f64(),
+            basemap.features.len()
+        );
+        let [min, max] = basemap.extent;
+        let tiles = Tiles::new(basemap);
+        let mut each = Vec::new();
+        let mut sizes = Vec::new();
+        let mut all = Vec::new();
+        for zoom in 10..=14u8 {
+            let shift = 32 - zoom as u64;
+            let tile = |point: [u32; 2]| ((point[0] as u64 >> shift) as u32, (point[1] as u64 >> shift) as u32);
+            let ((x0, y0), (x1, y1)) = (tile(min), tile(max));
+            for x in x0..=x1 {
+                for y in y0..=y1 {
+                    let started = Instant::now();
+                    let bytes = black_box(tiles.cut(zoom, x, y));
+                    each.push(started.elapsed());
+                    sizes.push(bytes.len());
+                    all.push((zoom, x, y));
+                }
+            }
+        }
+        sizes.sort();
+        eprintln!(
+            "{name}: tile cut {}; size median {} B, max {} B",
+            percentiles(&mut each),
+            sizes[sizes.len() / 2],
+            sizes[sizes.len() - 1]
+        );
+        let centre = project(
+            (tiles.basemap().bounds()[1] + tiles.basemap().bounds()[3]) / 2.0,
+            (tiles.basemap().bounds()[0] + tiles.basemap().bounds()[2]) / 2.0,
+        );
+        let (x, y) = ((centre[0] >> 18), (centre[1] >> 18));
+        group.bench_with_input(BenchmarkId::new("cut zoom-14 tile at the centre", name), &tiles, |bencher, tiles| {
+            bencher.iter(|| black_box(tiles.cut(14, x, y)))
+        });
+        let mut turn = 0usize;
+        group.bench_with_input(BenchmarkId::new("cached tile", name), &tiles, |bencher, tiles| {
+            bencher.iter(|| {
+                turn = (turn + 1) % all.len();
+                let (z, x, y) = all[turn];
+                black_box(tiles.tile(z, x, y).expect("in range"))
+            })
+        });
+    }
     group.finish();
 }
 

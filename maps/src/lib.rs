@@ -9,9 +9,11 @@
 //! [`StraightLineProvider`], which works offline: great-circle distance ×
 //! a detour factor at an average speed; and the OpenStreetMap provider
 //! ([`osm`]), which routes on the roads of one extract with contraction
-//! hierarchies, offline. [`provider_from`] builds the configured provider.
-//! The extract's geocoder and basemap, and HTTP clients for OSRM,
-//! Nominatim and Google, come next behind the same trait.
+//! hierarchies, searches its addresses and places, matches GPS tracks to
+//! its roads and cuts its basemap into vector tiles, offline; and clients
+//! for web services ([`remote`]): OSRM for routes, Nominatim or Photon for
+//! places, or Google's web services for either.
+//! [`provider_from`] builds the configured provider.
 //!
 //! It deliberately has no HTTP server, no routes and no UI: the http crate
 //! exposes these calls, maps their errors to status codes and draws nothing.
@@ -23,13 +25,14 @@ pub mod gazetteer;
 pub mod osm;
 pub mod polyline;
 pub mod provider;
+pub mod remote;
 pub mod straight_line;
 pub mod waypoints;
 
 #[cfg(test)]
 mod test_support;
 
-pub use config::{MapsConfig, MapsConfigError, MapsSetupError, ProviderKind, provider_from};
+pub use config::{GeocoderKind, MapsConfig, MapsConfigError, MapsSetupError, ProviderKind, provider_from};
 pub use error::{GeoCall, MapsError};
 pub use gazetteer::{Gazetteer, GazetteerError, GazetteerPlace};
 pub use polyline::PolylineError;

@@ -102,6 +102,11 @@ pub trait MapsProvider: Send + Sync {
     fn match_track(&self, _track: &[LatLng]) -> Option<Vec<LatLng>> {
         None
     }
+
+    /// The basemap's vector tiles, when this provider has a map to draw.
+    fn tiles(&self) -> Option<&crate::osm::tiles::Tiles> {
+        None
+    }
 }
 
 /// [`MapsError::TooManyWaypoints`] past [`MAX_WAYPOINTS`].

@@ -118,6 +118,8 @@ pub const COOKIE: &str = "cookie";
         crate::routes::geo::address,
         crate::routes::geo::directions,
         crate::routes::geo::matrix,
+        crate::routes::geo::basemap_style,
+        crate::routes::geo::basemap_tile,
         crate::routes::health::health,
         // ---- files and payments (issue 6)
         crate::routes::files::my_profile_image,

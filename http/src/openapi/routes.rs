@@ -415,6 +415,9 @@ pub const ROUTES: &[RouteDoc] = &[
     route("post", "/api/v1/geo/address", Access::Session, &GEO),
     route("post", "/api/v1/geo/directions", Access::Session, &GEO),
     route("post", "/api/v1/geo/matrix", Access::Session, &GEO),
+    // The basemap is public: the landing page draws it before anyone signs in.
+    route("get", "/api/v1/geo/basemap/style.json", Access::Public, &[NotFound]),
+    route("get", "/api/v1/geo/basemap/tiles/{z}/{x}/{y}", Access::Public, &[NotFound]),
     // ---- files (issue 6): multipart uploads; the body is read against
     // `files.max_upload_bytes` (413), a request without a file is
     // `choose_image_first`, a file that is not an image `invalid_input`.

@@ -1,13 +1,17 @@
 //! The geo calls of spec §7 "Cloud backend" under `/api/v1/geo`, through the
 //! configured maps provider: autocomplete, place to coordinates, coordinates
-//! to address, directions (up to 25 waypoints) and distance matrix.
+//! to address, directions (up to 25 waypoints) and distance matrix; and the
+//! basemap — a MapLibre style and its vector tiles — when the provider has
+//! a map to draw (an OpenStreetMap extract).
 
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
 use crate::state::AppState;
-use axum::extract::State;
-use axum::routing::post;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -21,6 +25,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/geo/address", post(address))
         .route("/api/v1/geo/directions", post(directions))
         .route("/api/v1/geo/matrix", post(matrix))
+        .route("/api/v1/geo/basemap/style.json", get(basemap_style))
+        .route("/api/v1/geo/basemap/tiles/{z}/{x}/{y}", get(basemap_tile))
 }
 
 /// Every coordinate a geo call takes must be on the earth (`LatLng::is_valid`),
@@ -170,4 +176,77 @@ async fn matrix(
     check_points(&body.dest, "dest")?;
     let matrix = state.maps.distance_matrix(&body.start, &body.dest).await.map_err(maps_error)?;
     Ok(Json(json!({ "rows": matrix })))
+}
+
+/// Where the style's tiles are, as the browser reached this server: MapLibre
+/// needs absolute tile URLs, and behind a proxy the forwarded host and
+/// scheme are the ones the browser knows.
+fn tiles_url(headers: &HeaderMap, version: &str) -> String {
+    let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
+    let host = header("x-forwarded-host").or_else(|| header("host")).unwrap_or_else(|| "localhost".to_owned());
+    let scheme = header("x-forwarded-proto").unwrap_or_else(|| "http".to_owned());
+    format!("{scheme}://{host}/api/v1/geo/basemap/tiles/{{z}}/{{x}}/{{y}}?v={version}")
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/geo/basemap/style.json",
+    tag = "geo",
+    summary = "The basemap's MapLibre style",
+    description = "A MapLibre GL style (version 8) drawing the OpenStreetMap extract the server runs on: water, \
+        land cover, buildings, roads and railways, street, place and point-of-interest names. It names no glyphs \
+        and no sprite, so MapLibre GL JS 5.11 or later draws labels with the browser's fonts and nothing is \
+        fetched from elsewhere. `not_found` when the server has no map (the straight-line provider).",
+    responses(
+        (status = 200, description = "The style", body = Object),
+        (status = 404, description = "No map configured", body = crate::openapi::schemas::ErrorBody)
+    )
+)]
+async fn basemap_style(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
+    let tiles = state.maps.tiles().ok_or_else(|| ApiError::key(ErrorKey::NotFound))?;
+    let style = wayfare_maps::osm::style::style(&tiles_url(&headers, &tiles.basemap().version), tiles.basemap());
+    // Asked again on every load: it names the extract's version.
+    Ok(([(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))], Json(style)).into_response())
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/geo/basemap/tiles/{z}/{x}/{y}",
+    tag = "geo",
+    summary = "A basemap vector tile",
+    description = "The Mapbox Vector Tile (2.1) `z/x/y` of the basemap, zoom 0 to 14, layers `landcover`, `water`, \
+        `waterway`, `land`, `building`, `rail`, `road`, `place`, `poi` with `class` and `name` (roads also `rank`, \
+        `brunnel`, `ramp`). Empty where the map has nothing. `not_found` past zoom 14, outside the tile grid, \
+        or when the server has no map.",
+    params(
+        ("z" = u8, Path, description = "Zoom, 0 to 14"),
+        ("x" = u32, Path, description = "Column, 0 to 2^z − 1"),
+        ("y" = u32, Path, description = "Row from the north, 0 to 2^z − 1")
+    ),
+    responses(
+        (status = 200, description = "The tile", content_type = "application/vnd.mapbox-vector-tile", body = Vec<u8>),
+        (status = 404, description = "No such tile, or no map", body = crate::openapi::schemas::ErrorBody)
+    )
+)]
+async fn basemap_tile(State(state): State<AppState>, Path((z, x, y)): Path<(u8, u32, u32)>) -> ApiResult<Response> {
+    if state.maps.tiles().is_none() {
+        return Err(ApiError::key(ErrorKey::NotFound));
+    }
+    let maps = state.maps.clone();
+    // Cutting a tile is CPU work (clipping, thinning, encoding): off the async threads.
+    let tile = tokio::task::spawn_blocking(move || maps.tiles().map(|tiles| tiles.tile(z, x, y)))
+        .await
+        .map_err(|error| ApiError::Internal(error.to_string()))?;
+    match tile {
+        Some(Ok(tile)) => Ok((
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static("application/vnd.mapbox-vector-tile")),
+                // The URL carries the extract's version, so a day is safe.
+                (header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400")),
+            ],
+            tile.to_vec(),
+        )
+            .into_response()),
+        _ => Err(ApiError::key(ErrorKey::NotFound)),
+    }
 }

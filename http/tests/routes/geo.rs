@@ -144,3 +144,75 @@ async fn coordinates_off_the_earth_are_invalid_input_on_their_field() {
         .expect(200);
     app.post("/api/v1/geo/matrix", Some(&rider), json!({ "start": [here], "dest": [here] })).await.expect(200);
 }
+
+// ---- the basemap
+
+async fn with_baltimore_map() -> TestApp {
+    let mut setup = Setup::default();
+    setup.config.maps.osm_file =
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/baltimore.osm.pbf"));
+    TestApp::start(setup).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_basemap_style_names_tiles_on_the_host_the_browser_used_and_no_outside_fonts() {
+    let app = with_baltimore_map().await;
+    let request = |headers: &[(&str, &str)]| {
+        let mut builder = axum::http::Request::builder().uri("/api/v1/geo/basemap/style.json");
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.body(axum::body::Body::empty()).unwrap()
+    };
+    // Public: a visitor's landing page draws it before signing in.
+    let reply = app.send(request(&[("host", "rides.example:8080")])).await;
+    let style = reply.expect(200);
+    assert_eq!(style["version"], 8);
+    let source = &style["sources"]["basemap"];
+    assert_eq!(source["type"], "vector");
+    assert_eq!(source["attribution"], "© OpenStreetMap contributors");
+    assert_eq!(source["maxzoom"], 14);
+    let tiles = source["tiles"][0].as_str().unwrap();
+    assert!(tiles.starts_with("http://rides.example:8080/api/v1/geo/basemap/tiles/{z}/{x}/{y}?v="), "{tiles}");
+    // Baltimore's box.
+    let bounds: Vec<f64> = source["bounds"].as_array().unwrap().iter().map(|value| value.as_f64().unwrap()).collect();
+    assert!(bounds[0] < -76.6 && bounds[2] > -76.5 && bounds[1] < 39.25 && bounds[3] > 39.3, "{bounds:?}");
+    // Labels in the browser's fonts: no glyphs or sprite to fetch from anywhere.
+    assert!(style.get("glyphs").is_none() && style.get("sprite").is_none());
+    let layers: Vec<&str> =
+        style["layers"].as_array().unwrap().iter().map(|layer| layer["id"].as_str().unwrap()).collect();
+    for layer in ["water", "building", "road", "road-label-major", "place-label"] {
+        assert!(layers.contains(&layer), "{layer} in {layers:?}");
+    }
+    assert_eq!(reply.header(axum::http::header::CACHE_CONTROL), Some("no-cache"));
+    // Behind a proxy, the forwarded host and scheme.
+    let reply = app
+        .send(request(&[("host", "10.0.0.5"), ("x-forwarded-host", "rides.example"), ("x-forwarded-proto", "https")]))
+        .await;
+    let tiles = reply.expect(200)["sources"]["basemap"]["tiles"][0].as_str().unwrap().to_owned();
+    assert!(tiles.starts_with("https://rides.example/api/v1/geo/basemap/tiles/"), "{tiles}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn basemap_tiles_are_vector_tiles_cached_for_a_day_and_out_of_the_grid_is_not_found() {
+    let app = with_baltimore_map().await;
+    // The zoom-14 tile over Fells Point.
+    let reply = app.get("/api/v1/geo/basemap/tiles/14/4706/6245", None).await;
+    assert_eq!(reply.status.as_u16(), 200);
+    assert_eq!(reply.header(axum::http::header::CONTENT_TYPE), Some("application/vnd.mapbox-vector-tile"));
+    assert_eq!(reply.header(axum::http::header::CACHE_CONTROL), Some("public, max-age=86400"));
+    let bytes = reply.body.as_str().map(str::len).unwrap_or_default();
+    assert!(bytes > 10_000, "a city tile holds streets and buildings: {bytes} bytes");
+    // Far from Baltimore: empty, not an error.
+    let empty = app.get("/api/v1/geo/basemap/tiles/14/0/0", None).await;
+    assert_eq!((empty.status.as_u16(), empty.body.clone()), (200, Value::Null));
+    app.get("/api/v1/geo/basemap/tiles/15/9412/12490", None).await.refused(404, "not_found");
+    app.get("/api/v1/geo/basemap/tiles/3/8/0", None).await.refused(404, "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_map_there_is_no_basemap() {
+    let app = TestApp::demo().await;
+    app.get("/api/v1/geo/basemap/style.json", None).await.refused(404, "not_found");
+    app.get("/api/v1/geo/basemap/tiles/14/4706/6245", None).await.refused(404, "not_found");
+}

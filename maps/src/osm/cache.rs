@@ -2,6 +2,7 @@
 //! data directory under the extract's content hash, so a restart loads it in
 //! a moment and a changed file is prepared again.
 
+use super::basemap::Basemap;
 use super::geocode::PlaceIndex;
 use super::network::{Network, NetworkError};
 use super::router::Router;
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Bumped whenever the prepared format or the car profile changes, so an
 /// old cache is never read as a new one.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
@@ -33,12 +34,14 @@ struct Prepared {
     network: Network,
     hierarchy: super::ch::Hierarchy,
     places: PlaceIndex,
+    basemap: Basemap,
 }
 
 /// Everything prepared from one extract.
 pub struct PreparedMap {
     pub router: Router,
     pub places: PlaceIndex,
+    pub basemap: Basemap,
 }
 
 /// Where the prepared routing of an extract with this hash is kept.
@@ -67,15 +70,18 @@ pub fn load_or_prepare(
         && prepared.format == FORMAT
     {
         let router = Router::new(prepared.network, prepared.hierarchy);
-        return Ok((PreparedMap { router, places: prepared.places }, Origin::Cached));
+        return Ok((PreparedMap { router, places: prepared.places, basemap: prepared.basemap }, Origin::Cached));
     }
     let mut progress = progress;
     let router = prepare(extract, &mut progress)?;
     progress("indexing places", 0, 1);
     let places = PlaceIndex::from_file(extract)?;
     progress("indexing places", 1, 1);
+    progress("drawing the basemap", 0, 1);
+    let basemap = Basemap::from_file(extract)?;
+    progress("drawing the basemap", 1, 1);
     let (network, hierarchy) = router.into_parts();
-    let prepared = Prepared { format: FORMAT, network, hierarchy, places };
+    let prepared = Prepared { format: FORMAT, network, hierarchy, places, basemap };
     let write_error = |source| PrepareError::Write { path: path.display().to_string(), source };
     std::fs::create_dir_all(cache_dir).map_err(write_error)?;
     let bytes = postcard::to_stdvec(&prepared).map_err(|error| write_error(std::io::Error::other(error)))?;
@@ -84,7 +90,7 @@ pub fn load_or_prepare(
     std::fs::write(&partial, bytes).map_err(write_error)?;
     std::fs::rename(&partial, &path).map_err(write_error)?;
     let router = Router::new(prepared.network, prepared.hierarchy);
-    Ok((PreparedMap { router, places: prepared.places }, Origin::Prepared))
+    Ok((PreparedMap { router, places: prepared.places, basemap: prepared.basemap }, Origin::Prepared))
 }
 
 /// Reads the extract and builds its hierarchy, telling `progress` the stage

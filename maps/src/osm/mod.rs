@@ -8,9 +8,12 @@
 //! - [`router`] snaps points to roads and turns searches into paths;
 //! - [`geocode`] indexes addresses, places, streets and intersections;
 //! - [`matching`] finds the roads a noisy GPS track was driven on;
+//! - [`basemap`] reads what the map draws: water, land cover, buildings, roads, names;
+//! - [`tiles`] cuts it into vector tiles, and [`style`] says how MapLibre draws them;
 //! - [`cache`] keeps the preparation in the data directory by content hash;
 //! - [`provider`] answers the geo calls of spec §7 from all of it.
 
+pub mod basemap;
 pub mod cache;
 pub mod ch;
 pub mod geocode;
@@ -20,6 +23,8 @@ pub mod profile;
 pub mod provider;
 pub mod router;
 pub mod source;
+pub mod style;
+pub mod tiles;
 
 #[cfg(test)]
 mod tests;

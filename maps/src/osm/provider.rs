@@ -6,6 +6,7 @@
 use super::cache::PreparedMap;
 use super::geocode::PlaceIndex;
 use super::router::{Path, Router};
+use super::tiles::Tiles;
 use crate::error::MapsError;
 use crate::gazetteer::Gazetteer;
 use crate::polyline;
@@ -26,13 +27,14 @@ const OSM_ID_PREFIX: &str = "osm:";
 pub struct OsmProvider {
     router: Router,
     places: PlaceIndex,
+    tiles: Tiles,
     /// The gazetteer's landmarks that lie on this map.
     landmarks: Gazetteer,
 }
 
 impl OsmProvider {
     pub fn new(prepared: PreparedMap, gazetteer: &Gazetteer) -> Self {
-        let PreparedMap { router, places } = prepared;
+        let PreparedMap { router, places, basemap } = prepared;
         let on_map: Vec<_> = gazetteer
             .places()
             .iter()
@@ -40,7 +42,7 @@ impl OsmProvider {
             .cloned()
             .collect();
         let landmarks = Gazetteer::new(on_map).expect("a subset of a valid gazetteer is valid");
-        OsmProvider { router, places, landmarks }
+        OsmProvider { router, places, tiles: Tiles::new(basemap), landmarks }
     }
 
     pub fn router(&self) -> &Router {
@@ -176,5 +178,9 @@ impl MapsProvider for OsmProvider {
         let track: Vec<LatLng> = track.iter().copied().filter(LatLng::is_valid).collect();
         let matched = self.router.match_track(&track)?;
         Some(matched.points.iter().map(|point| LatLng::new(point[0], point[1])).collect())
+    }
+
+    fn tiles(&self) -> Option<&Tiles> {
+        Some(&self.tiles)
     }
 }

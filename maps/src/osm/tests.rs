@@ -19,6 +19,7 @@ type Members = Vec<(&'static str, i64, &'static str)>;
 #[derive(Default)]
 struct Extract {
     nodes: Vec<(i64, f64, f64)>,
+    node_tags: std::collections::HashMap<i64, TagList>,
     ways: Vec<(i64, Vec<i64>, TagList)>,
     relations: Vec<(i64, Members, TagList)>,
 }
@@ -34,6 +35,11 @@ impl Extract {
         self
     }
 
+    fn tagged_node(&mut self, id: i64, row: f64, column: f64, pairs: &[(&str, &str)]) -> &mut Self {
+        self.node_tags.insert(id, tags(pairs));
+        self.node(id, row, column)
+    }
+
     fn way(&mut self, id: i64, nodes: &[i64], pairs: &[(&str, &str)]) -> &mut Self {
         self.ways.push((id, nodes.to_vec(), tags(pairs)));
         self
@@ -46,15 +52,33 @@ impl Extract {
     }
 
     fn router(&self) -> Router {
+        let file = self.file();
+        cache::prepare(file.path(), |_, _, _| {}).unwrap()
+    }
+
+    fn relation(&mut self, id: i64, members: Members, pairs: &[(&str, &str)]) -> &mut Self {
+        self.relations.push((id, members, tags(pairs)));
+        self
+    }
+
+    /// The extract as an `.osm` file.
+    fn file(&self) -> tempfile::NamedTempFile {
         let mut xml = String::from("<?xml version='1.0' encoding='UTF-8'?>\n<osm version='0.6'>\n");
-        for (id, lat, lng) in &self.nodes {
-            writeln!(xml, "  <node id='{id}' lat='{lat}' lon='{lng}'/>").unwrap();
-        }
         let write_tags = |xml: &mut String, pairs: &[(String, String)]| {
             for (key, value) in pairs {
                 writeln!(xml, "    <tag k='{key}' v='{value}'/>").unwrap();
             }
         };
+        for (id, lat, lng) in &self.nodes {
+            match self.node_tags.get(id) {
+                Some(pairs) => {
+                    writeln!(xml, "  <node id='{id}' lat='{lat}' lon='{lng}'>").unwrap();
+                    write_tags(&mut xml, pairs);
+                    xml.push_str("  </node>\n");
+                }
+                None => writeln!(xml, "  <node id='{id}' lat='{lat}' lon='{lng}'/>").unwrap(),
+            }
+        }
         for (id, nodes, pairs) in &self.ways {
             writeln!(xml, "  <way id='{id}'>").unwrap();
             for node in nodes {
@@ -74,7 +98,7 @@ impl Extract {
         xml.push_str("</osm>\n");
         let mut file = tempfile::Builder::new().suffix(".osm").tempfile().unwrap();
         file.write_all(xml.as_bytes()).unwrap();
-        cache::prepare(file.path(), |_, _, _| {}).unwrap()
+        file
     }
 }
 
@@ -470,4 +494,87 @@ fn noisy_tracks_match_to_within_three_percent_of_the_road_distance() {
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} routes over 1 km");
+}
+
+// ---- the basemap
+
+#[test]
+fn the_basemap_reads_lakes_with_islands_coasts_bridges_and_names() {
+    use super::basemap::{BRIDGE, Basemap, Geometry, Layer, signed_area};
+    let mut extract = Extract::default();
+    // A lake (a multipolygon of two outer ways) with an island in it.
+    extract.node(1, 0.0, 0.0).node(2, 0.0, 4.0).node(3, 4.0, 4.0).node(4, 4.0, 0.0);
+    extract.node(5, 1.0, 1.0).node(6, 1.0, 2.0).node(7, 2.0, 2.0).node(8, 2.0, 1.0);
+    extract.way(20, &[1, 2, 3], &[]).way(21, &[3, 4, 1], &[]).way(22, &[5, 6, 7, 8, 5], &[]);
+    extract.relation(
+        30,
+        vec![("way", 20, "outer"), ("way", 21, "outer"), ("way", 22, "inner")],
+        &[("type", "multipolygon"), ("natural", "water"), ("name", "Lake Test")],
+    );
+    // A named bridge, a building, a neighbourhood and a café.
+    extract.node(9, 5.0, 0.0).node(10, 5.0, 4.0);
+    extract.way(23, &[9, 10], &[("highway", "primary"), ("name", "Harbor Bridge"), ("bridge", "yes")]);
+    extract.node(11, 6.0, 0.0).node(12, 6.0, 1.0).node(13, 7.0, 1.0);
+    extract.way(24, &[11, 12, 13, 11], &[("building", "yes")]);
+    extract.tagged_node(14, 5.5, 2.0, &[("place", "neighbourhood"), ("name", "Fells Point")]);
+    extract.tagged_node(15, 5.6, 3.0, &[("amenity", "cafe"), ("name", "Daily Grind")]);
+    let file = extract.file();
+    let basemap = Basemap::from_file(file.path()).unwrap();
+    let named = |name: &str| basemap.features.iter().find(|feature| basemap.string(feature.name) == name).unwrap();
+    let lake = named("Lake Test");
+    assert_eq!(lake.layer, Layer::Water);
+    let Geometry::Polygon(rings) = &lake.geometry else { panic!("the lake is an area") };
+    assert_eq!(rings.len(), 2, "the outer ring joined from two ways, then the island");
+    assert!(signed_area(&rings[0]) > 0.0 && signed_area(&rings[1]) < 0.0, "outer clockwise, hole counter-clockwise");
+    let bridge = named("Harbor Bridge");
+    assert_eq!((bridge.layer, basemap.string(bridge.class), bridge.flags & BRIDGE), (Layer::Road, "primary", BRIDGE));
+    assert!(matches!(&bridge.geometry, Geometry::Line(points) if points.len() == 2));
+    let building = basemap.features.iter().find(|feature| feature.layer == Layer::Building).unwrap();
+    assert_eq!(building.min_zoom, 14);
+    let place = named("Fells Point");
+    assert_eq!((place.layer, basemap.string(place.class)), (Layer::Place, "neighbourhood"));
+    let cafe = named("Daily Grind");
+    assert_eq!((cafe.layer, basemap.string(cafe.class)), (Layer::Poi, "food"));
+}
+
+#[test]
+fn baltimore_basemap_has_the_harbour_as_sea_and_its_streets_parks_and_neighbourhoods() {
+    use super::basemap::{Basemap, Geometry, Layer, project};
+    let basemap = Basemap::from_file(&repo_file("data/baltimore.osm.pbf")).unwrap();
+    let count = |layer: Layer| basemap.features.iter().filter(|feature| feature.layer == layer).count();
+    assert!(count(Layer::Road) > 3000, "roads: {}", count(Layer::Road));
+    assert!(count(Layer::Building) > 1000, "buildings: {}", count(Layer::Building));
+    assert!(count(Layer::Place) > 20, "places: {}", count(Layer::Place));
+    // The Inner Harbor (the water off the Science Center) is sea, assembled
+    // from the coastline; Federal Hill and Patterson Park are dry.
+    let inside = |point: [u32; 2]| {
+        basemap.features.iter().any(|feature| {
+            feature.layer == Layer::Water
+                && matches!(&feature.geometry, Geometry::Polygon(rings) if even_odd(&rings[0], point))
+        })
+    };
+    assert!(inside(project(39.2836, -76.6080)), "the Inner Harbor is water");
+    assert!(!inside(project(39.2795, -76.6110)), "Federal Hill is land");
+    assert!(!inside(project(39.2905, -76.5800)), "Patterson Park is land");
+    let park = basemap.features.iter().find(|feature| basemap.string(feature.name) == "Patterson Park");
+    assert!(park.is_some(), "Patterson Park is named");
+    assert!(
+        basemap
+            .features
+            .iter()
+            .any(|feature| feature.layer == Layer::Road && basemap.string(feature.name) == "East Pratt Street")
+    );
+}
+
+fn even_odd(ring: &[[u32; 2]], point: [u32; 2]) -> bool {
+    let [px, py] = [point[0] as f64, point[1] as f64];
+    let mut inside = false;
+    for pair in ring.windows(2) {
+        let [x0, y0] = [pair[0][0] as f64, pair[0][1] as f64];
+        let [x1, y1] = [pair[1][0] as f64, pair[1][1] as f64];
+        if (y0 > py) != (y1 > py) && px < x0 + (py - y0) / (y1 - y0) * (x1 - x0) {
+            inside = !inside;
+        }
+    }
+    inside
 }

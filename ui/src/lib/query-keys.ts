@@ -19,6 +19,7 @@ export const queryKeys = {
   cancelReasons: ['cancelreasons'] as const,
   paymentProviders: ['payment-providers'] as const,
   liveDrivers: ['drivers', 'live'] as const,
+  basemap: ['geo', 'basemap'] as const,
   dashboard: {
     earnings: ['dashboard', 'earnings'] as const,
   },

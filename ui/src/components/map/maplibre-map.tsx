@@ -1,6 +1,7 @@
 import 'maplibre-gl/dist/maplibre-gl.css';
 import { Box } from '@mui/material';
 import { useEffect, useMemo, useRef } from 'react';
+import type { StyleSpecification } from 'maplibre-gl';
 import MapGL, { Layer, Marker, NavigationControl, Source, type MapRef } from 'react-map-gl/maplibre';
 import { MarkerGraphic } from './markers';
 import { offlineStyle } from './offline-style';
@@ -8,11 +9,16 @@ import { ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, type MapViewProps } from './type
 
 const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
 
-export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, styleUrl }: MapViewProps) {
+type Props = Omit<MapViewProps, 'styleUrl'> & {
+  /** A style URL or a style; the offline style when absent. */
+  mapStyle?: string | StyleSpecification;
+};
+
+export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, mapStyle }: Props) {
   const mapRef = useRef<MapRef>(null);
   const first = markers[0] ?? route[0] ?? FALLBACK_CENTRE;
   // The style is made once: a new object would reload the map.
-  const style = useMemo(() => styleUrl || offlineStyle(first), [styleUrl]); // eslint-disable-line react-hooks/exhaustive-deps
+  const style = useMemo(() => mapStyle ?? offlineStyle(first), [mapStyle]); // eslint-disable-line react-hooks/exhaustive-deps
   const routeData = useMemo<GeoJSON.Feature>(
     () => ({
       type: 'Feature',
@@ -44,7 +50,12 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
   }, [fitKey]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
-    <Box sx={{ height, borderRadius: 2, overflow: 'hidden', position: 'relative' }} data-testid="map" data-renderer="maplibre">
+    <Box
+      sx={{ height, borderRadius: 2, overflow: 'hidden', position: 'relative' }}
+      data-testid="map"
+      data-renderer="maplibre"
+      data-basemap={typeof style === 'object' && style.name === 'Wayfare OpenStreetMap' ? 'osm' : 'other'}
+    >
       <MapGL
         ref={mapRef}
         initialViewState={{ latitude: first.lat, longitude: first.lng, zoom: DEFAULT_ZOOM }}

@@ -141,6 +141,88 @@ fn locality(tags: &Tags) -> String {
     [city, region.as_str()].iter().filter(|part| !part.is_empty()).copied().collect::<Vec<_>>().join(", ")
 }
 
+/// An `addr:interpolation` way: the houses between its numbered nodes.
+struct Interpolation {
+    nodes: Vec<i64>,
+    step: u32,
+    /// The way's own `addr:street`, else its ends'.
+    street: String,
+}
+
+/// At most this many houses between two numbered nodes: more is a typo.
+const MAX_INTERPOLATED: u32 = 500;
+
+/// Every other number (`even`, `odd`), every number (`all`), or every n-th.
+fn interpolation_step(value: &str) -> Option<u32> {
+    match value {
+        "even" | "odd" => Some(2),
+        "all" => Some(1),
+        other => other.parse().ok().filter(|step| *step > 0),
+    }
+}
+
+impl Interpolation {
+    /// The houses strictly between each pair of numbered nodes along the
+    /// way, spaced evenly by distance along it.
+    fn addresses(
+        &self,
+        coords: &HashMap<i64, [f64; 2]>,
+        numbered: &HashMap<i64, (u32, String, String)>,
+    ) -> Vec<Pending> {
+        let points: Vec<[f64; 2]> = self.nodes.iter().filter_map(|node| coords.get(node)).copied().collect();
+        if points.len() != self.nodes.len() {
+            return Vec::new();
+        }
+        let mut along = vec![0.0];
+        for pair in points.windows(2) {
+            along.push(along.last().expect("starts at 0") + super::network::metres(pair[0], pair[1]));
+        }
+        // (index along the way, number, street, locality) of each numbered node.
+        let stops: Vec<(usize, &(u32, String, String))> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(index, node)| numbered.get(node).map(|stop| (index, stop)))
+            .collect();
+        let mut houses = Vec::new();
+        for pair in stops.windows(2) {
+            let ((from, (low, low_street, place)), (to, (high, high_street, _))) = (pair[0], pair[1]);
+            let street = [self.street.as_str(), low_street, high_street].into_iter().find(|name| !name.is_empty());
+            let Some(street) = street else { continue };
+            let (first, last, forward) = if low <= high { (*low, *high, true) } else { (*high, *low, false) };
+            if last - first > MAX_INTERPOLATED * self.step {
+                continue;
+            }
+            let mut number = first + self.step;
+            while number < last {
+                let mut share = (number - first) as f64 / (last - first) as f64;
+                if !forward {
+                    share = 1.0 - share;
+                }
+                let at = along[from] + share * (along[to] - along[from]);
+                houses.push(Pending {
+                    kind: EntryKind::Address,
+                    name: format!("{number} {street}"),
+                    secondary: place.clone(),
+                    at: Some(point_at(&points, &along, at)),
+                    nodes: Vec::new(),
+                });
+                number += self.step;
+            }
+        }
+        houses
+    }
+}
+
+/// The point `at` metres along a line whose cumulative lengths are `along`.
+fn point_at(points: &[[f64; 2]], along: &[f64], at: f64) -> [f64; 2] {
+    let segment = along.windows(2).position(|pair| at <= pair[1]).unwrap_or(points.len().saturating_sub(2));
+    let (start, end) = (along[segment], along[segment + 1]);
+    let share = if end > start { ((at - start) / (end - start)).clamp(0.0, 1.0) } else { 0.0 };
+    let (a, b) = (points[segment], points[segment + 1]);
+    [a[0] + share * (b[0] - a[0]), a[1] + share * (b[1] - a[1])]
+}
+
 struct Pending {
     kind: EntryKind,
     name: String,
@@ -157,8 +239,15 @@ impl PlaceIndex {
         let mut pending: Vec<Pending> = Vec::new();
         let mut street_ways: BTreeMap<String, Vec<Vec<i64>>> = BTreeMap::new();
         let mut countries: HashMap<String, usize> = HashMap::new();
+        let mut interpolations: Vec<Interpolation> = Vec::new();
         read_elements(path, |element| {
             let Element::Way(way) = element else { return };
+            if let Some(step) = tag(&way.tags, "addr:interpolation").and_then(interpolation_step)
+                && way.nodes.len() >= 2
+            {
+                let street = tag(&way.tags, "addr:street").unwrap_or_default().to_owned();
+                interpolations.push(Interpolation { nodes: way.nodes.clone(), step, street });
+            }
             if let Some(country) = tag(&way.tags, "addr:country") {
                 *countries.entry(country.to_uppercase()).or_default() += 1;
             }
@@ -206,11 +295,21 @@ impl PlaceIndex {
         }
         let mut wanted: HashSet<i64> = pending.iter().flat_map(|entry| entry.nodes.iter().copied()).collect();
         wanted.extend(street_ways.values().flatten().flatten().copied());
+        wanted.extend(interpolations.iter().flat_map(|line| line.nodes.iter().copied()));
+        let interpolated: HashSet<i64> = interpolations.iter().flat_map(|line| line.nodes.iter().copied()).collect();
         let mut coords: HashMap<i64, [f64; 2]> = HashMap::new();
+        // The numbered ends of interpolation lines: number, street, locality.
+        let mut numbered: HashMap<i64, (u32, String, String)> = HashMap::new();
         read_elements(path, |element| {
             let Element::Node(node) = element else { return };
             if wanted.contains(&node.id) {
                 coords.insert(node.id, [node.lat, node.lng]);
+            }
+            if interpolated.contains(&node.id)
+                && let Some(number) = tag(&node.tags, "addr:housenumber").and_then(|text| text.trim().parse().ok())
+            {
+                let street = tag(&node.tags, "addr:street").unwrap_or_default().to_owned();
+                numbered.insert(node.id, (number, street, locality(&node.tags)));
             }
             if let Some(country) = tag(&node.tags, "addr:country") {
                 *countries.entry(country.to_uppercase()).or_default() += 1;
@@ -238,6 +337,9 @@ impl PlaceIndex {
                 });
             }
         })?;
+        for line in &interpolations {
+            pending.extend(line.addresses(&coords, &numbered));
+        }
         for (name, ways) in &street_ways {
             // The street's point: the middle node of its longest way.
             let longest = ways.iter().max_by_key(|nodes| nodes.len()).expect("a street has a way");

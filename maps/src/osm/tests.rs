@@ -578,3 +578,31 @@ fn even_odd(ring: &[[u32; 2]], point: [u32; 2]) -> bool {
     }
     inside
 }
+
+#[test]
+fn houses_between_the_numbered_ends_of_an_interpolation_line_are_found_where_they_stand() {
+    use super::geocode::PlaceIndex;
+    let mut extract = Extract::default();
+    // Numbers 2 and 12 at the ends of a 222 m line that bends at node 2.
+    extract.tagged_node(1, 0.0, 0.0, &[("addr:housenumber", "2"), ("addr:city", "Baltimore")]);
+    extract.node(2, 0.0, 1.0);
+    extract.tagged_node(3, 1.0, 1.0, &[("addr:housenumber", "12")]);
+    extract.way(10, &[1, 2, 3], &[("addr:interpolation", "even"), ("addr:street", "Fleet Street")]);
+    let file = extract.file();
+    let places = PlaceIndex::from_file(file.path()).unwrap();
+    let found =
+        |query: &str| places.search(query, None, None).into_iter().map(|(_, entry)| entry.clone()).collect::<Vec<_>>();
+    // 8 is 60 % of the way from 2 to 12: 133 m along, 22 m up the second leg.
+    let eight = found("8 Fleet Street");
+    assert_eq!(eight[0].name, "8 Fleet Street");
+    assert_eq!(eight[0].secondary, "Baltimore");
+    let distance = metres([eight[0].lat, eight[0].lng], [0.2 * STEP, STEP]);
+    assert!(distance < 3.0, "8 stands {distance} m from where it should");
+    for number in [4, 6, 10] {
+        assert!(
+            found(&format!("{number} Fleet Street")).iter().any(|entry| entry.name == format!("{number} Fleet Street"))
+        );
+    }
+    // Even numbers only.
+    assert!(!found("7 Fleet Street").iter().any(|entry| entry.name == "7 Fleet Street"));
+}

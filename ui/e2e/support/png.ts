@@ -69,11 +69,13 @@ export function shareOf(pixels: Pixels, hex: string, tolerance = 6): number {
   return count / (pixels.width * pixels.height);
 }
 
-/** The share of dark pixels (every channel below `limit`): text on a light map. */
+/** The share of dark grey pixels (every channel below `limit`, nearly
+ * equal): label text on a light map, not the coloured route or markers. */
 export function shareDark(pixels: Pixels, limit = 110): number {
   let count = 0;
   for (let index = 0; index < pixels.rgb.length; index += 3) {
-    if (pixels.rgb[index] < limit && pixels.rgb[index + 1] < limit && pixels.rgb[index + 2] < limit) count += 1;
+    const [red, green, blue] = [pixels.rgb[index], pixels.rgb[index + 1], pixels.rgb[index + 2]];
+    if (Math.max(red, green, blue) < limit && Math.max(red, green, blue) - Math.min(red, green, blue) < 25) count += 1;
   }
   return count / (pixels.width * pixels.height);
 }

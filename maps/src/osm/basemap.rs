@@ -583,7 +583,7 @@ fn nest(outers: Vec<Vec<Point>>, inners: Vec<Vec<Point>>) -> Vec<Vec<Point>> {
 }
 
 /// Whether a closed ring contains a point (even–odd rule).
-fn contains(ring: &[Point], point: Point) -> bool {
+pub(crate) fn contains(ring: &[Point], point: Point) -> bool {
     let [px, py] = [point[0] as f64, point[1] as f64];
     let mut inside = false;
     for pair in ring.windows(2) {

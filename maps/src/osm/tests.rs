@@ -550,7 +550,7 @@ fn baltimore_basemap_has_the_harbour_as_sea_and_its_streets_parks_and_neighbourh
     let inside = |point: [u32; 2]| {
         basemap.features.iter().any(|feature| {
             feature.layer == Layer::Water
-                && matches!(&feature.geometry, Geometry::Polygon(rings) if even_odd(&rings[0], point))
+                && matches!(&feature.geometry, Geometry::Polygon(rings) if super::basemap::contains(&rings[0], point))
         })
     };
     assert!(inside(project(39.2836, -76.6080)), "the Inner Harbor is water");
@@ -564,19 +564,6 @@ fn baltimore_basemap_has_the_harbour_as_sea_and_its_streets_parks_and_neighbourh
             .iter()
             .any(|feature| feature.layer == Layer::Road && basemap.string(feature.name) == "East Pratt Street")
     );
-}
-
-fn even_odd(ring: &[[u32; 2]], point: [u32; 2]) -> bool {
-    let [px, py] = [point[0] as f64, point[1] as f64];
-    let mut inside = false;
-    for pair in ring.windows(2) {
-        let [x0, y0] = [pair[0][0] as f64, pair[0][1] as f64];
-        let [x1, y1] = [pair[1][0] as f64, pair[1][1] as f64];
-        if (y0 > py) != (y1 > py) && px < x0 + (py - y0) / (y1 - y0) * (x1 - x0) {
-            inside = !inside;
-        }
-    }
-    inside
 }
 
 #[test]

@@ -1,0 +1,26 @@
+// One dispatch entry in words, for the log and the timeline.
+import type { DispatchEntry } from '../lib/types';
+
+type Translate = (key: string, values?: Record<string, unknown>) => string;
+
+/** The first characters of an id: enough to tell drivers apart on screen. */
+export function shortId(id: string) {
+  return id.slice(0, 8);
+}
+
+export function entryText(entry: DispatchEntry, t: Translate): string {
+  switch (entry.kind) {
+    case 'offered':
+      return t('dispatch.entry.offered', { wave: entry.wave ?? 1, count: entry.drivers?.length ?? 0 });
+    case 'withdrawn':
+      return t('dispatch.entry.withdrawn', { count: entry.drivers?.length ?? 0, reason: t(`dispatch.reason.${entry.reason ?? 'cancelled'}`) });
+    case 'accepted':
+      return t('dispatch.entry.accepted', { driver: shortId(entry.driver ?? '') });
+    case 'no_candidates':
+      return t('dispatch.entry.no_candidates', { wave: entry.wave ?? 1 });
+    case 'exhausted':
+      return t('dispatch.entry.exhausted');
+    case 'cancelled':
+      return t('dispatch.entry.cancelled');
+  }
+}

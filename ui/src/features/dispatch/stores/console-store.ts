@@ -1,0 +1,235 @@
+// The console's live state, kept outside React: a `drivers` message for
+// 10,000 drivers must cost a few milliseconds, so the map reads this store
+// and writes its sources itself (map.getSource(...).setData) instead of
+// React rendering a marker per driver. The panels (log, figures, the focused
+// booking) subscribe to a topic and re-render at most a few times a second.
+//
+// This is a deliberate second copy of server state next to TanStack Query
+// (STYLE.md prefers the query cache): the cache would hand React a new list
+// per message, which is the cost this store exists to avoid.
+import type { Booking } from '@/types/api';
+import {
+  applyBooking,
+  applyDispatchEntry,
+  fromActive,
+  lineFeatures,
+  pickupFeatures,
+  pruneStaleOffers,
+  type ConsoleBooking,
+} from '../lib/bookings';
+import { applyDriversFeed, inMotion, positionAt, type DriverTrack } from '../lib/driver-motion';
+import { pushEntry } from '../lib/log';
+import type { ReplayPosition } from '../lib/replay';
+import type { ActiveBooking, ConsoleEvent, DispatchEntry, FeedDriver, HexesEvent } from '../lib/types';
+
+export type Topic = 'drivers' | 'bookings' | 'log' | 'figures' | 'hexes' | 'replay';
+
+/** A finished trip drawn on the map: its path, and the car where the replay is. */
+export interface ReplayPicture {
+  path: [number, number][];
+  car: ReplayPosition | null;
+}
+
+/** Panels hear of changes at most this often; the map draws every frame anyway. */
+const PANEL_NOTIFY_MS = 250;
+
+type DriverFeature = GeoJSON.Feature<GeoJSON.Point, { id: string; state: string; carType: string; heading: number; hasHeading: boolean }>;
+
+export class ConsoleStore {
+  readonly tracks = new Map<string, DriverTrack>();
+  bookings = new Map<string, ConsoleBooking>();
+  log: DispatchEntry[] = [];
+  console: ConsoleEvent | null = null;
+  hexes: HexesEvent | null = null;
+  replay: ReplayPicture | null = null;
+  /** When the last `drivers` message came (the store's clock). */
+  lastFeedAt = Number.NEGATIVE_INFINITY;
+  /** Whether `/dispatch/active` has been read since the page opened. */
+  started = false;
+
+  private readonly versions: Record<Topic, number> = { drivers: 0, bookings: 0, log: 0, figures: 0, hexes: 0, replay: 0 };
+  /** What the panels were last told: their snapshot for useSyncExternalStore. */
+  private readonly published: Record<Topic, number> = { drivers: 0, bookings: 0, log: 0, figures: 0, hexes: 0, replay: 0 };
+  private readonly listeners = new Map<Topic, Set<() => void>>();
+  private readonly pending = new Set<Topic>();
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private driverFeatures: DriverFeature[] = [];
+  private readonly driverCollection: GeoJSON.FeatureCollection<GeoJSON.Point> = { type: 'FeatureCollection', features: [] };
+
+  constructor(readonly now: () => number = () => Date.now()) {}
+
+  // ---- inputs -------------------------------------------------------------
+
+  /** The starting state; later events are applied on top. */
+  loadActive(list: readonly ActiveBooking[]) {
+    this.bookings = fromActive(list);
+    this.started = true;
+    this.changed('bookings');
+  }
+
+  receiveDrivers(payload: unknown) {
+    const feed = Array.isArray(payload) ? (payload as FeedDriver[]) : [];
+    const now = this.now();
+    const membership = applyDriversFeed(this.tracks, feed, now);
+    if (membership || this.driverFeatures.length !== this.tracks.size) this.rebuildDriverFeatures();
+    else this.refreshDriverProperties();
+    this.lastFeedAt = now;
+    this.changed('drivers');
+  }
+
+  receiveDispatch(entry: DispatchEntry) {
+    if (!entry || typeof entry.booking !== 'string') return;
+    this.log = pushEntry(this.log, entry);
+    if (applyDispatchEntry(this.bookings, entry)) this.changed('bookings');
+    this.changed('log');
+  }
+
+  receiveBooking(payload: Booking | { booking: Booking }) {
+    const booking = 'booking' in payload && typeof payload.booking === 'object' ? payload.booking : (payload as Booking);
+    if (!booking?.id) return;
+    if (applyBooking(this.bookings, booking)) this.changed('bookings');
+  }
+
+  receiveConsole(payload: ConsoleEvent) {
+    if (!payload?.figures) return;
+    this.console = { figures: payload.figures, history: Array.isArray(payload.history) ? payload.history : [] };
+    this.changed('figures');
+  }
+
+  receiveHexes(payload: HexesEvent) {
+    if (!payload || !Array.isArray(payload.cells)) return;
+    this.hexes = payload;
+    this.changed('hexes');
+  }
+
+  /** The replay's picture, drawn by the map at its next frame (no React render per frame). */
+  setReplay(picture: ReplayPicture | null) {
+    this.replay = picture;
+    this.versions.replay++;
+    this.onChange?.('replay');
+  }
+
+  /** Once a second: offers whose withdrawal was lost go. */
+  tick() {
+    if (pruneStaleOffers(this.bookings, this.now())) this.changed('bookings');
+  }
+
+  // ---- what the map draws -------------------------------------------------
+
+  /** Where a driver is drawn now, or null when not online. */
+  locate = (driver: string) => {
+    const track = this.tracks.get(driver);
+    return track ? positionAt(track, this.now()) : null;
+  };
+
+  moving() {
+    return inMotion(this.lastFeedAt, this.now());
+  }
+
+  /** The drivers at this moment, as one collection reused frame after frame
+   * (its points are moved in place: no 10,000 new objects per frame). */
+  driversGeoJson(): GeoJSON.FeatureCollection<GeoJSON.Point> {
+    const now = this.now();
+    for (const feature of this.driverFeatures) {
+      const track = this.tracks.get(feature.properties.id);
+      if (!track) continue;
+      const at = positionAt(track, now);
+      feature.geometry.coordinates[0] = at.lng;
+      feature.geometry.coordinates[1] = at.lat;
+      feature.properties.heading = at.heading ?? 0;
+      feature.properties.hasHeading = at.heading !== null;
+    }
+    return this.driverCollection;
+  }
+
+  pickupsGeoJson(): GeoJSON.FeatureCollection<GeoJSON.Point> {
+    return { type: 'FeatureCollection', features: pickupFeatures(this.bookings.values(), this.now()) };
+  }
+
+  linesGeoJson(countdown?: (seconds: number) => string): GeoJSON.FeatureCollection<GeoJSON.LineString> {
+    return { type: 'FeatureCollection', features: lineFeatures(this.bookings.values(), this.locate, this.now(), countdown) };
+  }
+
+  hexesGeoJson(): GeoJSON.FeatureCollection<GeoJSON.Polygon> {
+    return {
+      type: 'FeatureCollection',
+      features: (this.hexes?.cells ?? []).map((cell) => ({
+        type: 'Feature',
+        properties: {
+          cell: cell.cell,
+          available: cell.available,
+          open: cell.open,
+          recent: cell.recent,
+          unserved: cell.unserved,
+          short: cell.short,
+          demand: cell.open + cell.recent + cell.unserved,
+        },
+        geometry: { type: 'Polygon', coordinates: [cell.boundary] },
+      })),
+    };
+  }
+
+  private rebuildDriverFeatures() {
+    this.driverFeatures = [...this.tracks.values()].map((track) => ({
+      type: 'Feature',
+      id: track.id,
+      properties: { id: track.id, state: track.state, carType: track.carType ?? '', heading: 0, hasHeading: false },
+      geometry: { type: 'Point', coordinates: [track.toLng, track.toLat] },
+    }));
+    this.driverCollection.features = this.driverFeatures;
+  }
+
+  private refreshDriverProperties() {
+    for (const feature of this.driverFeatures) {
+      const track = this.tracks.get(feature.properties.id);
+      if (!track) continue;
+      feature.properties.state = track.state;
+      feature.properties.carType = track.carType ?? '';
+    }
+  }
+
+  // ---- subscriptions ------------------------------------------------------
+
+  version(topic: Topic) {
+    return this.published[topic];
+  }
+
+  subscribe(topic: Topic, listener: () => void) {
+    let set = this.listeners.get(topic);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(topic, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+    };
+  }
+
+  /** The map listens to every change at once; the panels through `subscribe`, throttled. */
+  onChange: ((topic: Topic) => void) | null = null;
+
+  private changed(topic: Topic) {
+    this.versions[topic]++;
+    this.onChange?.(topic);
+    this.pending.add(topic);
+    if (this.flushTimer === null) this.flushTimer = setTimeout(() => this.flush(), PANEL_NOTIFY_MS);
+  }
+
+  /** Tells the panels now (tests, and the end of the page). */
+  flush() {
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const topics = [...this.pending];
+    this.pending.clear();
+    for (const topic of topics) this.published[topic] = this.versions[topic];
+    for (const topic of topics) for (const listener of this.listeners.get(topic) ?? []) listener();
+  }
+
+  dispose() {
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    this.listeners.clear();
+    this.onChange = null;
+  }
+}

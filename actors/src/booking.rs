@@ -10,10 +10,12 @@ use crate::index::IndexMsg;
 use crate::scheduler::SchedulerMsg;
 use crate::shared::Shared;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::{instrument, warn};
 use wayfare_engine::booking::{self, By, Command, Context, Effect, Transition};
-use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, PaymentMode, TimerKind};
+use wayfare_engine::dispatch::{Candidate, round_km};
+use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, Millis, PaymentMode, TimerKind, UserId};
 use wayfare_storage::StorageError;
 
 pub type BookingReply = RpcReplyPort<ActorResult<Arc<Booking>>>;
@@ -26,6 +28,12 @@ pub enum BookingMsg {
         by: By,
         command: Command,
         reply: Option<BookingReply>,
+    },
+    /// The dispatcher's next wave, with each candidate's distance for the log.
+    Offer {
+        candidates: Vec<Candidate>,
+        wave: u32,
+        deadline: Option<Millis>,
     },
     Timer {
         kind: TimerKind,
@@ -49,6 +57,8 @@ pub struct BookingArgs {
 
 pub struct BookingState {
     pub booking: Arc<Booking>,
+    /// Distances of the wave being offered, for its log entry.
+    offer_distances: HashMap<UserId, f64>,
 }
 
 impl Actor for BookingActor {
@@ -70,7 +80,7 @@ impl Actor for BookingActor {
                 let _ = scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind, timer });
             }
         }
-        let mut state = BookingState { booking };
+        let mut state = BookingState { booking, offer_distances: HashMap::new() };
         self.carry_out(&myself, &mut state, &args.effects, &[]);
         Ok(state)
     }
@@ -109,6 +119,16 @@ impl Actor for BookingActor {
                 } else if let Err(error) = result {
                     warn!(booking_id = %state.booking.id, %error, "system command refused");
                 }
+            }
+            BookingMsg::Offer { candidates, wave, deadline } => {
+                state.offer_distances =
+                    candidates.iter().map(|candidate| (candidate.driver, candidate.distance_km)).collect();
+                let drivers = candidates.into_iter().map(|candidate| candidate.driver).collect();
+                let command = Command::Offer { drivers, wave, deadline };
+                if let Err(error) = self.run(&myself, state, By::System, command).await {
+                    warn!(booking_id = %state.booking.id, %error, "offer refused");
+                }
+                state.offer_distances.clear();
             }
             BookingMsg::Timer { kind, generation } => {
                 let command = Command::TimerFired { kind, generation };
@@ -210,7 +230,9 @@ impl BookingActor {
         let booking = &state.booking;
         let now = shared.now();
         let core = shared.core();
-        let log = |log| shared.bus.publish(Event::Dispatch(DispatchEntry { at: now, booking: booking.id, log }));
+        let log = |log| {
+            shared.log_dispatch(DispatchEntry { at: now, booking: booking.id, car_type: booking.carType.clone(), log })
+        };
         shared.bus.publish(Event::BookingChanged(booking.clone()));
         for effect in effects {
             match effect {
@@ -229,9 +251,13 @@ impl BookingActor {
                         drivers: drivers.clone(),
                         deadline: *deadline,
                     });
+                    // An admin's assignment has no distance at hand.
+                    let distances_km =
+                        drivers.iter().map(|driver| state.offer_distances.get(driver).copied().map(round_km)).collect();
                     log(DispatchLog::Offered {
                         wave: booking.dispatch.wave,
                         drivers: drivers.clone(),
+                        distances_km,
                         deadline: *deadline,
                     });
                     for driver in drivers {

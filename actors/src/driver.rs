@@ -66,6 +66,10 @@ pub struct DriverView {
 
 pub struct DriverState {
     view: DriverView,
+    /// The trip's status as the console shows it (REACHED too, which is no
+    /// longer tracked), and what the index was last told of it.
+    console_trip: Option<BookingStatus>,
+    told_index: (bool, Option<BookingStatus>),
     last_track: Option<(Millis, LatLng)>,
     last_moved_event: Option<Millis>,
 }
@@ -91,7 +95,13 @@ impl Actor for DriverActor {
             trip: None,
             updates: 0,
         };
-        let state = DriverState { view, last_track: None, last_moved_event: None };
+        let state = DriverState {
+            view,
+            console_trip: None,
+            told_index: (false, None),
+            last_track: None,
+            last_moved_event: None,
+        };
         self.index_upsert(&state.view, user.approved);
         Ok(state)
     }
@@ -113,6 +123,7 @@ impl Actor for DriverActor {
                 state.view.busy = busy;
                 if !busy {
                     state.view.trip = None;
+                    state.console_trip = None;
                 }
                 let _ =
                     self.shared.core().index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
@@ -129,16 +140,30 @@ impl Actor for DriverActor {
                 if state.view.trip.is_none() {
                     state.last_track = None;
                 }
+                let on_trip = status.is_tracked() || status == BookingStatus::Reached;
+                state.console_trip = on_trip.then_some(status);
             }
             DriverMsg::Snapshot(reply) => {
                 let _ = reply.send(state.view.clone());
             }
         }
+        self.tell_index_facts(state);
         Ok(())
     }
 }
 
 impl DriverActor {
+    /// The console's colour of this driver, when it changed.
+    fn tell_index_facts(&self, state: &mut DriverState) {
+        let facts = (!state.view.offers.is_empty(), state.console_trip);
+        if facts == state.told_index {
+            return;
+        }
+        state.told_index = facts;
+        let (holds_offer, trip) = facts;
+        let _ = self.shared.core().index.cast(IndexMsg::Facts { driver: state.view.id, holds_offer, trip });
+    }
+
     fn index_upsert(&self, view: &DriverView, approved: bool) {
         if let Some(position) = view.position {
             let index = self.shared.core().index;
@@ -168,8 +193,9 @@ impl DriverActor {
                 position: point,
                 available: !state.view.busy,
             });
-        } else {
-            let _ = index.cast(IndexMsg::Move { driver: state.view.id, position: point });
+        }
+        if !first || update.heading.is_some() {
+            let _ = index.cast(IndexMsg::Move { driver: state.view.id, position: point, heading: update.heading });
         }
         shared.positions.put(state.view.id, point);
         if state.last_moved_event.is_none_or(|last| now - last >= shared.options.moved_event_every_ms) {

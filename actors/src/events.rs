@@ -1,30 +1,12 @@
 //! Typed events the runtime publishes; the http edge forwards them to sockets.
 
-use serde::Serialize;
 use std::sync::Arc;
 use tokio::sync::broadcast;
 use wayfare_engine::booking::{NoticeKey, WithdrawReason};
 use wayfare_engine::{Booking, BookingId, ChatMessage, LatLng, Millis, TrackingPoint, UserId};
 
-/// What happened in dispatch, for the live console's event log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum DispatchLog {
-    Offered { wave: u32, drivers: Vec<UserId>, deadline: Option<Millis> },
-    Withdrawn { drivers: Vec<UserId>, reason: WithdrawReason },
-    Accepted { driver: UserId },
-    NoCandidates { wave: u32 },
-    Exhausted,
-    Cancelled,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DispatchEntry {
-    pub at: Millis,
-    pub booking: BookingId,
-    #[serde(flatten)]
-    pub log: DispatchLog,
-}
+/// The dispatch log lives in the engine (storage keeps it too).
+pub use wayfare_engine::dispatch::{DispatchEntry, DispatchLog};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {

@@ -4,15 +4,16 @@
 //! booking actor.
 
 use crate::booking::BookingMsg;
-use crate::events::{DispatchEntry, DispatchLog, Event};
+use crate::events::{DispatchEntry, DispatchLog};
 use crate::shared::Shared;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::debug;
-use wayfare_engine::booking::{By, Command};
+use wayfare_engine::console::{DriverState, driver_state};
 use wayfare_engine::dispatch::{self, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
-use wayfare_engine::{Booking, DomainResult, LatLng, UserId};
+use wayfare_engine::{Booking, BookingStatus, DomainResult, LatLng, UserId};
 
 pub enum IndexMsg {
     Upsert {
@@ -24,6 +25,14 @@ pub enum IndexMsg {
     Move {
         driver: UserId,
         position: LatLng,
+        heading: Option<f64>,
+    },
+    /// What the console's map shows besides the position: whether the
+    /// driver holds an offer and their trip's status.
+    Facts {
+        driver: UserId,
+        holds_offer: bool,
+        trip: Option<BookingStatus>,
     },
     SetAvailable {
         driver: UserId,
@@ -64,6 +73,22 @@ pub struct DriverPosition {
     pub lat: f64,
     pub lng: f64,
     pub available: bool,
+    pub state: DriverState,
+    /// Degrees from north, when the device sent one.
+    pub heading: Option<f64>,
+}
+
+/// What the console shows of a driver that dispatch does not need.
+#[derive(Debug, Clone, Copy, Default)]
+struct ConsoleFacts {
+    heading: Option<f64>,
+    holds_offer: bool,
+    trip: Option<BookingStatus>,
+}
+
+pub struct IndexState {
+    index: DriverIndex,
+    console: HashMap<UserId, ConsoleFacts>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -78,35 +103,45 @@ pub struct SpatialIndexActor {
 
 impl Actor for SpatialIndexActor {
     type Msg = IndexMsg;
-    type State = DriverIndex;
+    type State = IndexState;
     type Arguments = DriverIndex;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<IndexMsg>,
         index: DriverIndex,
-    ) -> Result<DriverIndex, ActorProcessingErr> {
-        Ok(index)
+    ) -> Result<IndexState, ActorProcessingErr> {
+        Ok(IndexState { index, console: HashMap::new() })
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<IndexMsg>,
         message: IndexMsg,
-        index: &mut DriverIndex,
+        state: &mut IndexState,
     ) -> Result<(), ActorProcessingErr> {
+        let IndexState { index, console } = state;
         match message {
             IndexMsg::Upsert { driver, car_type, position, available } => {
                 index.upsert(driver, &car_type, position, available);
             }
-            IndexMsg::Move { driver, position } => {
+            IndexMsg::Move { driver, position, heading } => {
                 index.move_to(driver, position);
+                if heading.is_some() {
+                    console.entry(driver).or_default().heading = heading;
+                }
+            }
+            IndexMsg::Facts { driver, holds_offer, trip } => {
+                let facts = console.entry(driver).or_default();
+                facts.holds_offer = holds_offer;
+                facts.trip = trip;
             }
             IndexMsg::SetAvailable { driver, available } => {
                 index.set_available(driver, available);
             }
             IndexMsg::Remove { driver } => {
                 index.remove(driver);
+                console.remove(&driver);
             }
             IndexMsg::Dispatch { booking, reply_to } => self.dispatch(index, &booking, &reply_to),
             IndexMsg::Nearest { car_type, point, radius_km, limit, reply } => {
@@ -117,7 +152,8 @@ impl Actor for SpatialIndexActor {
                 let _ = reply.send(dispatch::manual_candidates(&booking, index, settings, limit));
             }
             IndexMsg::Positions(reply) => {
-                let _ = reply.send(index.iter().map(position_of).collect());
+                let facts = |driver: UserId| console.get(&driver).copied().unwrap_or_default();
+                let _ = reply.send(index.iter().map(|driver| position_of(driver, facts(driver.driver))).collect());
             }
             IndexMsg::Counts(reply) => {
                 let _ = reply.send(IndexCounts { online: index.len(), available: index.available_len() });
@@ -127,13 +163,15 @@ impl Actor for SpatialIndexActor {
     }
 }
 
-fn position_of(driver: IndexedDriver<'_>) -> DriverPosition {
+fn position_of(driver: IndexedDriver<'_>, facts: ConsoleFacts) -> DriverPosition {
     DriverPosition {
         id: driver.driver,
         carType: driver.car_type.to_string(),
         lat: driver.position.lat,
         lng: driver.position.lng,
         available: driver.available,
+        state: driver_state(driver.available, facts.holds_offer, facts.trip),
+        heading: facts.heading,
     }
 }
 
@@ -141,12 +179,14 @@ impl SpatialIndexActor {
     fn dispatch(&self, index: &DriverIndex, booking: &Booking, reply_to: &ActorRef<BookingMsg>) {
         let now = self.shared.now();
         let catalog = self.shared.catalog();
-        let log = |log| self.shared.bus.publish(Event::Dispatch(DispatchEntry { at: now, booking: booking.id, log }));
+        let log = |log| {
+            let car_type = booking.carType.clone();
+            self.shared.log_dispatch(DispatchEntry { at: now, booking: booking.id, car_type, log })
+        };
         match dispatch::plan(booking, index, &catalog.settings, now) {
             DispatchPlan::Offer { drivers, wave, deadline } => {
-                let drivers = drivers.into_iter().map(|candidate| candidate.driver).collect();
-                let command = Command::Offer { drivers, wave, deadline };
-                if reply_to.cast(BookingMsg::Command { by: By::System, command, reply: None }).is_err() {
+                // The booking actor logs the offer once committed, with these distances.
+                if reply_to.cast(BookingMsg::Offer { candidates: drivers, wave, deadline }).is_err() {
                     debug!(booking_id = %booking.id, "booking actor gone before its offers");
                 }
             }

@@ -11,6 +11,7 @@
 
 mod booking;
 mod clock;
+mod dispatch_log;
 mod driver;
 mod error;
 mod events;
@@ -29,3 +30,4 @@ pub use index::{DriverPosition, IndexCounts};
 pub use runtime::{Runtime, RuntimeCounts};
 pub use shared::{Catalog, RuntimeOptions};
 pub use supervisor::SupervisorCounts;
+pub use wayfare_engine::console::DriverState;

@@ -3,9 +3,10 @@
 
 use crate::booking::BookingMsg;
 use crate::clock::Clock;
+use crate::dispatch_log;
 use crate::driver::{DriverMsg, DriverView, LocationUpdate};
 use crate::error::{ActorError, ActorResult};
-use crate::events::{Event, EventBus};
+use crate::events::{DispatchEntry, Event, EventBus};
 use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor};
 use crate::scheduler::{SchedulerActor, SchedulerMsg};
 use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
@@ -40,6 +41,7 @@ pub struct Runtime {
     supervisor: ActorRef<SupervisorMsg>,
     core: CoreActors,
     writer: Arc<JoinHandle<()>>,
+    log_writer: Arc<JoinHandle<()>>,
 }
 
 impl Runtime {
@@ -52,7 +54,10 @@ impl Runtime {
     ) -> ActorResult<Runtime> {
         let settings = storage.settings().await?.unwrap_or_default();
         let car_types = storage.car_types().await?;
-        let shared = Arc::new(Shared::new(storage.clone(), clock, options, Catalog { settings, car_types }));
+        let (dispatch_log, log_inbox) = dispatch_log::channel();
+        let log_writer = Arc::new(tokio::spawn(dispatch_log::write_behind(storage.clone(), clock.clone(), log_inbox)));
+        let catalog = Catalog { settings, car_types };
+        let shared = Arc::new(Shared::new(storage.clone(), clock, options, catalog, dispatch_log));
 
         let online = storage.online_drivers().await?;
         let mut index = DriverIndex::new();
@@ -71,7 +76,7 @@ impl Runtime {
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
         let writer = Arc::new(tokio::spawn(write_positions_behind(shared.clone())));
-        let runtime = Runtime { shared, supervisor, core, writer };
+        let runtime = Runtime { shared, supervisor, core, writer, log_writer };
 
         for driver in online {
             runtime.spawn_driver(driver).await?;
@@ -190,6 +195,18 @@ impl Runtime {
         Ok(Arc::new(self.shared.storage.booking(id).await?))
     }
 
+    /// Waits until every dispatch log entry made so far is in storage.
+    pub async fn flush_dispatch_log(&self) {
+        self.shared.dispatch_log.flush().await;
+    }
+
+    /// A booking's dispatch timeline from storage, oldest first, including
+    /// every entry made before the call (read your writes).
+    pub async fn dispatch_timeline(&self, booking: BookingId) -> ActorResult<Vec<DispatchEntry>> {
+        self.flush_dispatch_log().await;
+        Ok(self.shared.storage.dispatch_events(booking).await?)
+    }
+
     /// A driver goes online: stored, then an actor and an index entry.
     pub async fn driver_online(&self, driver: &User) -> ActorResult<()> {
         let now = self.now();
@@ -306,6 +323,8 @@ impl Runtime {
         self.core.index.stop_and_wait(None, timeout).await.ok();
         self.writer.abort();
         flush_positions(&self.shared).await;
+        self.shared.dispatch_log.flush().await;
+        self.log_writer.abort();
     }
 
     #[cfg(feature = "fault-injection")]

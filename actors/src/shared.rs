@@ -3,8 +3,9 @@
 
 use crate::booking::BookingMsg;
 use crate::clock::Clock;
+use crate::dispatch_log::DispatchLogSender;
 use crate::driver::DriverMsg;
-use crate::events::EventBus;
+use crate::events::{DispatchEntry, Event, EventBus};
 use crate::index::IndexMsg;
 use crate::scheduler::SchedulerMsg;
 use ractor::ActorRef;
@@ -123,6 +124,7 @@ pub struct Shared {
     pub bookings: Registry<BookingId, BookingMsg>,
     pub drivers: Registry<UserId, DriverMsg>,
     pub positions: PositionSink,
+    pub(crate) dispatch_log: DispatchLogSender,
     actors: RwLock<Option<CoreActors>>,
 }
 
@@ -134,7 +136,13 @@ pub struct CoreActors {
 }
 
 impl Shared {
-    pub fn new(storage: Arc<dyn Storage>, clock: Arc<dyn Clock>, options: RuntimeOptions, catalog: Catalog) -> Self {
+    pub(crate) fn new(
+        storage: Arc<dyn Storage>,
+        clock: Arc<dyn Clock>,
+        options: RuntimeOptions,
+        catalog: Catalog,
+        dispatch_log: DispatchLogSender,
+    ) -> Self {
         Shared {
             storage,
             clock,
@@ -144,12 +152,20 @@ impl Shared {
             bookings: Registry::default(),
             drivers: Registry::default(),
             positions: PositionSink::default(),
+            dispatch_log,
             actors: RwLock::new(None),
         }
     }
 
     pub fn now(&self) -> Millis {
         self.clock.now()
+    }
+
+    /// A dispatch log entry: to storage (the booking's timeline) and to the
+    /// console's live log.
+    pub fn log_dispatch(&self, entry: DispatchEntry) {
+        self.dispatch_log.send(entry.clone());
+        self.bus.publish(Event::Dispatch(entry));
     }
 
     pub fn catalog(&self) -> Arc<Catalog> {

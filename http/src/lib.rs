@@ -65,6 +65,7 @@ fn routes(state: AppState) -> Router {
         .merge(auth::routes::router())
         .merge(routes::catalog::router())
         .merge(routes::bookings::router())
+        .merge(routes::dispatch::router())
         .merge(routes::drivers::router())
         .merge(routes::wallet::router())
         // admin panel: users, profile, car types, cancel reasons, settings, app info

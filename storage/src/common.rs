@@ -627,6 +627,11 @@ pub(crate) struct SessionRow {
 }
 
 #[derive(sqlx::FromRow)]
+pub(crate) struct DispatchEventRow {
+    pub doc: Json<wayfare_engine::dispatch::DispatchEntry>,
+}
+
+#[derive(sqlx::FromRow)]
 pub(crate) struct TrackingRow {
     pub at: i64,
     pub status: String,

@@ -21,6 +21,7 @@ use async_trait::async_trait;
 use rust_decimal::Decimal;
 use std::sync::Arc;
 use wayfare_engine::booking::{Effect, WalletChange};
+use wayfare_engine::dispatch::DispatchEntry;
 use wayfare_engine::{
     Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, EarningsReportRow, EarningsRow, Language,
     LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings,
@@ -141,6 +142,13 @@ pub trait Storage: Send + Sync + 'static {
     /// In time order.
     async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>>;
     async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat>;
+    // ---- dispatch timeline -----------------------------------------------
+    /// Appends dispatch log entries in one transaction, keeping their order
+    /// (the runtime's log writer calls it with a batch).
+    async fn append_dispatch_events(&self, entries: &[DispatchEntry], now: Millis) -> StorageResult<()>;
+    /// A booking's dispatch log, oldest first (an index seek on the booking).
+    async fn dispatch_events(&self, booking: BookingId) -> StorageResult<Vec<DispatchEntry>>;
+
     /// In time order.
     async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>>;
     /// Marks the messages not sent by `reader` read, assigning their smsId; returns how many.

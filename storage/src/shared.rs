@@ -28,6 +28,7 @@ use std::collections::BTreeSet;
 use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::booking::{Effect, WalletChange};
+use wayfare_engine::dispatch::DispatchEntry;
 use wayfare_engine::{
     Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DashboardRides, EarningsReportRow,
     EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId,
@@ -678,6 +679,11 @@ async fn insert_tracking(conn: &mut Conn, booking: BookingId, point: &TrackingPo
     .map_err(write_error)?;
     Ok(())
 }
+
+const INSERT_DISPATCH_EVENT: &str =
+    "INSERT INTO dispatch_events (booking_id, at, kind, car_type, created_at, updated_at, doc) VALUES ";
+
+const DISPATCH_EVENT_VALUES: usize = 7;
 
 // ---- users: the shared write path -------------------------------------------
 
@@ -1896,6 +1902,40 @@ impl Storage for Store {
         .await
         .map_err(write_error)?;
         Ok(StoredChat { id, message: message.clone(), read_at: None })
+    }
+
+    #[instrument(skip_all, fields(entries = entries.len()))]
+    async fn append_dispatch_events(&self, entries: &[DispatchEntry], now: Millis) -> StorageResult<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let (_turn, mut tx) = self.begin_write().await?;
+        insert_in_chunks(&mut tx, INSERT_DISPATCH_EVENT, DISPATCH_EVENT_VALUES, entries, |builder, entry| {
+            let values = [
+                Bind::Uuid(entry.booking.0),
+                Bind::Int(entry.at),
+                Bind::Text(entry.log.kind().to_string()),
+                Bind::Text(entry.car_type.clone()),
+                Bind::Int(now),
+                Bind::Int(now),
+                json(entry)?,
+            ];
+            debug_assert_eq!(values.len(), DISPATCH_EVENT_VALUES);
+            push_row(builder, values);
+            Ok(())
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn dispatch_events(&self, booking: BookingId) -> StorageResult<Vec<DispatchEntry>> {
+        let rows: Vec<DispatchEventRow> =
+            sqlx::query_as("SELECT doc FROM dispatch_events WHERE booking_id = $1 ORDER BY at, seq")
+                .bind(booking.0)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|row| row.doc.0).collect())
     }
 
     async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>> {

@@ -13,7 +13,8 @@ use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use support::Fixture;
 use uuid::Uuid;
-use wayfare_engine::booking::{Effect, NoticeKey, WalletChange};
+use wayfare_engine::booking::{Effect, NoticeKey, WalletChange, WithdrawReason};
+use wayfare_engine::dispatch::{DispatchEntry, DispatchLog};
 use wayfare_engine::earnings;
 use wayfare_engine::{
     AmountType, Booking, BookingId, BookingStatus, CancelSlab, CarType, CarTypeId, ChatMessage, DeviceTarget,
@@ -64,6 +65,7 @@ backend_suite!(
     the_dashboard_sums_follow_committed_bookings_as_the_engine_counts,
     the_dashboard_rollup_is_rebuilt_from_imported_bookings,
     tracking_points_append_and_read_latest_and_in_order,
+    a_bookings_dispatch_timeline_reads_back_in_order_and_alone,
     chat_messages_are_marked_read_once,
     promos_round_trip_and_count_their_users,
     notifications_round_trip,
@@ -2195,6 +2197,55 @@ async fn tracking_points_append_and_read_latest_and_in_order(fixture: Fixture) {
         fixture.append_tracking(BookingId::from_u128(404), &points[0]).await,
         Err(StorageError::NotFound)
     ));
+}
+
+async fn a_bookings_dispatch_timeline_reads_back_in_order_and_alone(fixture: Fixture) {
+    let first = BookingId::from_u128(0xD1);
+    let other = BookingId::from_u128(0xD2);
+    let (near, far) = (UserId::from_u128(0xA1), UserId::from_u128(0xA2));
+    let entry =
+        |booking: BookingId, at: Millis, log: DispatchLog| DispatchEntry { at, booking, car_type: "Sedan".into(), log };
+    let timeline = vec![
+        entry(
+            first,
+            NOW,
+            DispatchLog::Offered {
+                wave: 1,
+                drivers: vec![near],
+                distances_km: vec![Some(0.42)],
+                deadline: Some(NOW + 20_000),
+            },
+        ),
+        entry(first, NOW + 5_000, DispatchLog::Withdrawn { drivers: vec![near], reason: WithdrawReason::Declined }),
+        // The same instant as the decline: the order they were made in decides.
+        entry(
+            first,
+            NOW + 5_000,
+            DispatchLog::Offered {
+                wave: 2,
+                drivers: vec![far],
+                distances_km: vec![Some(1.5)],
+                deadline: Some(NOW + 25_000),
+            },
+        ),
+        entry(first, NOW + 25_000, DispatchLog::Withdrawn { drivers: vec![far], reason: WithdrawReason::Expired }),
+        entry(first, NOW + 25_000, DispatchLog::Exhausted),
+    ];
+    // Two batches, the other booking's entries in between.
+    fixture.append_dispatch_events(&timeline[..2], NOW).await.unwrap();
+    fixture.append_dispatch_events(&[entry(other, NOW + 1_000, DispatchLog::Cancelled)], NOW).await.unwrap();
+    fixture.append_dispatch_events(&timeline[2..], NOW).await.unwrap();
+    fixture.append_dispatch_events(&[], NOW).await.unwrap();
+    assert_eq!(fixture.dispatch_events(first).await.unwrap(), timeline);
+    assert_eq!(fixture.dispatch_events(other).await.unwrap().len(), 1);
+    assert_eq!(fixture.dispatch_events(BookingId::from_u128(404)).await.unwrap(), vec![]);
+    // A batch larger than one statement's bound values keeps its order.
+    let many: Vec<DispatchEntry> =
+        (0..700).map(|index| entry(other, NOW + 2_000, DispatchLog::NoCandidates { wave: index })).collect();
+    fixture.append_dispatch_events(&many, NOW).await.unwrap();
+    let read = fixture.dispatch_events(other).await.unwrap();
+    assert_eq!(read.len(), 701);
+    assert_eq!(&read[1..], &many[..]);
 }
 
 async fn chat_messages_are_marked_read_once(fixture: Fixture) {

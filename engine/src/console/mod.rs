@@ -4,8 +4,10 @@
 //! ([`figures`]). The runtime keeps the drivers, the open bookings and the
 //! recent history; nothing here reads a clock or keeps state.
 
+pub mod drivers;
 pub mod figures;
 pub mod hexes;
 
+pub use drivers::{DriverState, driver_state};
 pub use figures::{DispatchSample, Figures, OfferTally, Outcome, figures};
 pub use hexes::{Demand, DemandKind, HexCell, RESOLUTIONS, hexagons};

@@ -10,10 +10,12 @@
 
 mod eligibility;
 mod index;
+mod log;
 mod policy;
 
 pub use eligibility::{is_eligible, is_eligible_for};
 pub use index::{Candidate, DriverIndex, IndexedDriver};
+pub use log::{DispatchEntry, DispatchLog, round_km};
 pub use policy::{
     BROADCAST_MAX_DRIVERS, DispatchPlan, MANUAL_ASSIGN_RADIUS_FACTOR, candidates_for, manual_candidates, plan,
     wave_radius_km,

@@ -82,6 +82,7 @@ pub const COOKIE: &str = "cookie";
         crate::routes::bookings::chat,
         crate::routes::bookings::send_chat,
         crate::routes::bookings::tracking,
+        crate::routes::dispatch::timeline,
         crate::routes::drivers::status,
         crate::routes::drivers::location,
         crate::routes::wallet::wallet,
@@ -169,6 +170,7 @@ pub const COOKIE: &str = "cookie";
         (name = "promos", description = "Promo codes: riders list the ones they can use, admins manage them"),
         (name = "notifications", description = "Broadcast notifications (in-app and push) and push registration"),
         (name = "languages", description = "Languages and their dictionaries; the default language"),
+        (name = "dispatch", description = "The live dispatch console: dispatch timelines, active bookings, messages to drivers"),
     ),
 )]
 pub struct ApiDoc;

@@ -258,6 +258,7 @@ pub const ROUTES: &[RouteDoc] = &[
         Access::Session,
         &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotFound, NotAllowed],
     ),
+    route("get", "/api/v1/bookings/{id}/dispatch", Access::Session, session![NotFound, NotAllowed]),
     // ---- drivers
     route(
         "post",

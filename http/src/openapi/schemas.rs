@@ -124,6 +124,38 @@ pub struct TrackingResponse {
     pub points: Vec<TrackingPoint>,
 }
 
+/// One dispatch log entry (`wayfare_engine::dispatch::DispatchEntry`), as
+/// the socket's `dispatch` event and the timeline carry it. Which fields are
+/// there depends on `kind`.
+#[derive(Serialize, ToSchema)]
+pub struct DispatchEntry {
+    pub at: Millis,
+    pub booking: wayfare_engine::BookingId,
+    /// The booking's car type.
+    pub car_type: String,
+    /// `offered`, `withdrawn`, `accepted`, `no_candidates`, `exhausted` or `cancelled`.
+    pub kind: String,
+    /// `offered`, `no_candidates`: the wave's number.
+    pub wave: Option<u32>,
+    /// `offered`, `withdrawn`: the drivers.
+    pub drivers: Option<Vec<wayfare_engine::UserId>>,
+    /// `offered`: each driver's distance to the pickup when offered, in km
+    /// (`null` when not known, as for an admin's assignment).
+    pub distances_km: Option<Vec<Option<f64>>>,
+    /// `offered`: when the offers lapse (`null` under broadcast).
+    pub deadline: Option<Millis>,
+    /// `withdrawn`: `taken`, `declined`, `expired` or `cancelled`.
+    pub reason: Option<String>,
+    /// `accepted`: the driver.
+    pub driver: Option<wayfare_engine::UserId>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DispatchTimeline {
+    /// Oldest first.
+    pub items: Vec<DispatchEntry>,
+}
+
 /// A wallet ledger entry (`wayfare_storage::WalletRecord`).
 #[derive(Serialize, ToSchema)]
 pub struct WalletRecord {

@@ -367,6 +367,8 @@ mod tests {
             lat: 39.29,
             lng: -76.61,
             available: true,
+            state: wayfare_actors::DriverState::Available,
+            heading: None,
         }
     }
 

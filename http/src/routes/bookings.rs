@@ -451,7 +451,12 @@ async fn export(
 }
 
 /// The booking if the caller may do `action` on it; others' bookings are 404.
-async fn authorised(state: &AppState, current: &CurrentUser, id: BookingId, action: Action) -> ApiResult<Arc<Booking>> {
+pub(crate) async fn authorised(
+    state: &AppState,
+    current: &CurrentUser,
+    id: BookingId,
+    action: Action,
+) -> ApiResult<Arc<Booking>> {
     // A role that may never do this is refused before the lookup, so a 404 never tells it which ids exist.
     if !action.allowed_roles().contains(&current.principal.role) {
         return Err(ErrorKey::NotAllowed.into());

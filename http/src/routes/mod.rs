@@ -4,6 +4,7 @@ pub mod admin_catalog;
 pub mod bookings;
 pub mod catalog;
 pub mod dashboard;
+pub mod dispatch;
 pub mod drivers;
 pub mod files;
 pub mod geo;

@@ -19,6 +19,7 @@ mod bookings;
 mod candidates;
 mod catalog;
 mod dashboard;
+mod dispatch;
 mod drivers;
 mod files;
 mod geo;

@@ -87,6 +87,23 @@ impl TestApp {
         TestApp { state, clock, _data_dir: data_dir }
     }
 
+    /// The same data directory opened again, as after a restart: the
+    /// runtime stopped, then storage and a new runtime started from it, the
+    /// clock where it was.
+    pub async fn reopen(self) -> TestApp {
+        let TestApp { state, clock, _data_dir } = self;
+        state.runtime.shutdown().await;
+        let config = state.config.clone();
+        drop(state);
+        let storage = wayfare_storage::open(&config.storage_url()).await.expect("SQLite opens again");
+        let options = RuntimeOptions { call_timeout: Some(Duration::from_secs(30)), ..RuntimeOptions::default() };
+        let runtime = Runtime::start(storage, Arc::new(clock.clone()), options).await.expect("the runtime restarts");
+        let deliveries = Deliveries::from_config(&config.delivery).expect("deliveries");
+        let maps = wayfare_maps::provider_from(&config.maps, &config.maps_cache_dir()).expect("the maps provider");
+        let state = AppState::new(config, runtime, deliveries, maps);
+        TestApp { state, clock, _data_dir }
+    }
+
     pub fn now(&self) -> Millis {
         self.state.now()
     }

@@ -1,0 +1,160 @@
+//! The live dispatch console's routes (issue #15): a booking's dispatch
+//! timeline, kept in storage and read back after a restart.
+
+use crate::support::*;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast;
+use wayfare_actors::{DispatchLog, Event};
+use wayfare_engine::BookingId;
+
+fn timeline_path(id: BookingId) -> String {
+    format!("/api/v1/bookings/{id}/dispatch")
+}
+
+/// Waves of one driver each, two waves at most: a decline and an expiry
+/// then use up the round.
+async fn two_wave_app() -> TestApp {
+    TestApp::with_settings(|settings| {
+        settings.dispatchWaveSize = 1;
+        settings.dispatchMaxWaves = 2;
+        settings.dispatchOfferSeconds = 20;
+    })
+    .await
+}
+
+/// Puts a driver online `metres_north` of the pickup (Fells Point).
+async fn online_near_pickup(app: &TestApp, email: &str, metres_north: f64) -> Session {
+    let driver = app.sign_in(email).await;
+    app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true })).await.expect(200);
+    let pickup = fells_point();
+    let at = json!({
+        "lat": pickup["lat"].as_f64().unwrap() + metres_north / 111_195.0,
+        "lng": pickup["lng"].as_f64().unwrap(),
+    });
+    app.post("/api/v1/drivers/me/location", Some(&driver), at).await.expect(200);
+    driver
+}
+
+/// Waits (in real time, as a safety net only) for a dispatch log entry.
+async fn wait_for_log(
+    events: &mut broadcast::Receiver<Arc<Event>>,
+    booking: BookingId,
+    wanted: impl Fn(&DispatchLog) -> bool,
+) {
+    let waited = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match events.recv().await {
+                Ok(event) => {
+                    if let Event::Dispatch(entry) = event.as_ref()
+                        && entry.booking == booking
+                        && wanted(&entry.log)
+                    {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => panic!("the event bus closed"),
+            }
+        }
+    })
+    .await;
+    waited.unwrap_or_else(|_| panic!("booking {booking} never logged the awaited dispatch entry"));
+}
+
+fn kinds(items: &Value) -> Vec<&str> {
+    items.as_array().unwrap().iter().map(|item| item["kind"].as_str().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_waves_a_decline_and_an_expiry_make_the_timeline_and_it_survives_a_restart() {
+    let app = two_wave_app().await;
+    // driver1 is nearer the pickup than driver4: wave 1 is driver1's.
+    let near = online_near_pickup(&app, "driver1@demo.wayfare", 100.0).await;
+    let far = online_near_pickup(&app, "driver4@demo.wayfare", 900.0).await;
+    let mut events = app.events();
+    let booking = app.book(&rider(1)).await;
+    let id = booking.id;
+    app.wait_for_offer(&mut events, id, near.id).await;
+    let first_offer_at = app.now();
+
+    app.post_empty(&format!("/api/v1/bookings/{id}/decline"), Some(&near)).await.expect(200);
+    app.wait_for_offer(&mut events, id, far.id).await;
+    app.advance(Duration::from_secs(21));
+    wait_for_log(&mut events, id, |log| *log == DispatchLog::Exhausted).await;
+
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let read = app.get(&timeline_path(id), Some(&admin)).await;
+    let items = read.expect(200)["items"].clone();
+    assert_eq!(kinds(&items), ["offered", "withdrawn", "offered", "withdrawn", "exhausted"], "{items:#}");
+    let (near_id, far_id) = (near.id.to_string(), far.id.to_string());
+    assert_eq!(items[0]["wave"], 1);
+    assert_eq!(items[0]["drivers"], json!([near_id]));
+    assert_eq!(items[0]["at"], first_offer_at);
+    assert_eq!(items[0]["deadline"], first_offer_at + 20_000);
+    assert_eq!(items[0]["car_type"], "Economy");
+    let near_km = items[0]["distances_km"][0].as_f64().unwrap();
+    assert!((near_km - 0.1).abs() < 0.01, "driver1 was offered 100 m away: {near_km}");
+    assert_eq!(items[1]["reason"], "declined");
+    assert_eq!(items[1]["drivers"], json!([near_id]));
+    assert_eq!(items[2]["wave"], 2);
+    assert_eq!(items[2]["drivers"], json!([far_id]));
+    let far_km = items[2]["distances_km"][0].as_f64().unwrap();
+    assert!((far_km - 0.9).abs() < 0.01, "driver4 was offered 900 m away: {far_km}");
+    assert_eq!(items[3]["reason"], "expired");
+    assert_eq!(items[3]["drivers"], json!([far_id]));
+    assert_eq!(items[3]["at"], first_offer_at + 21_000);
+    assert!(items.as_array().unwrap().iter().all(|item| item["booking"] == id.to_string()));
+
+    let app = app.reopen().await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let again = app.get(&timeline_path(id), Some(&admin)).await;
+    assert_eq!(again.expect(200)["items"], items, "the timeline is read back from storage after a restart");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_admin_reads_their_fleets_bookings_without_other_fleets_drivers() {
+    let app = two_wave_app().await;
+    // driver1 has no fleet; driver4 is the demo fleet's.
+    let outsider = online_near_pickup(&app, "driver1@demo.wayfare", 100.0).await;
+    let fleet_driver = online_near_pickup(&app, "driver4@demo.wayfare", 900.0).await;
+    let mut events = app.events();
+    let id = app.book(&rider(1)).await.id;
+    app.wait_for_offer(&mut events, id, outsider.id).await;
+    app.post_empty(&format!("/api/v1/bookings/{id}/decline"), Some(&outsider)).await.expect(200);
+    app.wait_for_offer(&mut events, id, fleet_driver.id).await;
+    app.post_empty(&format!("/api/v1/bookings/{id}/accept"), Some(&fleet_driver)).await.expect(200);
+
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let everything = app.get(&timeline_path(id), Some(&admin)).await;
+    assert_eq!(kinds(&everything.expect(200)["items"]), ["offered", "withdrawn", "offered", "accepted"]);
+
+    let fleet = app.sign_in(&fleet_admin().email).await;
+    let theirs = app.get(&timeline_path(id), Some(&fleet)).await;
+    let items = &theirs.expect(200)["items"];
+    assert_eq!(kinds(items), ["offered", "accepted"], "{items:#}");
+    assert_eq!(items[0]["drivers"], json!([fleet_driver.id.to_string()]));
+    assert_eq!(items[0]["distances_km"].as_array().unwrap().len(), 1);
+    assert_eq!(items[1]["driver"], fleet_driver.id.to_string());
+    assert!(!items.to_string().contains(&outsider.id.to_string()), "another fleet's driver leaked: {items}");
+
+    // Nobody else reads timelines; an unknown booking is not found.
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    app.get(&timeline_path(id), Some(&rider)).await.refused(403, "not_allowed");
+    app.get(&timeline_path(id), Some(&fleet_driver)).await.refused(403, "not_allowed");
+    app.get(&timeline_path(id), None).await.refused(401, "not_logged_in");
+    app.get(&timeline_path(BookingId::from_u128(404)), Some(&admin)).await.refused(404, "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_fleets_booking_is_not_found_for_a_fleet_admin() {
+    let app = two_wave_app().await;
+    let outsider = online_near_pickup(&app, "driver1@demo.wayfare", 100.0).await;
+    let mut events = app.events();
+    let id = app.book(&rider(1)).await.id;
+    app.wait_for_offer(&mut events, id, outsider.id).await;
+    app.post_empty(&format!("/api/v1/bookings/{id}/accept"), Some(&outsider)).await.expect(200);
+    let fleet = app.sign_in(&fleet_admin().email).await;
+    app.get(&timeline_path(id), Some(&fleet)).await.refused(404, "not_found");
+}

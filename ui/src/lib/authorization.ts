@@ -11,6 +11,8 @@ export const PROTECTED_ROUTES: Record<string, Role[]> = {
   '/bookings': EVERYONE_SIGNED_IN,
   '/profile': EVERYONE_SIGNED_IN,
   '/dashboard': PANEL,
+  // Issue #15: the live dispatch console (a fleet admin sees their fleet only).
+  '/dispatch': PANEL,
   '/drivers': PANEL,
   '/driverearning': PANEL,
   '/cartypes': ADMIN,

@@ -1,0 +1,198 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { EventEmitter } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import DispatchScreen from '@/app/routes/panel/dispatch';
+import { testBooking } from '@/testing/fixtures';
+import { apiError, mockApi } from '@/testing/mock-api';
+import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
+import type { DispatchEntry, Figures } from '../lib/types';
+
+const emitted: { event: string; payload: unknown }[] = [];
+
+const fakeSocket = Object.assign(new EventEmitter(), {
+  connected: true,
+  off(event: string, handler: (...args: unknown[]) => void) {
+    fakeSocket.removeListener(event, handler);
+    return fakeSocket;
+  },
+  timeout() {
+    return {
+      emit: (event: string, payload: unknown, ack: (error: Error | null, answer: unknown) => void) => {
+        emitted.push({ event, payload });
+        ack(null, { ok: true });
+      },
+    };
+  },
+});
+
+vi.mock('@/lib/socket', async (original) => ({
+  ...(await original<typeof import('@/lib/socket')>()),
+  connectSocket: vi.fn(() => fakeSocket),
+  disconnectSocket: vi.fn(),
+}));
+
+const NOW = Date.now();
+const admin = testUser({ id: 'admin-1', usertype: 'admin' });
+
+const figures = (overrides: Partial<Figures> = {}): Figures => ({
+  at: NOW,
+  online: 12,
+  available: 7,
+  open: 3,
+  waiting_over_2_min: 1,
+  waiting_over_5_min: 0,
+  dispatch_latency_p50: 420,
+  dispatch_latency_p99: 2600,
+  acceptance_rate: 0.75,
+  time_to_accept_median: 9000,
+  fulfilment: null,
+  ...overrides,
+});
+
+const offered: DispatchEntry = { at: NOW - 5000, booking: 'booking-1', kind: 'offered', wave: 1, drivers: ['driver-aaaaaaaa'], distances_km: [1.4], deadline: NOW + 10_000, car_type: 'Economy' };
+const accepted: DispatchEntry = { at: NOW - 1000, booking: 'booking-1', kind: 'accepted', driver: 'driver-aaaaaaaa', car_type: 'Economy' };
+const otherCar: DispatchEntry = { at: NOW - 3000, booking: 'booking-2', kind: 'no_candidates', wave: 1, car_type: 'Van' };
+
+function renderConsole(settings = {}) {
+  const client = seededClient(admin, settings);
+  return renderWithProviders(<DispatchScreen />, { client });
+}
+
+/** Lets the store tell the panels (it does so a moment after a burst). */
+async function settle() {
+  await act(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+}
+
+beforeEach(() => {
+  emitted.length = 0;
+  fakeSocket.removeAllListeners();
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+});
+
+describe('the live dispatch console', () => {
+  it('asks for the figures and hexagons at resolution 8, and again when the resolution changes', async () => {
+    mockApi({ 'GET /api/v1/dispatch/active': () => ({ items: [] }) });
+    renderConsole();
+    await screen.findByTestId('dispatch-console');
+    expect(emitted).toEqual([{ event: 'console', payload: { resolution: 8 } }]);
+    await userEvent.click(screen.getByTestId('hex-resolution'));
+    await userEvent.click(await screen.findByRole('option', { name: /^10/ }));
+    await waitFor(() => expect(emitted.at(-1)).toEqual({ event: 'console', payload: { resolution: 10 } }));
+  });
+
+  it('shows the live figures with their sparklines from the `console` event', async () => {
+    mockApi({ 'GET /api/v1/dispatch/active': () => [] });
+    renderConsole();
+    await screen.findByTestId('dispatch-console');
+    act(() => {
+      fakeSocket.emit('console', { figures: figures(), history: [figures({ online: 10 }), figures()] });
+    });
+    await settle();
+    expect(within(screen.getByTestId('figure-online')).getByTestId('figure-value')).toHaveTextContent('12');
+    expect(within(screen.getByTestId('figure-dispatch_latency_p99')).getByTestId('figure-value')).toHaveTextContent('2.6 s');
+    expect(within(screen.getByTestId('figure-acceptance_rate')).getByTestId('figure-value')).toHaveTextContent('75%');
+    expect(within(screen.getByTestId('figure-fulfilment')).getByTestId('figure-value')).toHaveTextContent('—');
+    expect(within(screen.getByTestId('figure-online')).getByTestId('sparkline').querySelector('path')).not.toBeNull();
+    // Without WebGL the map says so, and still credits OpenStreetMap.
+    expect(screen.getByTestId('dispatch-map')).toHaveTextContent('© OpenStreetMap contributors');
+  });
+
+  it('logs dispatch entries newest first, filters them by kind and car type, and focuses a booking on click', async () => {
+    const { calls } = mockApi({
+      'GET /api/v1/dispatch/active': () => ({ items: [{ ...testBooking({ status: 'NEW' }), offered: [] }] }),
+      'GET /api/v1/bookings/booking-1/dispatch': () => ({ items: [offered, accepted] }),
+      'GET /api/v1/bookings/booking-1': () => testBooking({ status: 'ACCEPTED', version: 3 }),
+    });
+    renderConsole();
+    await screen.findByTestId('dispatch-console');
+    act(() => {
+      fakeSocket.emit('dispatch', offered);
+      fakeSocket.emit('dispatch', otherCar);
+      fakeSocket.emit('dispatch', accepted);
+    });
+    await settle();
+    const log = screen.getByTestId('dispatch-log');
+    expect(within(log).getAllByTestId('log-entry').map((row) => row.dataset.kind)).toEqual(['accepted', 'no_candidates', 'offered']);
+    expect(within(log).getAllByTestId('log-entry')[0]).toHaveTextContent('PWNXZR');
+
+    await userEvent.click(within(log).getByTestId('log-kind-filter'));
+    await userEvent.click(await screen.findByRole('option', { name: 'Offered' }));
+    await userEvent.keyboard('{Escape}');
+    expect(within(log).getAllByTestId('log-entry').map((row) => row.dataset.kind)).toEqual(['offered']);
+
+    await userEvent.click(within(log).getAllByTestId('log-entry')[0]);
+    const panel = await screen.findByTestId('booking-panel');
+    expect(panel).toHaveAttribute('data-booking', 'booking-1');
+    const timeline = await within(panel).findByTestId('timeline');
+    expect(within(timeline).getAllByTestId('timeline-offer').map((row) => row.dataset.outcome)).toEqual(['accepted']);
+    expect(timeline).toHaveTextContent('1.4 km');
+    expect(timeline).toHaveTextContent('Accepted after 4.0 s');
+    expect(calls.some((call) => call.path === '/api/v1/bookings/booking-1/dispatch')).toBe(true);
+  });
+
+  it('filters the log by car type', async () => {
+    mockApi({ 'GET /api/v1/dispatch/active': () => [] });
+    renderConsole();
+    await screen.findByTestId('dispatch-console');
+    act(() => {
+      fakeSocket.emit('dispatch', offered);
+      fakeSocket.emit('dispatch', otherCar);
+    });
+    await settle();
+    const log = screen.getByTestId('dispatch-log');
+    await userEvent.click(within(log).getAllByRole('combobox')[1]);
+    await userEvent.click(await screen.findByRole('option', { name: 'Van' }));
+    expect(within(log).getAllByTestId('log-entry').map((row) => row.dataset.booking)).toEqual(['booking-2']);
+  });
+
+  it('offers manual assignment on a waiting booking when auto dispatch is off, with the bookings screen dialog', async () => {
+    mockApi({
+      'GET /api/v1/dispatch/active': () => [{ ...testBooking({ status: 'NEW' }), offered: [] }],
+      'GET /api/v1/bookings/booking-1/dispatch': () => [],
+      'GET /api/v1/bookings/booking-1': () => testBooking({ status: 'NEW' }),
+      'GET /api/v1/bookings/booking-1/candidates': () => ({ items: [], radius: 5 }),
+    });
+    renderConsole({ autoDispatch: false });
+    await screen.findByTestId('dispatch-console');
+    act(() => {
+      fakeSocket.emit('dispatch', { ...otherCar, booking: 'booking-1' });
+    });
+    await settle();
+    await userEvent.click(screen.getAllByTestId('log-entry')[0]);
+    const panel = await screen.findByTestId('booking-panel');
+    expect(await within(panel).findByTestId('timeline-empty')).toBeInTheDocument();
+    expect(within(panel).getByTestId('booking-cancel')).toBeInTheDocument();
+    await userEvent.click(within(panel).getByTestId('booking-assign'));
+    expect(await screen.findByTestId('assign-dialog')).toBeInTheDocument();
+  });
+
+  it("sends a driver a message, and shows the server's refusal the panel's way", async () => {
+    const { calls } = mockApi({
+      'GET /api/v1/dispatch/active': () => [{ ...testBooking({ status: 'NEW' }), offered: [] }],
+      'GET /api/v1/bookings/booking-1/dispatch': () => [offered],
+      'GET /api/v1/bookings/booking-1': () => testBooking({ status: 'NEW' }),
+      'POST /api/v1/drivers/driver-aaaaaaaa/message': () => apiError(403, 'demo_mode'),
+    });
+    renderConsole();
+    await screen.findByTestId('dispatch-console');
+    act(() => {
+      fakeSocket.emit('dispatch', offered);
+    });
+    await settle();
+    await userEvent.click(screen.getAllByTestId('log-entry')[0]);
+    const timeline = await screen.findByTestId('timeline');
+    await userEvent.click(within(timeline).getByRole('button', { name: 'driver-a' }));
+    const dialog = await screen.findByTestId('driver-dialog');
+    await userEvent.type(within(dialog).getByTestId('driver-message'), 'Please head north');
+    await userEvent.click(within(dialog).getByTestId('driver-message-send'));
+    expect(await within(dialog).findByTestId('server-error')).toHaveAttribute('data-code', 'demo_mode');
+    expect(calls.find((call) => call.method === 'POST')?.body).toEqual({ message: 'Please head north' });
+  });
+});

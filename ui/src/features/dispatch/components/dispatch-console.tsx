@@ -1,0 +1,159 @@
+import { Alert, Box, Chip, Paper, Skeleton, Stack, Tab, Tabs, Typography, useMediaQuery, useTheme } from '@mui/material';
+import { useQuery } from '@tanstack/react-query';
+import { useAtomValue } from 'jotai';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { basemapQueryOptions } from '@/components/map/basemap';
+import { ATTRIBUTION } from '@/components/map/types';
+import { ServerErrorAlert } from '@/components/ui/server-error-alert';
+import { socketStatusAtom } from '@/lib/socket';
+import { useConsoleFeed } from '../hooks/use-console-feed';
+import { useConsoleTopic } from '../hooks/use-console-topic';
+import { DEFAULT_HEX_RESOLUTION, type DispatchEntry } from '../lib/types';
+import { ConsoleStore } from '../stores/console-store';
+import { BookingDrawer, DRAWER_WIDTH, type ConsoleActions } from './booking-drawer';
+import type { FocusTarget } from './dispatch-map';
+import { DriverMessageDialog } from './driver-message-dialog';
+import { EventLog } from './event-log';
+import { FiguresStrip } from './figures-strip';
+import { HexControls, MapLegend } from './map-controls';
+
+const DispatchMap = lazy(() => import('./dispatch-map'));
+
+const LOG_WIDTH = 380;
+const MAP_HEIGHT = { xs: '55vh', md: 'calc(100vh - 300px)' };
+
+function hasWebGL() {
+  try {
+    const canvas = document.createElement('canvas');
+    return Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
+  } catch {
+    return false;
+  }
+}
+
+/** The map, once the basemap's style is known (the server's OpenStreetMap
+ * extract, else the offline style); a note where the browser has no WebGL. */
+function ConsoleMap(props: Omit<React.ComponentProps<typeof DispatchMap>, 'mapStyle' | 'height'>) {
+  const { t } = useTranslation();
+  const webgl = useMemo(hasWebGL, []);
+  const named = import.meta.env.VITE_MAP_STYLE_URL || undefined;
+  const basemap = useQuery({ ...basemapQueryOptions(), enabled: webgl && !named });
+  const skeleton = <Skeleton variant="rounded" sx={{ height: MAP_HEIGHT }} />;
+  if (!webgl) {
+    return (
+      <Box sx={{ height: MAP_HEIGHT, position: 'relative', bgcolor: '#e9eee9', borderRadius: 2, p: 2 }} data-testid="dispatch-map" data-renderer="none">
+        <Alert severity="warning">{t('dispatch.no_webgl')}</Alert>
+        <Typography variant="caption" sx={{ position: 'absolute', bottom: 4, insetInlineEnd: 8 }}>
+          {ATTRIBUTION}
+        </Typography>
+      </Box>
+    );
+  }
+  if (!named && basemap.isPending) return skeleton;
+  return (
+    <Suspense fallback={skeleton}>
+      <DispatchMap {...props} height={MAP_HEIGHT} mapStyle={named ?? basemap.data ?? undefined} />
+    </Suspense>
+  );
+}
+
+function ConnectionChip() {
+  const { t } = useTranslation();
+  const status = useAtomValue(socketStatusAtom);
+  return <Chip size="small" color={status === 'connected' ? 'success' : 'warning'} label={t(`dispatch.socket.${status}`)} data-testid="dispatch-socket" />;
+}
+
+function DriverCount({ store }: { store: ConsoleStore }) {
+  const { t } = useTranslation();
+  useConsoleTopic(store, 'drivers');
+  useConsoleTopic(store, 'bookings');
+  return (
+    <Typography variant="body2" color="text.secondary" data-testid="dispatch-counts">
+      {t('dispatch.counts', { drivers: store.tracks.size, bookings: store.bookings.size })}
+    </Typography>
+  );
+}
+
+/**
+ * The live dispatch console (issue #15): the figures, the map of drivers,
+ * pickups, offers and supply and demand, the event log, and the focused
+ * booking's timeline, actions and replay. Desktop: map with the log beside
+ * it and the booking in a side drawer; phone: the map, then tabs, and the
+ * booking in a bottom drawer.
+ */
+export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; actions: ConsoleActions }) {
+  const { t } = useTranslation();
+  const theme = useTheme();
+  const wide = useMediaQuery(theme.breakpoints.up('md'));
+  const [store] = useState(() => new ConsoleStore());
+  const [resolution, setResolution] = useState(DEFAULT_HEX_RESOLUTION);
+  const [showHexes, setShowHexes] = useState(true);
+  const [focused, setFocused] = useState<string | null>(null);
+  const [focusTarget, setFocusTarget] = useState<FocusTarget | null>(null);
+  const [driver, setDriver] = useState<string | null>(null);
+  const [tab, setTab] = useState(0);
+  const { active, resolutionState } = useConsoleFeed(store, resolution);
+
+  useEffect(() => () => store.dispose(), [store]);
+
+  const focusBooking = useCallback(
+    (booking: string) => {
+      setFocused(booking);
+      const pickup = store.bookings.get(booking)?.booking?.pickup;
+      if (pickup) setFocusTarget({ lat: pickup.lat, lng: pickup.lng, key: Date.now() });
+    },
+    [store],
+  );
+  const focusEntry = useCallback((entry: DispatchEntry) => focusBooking(entry.booking), [focusBooking]);
+  const countdown = useCallback((seconds: number) => t('dispatch.countdown', { seconds }), [t]);
+
+  const log = <EventLog store={store} isAdmin={isAdmin} onFocus={focusEntry} />;
+  return (
+    <Stack spacing={1.5} data-testid="dispatch-console" sx={{ marginInlineEnd: wide && focused ? `${DRAWER_WIDTH}px` : 0 }}>
+      <FiguresStrip store={store} />
+      {active.isError && <ServerErrorAlert error={active.error} onRetry={() => void active.refetch()} />}
+      <Stack direction="row" spacing={1.5} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+        <ConnectionChip />
+        <DriverCount store={store} />
+        <Box sx={{ flexGrow: 1 }} />
+        <HexControls
+          showHexes={showHexes}
+          onShowHexes={setShowHexes}
+          resolution={resolution}
+          onResolution={setResolution}
+          refused={resolutionState.state === 'refused' ? resolutionState.code : null}
+        />
+      </Stack>
+      <Stack direction={{ xs: 'column', md: 'row' }} spacing={1.5}>
+        <Box sx={{ flex: 1, minWidth: 0 }}>
+          <ConsoleMap
+            store={store}
+            showHexes={showHexes}
+            focusedBooking={focused}
+            focusTarget={focusTarget}
+            onBooking={focusBooking}
+            onDriver={setDriver}
+            countdown={countdown}
+          />
+        </Box>
+        {wide ? (
+          <Paper variant="outlined" sx={{ width: LOG_WIDTH, flexShrink: 0, p: 1.5, height: MAP_HEIGHT.md, display: 'flex', flexDirection: 'column', gap: 1.5 }}>
+            <Box sx={{ flex: 1, minHeight: 0 }}>{log}</Box>
+          </Paper>
+        ) : (
+          <Box>
+            <Tabs value={tab} onChange={(_event, value: number) => setTab(value)} variant="fullWidth">
+              <Tab label={t('dispatch.tab.log')} data-testid="dispatch-tab-log" />
+              <Tab label={t('dispatch.tab.legend')} data-testid="dispatch-tab-legend" />
+            </Tabs>
+            <Box sx={{ pt: 1.5 }}>{tab === 0 ? log : <MapLegend />}</Box>
+          </Box>
+        )}
+      </Stack>
+      {wide && <MapLegend />}
+      <BookingDrawer store={store} booking={focused} wide={wide} actions={actions} onClose={() => setFocused(null)} onDriver={setDriver} />
+      {driver && <DriverMessageDialog store={store} driver={driver} onClose={() => setDriver(null)} />}
+    </Stack>
+  );
+}

@@ -1,0 +1,369 @@
+// The console's map: MapLibre GL driven imperatively from the console store.
+// Every driver is one feature of one GeoJSON source (no DOM marker per
+// driver); a frame loop moves them between feed messages and writes the
+// source with setData, and React renders this component once.
+import 'maplibre-gl/dist/maplibre-gl.css';
+import { Box } from '@mui/material';
+import maplibregl, { type GeoJSONSource, type MapLayerMouseEvent, type StyleSpecification } from 'maplibre-gl';
+import { useEffect, useRef } from 'react';
+import { offlineStyle } from '@/components/map/offline-style';
+import { ATTRIBUTION } from '@/components/map/types';
+import type { LatLng } from '@/types/api';
+import { ARROW_SIZE, arrowPixels } from '../lib/arrow-image';
+import {
+  ASSIGNED_LINE_COLOUR,
+  DRIVER_COLOURS,
+  HEX_DEMAND_COLOUR,
+  HEX_SHORT_COLOUR,
+  HEX_SUPPLY_COLOUR,
+  OFFER_LINE_COLOUR,
+  PICKUP_GOING_COLOUR,
+  PICKUP_ON_TRIP_COLOUR,
+  REPLAY_COLOUR,
+  WAIT_COLOURS,
+} from '../lib/colours';
+import type { ConsoleStore, ReplayPicture, Topic } from '../stores/console-store';
+
+const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
+/** Labels in the browser's fonts (the basemap names no glyphs). */
+const FONTS = ['Noto Sans', 'DejaVu Sans', 'Arial', 'sans-serif'];
+/** A frame of driver movement at most this often: 30 a second is smooth, and
+ * leaves the worker time to re-tile 10,000 points. */
+const FRAME_MS = 33;
+const EMPTY: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: [] };
+
+export interface FocusTarget extends LatLng {
+  /** Changes when the same place is asked for again. */
+  key: number;
+}
+
+export interface DispatchMapProps {
+  store: ConsoleStore;
+  mapStyle?: string | StyleSpecification;
+  height: number | string | Record<string, number | string>;
+  showHexes: boolean;
+  focusedBooking: string | null;
+  focusTarget: FocusTarget | null;
+  onBooking: (id: string) => void;
+  onDriver: (id: string) => void;
+  /** The offer countdown's text, in the viewer's language. */
+  countdown: (seconds: number) => string;
+}
+
+function source(map: maplibregl.Map, id: string) {
+  return map.getSource(id) as GeoJSONSource | undefined;
+}
+
+function addLayers(map: maplibregl.Map) {
+  map.addImage('wf-arrow', arrowPixels(), { pixelRatio: 2 });
+  for (const id of ['wf-hexes', 'wf-replay', 'wf-lines', 'wf-drivers', 'wf-pickups', 'wf-hover', 'wf-replay-car']) {
+    map.addSource(id, { type: 'geojson', data: EMPTY });
+  }
+  map.addLayer({
+    id: 'wf-hexes-fill',
+    type: 'fill',
+    source: 'wf-hexes',
+    paint: {
+      'fill-color': ['case', ['get', 'short'], HEX_SHORT_COLOUR, ['>', ['get', 'demand'], ['get', 'available']], HEX_DEMAND_COLOUR, HEX_SUPPLY_COLOUR],
+      'fill-opacity': ['case', ['get', 'short'], 0.4, 0.18],
+    },
+  });
+  map.addLayer({
+    id: 'wf-hexes-line',
+    type: 'line',
+    source: 'wf-hexes',
+    paint: { 'line-color': ['case', ['get', 'short'], HEX_SHORT_COLOUR, '#607d8b'], 'line-width': ['case', ['get', 'short'], 2, 0.5], 'line-opacity': 0.7 },
+  });
+  map.addLayer({ id: 'wf-replay-line', type: 'line', source: 'wf-replay', paint: { 'line-color': REPLAY_COLOUR, 'line-width': 4 }, layout: { 'line-cap': 'round', 'line-join': 'round' } });
+  map.addLayer({
+    id: 'wf-lines-offer',
+    type: 'line',
+    source: 'wf-lines',
+    filter: ['==', ['get', 'kind'], 'offer'],
+    paint: { 'line-color': OFFER_LINE_COLOUR, 'line-width': 2, 'line-dasharray': [2, 1.5] },
+  });
+  map.addLayer({
+    id: 'wf-lines-assigned',
+    type: 'line',
+    source: 'wf-lines',
+    filter: ['==', ['get', 'kind'], 'assigned'],
+    paint: { 'line-color': ASSIGNED_LINE_COLOUR, 'line-width': 2.5 },
+  });
+  map.addLayer({
+    id: 'wf-lines-label',
+    type: 'symbol',
+    source: 'wf-lines',
+    filter: ['!=', ['get', 'label'], ''],
+    layout: { 'symbol-placement': 'line-center', 'text-field': ['get', 'label'], 'text-font': FONTS, 'text-size': 12, 'text-allow-overlap': true },
+    paint: { 'text-color': '#3e2723', 'text-halo-color': '#ffffff', 'text-halo-width': 1.5 },
+  });
+  map.addLayer({
+    id: 'wf-drivers',
+    type: 'circle',
+    source: 'wf-drivers',
+    paint: {
+      'circle-radius': ['interpolate', ['linear'], ['zoom'], 8, 2.5, 12, 5, 16, 8],
+      'circle-color': ['match', ['get', 'state'], ...Object.entries(DRIVER_COLOURS).flat(), DRIVER_COLOURS.busy] as unknown as string,
+      'circle-stroke-color': '#ffffff',
+      'circle-stroke-width': ['interpolate', ['linear'], ['zoom'], 8, 0, 12, 1],
+    },
+  });
+  map.addLayer({
+    id: 'wf-drivers-heading',
+    type: 'symbol',
+    source: 'wf-drivers',
+    minzoom: 12,
+    filter: ['==', ['get', 'hasHeading'], true],
+    layout: {
+      'icon-image': 'wf-arrow',
+      'icon-size': ['interpolate', ['linear'], ['zoom'], 12, 0.6, 16, 1] as unknown as number,
+      'icon-rotate': ['get', 'heading'],
+      'icon-rotation-alignment': 'map',
+      'icon-allow-overlap': true,
+      'icon-ignore-placement': true,
+    },
+  });
+  map.addLayer({
+    id: 'wf-pickups',
+    type: 'circle',
+    source: 'wf-pickups',
+    paint: {
+      'circle-radius': ['interpolate', ['linear'], ['zoom'], 8, 4, 14, 8],
+      'circle-color': [
+        'match',
+        ['get', 'wait'],
+        'fresh', WAIT_COLOURS.fresh,
+        'over_2', WAIT_COLOURS.over_2,
+        'over_5', WAIT_COLOURS.over_5,
+        ['match', ['get', 'status'], ['ACCEPTED', 'ARRIVED'], PICKUP_GOING_COLOUR, PICKUP_ON_TRIP_COLOUR],
+      ],
+      'circle-stroke-color': '#ffffff',
+      'circle-stroke-width': 2,
+    },
+  });
+  map.addLayer({
+    id: 'wf-pickups-focused',
+    type: 'circle',
+    source: 'wf-pickups',
+    filter: ['==', ['get', 'id'], ''],
+    paint: { 'circle-radius': 14, 'circle-color': 'rgba(0,0,0,0)', 'circle-stroke-color': '#212121', 'circle-stroke-width': 3 },
+  });
+  map.addLayer({ id: 'wf-hover-line', type: 'line', source: 'wf-hover', filter: ['==', ['geometry-type'], 'LineString'], paint: { 'line-color': '#c62828', 'line-width': 2, 'line-dasharray': [1, 1] } });
+  map.addLayer({
+    id: 'wf-hover-drop',
+    type: 'circle',
+    source: 'wf-hover',
+    filter: ['==', ['geometry-type'], 'Point'],
+    paint: { 'circle-radius': 7, 'circle-color': '#c62828', 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 2 },
+  });
+  map.addLayer({ id: 'wf-replay-car', type: 'circle', source: 'wf-replay-car', paint: { 'circle-radius': 9, 'circle-color': REPLAY_COLOUR, 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 2 } });
+  map.addLayer({
+    id: 'wf-replay-car-heading',
+    type: 'symbol',
+    source: 'wf-replay-car',
+    filter: ['==', ['get', 'hasHeading'], true],
+    layout: { 'icon-image': 'wf-arrow', 'icon-rotate': ['get', 'heading'], 'icon-rotation-alignment': 'map', 'icon-allow-overlap': true, 'icon-ignore-placement': true },
+  });
+}
+
+function replayData(replay: ReplayPicture | null) {
+  const path: GeoJSON.FeatureCollection =
+    replay && replay.path.length > 1
+      ? { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: replay.path } }] }
+      : EMPTY;
+  const car: GeoJSON.FeatureCollection = replay?.car
+    ? {
+        type: 'FeatureCollection',
+        features: [
+          {
+            type: 'Feature',
+            properties: { heading: replay.car.heading ?? 0, hasHeading: replay.car.heading !== null },
+            geometry: { type: 'Point', coordinates: [replay.car.lng, replay.car.lat] },
+          },
+        ],
+      }
+    : EMPTY;
+  return { path, car };
+}
+
+export default function DispatchMap(props: DispatchMapProps) {
+  const { store, mapStyle, height, showHexes, focusedBooking, focusTarget } = props;
+  const container = useRef<HTMLDivElement>(null);
+  const mapRef = useRef<maplibregl.Map | null>(null);
+  const readyRef = useRef(false);
+  // The latest callbacks, read by the map's handlers (the map is made once).
+  const latest = useRef(props);
+  latest.current = props;
+
+  useEffect(() => {
+    if (!container.current) return;
+    const style = mapStyle ?? offlineStyle(FALLBACK_CENTRE);
+    const first = store.tracks.values().next().value;
+    const map = new maplibregl.Map({
+      container: container.current,
+      style,
+      center: first ? [first.toLng, first.toLat] : [FALLBACK_CENTRE.lng, FALLBACK_CENTRE.lat],
+      zoom: 11,
+      attributionControl: { compact: false, customAttribution: ATTRIBUTION },
+    });
+    mapRef.current = map;
+    map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+    const dirty = { drivers: true, bookings: true, hexes: true, replay: true };
+    let fitted = store.tracks.size > 0;
+    let lastFrame = 0;
+    let frame = 0;
+
+    const drawBookings = () => {
+      source(map, 'wf-pickups')?.setData(store.pickupsGeoJson());
+      source(map, 'wf-lines')?.setData(store.linesGeoJson(latest.current.countdown));
+    };
+    let replayPath: ReplayPicture['path'] | null = null;
+    const drawReplay = () => {
+      const picture = store.replay;
+      const { path, car } = replayData(picture);
+      if (picture?.path !== replayPath) {
+        source(map, 'wf-replay')?.setData(path);
+        // A new path is shown whole once.
+        replayPath = picture?.path ?? null;
+        if (replayPath && replayPath.length > 1) {
+          const lngs = replayPath.map(([lng]) => lng);
+          const lats = replayPath.map(([, lat]) => lat);
+          map.fitBounds([[Math.min(...lngs), Math.min(...lats)], [Math.max(...lngs), Math.max(...lats)]], { padding: 60, duration: 600, maxZoom: 15 });
+        }
+      }
+      source(map, 'wf-replay-car')?.setData(car);
+    };
+    const loop = (time: number) => {
+      frame = requestAnimationFrame(loop);
+      if (!readyRef.current) return;
+      if (dirty.replay) {
+        dirty.replay = false;
+        drawReplay();
+      }
+      if (dirty.hexes) {
+        dirty.hexes = false;
+        source(map, 'wf-hexes')?.setData(store.hexesGeoJson());
+      }
+      const moving = store.moving();
+      if ((moving || dirty.drivers) && time - lastFrame >= FRAME_MS) {
+        lastFrame = time;
+        dirty.drivers = false;
+        source(map, 'wf-drivers')?.setData(store.driversGeoJson());
+        // Lines end at the moving drivers.
+        dirty.bookings = true;
+      }
+      if (dirty.bookings) {
+        dirty.bookings = false;
+        drawBookings();
+      }
+      if (!fitted && store.tracks.size > 0) {
+        fitted = true;
+        const points = [...store.tracks.values()];
+        const lngs = points.map((track) => track.toLng);
+        const lats = points.map((track) => track.toLat);
+        map.fitBounds([[Math.min(...lngs), Math.min(...lats)], [Math.max(...lngs), Math.max(...lats)]], { padding: 40, duration: 0, maxZoom: 14 });
+      }
+    };
+    frame = requestAnimationFrame(loop);
+    store.onChange = (topic: Topic) => {
+      if (topic === 'drivers') dirty.drivers = true;
+      if (topic === 'bookings') dirty.bookings = true;
+      if (topic === 'hexes') dirty.hexes = true;
+      if (topic === 'replay') dirty.replay = true;
+    };
+    // Countdowns and waiting colours change with time alone.
+    const second = setInterval(() => {
+      dirty.bookings = true;
+    }, 1000);
+
+    map.on('load', () => {
+      addLayers(map);
+      readyRef.current = true;
+      map.setLayoutProperty('wf-hexes-fill', 'visibility', latest.current.showHexes ? 'visible' : 'none');
+      map.setLayoutProperty('wf-hexes-line', 'visibility', latest.current.showHexes ? 'visible' : 'none');
+      map.setFilter('wf-pickups-focused', ['==', ['get', 'id'], latest.current.focusedBooking ?? '']);
+    });
+    const clickBooking = (event: MapLayerMouseEvent) => {
+      const id = event.features?.[0]?.properties?.id;
+      if (typeof id === 'string') latest.current.onBooking(id);
+    };
+    const clickDriver = (event: MapLayerMouseEvent) => {
+      const id = event.features?.[0]?.properties?.id;
+      if (typeof id === 'string') latest.current.onDriver(id);
+    };
+    // The drop shows while the pointer is on a pickup.
+    const hover = (event: MapLayerMouseEvent) => {
+      map.getCanvas().style.cursor = 'pointer';
+      const id = event.features?.[0]?.properties?.id;
+      const booking = typeof id === 'string' ? store.bookings.get(id)?.booking : null;
+      if (!booking?.drop || !booking.pickup) return;
+      source(map, 'wf-hover')?.setData({
+        type: 'FeatureCollection',
+        features: [
+          { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [booking.drop.lng, booking.drop.lat] } },
+          {
+            type: 'Feature',
+            properties: {},
+            geometry: { type: 'LineString', coordinates: [[booking.pickup.lng, booking.pickup.lat], [booking.drop.lng, booking.drop.lat]] },
+          },
+        ],
+      });
+    };
+    const unhover = () => {
+      map.getCanvas().style.cursor = '';
+      source(map, 'wf-hover')?.setData(EMPTY);
+    };
+    const pointer = () => {
+      map.getCanvas().style.cursor = 'pointer';
+    };
+    const plain = () => {
+      map.getCanvas().style.cursor = '';
+    };
+    map.on('click', 'wf-pickups', clickBooking);
+    map.on('click', 'wf-drivers', clickDriver);
+    map.on('mouseenter', 'wf-pickups', hover);
+    map.on('mousemove', 'wf-pickups', hover);
+    map.on('mouseleave', 'wf-pickups', unhover);
+    map.on('mouseenter', 'wf-drivers', pointer);
+    map.on('mouseleave', 'wf-drivers', plain);
+    return () => {
+      cancelAnimationFrame(frame);
+      clearInterval(second);
+      store.onChange = null;
+      readyRef.current = false;
+      mapRef.current = null;
+      map.remove();
+    };
+  }, [store, mapStyle]);
+
+  useEffect(() => {
+    const map = mapRef.current;
+    if (!map || !readyRef.current) return;
+    const visibility = showHexes ? 'visible' : 'none';
+    map.setLayoutProperty('wf-hexes-fill', 'visibility', visibility);
+    map.setLayoutProperty('wf-hexes-line', 'visibility', visibility);
+  }, [showHexes]);
+
+  useEffect(() => {
+    const map = mapRef.current;
+    if (!map || !readyRef.current) return;
+    map.setFilter('wf-pickups-focused', ['==', ['get', 'id'], focusedBooking ?? '']);
+  }, [focusedBooking]);
+
+  useEffect(() => {
+    const map = mapRef.current;
+    if (!map || !focusTarget) return;
+    map.flyTo({ center: [focusTarget.lng, focusTarget.lat], zoom: Math.max(map.getZoom(), 14), duration: 800 });
+  }, [focusTarget]);
+
+  return (
+    <Box
+      ref={container}
+      sx={{ height, width: '100%', borderRadius: 2, overflow: 'hidden', position: 'relative' }}
+      data-testid="dispatch-map"
+      data-renderer="maplibre"
+      data-basemap={typeof mapStyle === 'object' && mapStyle.name === 'Wayfare OpenStreetMap' ? 'osm' : 'other'}
+      data-arrow-size={ARROW_SIZE}
+    />
+  );
+}

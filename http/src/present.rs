@@ -41,6 +41,21 @@ pub fn booking(booking: &Booking, viewer: &Principal, settings: &Settings) -> Va
     value
 }
 
+/// A booking as a fleet admin's console sees it: only their own drivers in
+/// its offers and dispatch history (`is_theirs` says whose a driver is).
+pub fn booking_for_fleet(
+    booking: &Booking,
+    fleet: UserId,
+    settings: &Settings,
+    is_theirs: impl Fn(UserId) -> bool,
+) -> Value {
+    let mut cut = booking.clone();
+    cut.requestedDrivers.0.retain(|driver| is_theirs(*driver));
+    cut.dispatch.declined.retain(|driver| is_theirs(*driver));
+    cut.dispatch.expired.retain(|driver| is_theirs(*driver));
+    self::booking(&cut, &Principal::new(fleet, Role::Fleetadmin), settings)
+}
+
 /// Who sees a booking change, each as the viewer their presentation is for:
 /// the rider, the assigned driver, the booking's fleet admin and the admins'
 /// console (as any admin: demo mode still masks everyone's contacts there).

@@ -209,6 +209,18 @@ fn a_trip_runs_over_sockets_and_survives_a_server_kill() {
     assert!(output.contains("trip: passed"), "{output}");
 }
 
+/// Issue #15: the console's feed and log, and what a fleet admin's socket
+/// may receive (the default `waves` policy).
+#[test]
+fn the_console_sees_dispatch_and_a_fleet_admin_only_their_fleet() {
+    require_node(&scripts_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    let mut server = Server::start(directory.path(), &[]);
+    let (status, output) = run_script("console.mjs", &mut server, |_, _, _| {});
+    assert!(status.success(), "console.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    assert!(output.contains("console: passed"), "{output}");
+}
+
 /// A short run of the load generator on the 20 demo drivers: it must connect
 /// them all, have every update acknowledged and every booking offered.
 #[test]

@@ -14,15 +14,15 @@ use crate::present;
 use crate::state::AppState;
 use serde::Serialize;
 use socketioxide::SocketIo;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tracing::{debug, warn};
-use wayfare_actors::{DriverPosition, Event};
+use wayfare_actors::{DispatchEntry, DispatchLog, DriverPosition, Event};
 use wayfare_engine::permissions::Principal;
-use wayfare_engine::{Booking, BookingId, LatLng, Role, UserId, geo};
+use wayfare_engine::{Booking, BookingId, BookingStatus, LatLng, Role, UserId, geo};
 
 /// What the sessions and the fan-out's own helpers tell the fan-out.
 #[derive(Debug)]
@@ -69,6 +69,9 @@ pub(super) struct Fanout {
     positions: HashMap<UserId, LatLng>,
     fleets: HashMap<UserId, Option<UserId>>,
     fleets_asked: HashSet<UserId>,
+    /// The fleets that may see each booking in dispatch: those whose drivers
+    /// it was offered to, then the accepting driver's alone.
+    booking_fleets: HashMap<BookingId, BTreeSet<UserId>>,
     feed: Feed,
 }
 
@@ -110,6 +113,7 @@ impl Fanout {
             positions: HashMap::new(),
             fleets: HashMap::new(),
             fleets_asked: HashSet::new(),
+            booking_fleets: HashMap::new(),
             feed: Feed::default(),
         }
     }
@@ -167,6 +171,7 @@ impl Fanout {
                     let offer = present::offer(booking, &viewer, &catalog.settings, *deadline, distance_km);
                     self.emit(vec![rooms::user(*driver)], events::OFFER, &offer).await;
                 }
+                self.offered_to_fleets(booking, drivers).await;
             }
             Event::OfferWithdrawn { booking, drivers, reason } => {
                 let to = drivers.iter().copied().map(rooms::user).collect();
@@ -189,7 +194,59 @@ impl Fanout {
             // Put in the receiver's language by `crate::notify::booking_notices`,
             // which hands them back through the notifier (the branch above).
             Event::Notification { .. } => {}
-            Event::Dispatch(entry) => self.emit(vec![rooms::DISPATCH.to_string()], events::DISPATCH, entry).await,
+            Event::Dispatch(entry) => self.dispatch_entry(entry).await,
+        }
+    }
+
+    /// The fleet a driver belongs to, as far as the cache knows.
+    fn fleet_of(&self, driver: UserId) -> Option<UserId> {
+        self.fleets.get(&driver).copied().flatten()
+    }
+
+    /// A booking now offered to some fleets' drivers: those fleets see it
+    /// from now on (cut to their drivers). Drivers whose fleet is not known
+    /// yet are looked up; until then their fleet sees nothing of it.
+    async fn offered_to_fleets(&mut self, booking: &Booking, drivers: &[UserId]) {
+        let unknown: Vec<UserId> = drivers.iter().copied().filter(|driver| !self.fleets.contains_key(driver)).collect();
+        self.ask_fleets(unknown);
+        let fleets: BTreeSet<UserId> = drivers.iter().filter_map(|driver| self.fleet_of(*driver)).collect();
+        let known = self.booking_fleets.entry(booking.id).or_default();
+        let new: Vec<UserId> = fleets.into_iter().filter(|fleet| known.insert(*fleet)).collect();
+        let catalog = self.state.runtime.catalog();
+        for fleet in new {
+            let presented = present::booking_for_fleet(booking, fleet, &catalog.settings, |driver| {
+                self.fleet_of(driver) == Some(fleet)
+            });
+            self.emit(vec![rooms::fleet(fleet)], events::BOOKING, &presented).await;
+        }
+    }
+
+    /// The whole entry to the admins' console; to each fleet concerned, the
+    /// entry cut to its drivers (`DispatchEntry::for_fleet`).
+    async fn dispatch_entry(&mut self, entry: &DispatchEntry) {
+        self.emit(vec![rooms::DISPATCH.to_string()], events::DISPATCH, entry).await;
+        let booking_fleets = self.booking_fleets.get(&entry.booking).cloned().unwrap_or_default();
+        let named: BTreeSet<UserId> = entry.log.drivers().iter().filter_map(|driver| self.fleet_of(*driver)).collect();
+        for fleet in booking_fleets.union(&named) {
+            let concerns = booking_fleets.contains(fleet);
+            if let Some(cut) = entry.for_fleet(|driver| self.fleet_of(driver) == Some(*fleet), concerns) {
+                self.emit(vec![rooms::fleet(*fleet)], events::DISPATCH, &cut).await;
+            }
+        }
+        match &entry.log {
+            // From here on the booking is the accepting driver's fleet's only.
+            DispatchLog::Accepted { driver } => match self.fleet_of(*driver) {
+                Some(fleet) => {
+                    self.booking_fleets.insert(entry.booking, BTreeSet::from([fleet]));
+                }
+                None => {
+                    self.booking_fleets.remove(&entry.booking);
+                }
+            },
+            DispatchLog::Cancelled => {
+                self.booking_fleets.remove(&entry.booking);
+            }
+            _ => {}
         }
     }
 
@@ -199,17 +256,35 @@ impl Fanout {
             self.parties.insert(booking.id, Parties::of(booking));
         } else {
             self.parties.remove(&booking.id);
+            // A cancelled booking's fleets still get its `cancelled` entry.
+            if booking.status != BookingStatus::Cancelled {
+                self.booking_fleets.remove(&booking.id);
+            }
         }
         let catalog = self.state.runtime.catalog();
         for viewer in present::booking_viewers(booking) {
-            let room = match viewer.role {
-                Role::Rider | Role::Driver => rooms::user(viewer.id),
-                Role::Fleetadmin => rooms::fleet(viewer.id),
-                Role::Admin => rooms::DISPATCH.to_string(),
+            let (room, presented) = match viewer.role {
+                Role::Rider | Role::Driver => {
+                    (rooms::user(viewer.id), present::booking(booking, &viewer, &catalog.settings))
+                }
+                Role::Fleetadmin => (rooms::fleet(viewer.id), self.for_fleet(booking, viewer.id)),
+                Role::Admin => (rooms::DISPATCH.to_string(), present::booking(booking, &viewer, &catalog.settings)),
             };
-            let presented = present::booking(booking, &viewer, &catalog.settings);
             self.emit(vec![room], events::BOOKING, &presented).await;
         }
+        // Fleets whose drivers hold its offers, while it has no driver.
+        if booking.driver.is_none() {
+            let fleets = self.booking_fleets.get(&booking.id).cloned().unwrap_or_default();
+            for fleet in fleets.into_iter().filter(|fleet| booking.fleetadmin != Some(*fleet)) {
+                let presented = self.for_fleet(booking, fleet);
+                self.emit(vec![rooms::fleet(fleet)], events::BOOKING, &presented).await;
+            }
+        }
+    }
+
+    fn for_fleet(&self, booking: &Booking, fleet: UserId) -> serde_json::Value {
+        let catalog = self.state.runtime.catalog();
+        present::booking_for_fleet(booking, fleet, &catalog.settings, |driver| self.fleet_of(driver) == Some(fleet))
     }
 
     /// A trip event for the booking's rider and driver. A booking the cache

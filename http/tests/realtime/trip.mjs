@@ -157,7 +157,7 @@ run('trip', async () => {
   const driverIds = new Set(drivers.map((driver) => driver.user.id));
   const feed = await console_.expect('drivers', (list) => [...driverIds].every((id) => list.some((entry) => entry.id === id)));
   for (const entry of feed) {
-    assert.deepEqual(Object.keys(entry).sort(), ['available', 'carType', 'id', 'lat', 'lng']);
+    assert.deepEqual(Object.keys(entry).sort(), ['available', 'carType', 'heading', 'id', 'lat', 'lng', 'state']);
   }
   const fleetDrivers = new Set(drivers.filter((driver) => driver.user.fleetadmin === fleetSession.user.id).map((driver) => driver.user.id));
   assert.equal(fleetDrivers.size, 2, 'drivers 4 and 10 are in the demo fleet');

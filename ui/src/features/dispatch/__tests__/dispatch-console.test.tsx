@@ -106,9 +106,9 @@ describe('the live dispatch console', () => {
 
   it('logs dispatch entries newest first, filters them by kind and car type, and focuses a booking on click', async () => {
     const { calls } = mockApi({
-      'GET /api/v1/dispatch/active': () => ({ items: [{ ...testBooking({ status: 'NEW' }), offered: [] }] }),
+      'GET /api/v1/dispatch/active': () => ({ items: [{ ...testBooking({ status: 'NEW', bookingDate: NOW - 7000 }), offered: [] }] }),
       'GET /api/v1/bookings/booking-1/dispatch': () => ({ items: [offered, accepted] }),
-      'GET /api/v1/bookings/booking-1': () => testBooking({ status: 'ACCEPTED', version: 3 }),
+      'GET /api/v1/bookings/booking-1': () => testBooking({ status: 'ACCEPTED', bookingDate: NOW - 7000, version: 3 }),
     });
     renderConsole();
     await screen.findByTestId('dispatch-console');
@@ -133,7 +133,9 @@ describe('the live dispatch console', () => {
     const timeline = await within(panel).findByTestId('timeline');
     expect(within(timeline).getAllByTestId('timeline-offer').map((row) => row.dataset.outcome)).toEqual(['accepted']);
     expect(timeline).toHaveTextContent('1.4 km');
-    expect(timeline).toHaveTextContent('Accepted after 4.0 s');
+    // Measured from the booking's creation.
+    expect(timeline).toHaveTextContent('First offer after 2.0 s');
+    expect(timeline).toHaveTextContent('Accepted after 6.0 s');
     expect(calls.some((call) => call.path === '/api/v1/bookings/booking-1/dispatch')).toBe(true);
   });
 
@@ -188,7 +190,7 @@ describe('the live dispatch console', () => {
     await settle();
     await userEvent.click(screen.getAllByTestId('log-entry')[0]);
     const timeline = await screen.findByTestId('timeline');
-    await userEvent.click(within(timeline).getByRole('button', { name: 'driver-a' }));
+    await userEvent.click(within(timeline).getByRole('button', { name: 'aaaaaaaa' }));
     const dialog = await screen.findByTestId('driver-dialog');
     await userEvent.type(within(dialog).getByTestId('driver-message'), 'Please head north');
     await userEvent.click(within(dialog).getByTestId('driver-message-send'));

@@ -40,6 +40,14 @@ describe('a booking dispatch timeline', () => {
     expect(timeline.rows.at(-1)!.sinceStart).toBe(23_600);
   });
 
+  it("measures the first offer and the acceptance from the booking's start when it is known", () => {
+    const timeline = buildTimeline(entries, T0 - 600);
+    expect(timeline.firstOfferAfter).toBe(1000);
+    expect(timeline.acceptedAfter).toBe(24_600);
+    // Never from a start later than the first entry.
+    expect(buildTimeline(entries, at(5)).firstOfferAfter).toBe(0);
+  });
+
   it('leaves an offer still open as pending, and is empty for a booking never dispatched', () => {
     const open = buildTimeline(entries.slice(0, 1));
     expect(open.waves[0].offers.map((offer) => offer.outcome)).toEqual(['pending', 'pending']);

@@ -54,7 +54,8 @@ export function BookingDrawer({
       open={id !== null}
       onClose={onClose}
       variant={wide ? 'persistent' : 'temporary'}
-      sx={{ '& .MuiDrawer-paper': wide ? { width: DRAWER_WIDTH, boxSizing: 'border-box', pt: 8 } : { maxHeight: '80vh' } }}
+      // Desktop: over the log's column, under the panel's bar; the map stays as wide.
+      sx={{ '& .MuiDrawer-paper': wide ? { width: DRAWER_WIDTH, boxSizing: 'border-box', top: 64, height: 'calc(100% - 64px)' } : { maxHeight: '80vh' } }}
       data-testid="booking-drawer"
     >
       {id && <BookingPanel key={id} store={store} id={id} actions={actions} onClose={onClose} onDriver={onDriver} />}
@@ -156,7 +157,7 @@ function BookingPanel({ store, id, actions, onClose, onDriver }: { store: Consol
       <Typography variant="subtitle1" sx={{ mb: 1 }}>
         {t('dispatch.timeline.title')}
       </Typography>
-      <TimelineView booking={id} onDriver={onDriver} />
+      <TimelineView booking={id} since={booking ? waitingSince(booking) : undefined} onDriver={onDriver} />
       {booking && dialog === 'assign' && actions.assignDialog(booking, () => setDialog(null))}
       {booking && dialog === 'cancel' && actions.cancelDialog(booking, () => setDialog(null))}
     </Box>

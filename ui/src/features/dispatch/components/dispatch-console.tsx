@@ -11,7 +11,7 @@ import { useConsoleFeed } from '../hooks/use-console-feed';
 import { useConsoleTopic } from '../hooks/use-console-topic';
 import { DEFAULT_HEX_RESOLUTION, type DispatchEntry } from '../lib/types';
 import { ConsoleStore } from '../stores/console-store';
-import { BookingDrawer, DRAWER_WIDTH, type ConsoleActions } from './booking-drawer';
+import { BookingDrawer, type ConsoleActions } from './booking-drawer';
 import type { FocusTarget } from './dispatch-map';
 import { DriverMessageDialog } from './driver-message-dialog';
 import { EventLog } from './event-log';
@@ -110,7 +110,7 @@ export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; action
 
   const log = <EventLog store={store} isAdmin={isAdmin} onFocus={focusEntry} />;
   return (
-    <Stack spacing={1.5} data-testid="dispatch-console" sx={{ marginInlineEnd: wide && focused ? `${DRAWER_WIDTH}px` : 0 }}>
+    <Stack spacing={1.5} data-testid="dispatch-console">
       <FiguresStrip store={store} />
       {active.isError && <ServerErrorAlert error={active.error} onRetry={() => void active.refetch()} />}
       <Stack direction="row" spacing={1.5} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>

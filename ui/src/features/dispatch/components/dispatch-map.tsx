@@ -116,7 +116,7 @@ function addLayers(map: maplibregl.Map) {
     filter: ['==', ['get', 'hasHeading'], true],
     layout: {
       'icon-image': 'wf-arrow',
-      'icon-size': ['interpolate', ['linear'], ['zoom'], 12, 0.6, 16, 1] as unknown as number,
+      'icon-size': ['interpolate', ['linear'], ['zoom'], 12, 0.8, 16, 1.3] as unknown as number,
       'icon-rotate': ['get', 'heading'],
       'icon-rotation-alignment': 'map',
       'icon-allow-overlap': true,
@@ -208,15 +208,14 @@ export default function DispatchMap(props: DispatchMapProps) {
     });
     mapRef.current = map;
     map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
-    const dirty = { drivers: true, bookings: true, hexes: true, replay: true };
-    let fitted = store.tracks.size > 0;
+    const dirty = { drivers: true, bookings: true, lines: true, hexes: true, replay: true };
+    // The view fits the drivers once, when the first of them are known.
+    let fitted = false;
     let lastFrame = 0;
     let frame = 0;
 
-    const drawBookings = () => {
-      source(map, 'wf-pickups')?.setData(store.pickupsGeoJson());
-      source(map, 'wf-lines')?.setData(store.linesGeoJson(latest.current.countdown));
-    };
+    const drawPickups = () => source(map, 'wf-pickups')?.setData(store.pickupsGeoJson());
+    const drawLines = () => source(map, 'wf-lines')?.setData(store.linesGeoJson(latest.current.countdown));
     let replayPath: ReplayPicture['path'] | null = null;
     const drawReplay = () => {
       const picture = store.replay;
@@ -244,17 +243,27 @@ export default function DispatchMap(props: DispatchMapProps) {
         dirty.hexes = false;
         source(map, 'wf-hexes')?.setData(store.hexesGeoJson());
       }
-      const moving = store.moving();
+      const moving = store.moving() && store.tracks.size > 0;
       if ((moving || dirty.drivers) && time - lastFrame >= FRAME_MS) {
         lastFrame = time;
         dirty.drivers = false;
+        const began = performance.now();
         source(map, 'wf-drivers')?.setData(store.driversGeoJson());
+        const cost = performance.now() - began;
+        store.drawCost.last = cost;
+        store.drawCost.max = Math.max(store.drawCost.max, cost);
+        store.drawCost.frames++;
         // Lines end at the moving drivers.
-        dirty.bookings = true;
+        dirty.lines = true;
       }
       if (dirty.bookings) {
         dirty.bookings = false;
-        drawBookings();
+        dirty.lines = true;
+        drawPickups();
+      }
+      if (dirty.lines) {
+        dirty.lines = false;
+        drawLines();
       }
       if (!fitted && store.tracks.size > 0) {
         fitted = true;
@@ -277,6 +286,7 @@ export default function DispatchMap(props: DispatchMapProps) {
     }, 1000);
 
     map.on('load', () => {
+      basemapSources = Object.keys(map.getStyle().sources);
       addLayers(map);
       readyRef.current = true;
       map.setLayoutProperty('wf-hexes-fill', 'visibility', latest.current.showHexes ? 'visible' : 'none');
@@ -319,6 +329,15 @@ export default function DispatchMap(props: DispatchMapProps) {
     const plain = () => {
       map.getCanvas().style.cursor = '';
     };
+    // `data-map-idle` (browser tests wait for it before a screenshot): the
+    // drivers keep moving, so "idle" is every tile drawn, not a still map.
+    const box = container.current;
+    let basemapSources: string[] = [];
+    map.on('render', () => {
+      if (!readyRef.current) return;
+      box.setAttribute('data-map-idle', String(basemapSources.every((id) => map.isSourceLoaded(id))));
+    });
+    map.on('idle', () => box.setAttribute('data-map-idle', 'true'));
     map.on('click', 'wf-pickups', clickBooking);
     map.on('click', 'wf-drivers', clickDriver);
     map.on('mouseenter', 'wf-pickups', hover);
@@ -362,6 +381,7 @@ export default function DispatchMap(props: DispatchMapProps) {
       sx={{ height, width: '100%', borderRadius: 2, overflow: 'hidden', position: 'relative' }}
       data-testid="dispatch-map"
       data-renderer="maplibre"
+      data-map-idle="false"
       data-basemap={typeof mapStyle === 'object' && mapStyle.name === 'Wayfare OpenStreetMap' ? 'osm' : 'other'}
       data-arrow-size={ARROW_SIZE}
     />

@@ -21,7 +21,7 @@ const OUTCOME_COLOURS: Record<OfferOutcome, 'default' | 'success' | 'warning' | 
 /** A booking's dispatch from storage: its waves, each offered driver with
  * the distance and what became of the offer, and every entry with the time
  * since the one before. */
-export function TimelineView({ booking, onDriver }: { booking: string; onDriver: (driver: string) => void }) {
+export function TimelineView({ booking, since, onDriver }: { booking: string; since?: number; onDriver: (driver: string) => void }) {
   const { t } = useTranslation();
   const settings = useSettings();
   const timeline = useTimeline(booking);
@@ -31,7 +31,7 @@ export function TimelineView({ booking, onDriver }: { booking: string; onDriver:
   };
   if (timeline.isPending) return <CircularProgress size={24} />;
   if (timeline.isError) return <ServerErrorAlert error={timeline.error} onRetry={() => void timeline.refetch()} />;
-  const built = buildTimeline(timeline.data);
+  const built = buildTimeline(timeline.data, since);
   if (built.rows.length === 0) {
     return (
       <Alert severity="info" data-testid="timeline-empty">

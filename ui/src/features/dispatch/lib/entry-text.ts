@@ -3,9 +3,10 @@ import type { DispatchEntry } from '../lib/types';
 
 type Translate = (key: string, values?: Record<string, unknown>) => string;
 
-/** The first characters of an id: enough to tell drivers apart on screen. */
+/** The last characters of an id: enough to tell drivers apart on screen
+ * (the first ones of a time-ordered UUID are the same for everyone). */
 export function shortId(id: string) {
-  return id.slice(0, 8);
+  return id.slice(-8);
 }
 
 export function entryText(entry: DispatchEntry, t: Translate): string {

@@ -33,7 +33,8 @@ export interface TimelineWave {
 export interface Timeline {
   rows: TimelineRow[];
   waves: TimelineWave[];
-  /** From the first entry to the first offer, and to the acceptance. */
+  /** From the start (the booking's waiting start when given, else the first
+   * entry) to the first offer, and to the acceptance. */
   firstOfferAfter: number | null;
   acceptedAfter: number | null;
 }
@@ -43,14 +44,16 @@ function inOrder(entries: readonly DispatchEntry[]) {
   return entries.map((entry, index) => ({ entry, index })).sort((a, b) => a.entry.at - b.entry.at || a.index - b.index).map(({ entry }) => entry);
 }
 
-export function buildTimeline(entries: readonly DispatchEntry[]): Timeline {
+export function buildTimeline(entries: readonly DispatchEntry[], since?: number): Timeline {
   const ordered = inOrder(entries);
-  const start = ordered[0]?.at ?? 0;
+  const first = ordered[0]?.at ?? 0;
+  // A start after the first entry (a clock apart) would make negative times.
+  const start = since !== undefined && since <= first ? since : first;
   const rows: TimelineRow[] = ordered.map((entry, index) => ({
     entry,
     kind: entry.kind,
     at: entry.at,
-    sinceStart: entry.at - start,
+    sinceStart: entry.at - first,
     sincePrevious: index === 0 ? 0 : entry.at - ordered[index - 1].at,
   }));
   const waves: TimelineWave[] = [];

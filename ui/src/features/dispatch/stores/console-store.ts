@@ -44,6 +44,9 @@ export class ConsoleStore {
   replay: ReplayPicture | null = null;
   /** When the last `drivers` message came (the store's clock). */
   lastFeedAt = Number.NEGATIVE_INFINITY;
+  /** What drawing the drivers cost the map's frames (ms on the main thread),
+   * for the benchmarks: the last frame and the dearest since the page opened. */
+  readonly drawCost = { last: 0, max: 0, frames: 0 };
   /** Whether `/dispatch/active` has been read since the page opened. */
   started = false;
 

@@ -55,7 +55,7 @@ export function BookingDrawer({
       onClose={onClose}
       variant={wide ? 'persistent' : 'temporary'}
       // Desktop: over the log's column, under the panel's bar; the map stays as wide.
-      sx={{ '& .MuiDrawer-paper': wide ? { width: DRAWER_WIDTH, boxSizing: 'border-box', top: 64, height: 'calc(100% - 64px)' } : { maxHeight: '80vh' } }}
+      sx={{ '& .MuiDrawer-paper': wide ? { width: DRAWER_WIDTH, boxSizing: 'border-box', top: 64, height: 'calc(100% - 64px)', boxShadow: 8 } : { maxHeight: '80vh' } }}
       data-testid="booking-drawer"
     >
       {id && <BookingPanel key={id} store={store} id={id} actions={actions} onClose={onClose} onDriver={onDriver} />}

@@ -64,13 +64,20 @@ function ConnectionChip() {
   return <Chip size="small" color={status === 'connected' ? 'success' : 'warning'} label={t(`dispatch.socket.${status}`)} data-testid="dispatch-socket" />;
 }
 
+/** Bookings the console knows (a log entry may name one before it is read). */
+function knownBookings(store: ConsoleStore) {
+  let count = 0;
+  for (const record of store.bookings.values()) if (record.booking) count++;
+  return count;
+}
+
 function DriverCount({ store }: { store: ConsoleStore }) {
   const { t } = useTranslation();
   useConsoleTopic(store, 'drivers');
   useConsoleTopic(store, 'bookings');
   return (
     <Typography variant="body2" color="text.secondary" data-testid="dispatch-counts">
-      {t('dispatch.counts', { drivers: store.tracks.size, bookings: store.bookings.size })}
+      {t('dispatch.counts', { drivers: store.tracks.size, bookings: knownBookings(store) })}
     </Typography>
   );
 }

@@ -197,4 +197,39 @@ describe('the live dispatch console', () => {
     expect(await within(dialog).findByTestId('server-error')).toHaveAttribute('data-code', 'demo_mode');
     expect(calls.find((call) => call.method === 'POST')?.body).toEqual({ message: 'Please head north' });
   });
+
+  it('replays a finished trip with its stages, at the speed chosen', async () => {
+    const points = [
+      { at: NOW - 600_000, status: 'ACCEPTED', lat: 39.28, lng: -76.6 },
+      { at: NOW - 420_000, status: 'ARRIVED', lat: 39.282, lng: -76.6 },
+      { at: NOW - 400_000, status: 'STARTED', lat: 39.282, lng: -76.6 },
+      { at: NOW - 100_000, status: 'REACHED', lat: 39.29, lng: -76.58 },
+    ];
+    const { calls } = mockApi({
+      'GET /api/v1/dispatch/active': () => [],
+      'GET /api/v1/bookings/booking-1/dispatch': () => [offered, accepted],
+      'GET /api/v1/bookings/booking-1': () => testBooking({ status: 'COMPLETE', driver: 'driver-aaaaaaaa' }),
+      'GET /api/v1/bookings/booking-1/tracking': () => ({ latest: points[3], points }),
+    });
+    renderConsole();
+    await screen.findByTestId('dispatch-console');
+    act(() => {
+      fakeSocket.emit('dispatch', accepted);
+    });
+    await settle();
+    await userEvent.click(screen.getAllByTestId('log-entry')[0]);
+    const panel = await screen.findByTestId('booking-panel');
+    // A finished trip can be neither assigned nor cancelled.
+    expect(within(panel).queryByTestId('booking-assign')).toBeNull();
+    expect(within(panel).queryByTestId('booking-cancel')).toBeNull();
+    await userEvent.click(await within(panel).findByTestId('booking-replay'));
+    const replay = await within(panel).findByTestId('replay');
+    expect(within(replay).getByTestId('replay-stages')).toHaveTextContent(/Accepted.*Arrived.*\+3 min 00 s.*Started.*Reached.*\+8 min 20 s/);
+    expect(within(replay).getByTestId('replay-speed-16')).toHaveAttribute('aria-pressed', 'true');
+    await userEvent.click(within(replay).getByTestId('replay-speed-64'));
+    expect(within(replay).getByTestId('replay-speed-64')).toHaveAttribute('aria-pressed', 'true');
+    await userEvent.click(within(replay).getByTestId('replay-play'));
+    expect(within(replay).getByTestId('replay-play')).toHaveAccessibleName('Pause');
+    expect(calls.some((call) => call.path === '/api/v1/bookings/booking-1/tracking')).toBe(true);
+  });
 });

@@ -3,11 +3,11 @@ import CloseIcon from '@mui/icons-material/Close';
 import PersonAddIcon from '@mui/icons-material/PersonAdd';
 import ReplayIcon from '@mui/icons-material/Replay';
 import { Box, Button, Chip, CircularProgress, Divider, Drawer, IconButton, Stack, Typography } from '@mui/material';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useNow } from '@/hooks/use-now';
-import type { Booking, BookingStatus } from '@/types/api';
+import type { Booking, BookingStatus, LatLng } from '@/types/api';
 import { useConsoleBooking } from '../api/dispatch';
 import { useConsoleTopic } from '../hooks/use-console-topic';
 import { isWaiting, secondsLeft, waitingSince } from '../lib/bookings';
@@ -40,6 +40,7 @@ export function BookingDrawer({
   actions,
   onClose,
   onDriver,
+  onPlace,
 }: {
   store: ConsoleStore;
   booking: string | null;
@@ -47,6 +48,8 @@ export function BookingDrawer({
   actions: ConsoleActions;
   onClose: () => void;
   onDriver: (driver: string) => void;
+  /** A booking the map does not show (finished, or not the console's yet): where it was. */
+  onPlace: (pickup: LatLng) => void;
 }) {
   return (
     <Drawer
@@ -58,12 +61,26 @@ export function BookingDrawer({
       sx={{ '& .MuiDrawer-paper': wide ? { width: DRAWER_WIDTH, boxSizing: 'border-box', top: 64, height: 'calc(100% - 64px)', boxShadow: 8 } : { maxHeight: '80vh' } }}
       data-testid="booking-drawer"
     >
-      {id && <BookingPanel key={id} store={store} id={id} actions={actions} onClose={onClose} onDriver={onDriver} />}
+      {id && <BookingPanel key={id} store={store} id={id} actions={actions} onClose={onClose} onDriver={onDriver} onPlace={onPlace} />}
     </Drawer>
   );
 }
 
-function BookingPanel({ store, id, actions, onClose, onDriver }: { store: ConsoleStore; id: string; actions: ConsoleActions; onClose: () => void; onDriver: (driver: string) => void }) {
+function BookingPanel({
+  store,
+  id,
+  actions,
+  onClose,
+  onDriver,
+  onPlace,
+}: {
+  store: ConsoleStore;
+  id: string;
+  actions: ConsoleActions;
+  onClose: () => void;
+  onDriver: (driver: string) => void;
+  onPlace: (pickup: LatLng) => void;
+}) {
   const { t } = useTranslation();
   useConsoleTopic(store, 'bookings');
   const now = useNow(1000);
@@ -71,6 +88,13 @@ function BookingPanel({ store, id, actions, onClose, onDriver }: { store: Consol
   const query = useConsoleBooking(id, live?.booking ?? null);
   const booking = query.data ?? live?.booking ?? null;
   const [dialog, setDialog] = useState<'assign' | 'cancel' | null>(null);
+  // The map flew to a pickup it knew; one it did not know is flown to once read.
+  const placed = useRef(Boolean(live?.booking));
+  useEffect(() => {
+    if (placed.current || !booking?.pickup) return;
+    placed.current = true;
+    onPlace(booking.pickup);
+  }, [booking, onPlace]);
   const [replaying, setReplaying] = useState(false);
   const words = (ms: number) => {
     const text = durationText(ms);

@@ -112,6 +112,7 @@ export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; action
     },
     [store],
   );
+  const place = useCallback((pickup: { lat: number; lng: number }) => setFocusTarget({ lat: pickup.lat, lng: pickup.lng, key: Date.now() }), []);
   const focusEntry = useCallback((entry: DispatchEntry) => focusBooking(entry.booking), [focusBooking]);
   const countdown = useCallback((seconds: number) => t('dispatch.countdown', { seconds }), [t]);
 
@@ -159,7 +160,7 @@ export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; action
         )}
       </Stack>
       {wide && <MapLegend />}
-      <BookingDrawer store={store} booking={focused} wide={wide} actions={actions} onClose={() => setFocused(null)} onDriver={setDriver} />
+      <BookingDrawer store={store} booking={focused} wide={wide} actions={actions} onClose={() => setFocused(null)} onDriver={setDriver} onPlace={place} />
       {driver && <DriverMessageDialog store={store} driver={driver} onClose={() => setDriver(null)} />}
     </Stack>
   );

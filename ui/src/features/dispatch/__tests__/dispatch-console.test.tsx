@@ -9,6 +9,8 @@ import { renderWithProviders, seededClient, testUser } from '@/testing/test-util
 import type { DispatchEntry, Figures } from '../lib/types';
 
 const emitted: { event: string; payload: unknown }[] = [];
+/** What the server answers the client's `console` event. */
+let consoleAck: unknown = { ok: true };
 
 const fakeSocket = Object.assign(new EventEmitter(), {
   connected: true,
@@ -20,7 +22,7 @@ const fakeSocket = Object.assign(new EventEmitter(), {
     return {
       emit: (event: string, payload: unknown, ack: (error: Error | null, answer: unknown) => void) => {
         emitted.push({ event, payload });
-        ack(null, { ok: true });
+        ack(null, consoleAck);
       },
     };
   },
@@ -68,6 +70,7 @@ async function settle() {
 
 beforeEach(() => {
   emitted.length = 0;
+  consoleAck = { ok: true };
   fakeSocket.removeAllListeners();
 });
 
@@ -85,6 +88,14 @@ describe('the live dispatch console', () => {
     await userEvent.click(screen.getByTestId('hex-resolution'));
     await userEvent.click(await screen.findByRole('option', { name: /^10/ }));
     await waitFor(() => expect(emitted.at(-1)).toEqual({ event: 'console', payload: { resolution: 10 } }));
+    expect(screen.queryByTestId('hex-refused')).toBeNull();
+  });
+
+  it('says so when the server refuses a resolution', async () => {
+    mockApi({ 'GET /api/v1/dispatch/active': () => [] });
+    consoleAck = { error: { code: 'invalid_input', message: 'resolution' } };
+    renderConsole();
+    expect(await screen.findByTestId('hex-refused')).toHaveTextContent('The server did not change the hexagon size.');
   });
 
   it('shows the live figures with their sparklines from the `console` event', async () => {

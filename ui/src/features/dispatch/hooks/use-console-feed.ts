@@ -46,7 +46,10 @@ export function useConsoleFeed(store: ConsoleStore, resolution: number) {
       },
       booking: (payload: Booking) => store.receiveBooking(payload),
       console: (payload: ConsoleEvent) => store.receiveConsole(payload),
-      hexes: (payload: HexesEvent) => store.receiveHexes(payload),
+      // Cells of the resolution left behind may still be on their way: not drawn.
+      hexes: (payload: HexesEvent) => {
+        if (payload?.resolution === undefined || payload.resolution === resolutionRef.current) store.receiveHexes(payload);
+      },
     };
     // After a reconnection the offers and bookings may have moved on: read them again.
     const onConnect = () => {

@@ -76,3 +76,21 @@ describe('the console store', () => {
     store.dispose();
   });
 });
+
+describe("the console's clock", () => {
+  it("counts offers down on the server's clock, learnt from the log's entries", () => {
+    const time = clock();
+    const store = new ConsoleStore(time.now);
+    // The server's clock is 30 s ahead of this browser's; entries take 40 to 200 ms to arrive.
+    const server = () => time.now() + 30_000;
+    store.loadActive([{ ...testBooking({ status: 'NEW' }), offered: [] }]);
+    store.receiveDrivers([{ id: 'd1', carType: 'Economy', lat: 39.3, lng: -76.6, available: false, state: 'offered' }]);
+    store.receiveDispatch({ at: server() - 200, booking: 'other', kind: 'no_candidates', wave: 1 });
+    store.receiveDispatch({ at: server() - 40, booking: 'booking-1', kind: 'offered', wave: 1, drivers: ['d1'], deadline: server() + 14_900 });
+    expect(store.serverOffset).toBe(29_960);
+    expect(store.linesGeoJson((seconds) => `${seconds}`).features[0].properties?.label).toBe('15');
+    time.advance(16_000);
+    expect(store.linesGeoJson((seconds) => `${seconds}`).features[0].properties?.label).toBe('0');
+    store.dispose();
+  });
+});

@@ -83,7 +83,8 @@ function BookingPanel({
 }) {
   const { t } = useTranslation();
   useConsoleTopic(store, 'bookings');
-  const now = useNow(1000);
+  // Booking times and deadlines are the server's.
+  const now = useNow(1000) + store.serverOffset;
   const live = store.bookings.get(id);
   const query = useConsoleBooking(id, live?.booking ?? null);
   const booking = query.data ?? live?.booking ?? null;

@@ -30,6 +30,9 @@ export interface ReplayPicture {
   car: ReplayPosition | null;
 }
 
+/** Log entries the clock offset is estimated from. */
+const CLOCK_SAMPLES = 20;
+
 /** Panels hear of changes at most this often; the map draws every frame anyway. */
 const PANEL_NOTIFY_MS = 250;
 
@@ -44,6 +47,12 @@ export class ConsoleStore {
   replay: ReplayPicture | null = null;
   /** When the last `drivers` message came (the store's clock). */
   lastFeedAt = Number.NEGATIVE_INFINITY;
+  /** The server's clock minus this browser's (ms): deadlines and booking
+   * times are the server's. Estimated from live log entries, whose `at` is the
+   * server's clock when they happened: the largest difference of the last few,
+   * since the network's delay only ever makes it smaller. */
+  serverOffset = 0;
+  private readonly clockSamples: number[] = [];
   /** What drawing the drivers cost the map's frames (ms on the main thread),
    * for the benchmarks: the last frame and the dearest since the page opened. */
   readonly drawCost = { last: 0, max: 0, frames: 0 };
@@ -82,6 +91,11 @@ export class ConsoleStore {
 
   receiveDispatch(entry: DispatchEntry) {
     if (!entry || typeof entry.booking !== 'string') return;
+    if (Number.isFinite(entry.at)) {
+      this.clockSamples.push(entry.at - this.now());
+      if (this.clockSamples.length > CLOCK_SAMPLES) this.clockSamples.shift();
+      this.serverOffset = Math.max(...this.clockSamples);
+    }
     this.log = pushEntry(this.log, entry);
     if (applyDispatchEntry(this.bookings, entry)) this.changed('bookings');
     this.changed('log');
@@ -112,9 +126,14 @@ export class ConsoleStore {
     this.onChange?.('replay');
   }
 
+  /** Now, on the server's clock. */
+  serverNow() {
+    return this.now() + this.serverOffset;
+  }
+
   /** Once a second: offers whose withdrawal was lost go. */
   tick() {
-    if (pruneStaleOffers(this.bookings, this.now())) this.changed('bookings');
+    if (pruneStaleOffers(this.bookings, this.serverNow())) this.changed('bookings');
   }
 
   // ---- what the map draws -------------------------------------------------
@@ -146,11 +165,11 @@ export class ConsoleStore {
   }
 
   pickupsGeoJson(): GeoJSON.FeatureCollection<GeoJSON.Point> {
-    return { type: 'FeatureCollection', features: pickupFeatures(this.bookings.values(), this.now()) };
+    return { type: 'FeatureCollection', features: pickupFeatures(this.bookings.values(), this.serverNow()) };
   }
 
   linesGeoJson(countdown?: (seconds: number) => string): GeoJSON.FeatureCollection<GeoJSON.LineString> {
-    return { type: 'FeatureCollection', features: lineFeatures(this.bookings.values(), this.locate, this.now(), countdown) };
+    return { type: 'FeatureCollection', features: lineFeatures(this.bookings.values(), this.locate, this.serverNow(), countdown) };
   }
 
   hexesGeoJson(): GeoJSON.FeatureCollection<GeoJSON.Polygon> {

@@ -233,6 +233,10 @@ pub struct DeliveryConfig {
 pub struct RealtimeConfig {
     /// How often the admins' `drivers` feed is sent, at most.
     pub drivers_feed_ms: u64,
+    /// How often consoles are sent the live figures.
+    pub console_ms: u64,
+    /// How often consoles are sent the H3 supply and demand cells.
+    pub hexes_ms: u64,
 }
 
 /// The platform's reporting time zone, as a fixed offset (UTC by default).
@@ -325,7 +329,7 @@ impl Default for DeliveryConfig {
 
 impl Default for RealtimeConfig {
     fn default() -> Self {
-        RealtimeConfig { drivers_feed_ms: 1_000 }
+        RealtimeConfig { drivers_feed_ms: 1_000, console_ms: 2_000, hexes_ms: 5_000 }
     }
 }
 

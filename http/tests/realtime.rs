@@ -221,6 +221,123 @@ fn the_console_sees_dispatch_and_a_fleet_admin_only_their_fleet() {
     assert!(output.contains("console: passed"), "{output}");
 }
 
+/// Issue #15: the `console` and `hexes` pushes for a known set of drivers
+/// and bookings are what the engine's `figures` and `hexagons` give on the
+/// same data (read back over REST and from the drivers feed).
+#[test]
+fn the_console_pushes_the_engines_figures_and_hexes() {
+    require_node(&scripts_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    let mut server = Server::start(directory.path(), &[]);
+    let mut check = None;
+    let (status, output) = run_script("figures.mjs", &mut server, |line, _, _| {
+        if let Some(json) = line.strip_prefix("@@CHECK ") {
+            check = Some(serde_json::from_str::<serde_json::Value>(json).expect("the check is JSON"));
+        }
+    });
+    assert!(status.success(), "figures.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    let check = check.expect("figures.mjs printed its check");
+    console_check::expect_engine_results(&check);
+}
+
+mod console_check {
+    use serde_json::{Value, json};
+    use wayfare_engine::console::{self, Demand, DemandKind, DispatchSample, OfferTally, Outcome};
+    use wayfare_engine::{LatLng, Millis};
+
+    fn millis(value: &Value) -> Millis {
+        value.as_i64().unwrap_or_else(|| panic!("not a time: {value}"))
+    }
+
+    pub fn expect_engine_results(check: &Value) {
+        let pushed = &check["console"]["figures"];
+        let now = millis(&pushed["at"]);
+        let feed = check["feed"].as_array().unwrap();
+        let online = feed.len() as u32;
+        let available: Vec<LatLng> = feed
+            .iter()
+            .filter(|driver| driver["available"] == true)
+            .map(|driver| LatLng::new(driver["lat"].as_f64().unwrap(), driver["lng"].as_f64().unwrap()))
+            .collect();
+        let mut waiting_since = Vec::new();
+        let mut samples = Vec::new();
+        let mut offers = OfferTally::default();
+        let mut demand = Vec::new();
+        for booking in check["bookings"].as_array().unwrap() {
+            let created = millis(&booking["bookingDate"]);
+            let pickup =
+                LatLng::new(booking["pickup"]["lat"].as_f64().unwrap(), booking["pickup"]["lng"].as_f64().unwrap());
+            let timeline = check["timelines"][booking["id"].as_str().unwrap()].as_array().unwrap();
+            let mut first_offer = None;
+            let mut time_to_accept = None;
+            for entry in timeline {
+                let at = millis(&entry["at"]);
+                let drivers = entry["drivers"].as_array().map(Vec::len).unwrap_or(0) as u32;
+                match entry["kind"].as_str().unwrap() {
+                    "offered" => {
+                        first_offer.get_or_insert(at);
+                    }
+                    "withdrawn" if entry["reason"] == "declined" => offers.declined += drivers,
+                    "withdrawn" if entry["reason"] == "expired" => offers.expired += drivers,
+                    "accepted" => {
+                        offers.accepted += 1;
+                        let offered = timeline
+                            .iter()
+                            .filter(|offer| offer["kind"] == "offered")
+                            .find(|offer| offer["drivers"].as_array().unwrap().contains(&entry["driver"]))
+                            .expect("the accepting driver was offered it");
+                        time_to_accept = Some(at - millis(&offered["at"]));
+                    }
+                    _ => {}
+                }
+            }
+            let status = booking["status"].as_str().unwrap();
+            let outcome = if !booking["driver"].is_null() {
+                Some(Outcome::Assigned)
+            } else if status == "CANCELLED" {
+                Some(Outcome::Unserved)
+            } else {
+                None
+            };
+            samples.push(DispatchSample { created, first_offer, time_to_accept, outcome });
+            if status == "NEW" {
+                waiting_since.push(created);
+                demand.push(Demand { pickup, kind: DemandKind::Open });
+            }
+            demand.push(Demand { pickup, kind: DemandKind::Recent });
+            if outcome == Some(Outcome::Unserved) {
+                demand.push(Demand { pickup, kind: DemandKind::Unserved });
+            }
+        }
+        let expected = console::figures(now, online, available.len() as u32, &waiting_since, &samples, offers);
+        assert_eq!(*pushed, json!(expected), "the console's figures are the engine's");
+        assert_eq!((expected.online, expected.available, expected.open), (3, 2, 1));
+        assert_eq!((offers.accepted, offers.declined), (1, 2));
+        assert_eq!(expected.fulfilment, Some(0.5));
+        let resolution = check["hexes"]["resolution"].as_u64().unwrap() as u8;
+        assert_eq!(resolution, 9);
+        let cells = console::hexagons(resolution, available, demand).expect("a console resolution");
+        // Boundaries are compared to a nanodegree: serde_json's default
+        // float parsing may differ from the printed value in the last bit.
+        let pushed_cells = check["hexes"]["cells"].as_array().unwrap();
+        assert_eq!(pushed_cells.len(), cells.len(), "{pushed_cells:?}");
+        for (pushed, expected) in pushed_cells.iter().zip(&cells) {
+            let mut counts = pushed.clone();
+            counts.as_object_mut().unwrap().remove("boundary");
+            let mut expected_counts = json!(expected);
+            expected_counts.as_object_mut().unwrap().remove("boundary");
+            assert_eq!(counts, expected_counts, "the console's cells are the engine's");
+            let corners = pushed["boundary"].as_array().unwrap();
+            assert_eq!(corners.len(), expected.boundary.len());
+            for (corner, [lng, lat]) in corners.iter().zip(&expected.boundary) {
+                assert!((corner[0].as_f64().unwrap() - lng).abs() < 1e-9, "{corner} vs {lng}");
+                assert!((corner[1].as_f64().unwrap() - lat).abs() < 1e-9, "{corner} vs {lat}");
+            }
+        }
+        assert!(cells.iter().any(|cell| cell.short), "the waiting booking's cell is short of drivers");
+    }
+}
+
 /// A short run of the load generator on the 20 demo drivers: it must connect
 /// them all, have every update acknowledged and every booking offered.
 #[test]

@@ -8,12 +8,15 @@
 //! task, once, and is told the answer through its own mailbox (`Note`); the
 //! loop itself only ever waits on its inputs.
 
+use super::console::{Scope, Tracker, hexes_room};
 use super::{events, rooms};
 use crate::notify::InAppNotice;
 use crate::present;
 use crate::state::AppState;
 use serde::Serialize;
 use socketioxide::SocketIo;
+use socketioxide::extract::SocketRef;
+use socketioxide::socket::Sid;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,25 +24,50 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tracing::{debug, warn};
 use wayfare_actors::{DispatchEntry, DispatchLog, DriverPosition, Event};
+use wayfare_engine::console::hexagons;
 use wayfare_engine::permissions::Principal;
-use wayfare_engine::{Booking, BookingId, BookingStatus, LatLng, Role, UserId, geo};
+use wayfare_engine::{Booking, BookingId, BookingStatus, LatLng, Millis, Role, UserId, geo};
 
 /// What the sessions and the fan-out's own helpers tell the fan-out.
 #[derive(Debug)]
 pub(super) enum Note {
     /// A driver's socket connected: their fleet, fresh from the session.
-    DriverFleet { driver: UserId, fleet: Option<UserId> },
+    DriverFleet {
+        driver: UserId,
+        fleet: Option<UserId>,
+    },
     /// An admin (`None`) or a fleet admin connected: send the feed at the
     /// next tick even if nothing moved (an empty list included), so their map
     /// fills at once.
-    FeedWanted { fleet: Option<UserId> },
+    FeedWanted {
+        fleet: Option<UserId>,
+    },
     /// Every online driver, from the spatial index.
     Positions(Vec<DriverPosition>),
     /// Fleets looked up for drivers the cache did not know; those `asked`
     /// but not `found` (storage failed) are asked again at a later tick.
-    Fleets { asked: Vec<UserId>, found: Vec<(UserId, Option<UserId>)> },
+    Fleets {
+        asked: Vec<UserId>,
+        found: Vec<(UserId, Option<UserId>)>,
+    },
     /// The parties of a booking the cache did not know.
-    Parties { booking: BookingId, parties: Parties },
+    Parties {
+        booking: BookingId,
+        parties: Parties,
+    },
+    /// A console connected or chose a resolution: it is sent the figures
+    /// and hexes at once, and the hexes of that resolution from then on.
+    ConsoleJoined {
+        socket: SocketRef,
+        scope: Scope,
+        resolution: u8,
+    },
+    ConsoleLeft {
+        socket: Sid,
+    },
+    /// The active bookings at start (restored before the fan-out listened),
+    /// so the console counts the ones still waiting.
+    Restored(Vec<Booking>),
 }
 
 /// The two people a booking's trip events go to.
@@ -73,6 +101,12 @@ pub(super) struct Fanout {
     /// it was offered to, then the accepting driver's alone.
     booking_fleets: HashMap<BookingId, BTreeSet<UserId>>,
     feed: Feed,
+    /// Every online driver as last read from the index.
+    drivers_now: Vec<DriverPosition>,
+    /// What the `console` and `hexes` pushes are computed from.
+    tracker: Tracker,
+    /// Each console socket's scope and resolution.
+    consoles: HashMap<Sid, (Scope, u8)>,
 }
 
 /// What the `drivers` feed last sent, so an unchanged map is not sent again.
@@ -115,6 +149,9 @@ impl Fanout {
             fleets_asked: HashSet::new(),
             booking_fleets: HashMap::new(),
             feed: Feed::default(),
+            drivers_now: Vec::new(),
+            tracker: Tracker::default(),
+            consoles: HashMap::new(),
         }
     }
 
@@ -129,7 +166,13 @@ impl Fanout {
         let period = Duration::from_millis(self.state.config.realtime.drivers_feed_ms.max(1));
         let mut feed_tick = tokio::time::interval(period);
         feed_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let realtime = &self.state.config.realtime;
+        let mut console_tick = tokio::time::interval(Duration::from_millis(realtime.console_ms.max(1)));
+        console_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut hexes_tick = tokio::time::interval(Duration::from_millis(realtime.hexes_ms.max(1)));
+        hexes_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut notices_open = true;
+        self.ask_restored();
         loop {
             tokio::select! {
                 received = events.recv() => match received {
@@ -144,6 +187,8 @@ impl Fanout {
                 },
                 Some(note) = notes.recv() => self.note(note).await,
                 _ = feed_tick.tick() => self.ask_positions(),
+                _ = console_tick.tick() => self.console_tick().await,
+                _ = hexes_tick.tick() => self.hexes_tick(),
             }
         }
         debug!("socket fan-out stopped");
@@ -160,7 +205,10 @@ impl Fanout {
 
     async fn event(&mut self, event: &Event) {
         match event {
-            Event::BookingChanged(booking) => self.booking_changed(booking).await,
+            Event::BookingChanged(booking) => {
+                self.tracker.booking(booking);
+                self.booking_changed(booking).await
+            }
             Event::OfferMade { booking, drivers, deadline } => {
                 self.parties.insert(booking.id, Parties::of(booking));
                 let catalog = self.state.runtime.catalog();
@@ -194,7 +242,11 @@ impl Fanout {
             // Put in the receiver's language by `crate::notify::booking_notices`,
             // which hands them back through the notifier (the branch above).
             Event::Notification { .. } => {}
-            Event::Dispatch(entry) => self.dispatch_entry(entry).await,
+            Event::Dispatch(entry) => {
+                let fleets = &self.fleets;
+                self.tracker.entry(entry, |driver| fleets.get(&driver).copied().flatten());
+                self.dispatch_entry(entry).await
+            }
         }
     }
 
@@ -338,6 +390,22 @@ impl Fanout {
             Note::Parties { booking, parties } => {
                 self.parties.entry(booking).or_insert(parties);
             }
+            Note::ConsoleJoined { socket, scope, resolution } => {
+                self.consoles.insert(socket.id, (scope, resolution));
+                let payload = self.console_payload(scope, self.state.runtime.now());
+                if let Err(error) = socket.emit(events::CONSOLE, &payload) {
+                    debug!(%error, "console not sent");
+                }
+                self.send_hexes(scope, resolution, HexesTo::Socket(socket));
+            }
+            Note::ConsoleLeft { socket } => {
+                self.consoles.remove(&socket);
+            }
+            Note::Restored(bookings) => {
+                for booking in &bookings {
+                    self.tracker.restored(booking);
+                }
+            }
         }
     }
 
@@ -368,6 +436,7 @@ impl Fanout {
         positions.sort_by_key(|position| position.id);
         self.positions =
             positions.iter().map(|position| (position.id, LatLng::new(position.lat, position.lng))).collect();
+        self.drivers_now = positions.clone();
         let (by_fleet, unknown) = group_by_fleet(&positions, &self.fleets);
         self.ask_fleets(unknown);
         if self.feed.dispatch.as_ref() != Some(&positions) {
@@ -391,6 +460,100 @@ impl Fanout {
         }
     }
 
+    /// The online drivers a scope's console shows.
+    fn scope_drivers(&self, scope: Scope) -> Vec<&DriverPosition> {
+        match scope {
+            Scope::All => self.drivers_now.iter().collect(),
+            Scope::Fleet(fleet) => {
+                self.drivers_now.iter().filter(|driver| self.fleet_of(driver.id) == Some(fleet)).collect()
+            }
+        }
+    }
+
+    /// `{figures, history}` for a scope, recording the minute's sample.
+    fn console_payload(&mut self, scope: Scope, now: Millis) -> serde_json::Value {
+        let fleets = &self.fleets;
+        let fleet_of = |driver: UserId| fleets.get(&driver).copied().flatten();
+        let drivers: Vec<&DriverPosition> = match scope {
+            Scope::All => self.drivers_now.iter().collect(),
+            Scope::Fleet(fleet) => {
+                self.drivers_now.iter().filter(|driver| fleet_of(driver.id) == Some(fleet)).collect()
+            }
+        };
+        let figures = self.tracker.figures(scope, now, &drivers, fleet_of);
+        let history = self.tracker.record(scope, figures);
+        serde_json::json!({ "figures": figures, "history": history })
+    }
+
+    /// The figures to every scope watched, computed once per scope. The
+    /// admins' are computed (and their history kept) even when no one
+    /// watches, so a console opened later has its last hour.
+    async fn console_tick(&mut self) {
+        let now = self.state.runtime.now();
+        self.tracker.prune(now);
+        let watched: BTreeSet<Scope> = self.consoles.values().map(|(scope, _)| *scope).collect();
+        let scopes: BTreeSet<Scope> = watched.iter().copied().chain([Scope::All]).collect();
+        for scope in scopes {
+            let payload = self.console_payload(scope, now);
+            if watched.contains(&scope) {
+                self.emit(vec![scope_room(scope)], events::CONSOLE, &payload).await;
+            }
+        }
+    }
+
+    /// The hexes of every (scope, resolution) in use, each computed once.
+    fn hexes_tick(&self) {
+        let wanted: BTreeSet<(Scope, u8)> = self.consoles.values().copied().collect();
+        for (scope, resolution) in wanted {
+            self.send_hexes(scope, resolution, HexesTo::Room(hexes_room(scope, resolution)));
+        }
+    }
+
+    /// Computes a scope's cells off the async threads (thousands of drivers
+    /// take milliseconds) and sends them.
+    fn send_hexes(&self, scope: Scope, resolution: u8, to: HexesTo) {
+        let now = self.state.runtime.now();
+        let available: Vec<LatLng> = self
+            .scope_drivers(scope)
+            .into_iter()
+            .filter(|driver| driver.available)
+            .map(|driver| LatLng::new(driver.lat, driver.lng))
+            .collect();
+        let demand = self.tracker.demand(scope, now);
+        let io = self.io.clone();
+        tokio::spawn(async move {
+            let computed = tokio::task::spawn_blocking(move || hexagons(resolution, available, demand)).await;
+            let cells = match computed {
+                Ok(Ok(cells)) => cells,
+                Ok(Err(error)) => return debug!(%error, resolution, "hexes not computed"),
+                Err(error) => return warn!(%error, "hexes computation failed"),
+            };
+            let payload = serde_json::json!({ "resolution": resolution, "cells": cells });
+            let sent = match to {
+                HexesTo::Room(room) => {
+                    io.to(room).emit(events::HEXES, &payload).await.map_err(|error| error.to_string())
+                }
+                HexesTo::Socket(socket) => socket.emit(events::HEXES, &payload).map_err(|error| error.to_string()),
+            };
+            if let Err(error) = sent {
+                debug!(%error, "hexes not sent");
+            }
+        });
+    }
+
+    fn ask_restored(&self) {
+        let storage = self.state.storage.clone();
+        let notes = self.notes.clone();
+        tokio::spawn(async move {
+            match storage.active_bookings().await {
+                Ok(bookings) => {
+                    let _ = notes.send(Note::Restored(bookings));
+                }
+                Err(error) => warn!(%error, "active bookings not read for the console"),
+            }
+        });
+    }
+
     /// Looks up, once, the fleet of drivers the cache does not know.
     fn ask_fleets(&mut self, unknown: Vec<UserId>) {
         let unknown: Vec<UserId> = unknown.into_iter().filter(|driver| self.fleets_asked.insert(*driver)).collect();
@@ -412,6 +575,19 @@ impl Fanout {
             let _ = notes.send(Note::Fleets { asked: unknown, found });
         });
     }
+}
+
+/// Where a scope's `console` push goes.
+fn scope_room(scope: Scope) -> String {
+    match scope {
+        Scope::All => rooms::DISPATCH.to_string(),
+        Scope::Fleet(fleet) => rooms::fleet(fleet),
+    }
+}
+
+enum HexesTo {
+    Room(String),
+    Socket(SocketRef),
 }
 
 /// Each fleet's drivers, and the drivers whose fleet is not known yet.

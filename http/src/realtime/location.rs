@@ -78,7 +78,7 @@ fn accept(state: &AppState, principal: &Principal, update: Option<LocationUpdate
 }
 
 /// The error body of the REST API, for an ack.
-fn refusal(refused: &ApiError) -> Refusal {
+pub(super) fn refusal(refused: &ApiError) -> Refusal {
     let (code, field) = match refused {
         ApiError::Domain(error) => (error.key.as_str(), error.field),
         ApiError::Internal(detail) => {

@@ -12,6 +12,7 @@
 //! Everything a socket is sent is presented by [`crate::present`], as the
 //! same user's REST call would show it; nothing here decides a product rule.
 
+pub(crate) mod console;
 mod fanout;
 mod location;
 mod session;
@@ -49,6 +50,11 @@ pub mod events {
     pub const NOTIFICATION: &str = "notification";
     pub const DRIVERS: &str = "drivers";
     pub const DISPATCH: &str = "dispatch";
+    /// `{figures, history}` to consoles every few seconds; also the client's
+    /// `{resolution}` choice, with an ack.
+    pub const CONSOLE: &str = "console";
+    /// `{resolution, cells}` to consoles every few seconds.
+    pub const HEXES: &str = "hexes";
     /// Client to server, with an ack.
     pub const LOCATION: &str = "location";
 }

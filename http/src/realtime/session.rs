@@ -2,7 +2,9 @@
 //! every connect, so a client that reconnects after a network drop or a
 //! server restart catches up without asking.
 
+use super::console::{DEFAULT_RESOLUTION, Scope, hexes_room};
 use super::fanout::Note;
+use super::location::Ack;
 use super::{events, location, rooms};
 use crate::auth::extract::{authenticate, token_of};
 use crate::error::ApiError;
@@ -10,13 +12,14 @@ use crate::present;
 use crate::state::AppState;
 use serde::Deserialize;
 use socketioxide::SocketIo;
-use socketioxide::extract::{SocketRef, TryData};
+use socketioxide::extract::{AckSender, SocketRef, TryData};
 use socketioxide::handler::ConnectHandler;
 use std::fmt;
 use tokio::sync::mpsc::UnboundedSender;
 use tracing::{debug, warn};
+use wayfare_engine::console::RESOLUTIONS;
 use wayfare_engine::permissions::{BookingScope, Principal, booking_list_scope};
-use wayfare_engine::{BookingStatus, ErrorKey, Role, geo};
+use wayfare_engine::{BookingStatus, DomainError, ErrorKey, Role, geo};
 use wayfare_storage::{BookingFilter, PageRequest};
 
 /// The `auth` object of the client's handshake.
@@ -97,10 +100,12 @@ async fn connected(state: AppState, notes: UnboundedSender<Note>, socket: Socket
         Role::Admin => {
             socket.join(rooms::DISPATCH);
             let _ = notes.send(Note::FeedWanted { fleet: None });
+            console_joined(&socket, &notes, Scope::All);
         }
         Role::Fleetadmin => {
             socket.join(rooms::fleet(principal.id));
             let _ = notes.send(Note::FeedWanted { fleet: Some(principal.id) });
+            console_joined(&socket, &notes, Scope::Fleet(principal.id));
         }
         Role::Driver => {
             let _ = notes.send(Note::DriverFleet { driver: principal.id, fleet: principal.fleet });
@@ -109,6 +114,60 @@ async fn connected(state: AppState, notes: UnboundedSender<Note>, socket: Socket
     }
     debug!(user = %principal.id, role = ?principal.role, socket = %socket.id, "socket connected");
     send_current_state(&state, &socket, &principal).await;
+}
+
+/// The client's `console` event.
+#[derive(Debug, Deserialize)]
+struct ConsoleRequest {
+    resolution: u8,
+}
+
+/// A console socket: the hexes room of the default resolution, the
+/// `console` event to choose another, and the figures and hexes at once.
+fn console_joined(socket: &SocketRef, notes: &UnboundedSender<Note>, scope: Scope) {
+    socket.join(hexes_room(scope, DEFAULT_RESOLUTION));
+    let chosen = notes.clone();
+    socket.on(events::CONSOLE, move |socket: SocketRef, TryData(request): TryData<ConsoleRequest>, ack: AckSender| {
+        let chosen = chosen.clone();
+        async move { choose_resolution(&socket, &chosen, scope, request.ok(), ack) }
+    });
+    let left = notes.clone();
+    socket.on_disconnect(move |socket: SocketRef| {
+        let left = left.clone();
+        async move {
+            let _ = left.send(Note::ConsoleLeft { socket: socket.id });
+        }
+    });
+    let _ = notes.send(Note::ConsoleJoined { socket: socket.clone(), scope, resolution: DEFAULT_RESOLUTION });
+}
+
+/// The client's `console` `{resolution}`: moves the socket to that
+/// resolution's hexes room and has the fan-out send the console at once.
+fn choose_resolution(
+    socket: &SocketRef,
+    notes: &UnboundedSender<Note>,
+    scope: Scope,
+    request: Option<ConsoleRequest>,
+    ack: AckSender,
+) {
+    let resolution = request.map(|request| request.resolution).filter(|value| RESOLUTIONS.contains(value));
+    let reply = match resolution {
+        Some(resolution) => {
+            for other in RESOLUTIONS {
+                socket.leave(hexes_room(scope, other));
+            }
+            socket.join(hexes_room(scope, resolution));
+            let _ = notes.send(Note::ConsoleJoined { socket: socket.clone(), scope, resolution });
+            Ack::Done { ok: true }
+        }
+        None => {
+            let refused = ApiError::Domain(DomainError::on_field(ErrorKey::InvalidInput, "resolution"));
+            Ack::Refused { error: location::refusal(&refused) }
+        }
+    };
+    if let Err(error) = ack.send(&reply) {
+        debug!(%error, "console ack not sent");
+    }
 }
 
 /// Riders and drivers get each active booking of theirs; drivers also the

@@ -83,6 +83,8 @@ pub const COOKIE: &str = "cookie";
         crate::routes::bookings::send_chat,
         crate::routes::bookings::tracking,
         crate::routes::dispatch::timeline,
+        crate::routes::dispatch::active,
+        crate::routes::dispatch::message,
         crate::routes::drivers::status,
         crate::routes::drivers::location,
         crate::routes::wallet::wallet,

@@ -259,6 +259,13 @@ pub const ROUTES: &[RouteDoc] = &[
         &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, NotFound, NotAllowed],
     ),
     route("get", "/api/v1/bookings/{id}/dispatch", Access::Session, session![NotFound, NotAllowed]),
+    route("get", "/api/v1/dispatch/active", Access::Session, session![NotAllowed]),
+    route(
+        "post",
+        "/api/v1/drivers/{id}/message",
+        Access::Session,
+        session_with_body![NoDetailsError, NotFound, NotAllowed],
+    ),
     // ---- drivers
     route(
         "post",

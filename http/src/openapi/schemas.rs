@@ -156,6 +156,42 @@ pub struct DispatchTimeline {
     pub items: Vec<DispatchEntry>,
 }
 
+/// An offer an active booking holds (`GET /api/v1/dispatch/active`).
+#[derive(Serialize, ToSchema)]
+pub struct HeldOffer {
+    pub driver: wayfare_engine::UserId,
+    /// When it lapses; `null` for a broadcast or an admin's assignment.
+    pub deadline: Option<Millis>,
+    /// The driver's distance to the pickup now, in km; `null` off the map.
+    pub distance_km: Option<f64>,
+}
+
+/// An active booking as the console starts from it.
+#[derive(Serialize, ToSchema)]
+pub struct ActiveBooking {
+    #[serde(flatten)]
+    pub booking: Booking,
+    pub offered: Vec<HeldOffer>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ActiveBookings {
+    pub items: Vec<ActiveBooking>,
+}
+
+/// What a driver's app is sent by `POST /api/v1/drivers/{id}/message`.
+#[derive(Serialize, ToSchema)]
+pub struct DriverMessage {
+    /// Always `message`.
+    pub key: String,
+    /// `notification_title` in the driver's language.
+    pub title: String,
+    pub body: String,
+    /// Who sent it.
+    pub from: wayfare_engine::UserId,
+    pub createdAt: Millis,
+}
+
 /// A wallet ledger entry (`wayfare_storage::WalletRecord`).
 #[derive(Serialize, ToSchema)]
 pub struct WalletRecord {

@@ -1,24 +1,31 @@
 //! The live dispatch console's REST side (docs/architecture.md "Live
-//! dispatch console"): a booking's dispatch timeline from storage. Admins
-//! see everything; a fleet admin their fleet's bookings, with other fleets'
-//! drivers cut out.
+//! dispatch console"): a booking's dispatch timeline from storage, the
+//! active bookings the console starts from, and a message to one driver.
+//! Admins see everything; a fleet admin their fleet's bookings and drivers,
+//! with other fleets' drivers cut out.
 
 use crate::auth::CurrentUser;
-use crate::error::ApiResult;
-use crate::extract::PathParam;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Body, PathParam};
+use crate::present;
 use crate::routes::bookings::authorised;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
-use wayfare_engine::dispatch::DispatchEntry;
+use wayfare_engine::dispatch::{DispatchEntry, round_km};
 use wayfare_engine::permissions::Action;
-use wayfare_engine::{BookingId, ErrorKey, Role, UserId};
+use wayfare_engine::{Booking, BookingId, ErrorKey, LatLng, Role, UserId, geo};
+use wayfare_storage::StorageError;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/bookings/{id}/dispatch", get(timeline))
+    Router::new()
+        .route("/api/v1/bookings/{id}/dispatch", get(timeline))
+        .route("/api/v1/dispatch/active", get(active))
+        .route("/api/v1/drivers/{id}/message", post(message))
 }
 
 /// Admins and fleet admins only: the console is theirs.
@@ -62,4 +69,127 @@ async fn for_fleet(state: &AppState, fleet: UserId, entries: Vec<DispatchEntry>)
         state.storage.users_by_id(&named).await?.into_iter().map(|user| (user.id, user.fleetadmin)).collect();
     let is_theirs = |driver: UserId| fleets.get(&driver).copied().flatten() == Some(fleet);
     Ok(entries.iter().filter_map(|entry| entry.for_fleet(is_theirs, true)).collect())
+}
+
+/// Each driver's fleet, for the drivers named (a primary-key read each).
+async fn fleets_of(state: &AppState, drivers: BTreeSet<UserId>) -> ApiResult<HashMap<UserId, Option<UserId>>> {
+    let drivers: Vec<UserId> = drivers.into_iter().collect();
+    Ok(state.storage.users_by_id(&drivers).await?.into_iter().map(|user| (user.id, user.fleetadmin)).collect())
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/dispatch/active",
+    tag = "dispatch",
+    summary = "Active bookings for the console",
+    description = "Admins and fleet admins: every booking not COMPLETE or CANCELLED, as the socket's `booking` event presents it, each with `offered`: the offers it holds now (`driver`, `deadline` — `null` for a broadcast or an admin's assignment — and `distance_km`, the driver's distance to the pickup now, `null` when the driver is not on the map). The console's starting state; the socket keeps it current. A fleet admin gets their fleet's bookings and those offered to one of their drivers, with only their drivers in `offered`, `requestedDrivers` and the dispatch history.",
+    responses((status = 200, description = "The active bookings", body = crate::openapi::schemas::ActiveBookings))
+)]
+pub(crate) async fn active(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Value>> {
+    console_viewer(&current)?;
+    // The partial index on active bookings: no scan of finished ones.
+    let bookings = state.storage.active_bookings().await?;
+    let positions: HashMap<UserId, LatLng> = state
+        .runtime
+        .driver_positions()
+        .await?
+        .into_iter()
+        .map(|driver| (driver.id, LatLng::new(driver.lat, driver.lng)))
+        .collect();
+    let settings = state.runtime.catalog().settings.clone();
+    let offered_to = |booking: &Booking, is_shown: &dyn Fn(UserId) -> bool| -> Vec<Value> {
+        let deadline = booking.dispatch.auto.then_some(booking.dispatch.deadline).flatten();
+        let pickup = booking.pickup.point();
+        booking
+            .requestedDrivers
+            .0
+            .iter()
+            .filter(|driver| is_shown(**driver))
+            .map(|driver| {
+                let distance_km = positions.get(driver).map(|at| round_km(geo::distance_km(*at, pickup)));
+                json!({ "driver": driver, "deadline": deadline, "distance_km": distance_km })
+            })
+            .collect()
+    };
+    let items: Vec<Value> = match current.principal.role {
+        Role::Fleetadmin => {
+            let fleet = current.principal.id;
+            let requested = bookings.iter().flat_map(|booking| booking.requestedDrivers.0.iter().copied()).collect();
+            let fleets = fleets_of(&state, requested).await?;
+            let is_theirs = |driver: UserId| fleets.get(&driver).copied().flatten() == Some(fleet);
+            bookings
+                .iter()
+                .filter(|booking| {
+                    booking.fleetadmin == Some(fleet)
+                        || (booking.driver.is_none()
+                            && booking.requestedDrivers.0.iter().any(|driver| is_theirs(*driver)))
+                })
+                .map(|booking| {
+                    let mut presented = present::booking_for_fleet(booking, fleet, &settings, is_theirs);
+                    presented["offered"] = json!(offered_to(booking, &is_theirs));
+                    presented
+                })
+                .collect()
+        }
+        _ => {
+            let viewer = present::console_viewer();
+            bookings
+                .iter()
+                .map(|booking| {
+                    let mut presented = present::booking(booking, &viewer, &settings);
+                    presented["offered"] = json!(offered_to(booking, &|_| true));
+                    presented
+                })
+                .collect()
+        }
+    };
+    Ok(Json(json!({ "items": items })))
+}
+
+/// Longest message, in characters.
+const MAX_MESSAGE: usize = 2_000;
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct DriverMessageBody {
+    /// Required, 1 to 2000 characters (trimmed); empty is `no_details_error`.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 2000)]
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/drivers/{id}/message",
+    tag = "dispatch",
+    summary = "Message a driver",
+    description = "Admins, and fleet admins to their own drivers: an in-app notification to one driver (the socket's `notification` event, `{key: \"message\", title, body, from, createdAt}`, the title in the driver's language), and a push to their device when push is configured. An empty message is 400 `no_details_error`, a longer one than 2000 characters `invalid_input`; someone who is not a driver, or another fleet's driver, is 404.",
+    params(("id" = UserId, Path, description = "The driver's id")),
+    request_body = DriverMessageBody,
+    responses((status = 200, description = "What the driver's app was sent", body = crate::openapi::schemas::DriverMessage))
+)]
+pub(crate) async fn message(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    PathParam(id): PathParam<UserId>,
+    Body(body): Body<DriverMessageBody>,
+) -> ApiResult<Json<Value>> {
+    console_viewer(&current)?;
+    let text = body.message.as_deref().map(str::trim).unwrap_or_default();
+    if text.is_empty() {
+        return Err(ApiError::field(ErrorKey::NoDetailsError, "message"));
+    }
+    if text.chars().count() > MAX_MESSAGE {
+        return Err(ApiError::field(ErrorKey::InvalidInput, "message"));
+    }
+    let driver = match state.storage.user(id).await {
+        Ok(user) => user,
+        Err(StorageError::NotFound) => return Err(ErrorKey::NotFound.into()),
+        Err(error) => return Err(error.into()),
+    };
+    let theirs = current.principal.role == Role::Admin || driver.fleetadmin == Some(current.principal.id);
+    if driver.usertype != Role::Driver || !theirs {
+        return Err(ErrorKey::NotFound.into());
+    }
+    let sent = crate::notify::driver_message(&state, &driver, current.principal.id, text).await;
+    Ok(Json(sent))
 }

@@ -158,3 +158,97 @@ async fn another_fleets_booking_is_not_found_for_a_fleet_admin() {
     let fleet = app.sign_in(&fleet_admin().email).await;
     app.get(&timeline_path(id), Some(&fleet)).await.refused(404, "not_found");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_active_bookings_carry_their_offers_and_a_fleet_sees_only_its_own() {
+    let app = TestApp::demo().await; // waves of three drivers
+    let outsider = online_near_pickup(&app, "driver1@demo.wayfare", 100.0).await;
+    let fleet_driver = online_near_pickup(&app, "driver4@demo.wayfare", 300.0).await;
+    let mut events = app.events();
+    let id = app.book(&rider(1)).await.id;
+    // One wave offers both.
+    app.wait_for_offer(&mut events, id, outsider.id).await;
+
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let active = app.get("/api/v1/dispatch/active", Some(&admin)).await;
+    let items = active.expect(200)["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["id"], id.to_string());
+    assert_eq!(items[0]["status"], "NEW");
+    let offered = items[0]["offered"].as_array().unwrap();
+    assert_eq!(offered.len(), 2, "{offered:?}");
+    let offer_of = |driver: &Session| offered.iter().find(|offer| offer["driver"] == driver.id.to_string()).unwrap();
+    let deadline = app.now() + 20_000;
+    assert_eq!(offer_of(&outsider)["deadline"], deadline);
+    assert!((offer_of(&outsider)["distance_km"].as_f64().unwrap() - 0.1).abs() < 0.01);
+    assert!((offer_of(&fleet_driver)["distance_km"].as_f64().unwrap() - 0.3).abs() < 0.01);
+
+    let fleet = app.sign_in(&fleet_admin().email).await;
+    let theirs = app.get("/api/v1/dispatch/active", Some(&fleet)).await;
+    let items = theirs.expect(200)["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1, "offered to one of theirs");
+    assert_eq!(
+        items[0]["offered"],
+        json!([{ "driver": fleet_driver.id.to_string(), "deadline": deadline, "distance_km": 0.3 }])
+    );
+    assert_eq!(items[0]["requestedDrivers"], json!({ fleet_driver.id.to_string(): true }));
+    assert!(!Value::Array(items).to_string().contains(&outsider.id.to_string()));
+
+    // Once another fleet's driver has it, it is not theirs to see.
+    app.post_empty(&format!("/api/v1/bookings/{id}/accept"), Some(&outsider)).await.expect(200);
+    assert_eq!(app.get("/api/v1/dispatch/active", Some(&fleet)).await.expect(200)["items"], json!([]));
+    let accepted = app.get("/api/v1/dispatch/active", Some(&admin)).await;
+    assert_eq!(accepted.expect(200)["items"][0]["status"], "ACCEPTED");
+    assert_eq!(accepted.body["items"][0]["offered"], json!([]));
+
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    app.get("/api/v1/dispatch/active", Some(&rider)).await.refused(403, "not_allowed");
+    app.get("/api/v1/dispatch/active", Some(&outsider)).await.refused(403, "not_allowed");
+    app.get("/api/v1/dispatch/active", None).await.refused(401, "not_logged_in");
+}
+
+fn message_path(driver: wayfare_engine::UserId) -> String {
+    format!("/api/v1/drivers/{driver}/message")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_console_messages_one_driver_in_the_app() {
+    let app = TestApp::demo().await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let outsider = driver(1);
+    let mut feed = app.state.notifier.subscribe();
+    let sent = app
+        .post(&message_path(outsider.id), Some(&admin), json!({ "message": "  Please head to the harbour  " }))
+        .await;
+    let sent = sent.expect(200).clone();
+    assert_eq!(sent["key"], "message");
+    assert_eq!(sent["body"], "Please head to the harbour");
+    assert_eq!(sent["from"], admin.id.to_string());
+    assert_eq!(sent["createdAt"], app.now());
+    assert!(sent["title"].as_str().is_some_and(|title| !title.is_empty()), "{sent}");
+    let delivered = tokio::time::timeout(Duration::from_secs(5), feed.recv()).await.unwrap().unwrap();
+    assert_eq!(delivered.to, vec![outsider.id]);
+    assert_eq!(delivered.payload, sent);
+
+    for empty in [json!({ "message": "   " }), json!({ "message": "" }), json!({})] {
+        app.post(&message_path(outsider.id), Some(&admin), empty).await.refused_on(400, "no_details_error", "message");
+    }
+    let long = "a".repeat(2_001);
+    app.post(&message_path(outsider.id), Some(&admin), json!({ "message": long })).await.refused_on(
+        400,
+        "invalid_input",
+        "message",
+    );
+
+    // A fleet admin messages their own drivers only; riders and unknown ids are not drivers.
+    let fleet = app.sign_in(&fleet_admin().email).await;
+    let body = json!({ "message": "Break time" });
+    app.post(&message_path(driver(4).id), Some(&fleet), body.clone()).await.expect(200);
+    app.post(&message_path(outsider.id), Some(&fleet), body.clone()).await.refused(404, "not_found");
+    app.post(&message_path(rider(1).id), Some(&admin), body.clone()).await.refused(404, "not_found");
+    let nobody = wayfare_engine::UserId::from_u128(404);
+    app.post(&message_path(nobody), Some(&admin), body.clone()).await.refused(404, "not_found");
+    let rider_session = app.sign_in("rider1@demo.wayfare").await;
+    app.post(&message_path(outsider.id), Some(&rider_session), body.clone()).await.refused(403, "not_allowed");
+    app.post(&message_path(outsider.id), None, body).await.refused(401, "not_logged_in");
+}

@@ -53,8 +53,14 @@ export async function newPerson(
 
 export async function screenshot(page: Page, name: string) {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  // Let dialogs finish their entrance and maps their first frame.
+  // Let dialogs finish their entrance, and maps draw every tile they asked for
+  // (software WebGL here can take seconds): a screenshot of half a map says nothing.
   await page.waitForTimeout(600);
+  await page
+    .waitForFunction(() => Array.from(document.querySelectorAll('[data-renderer="maplibre"]')).every((map) => map.getAttribute('data-map-idle') === 'true'), undefined, {
+      timeout: 20_000,
+    })
+    .catch(() => console.warn(`screenshot ${name}: a map was still loading after 20 s`));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }
 

@@ -16,6 +16,10 @@ type Props = Omit<MapViewProps, 'styleUrl'> & {
 
 export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, mapStyle }: Props) {
   const mapRef = useRef<MapRef>(null);
+  // `data-map-idle`: drawn with every tile loaded; browser tests wait for it
+  // before a screenshot. Set on the element, not in state: no re-render per tile.
+  const boxRef = useRef<HTMLDivElement>(null);
+  const markIdle = (idle: boolean) => boxRef.current?.setAttribute('data-map-idle', String(idle));
   const first = markers[0] ?? route[0] ?? FALLBACK_CENTRE;
   // The style is made once: a new object would reload the map.
   const style = useMemo(() => mapStyle ?? offlineStyle(first), [mapStyle]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -55,6 +59,8 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
       data-testid="map"
       data-renderer="maplibre"
       data-basemap={typeof style === 'object' && style.name === 'Wayfare OpenStreetMap' ? 'osm' : 'other'}
+      data-map-idle="false"
+      ref={boxRef}
     >
       <MapGL
         ref={mapRef}
@@ -62,6 +68,9 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
         mapStyle={style}
         style={{ width: '100%', height: '100%' }}
         attributionControl={{ compact: false, customAttribution: ATTRIBUTION }}
+        onIdle={() => markIdle(true)}
+        onData={() => markIdle(false)}
+        onMoveStart={() => markIdle(false)}
         onLoad={(event) => {
           const points = [...markers, ...route];
           if (points.length > 1) {

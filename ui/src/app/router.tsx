@@ -1,4 +1,5 @@
-import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ComponentType, type ReactNode } from 'react';
+import type { QueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { createBrowserRouter, Navigate, RouterProvider, useLocation } from 'react-router';
 import { MainLayout } from '@/components/layout/main-layout';
@@ -7,6 +8,7 @@ import { PanelLayout } from '@/components/panel/panel-layout';
 import { FullPageSpinner } from '@/components/ui/full-page-spinner';
 import { useUser } from '@/lib/auth';
 import { PROTECTED_ROUTES } from '@/lib/authorization';
+import { prefetchPanelBookings } from '@/features/trips/api/panel-bookings';
 import { ProtectedRoute } from './routes/protected-route';
 
 function lazyRoute(load: () => Promise<{ default: ComponentType }>) {
@@ -24,20 +26,38 @@ const panelPaths = Object.keys(PROTECTED_ROUTES).filter((path) => path !== '/boo
 // One module per panel screen, app/routes/panel/<path>.tsx.
 const panelScreens = import.meta.glob<{ default: ComponentType }>('./routes/panel/*.tsx');
 
-const preloaded = new Set<string>();
+/** Screens whose module has arrived: drawn directly, without suspending. */
+const loadedScreens = new Map<string, ComponentType>();
+const loadingScreens = new Set<string>();
 
-/** Starts loading a panel screen's module (once); its route then renders at once. */
-function preloadPanelScreen(path: string) {
+/** The first data of the screens that open on a server query. */
+const panelData: Record<string, (client: QueryClient) => Promise<void>> = {
+  '/bookings': prefetchPanelBookings,
+};
+
+/** Starts loading a panel screen's module (once) and its first data (when
+ * not fresh in the cache); its route then renders at once, with its rows. */
+function preloadPanelScreen(path: string, client: QueryClient) {
+  panelData[path]?.(client).catch(() => undefined);
   const load = panelScreens[`./routes/panel/${path.slice(1)}.tsx`];
-  if (!load || preloaded.has(path)) return;
-  preloaded.add(path);
-  load().catch(() => preloaded.delete(path));
+  if (!load || loadingScreens.has(path) || loadedScreens.has(path)) return;
+  loadingScreens.add(path);
+  load()
+    .then((module) => loadedScreens.set(path, module.default))
+    .catch(() => undefined)
+    .finally(() => loadingScreens.delete(path));
 }
 
 function panelScreen(path: string) {
   const load = panelScreens[`./routes/panel/${path.slice(1)}.tsx`];
   if (!load) throw new Error(`no screen for ${path}`);
-  return lazyRoute(load);
+  const Lazy = lazy(load);
+  // Chosen once per mount: switching type later would remount the screen.
+  function PanelScreen() {
+    const [Screen] = useState<ComponentType>(() => loadedScreens.get(path) ?? Lazy);
+    return <Screen />;
+  }
+  return <PanelScreen />;
 }
 
 /** Admins and fleet admins work inside the panel's shell; everyone else, and

@@ -20,6 +20,7 @@ import {
   useMediaQuery,
   useTheme,
 } from '@mui/material';
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router';
@@ -29,10 +30,12 @@ import { useSettings } from '@/lib/app-data';
 import { useSignOut, useUser } from '@/lib/auth';
 import { menuLabel, PANEL_MENU_WIDTH, panelMenuFor } from './panel-menu';
 
-/** Loads a screen's code ahead of its click (the router knows where it is). */
-export type PreloadScreen = (path: string) => void;
+/** Loads a screen's code, and its first data where that is known, ahead of
+ * its click (the router knows where both are). */
+export type PreloadScreen = (path: string, client: QueryClient) => void;
 
 function PanelMenu({ onNavigate, preload }: { onNavigate: () => void; preload?: PreloadScreen }) {
+  const client = useQueryClient();
   const { t } = useTranslation();
   const { data: user } = useUser();
   const location = useLocation();
@@ -61,8 +64,8 @@ function PanelMenu({ onNavigate, preload }: { onNavigate: () => void; preload?: 
               component={RouterLink}
               to={path}
               onClick={onNavigate}
-              onPointerEnter={() => preload?.(path)}
-              onFocus={() => preload?.(path)}
+              onPointerEnter={() => preload?.(path, client)}
+              onFocus={() => preload?.(path, client)}
               selected={location.pathname === path}
               data-testid={`panel-menu-${path.slice(1)}`}
               sx={{ pl: group.title ? 3 : 2 }}
@@ -92,6 +95,7 @@ function PanelMenu({ onNavigate, preload }: { onNavigate: () => void; preload?: 
 /** The admin shell (spec §2): a bar, the side menu (a drawer on a phone) and
  * the screen. Every panel screen renders inside it. */
 export function PanelLayout({ preload }: { preload?: PreloadScreen }) {
+  const client = useQueryClient();
   const { t } = useTranslation();
   const settings = useSettings();
   const { data: user } = useUser();
@@ -107,9 +111,9 @@ export function PanelLayout({ preload }: { preload?: PreloadScreen }) {
     const paths = panelMenuFor(usertype).flatMap((group) => group.items);
     const idle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 200));
     const cancel = window.cancelIdleCallback ?? window.clearTimeout;
-    const handle = idle(() => paths.forEach((path) => preload(path)));
+    const handle = idle(() => paths.forEach((path) => preload(path, client)));
     return () => cancel(handle);
-  }, [preload, usertype]);
+  }, [preload, usertype, client]);
   return (
     <Box sx={{ display: 'flex', minHeight: '100vh', bgcolor: 'background.default' }} data-testid="panel-shell">
       <AppBar position="fixed" elevation={1} sx={{ zIndex: (current) => current.zIndex.drawer + 1 }}>

@@ -3,6 +3,9 @@
 
 export type SortOrder = 'asc' | 'desc';
 
+/** Rows per page until the user picks another size. */
+export const DEFAULT_PAGE_SIZE = 25;
+
 /** What the server is asked for one page (docs/api.md "Lists and pagination"). */
 export interface PageParams {
   limit: number;

@@ -4,7 +4,7 @@
 // states. Each screen gives it columns, where its rows come from and its actions.
 import DownloadIcon from '@mui/icons-material/Download';
 import SearchIcon from '@mui/icons-material/Search';
-import { Box, Button, InputAdornment, Paper, Stack, TextField, Tooltip, Typography } from '@mui/material';
+import { Box, Button, InputAdornment, Paper, Stack, TextField, Typography } from '@mui/material';
 import {
   DataGrid,
   GridActionsCellItem,
@@ -20,10 +20,12 @@ import { useEffect, useMemo, useState, type ReactElement, type ReactNode } from 
 import { useTranslation } from 'react-i18next';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
+import { GridTipArea } from './grid-tip';
 import { useDebouncedValue } from '@/hooks/use-debounced-value';
 import { apiDownload, saveFile, type RequestOptions } from '@/lib/api-client';
 import { errorText } from '@/lib/server-errors';
 import {
+  DEFAULT_PAGE_SIZE,
   FIRST_PAGE,
   hasNextPage,
   pageParams,
@@ -186,7 +188,7 @@ export function PanelTable<Row extends GridValidRowModel>({
   exportFile,
   toolbar,
   pageSizeOptions = [10, 25, 50, 100],
-  initialPageSize = 25,
+  initialPageSize = DEFAULT_PAGE_SIZE,
   rowHeight,
   onRowClick,
   hiddenColumns,
@@ -218,18 +220,16 @@ export function PanelTable<Row extends GridValidRowModel>({
       minWidth: 120,
       getActions: (params: GridRowParams<Row>) =>
         actions(params.row).map((action) => (
-          <Tooltip key={action.key} title={t(action.disabled && action.disabledReason ? action.disabledReason : action.label)}>
-            {/* The span keeps the tooltip on a disabled button. */}
-            <span>
-              <GridActionsCellItem
-                icon={action.icon}
-                label={t(action.label)}
-                onClick={action.onClick}
-                disabled={action.disabled}
-                data-testid={`action-${action.key}`}
-              />
-            </span>
-          </Tooltip>
+          // The span keeps the tip on a disabled button (GridTipArea draws it).
+          <span key={action.key} data-tip={t(action.disabled && action.disabledReason ? action.disabledReason : action.label)}>
+            <GridActionsCellItem
+              icon={action.icon}
+              label={t(action.label)}
+              onClick={action.onClick}
+              disabled={action.disabled}
+              data-testid={`action-${action.key}`}
+            />
+          </span>
         )),
     };
     // First, so a wide table never scrolls its actions out of sight.
@@ -306,42 +306,44 @@ export function PanelTable<Row extends GridValidRowModel>({
         </Box>
       ) : null}
       <Box sx={{ display: 'flex', flexDirection: 'column', minHeight: 220, maxHeight: '75vh' }}>
-        <DataGrid<Row>
-          rows={rows}
-          columns={allColumns}
-          getRowId={getRowId}
-          loading={loading}
-          rowHeight={rowHeight}
-          disableColumnFilter
-          disableRowSelectionOnClick
-          localeText={gridLocaleText(i18n.language)}
-          pageSizeOptions={pageSizeOptions}
-          onRowClick={onRowClick ? (params) => onRowClick(params.row) : undefined}
-          initialState={hiddenColumns ? { columns: { columnVisibilityModel: Object.fromEntries(hiddenColumns.map((field) => [field, false])) } } : undefined}
-          slots={{ noRowsOverlay: () => <EmptyOverlay text={emptyLabel} />, noResultsOverlay: () => <EmptyOverlay text={emptyLabel} /> }}
-          // jsdom has no layout: draw every row there instead of the visible ones.
-          disableVirtualization={import.meta.env.MODE === 'test'}
-          sx={{ border: 0, borderTop: 1, borderColor: 'divider', borderRadius: 0 }}
-          {...(source.mode === 'server'
-            ? {
-                paginationMode: 'server' as const,
-                sortingMode: 'server' as const,
-                filterMode: 'server' as const,
-                rowCount: server.rowCount,
-                paginationMeta: { hasNextPage: server.hasNext },
-                // Newest or largest first is what a dispatcher asks for first.
-                sortingOrder: ['desc' as const, 'asc' as const],
-                paginationModel: server.pagination,
-                onPaginationModelChange: server.onPagination,
-                sortModel: server.sortModel,
-                onSortModelChange: server.onSort,
-              }
-            : {
-                paginationModel: clientPagination,
-                onPaginationModelChange: setClientPagination,
-                filterModel: clientFilter,
-              })}
-        />
+        <GridTipArea>
+          <DataGrid<Row>
+            rows={rows}
+            columns={allColumns}
+            getRowId={getRowId}
+            loading={loading}
+            rowHeight={rowHeight}
+            disableColumnFilter
+            disableRowSelectionOnClick
+            localeText={gridLocaleText(i18n.language)}
+            pageSizeOptions={pageSizeOptions}
+            onRowClick={onRowClick ? (params) => onRowClick(params.row) : undefined}
+            initialState={hiddenColumns ? { columns: { columnVisibilityModel: Object.fromEntries(hiddenColumns.map((field) => [field, false])) } } : undefined}
+            slots={{ noRowsOverlay: () => <EmptyOverlay text={emptyLabel} />, noResultsOverlay: () => <EmptyOverlay text={emptyLabel} /> }}
+            // jsdom has no layout: draw every row there instead of the visible ones.
+            disableVirtualization={import.meta.env.MODE === 'test'}
+            sx={{ border: 0, borderTop: 1, borderColor: 'divider', borderRadius: 0 }}
+            {...(source.mode === 'server'
+              ? {
+                  paginationMode: 'server' as const,
+                  sortingMode: 'server' as const,
+                  filterMode: 'server' as const,
+                  rowCount: server.rowCount,
+                  paginationMeta: { hasNextPage: server.hasNext },
+                  // Newest or largest first is what a dispatcher asks for first.
+                  sortingOrder: ['desc' as const, 'asc' as const],
+                  paginationModel: server.pagination,
+                  onPaginationModelChange: server.onPagination,
+                  sortModel: server.sortModel,
+                  onSortModelChange: server.onSort,
+                }
+              : {
+                  paginationModel: clientPagination,
+                  onPaginationModelChange: setClientPagination,
+                  filterModel: clientFilter,
+                })}
+          />
+        </GridTipArea>
       </Box>
     </Paper>
   );

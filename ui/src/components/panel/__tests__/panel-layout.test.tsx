@@ -12,7 +12,7 @@ vi.mock('@/lib/socket', async (original) => ({
   disconnectSocket: vi.fn(),
 }));
 
-function renderShell(usertype: 'admin' | 'fleetadmin', preload?: (path: string) => void) {
+function renderShell(usertype: 'admin' | 'fleetadmin', preload?: (path: string, client: unknown) => void) {
   return renderWithProviders(<></>, {
     client: seededClient(testUser({ id: `${usertype}-1`, usertype, firstName: 'Ada' })),
     path: '/dashboard',
@@ -41,11 +41,11 @@ describe('the admin shell', () => {
     const preload = vi.fn();
     renderShell('fleetadmin', preload);
     await screen.findByText('the dashboard');
-    await vi.waitFor(() => expect(preload).toHaveBeenCalledWith('/bookings'));
+    await vi.waitFor(() => expect(preload).toHaveBeenCalledWith('/bookings', expect.anything()));
     expect(preload.mock.calls.map(([path]) => path)).toEqual(['/dashboard', '/dispatch', '/bookings', '/drivers', '/earningreports', '/driverearning', '/profile']);
     preload.mockClear();
     await userEvent.setup().hover(screen.getByTestId('panel-menu-drivers'));
-    expect(preload).toHaveBeenCalledWith('/drivers');
+    expect(preload).toHaveBeenCalledWith('/drivers', expect.anything());
   });
 
   it('signs out from the menu and leaves for the home page', async () => {

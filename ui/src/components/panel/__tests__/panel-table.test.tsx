@@ -165,3 +165,28 @@ describe('the panel table', () => {
     expect(screen.getByText('Person 3')).toBeInTheDocument();
   });
 });
+
+describe('the row actions tip', () => {
+  it('names the action under the pointer, and says why a disabled one is disabled', async () => {
+    const rows = [{ id: 'p1', name: 'Ada' }];
+    renderWithProviders(
+      <PanelTable<{ id: string; name: string }>
+        testId="people"
+        columns={[{ field: 'name', headerName: 'Name' }]}
+        source={{ mode: 'client', rows, isPending: false, error: null }}
+        actions={() => [
+          { key: 'go', label: 'Go there', icon: <span>→</span>, onClick: () => undefined },
+          { key: 'stop', label: 'Stop', icon: <span>■</span>, onClick: () => undefined, disabled: true, disabledReason: 'Not now' },
+        ]}
+      />,
+    );
+    const user = userEvent.setup();
+    await user.hover(await screen.findByTestId('action-go'));
+    expect(await screen.findByTestId('grid-tip')).toHaveTextContent('Go there');
+    await user.hover(screen.getByTestId('action-stop').parentElement as HTMLElement);
+    await waitFor(() => expect(screen.getByTestId('grid-tip')).toHaveTextContent('Not now'));
+    await user.unhover(screen.getByTestId('action-stop').parentElement as HTMLElement);
+    await user.hover(screen.getByText('Ada'));
+    await waitFor(() => expect(screen.queryByTestId('grid-tip')).not.toBeInTheDocument());
+  });
+});

@@ -9,6 +9,7 @@ import { renderWithProviders, seededClient, testSettings, testUser } from '@/tes
 import type { Booking, Settings } from '@/types/api';
 import { PanelBookings, panelActionsFor } from '../components/panel-bookings';
 import { panelBookingColumns } from '../lib/panel-booking-columns';
+import { prefetchPanelBookings } from '../api/panel-bookings';
 
 const admin = testUser({ id: 'admin-1', usertype: 'admin' });
 const fleet = testUser({ id: 'fleet-1', usertype: 'fleetadmin' });
@@ -156,5 +157,19 @@ describe('the panel bookings grid', () => {
     await screen.findByText('AUTODI');
     expect(within(rowOf('AUTODI')).getByTestId('action-assign')).toBeDisabled();
     expect(screen.getByTestId('auto-dispatch-note')).toBeInTheDocument();
+  });
+});
+
+describe('the bookings grid asked for before it opens', () => {
+  it('draws the prefetched first page at once, without asking the server again', async () => {
+    const { calls } = mockApi(page([testBooking({ id: 'b1', reference: 'EARLY1', status: 'NEW' })]));
+    const client = seededClient(admin);
+    await prefetchPanelBookings(client);
+    expect(calls.filter((call) => call.path === '/api/v1/bookings')).toHaveLength(1);
+    renderWithProviders(<PanelBookings role="admin" />, { client });
+    // In the first render: the rows are in the cache under the grid's own key.
+    expect(screen.getByText('EARLY1')).toBeInTheDocument();
+    await act(async () => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(calls.filter((call) => call.path === '/api/v1/bookings')).toHaveLength(1);
   });
 });

@@ -11,7 +11,7 @@ import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { errorText } from '@/lib/server-errors';
 import type { Booking, BookingStatus, Role } from '@/types/api';
 import { useCancelBooking } from '../api/bookings';
-import { BOOKING_SORT_FIELDS, bookingsExportQuery, fetchBookingsPage, panelBookingsKey } from '../api/panel-bookings';
+import { BOOKING_SORT_FIELDS, bookingsExportQuery, DEFAULT_BOOKING_SORT, fetchBookingsPage, panelBookingsKey } from '../api/panel-bookings';
 import { canAssign, canCancel, INCOMPLETE_BOOKING_REASON, PAYMENT_PENDING_CANCEL_DELAY_MS } from '../lib/booking-status';
 import { INITIALLY_HIDDEN, panelBookingColumns, type PanelColumn } from '../lib/panel-booking-columns';
 import { AssignDriverDialog } from './assign-driver-dialog';
@@ -150,7 +150,7 @@ export function PanelBookings({ role }: { role: Role }) {
           queryKey: panelBookingsKey(status),
           fetchPage: (params, signal) => fetchBookingsPage(status, params, signal),
           sortFields: BOOKING_SORT_FIELDS,
-          defaultSort: { field: 'tripdate', order: 'desc' },
+          defaultSort: DEFAULT_BOOKING_SORT,
         }}
         actions={role === 'admin' ? actions : undefined}
         exportFile={criticalEdits ? { path: '/bookings', query: bookingsExportQuery(status) } : null}

@@ -22,6 +22,7 @@ import {
   REPLAY_COLOUR,
   WAIT_COLOURS,
 } from '../lib/colours';
+import { mapSummary, SUMMARY_MS, summaryAttributes } from '../lib/map-summary';
 import type { ConsoleStore, ReplayPicture, Topic } from '../stores/console-store';
 
 const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
@@ -197,6 +198,7 @@ export default function DispatchMap(props: DispatchMapProps) {
 
   useEffect(() => {
     if (!container.current) return;
+    const box = container.current;
     const style = mapStyle ?? offlineStyle(FALLBACK_CENTRE);
     const first = store.tracks.values().next().value;
     const map = new maplibregl.Map({
@@ -213,9 +215,18 @@ export default function DispatchMap(props: DispatchMapProps) {
     let fitted = false;
     let lastFrame = 0;
     let frame = 0;
+    // What was drawn last, summed up on the container now and then (lib/map-summary).
+    const drawn = { drivers: EMPTY as GeoJSON.FeatureCollection<GeoJSON.Point>, lines: EMPTY as GeoJSON.FeatureCollection<GeoJSON.LineString>, pickups: EMPTY as GeoJSON.FeatureCollection<GeoJSON.Point> };
+    let lastSummary = Number.NEGATIVE_INFINITY;
 
-    const drawPickups = () => source(map, 'wf-pickups')?.setData(store.pickupsGeoJson());
-    const drawLines = () => source(map, 'wf-lines')?.setData(store.linesGeoJson(latest.current.countdown));
+    const drawPickups = () => {
+      drawn.pickups = store.pickupsGeoJson();
+      source(map, 'wf-pickups')?.setData(drawn.pickups);
+    };
+    const drawLines = () => {
+      drawn.lines = store.linesGeoJson(latest.current.countdown);
+      source(map, 'wf-lines')?.setData(drawn.lines);
+    };
     let replayPath: ReplayPicture['path'] | null = null;
     const drawReplay = () => {
       const picture = store.replay;
@@ -248,7 +259,8 @@ export default function DispatchMap(props: DispatchMapProps) {
         lastFrame = time;
         dirty.drivers = false;
         const began = performance.now();
-        source(map, 'wf-drivers')?.setData(store.driversGeoJson());
+        drawn.drivers = store.driversGeoJson();
+        source(map, 'wf-drivers')?.setData(drawn.drivers);
         const cost = performance.now() - began;
         store.drawCost.last = cost;
         store.drawCost.max = Math.max(store.drawCost.max, cost);
@@ -271,6 +283,11 @@ export default function DispatchMap(props: DispatchMapProps) {
         const lngs = points.map((track) => track.toLng);
         const lats = points.map((track) => track.toLat);
         map.fitBounds([[Math.min(...lngs), Math.min(...lats)], [Math.max(...lngs), Math.max(...lats)]], { padding: 40, duration: 0, maxZoom: 14 });
+      }
+      if (time - lastSummary >= SUMMARY_MS) {
+        lastSummary = time;
+        const summary = summaryAttributes(mapSummary({ ...drawn, replayPath }));
+        for (const [name, value] of Object.entries(summary)) if (box.getAttribute(name) !== value) box.setAttribute(name, value);
       }
     };
     frame = requestAnimationFrame(loop);
@@ -331,7 +348,6 @@ export default function DispatchMap(props: DispatchMapProps) {
     };
     // `data-map-idle` (browser tests wait for it before a screenshot): the
     // drivers keep moving, so "idle" is every tile drawn, not a still map.
-    const box = container.current;
     let basemapSources: string[] = [];
     map.on('render', () => {
       if (!readyRef.current) return;

@@ -59,6 +59,7 @@ export function TimelineView({ booking, since, onDriver }: { booking: string; si
                   disableGutters
                   data-testid="timeline-offer"
                   data-outcome={offer.outcome}
+                  data-driver={offer.driver}
                   secondaryAction={<Chip size="small" color={OUTCOME_COLOURS[offer.outcome]} label={t(`dispatch.outcome.${offer.outcome}`)} />}
                 >
                   <ListItemText

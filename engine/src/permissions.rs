@@ -232,6 +232,8 @@ pub enum Action {
     NotificationsRead,
     NotificationSend,
     NotificationDelete,
+    /// A message from the dispatch console to one driver.
+    DriverMessage,
     SettingsRead,
     SettingsWrite,
     LanguagesRead,
@@ -268,7 +270,7 @@ enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 53] = [
+    pub const ALL: [Action; 54] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -308,6 +310,7 @@ impl Action {
         Action::NotificationsRead,
         Action::NotificationSend,
         Action::NotificationDelete,
+        Action::DriverMessage,
         Action::SettingsRead,
         Action::SettingsWrite,
         Action::LanguagesRead,
@@ -376,6 +379,7 @@ impl Action {
             | Action::LanguagesWrite => ADMIN_ONLY,
             Action::ReportsRead | Action::ReportsExport => ADMIN_AND_FLEET,
             Action::DashboardRead | Action::BookingExport => ADMIN_AND_FLEET,
+            Action::DriverMessage => ADMIN_AND_FLEET,
             Action::LicenseUpload | Action::LicenseRead => &[Driver, Fleetadmin, Admin],
             Action::ParcelImageUpload => &[Driver],
             // Drivers get earnings per month per driver (spec §6), their own only.
@@ -404,7 +408,8 @@ impl Action {
             | Action::UserDelete
             | Action::UserApprove
             | Action::LicenseUpload
-            | Action::LicenseRead => Target::User,
+            | Action::LicenseRead
+            | Action::DriverMessage => Target::User,
             Action::UserAdd => Target::NewUser,
             _ => Target::Nothing,
         }
@@ -431,6 +436,7 @@ impl Action {
             | Action::CancelReasonsWrite
             | Action::PromoEdit
             | Action::NotificationSend
+            | Action::DriverMessage
             | Action::SettingsWrite
             | Action::LanguagesWrite
             | Action::ReportsExport
@@ -580,6 +586,8 @@ fn check_user(principal: &Principal, action: Action, user: UserRef) -> DomainRes
             }
         }
         (Role::Driver, _) if is_licence && is_self => Ok(()),
+        // The console messages drivers; anyone else is not one it can reach.
+        (_, Action::DriverMessage) if user.role != Role::Driver => Err(ErrorKey::NotFound.into()),
         (Role::Admin, Action::UserDelete) if is_self => Err(ErrorKey::NotAllowed.into()),
         (Role::Admin, _) => Ok(()),
         // The contract shows wallets to their owner and admins; a fleet admin
@@ -970,6 +978,16 @@ mod tests {
                     _ => Outcome::NotFound,
                 }
             }
+            // The console messages drivers: any for admins, a fleet's own.
+            Action::DriverMessage => {
+                let driver = matches!(case, UserCase::FleetDriver | UserCase::OtherFleetDriver);
+                match role {
+                    Role::Rider | Role::Driver => Outcome::NotAllowed,
+                    Role::Admin if driver => Outcome::Allowed,
+                    Role::Fleetadmin if case == UserCase::FleetDriver => Outcome::Allowed,
+                    _ => Outcome::NotFound,
+                }
+            }
             other => panic!("{other:?} is not a user action"),
         }
     }
@@ -1027,6 +1045,7 @@ mod tests {
             | Action::CancelReasonsWrite
             | Action::PromoEdit
             | Action::NotificationSend
+            | Action::DriverMessage
             | Action::SettingsWrite
             | Action::LanguagesWrite
             | Action::ReportsExport
@@ -1066,7 +1085,8 @@ mod tests {
             | Action::UserDelete
             | Action::UserApprove
             | Action::LicenseUpload
-            | Action::LicenseRead => Kind::User,
+            | Action::LicenseRead
+            | Action::DriverMessage => Kind::User,
             Action::UserAdd => Kind::NewUser,
             Action::BookingList
             | Action::BookingCreate

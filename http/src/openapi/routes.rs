@@ -264,7 +264,7 @@ pub const ROUTES: &[RouteDoc] = &[
         "post",
         "/api/v1/drivers/{id}/message",
         Access::Session,
-        session_with_body![NoDetailsError, NotFound, NotAllowed],
+        session_with_body![NoDetailsError, NotFound, NotAllowed, DemoMode],
     ),
     // ---- drivers
     route(

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use wayfare_engine::dispatch::{DispatchEntry, round_km};
-use wayfare_engine::permissions::Action;
+use wayfare_engine::permissions::{Action, Resource, UserRef, authorize};
 use wayfare_engine::{Booking, BookingId, ErrorKey, LatLng, Role, UserId, geo};
 use wayfare_storage::StorageError;
 
@@ -162,7 +162,7 @@ pub struct DriverMessageBody {
     path = "/api/v1/drivers/{id}/message",
     tag = "dispatch",
     summary = "Message a driver",
-    description = "Admins, and fleet admins to their own drivers: an in-app notification to one driver (the socket's `notification` event, `{key: \"message\", title, body, from, createdAt}`, the title in the driver's language), and a push to their device when push is configured. An empty message is 400 `no_details_error`, a longer one than 2000 characters `invalid_input`; someone who is not a driver, or another fleet's driver, is 404.",
+    description = "Admins, and fleet admins to their own drivers: an in-app notification to one driver (the socket's `notification` event, `{key: \"message\", title, body, from, createdAt}`, the title in the driver's language), and a push to their device when push is configured. An empty message is 400 `no_details_error`, a longer one than 2000 characters `invalid_input`; someone who is not a driver, or another fleet's driver, is 404. Refused with `demo_mode` in demo mode.",
     params(("id" = UserId, Path, description = "The driver's id")),
     request_body = DriverMessageBody,
     responses((status = 200, description = "What the driver's app was sent", body = crate::openapi::schemas::DriverMessage))
@@ -186,10 +186,9 @@ pub(crate) async fn message(
         Err(StorageError::NotFound) => return Err(ErrorKey::NotFound.into()),
         Err(error) => return Err(error.into()),
     };
-    let theirs = current.principal.role == Role::Admin || driver.fleetadmin == Some(current.principal.id);
-    if driver.usertype != Role::Driver || !theirs {
-        return Err(ErrorKey::NotFound.into());
-    }
+    // Drivers only, a fleet admin's own; refused with `demo_mode` like every panel send.
+    let settings = state.runtime.catalog().settings.clone();
+    authorize(Some(&current.principal), Action::DriverMessage, Resource::User(UserRef::from(&driver)), &settings)?;
     let sent = crate::notify::driver_message(&state, &driver, current.principal.id, text).await;
     Ok(Json(sent))
 }

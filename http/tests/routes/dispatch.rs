@@ -252,3 +252,13 @@ async fn a_console_messages_one_driver_in_the_app() {
     app.post(&message_path(outsider.id), Some(&rider_session), body.clone()).await.refused(403, "not_allowed");
     app.post(&message_path(outsider.id), None, body).await.refused(401, "not_logged_in");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_mode_refuses_messages_to_drivers() {
+    let app = TestApp::with_settings(|settings| settings.AllowCriticalEditsAdmin = false).await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let fleet = app.sign_in("fleet@demo.wayfare").await;
+    let body = json!({ "message": "Break time" });
+    app.post(&message_path(driver(4).id), Some(&admin), body.clone()).await.refused(403, "demo_mode");
+    app.post(&message_path(driver(4).id), Some(&fleet), body).await.refused(403, "demo_mode");
+}

@@ -237,6 +237,8 @@ describe('the live dispatch console', () => {
   let fleetId = '';
   let riderToken = '';
   const city = new City();
+  /** Accounts this file added, deleted at its end: the other files count the demo fleet's drivers. */
+  const added: string[] = [];
   let booking: BookingJson;
   let acceptedBy: CityDriver;
   /** Lines from drivers on their way to a pickup before this file's booking (other files' trips). */
@@ -248,7 +250,8 @@ describe('the live dispatch console', () => {
     fleetId = ((await call('GET', '/auth/me', await apiSignIn('fleet@demo.wayfare'))) as { user: { id: string } }).user.id;
     const mobile = (n: number) => `+1443${String(Date.now()).slice(-5)}${String(n).padStart(2, '0')}`;
     const riderEmail = `dispatch-rider-${stamp}@example.com`;
-    await call('POST', '/users', adminToken, { usertype: 'rider', firstName: 'Console', lastName: `Rider ${stamp}`, email: riderEmail, mobile: mobile(99) });
+    const rider = (await call('POST', '/users', adminToken, { usertype: 'rider', firstName: 'Console', lastName: `Rider ${stamp}`, email: riderEmail, mobile: mobile(99) })) as UserJson;
+    added.push(rider.id);
     riderToken = await apiSignIn(riderEmail);
     for (let n = 0; n < DRIVERS; n++) {
       const email = `dispatch-driver-${stamp}-${n}@example.com`;
@@ -265,6 +268,7 @@ describe('the live dispatch console', () => {
         vehicleNumber: `MD-C${String(n).padStart(3, '0')}`,
         ...(inFleet ? { fleetadmin: fleetId } : {}),
       })) as UserJson & { approved: boolean };
+      added.push(user.id);
       expect(user.approved).toBe(true);
       // Spots 250 to 700 m round Locust Point, each driver circling theirs.
       const ring = 250 + (n % 4) * 150;
@@ -281,6 +285,9 @@ describe('the live dispatch console', () => {
 
   afterAll(async () => {
     await city.stop();
+    // A trip left half way by a failed test would keep its people from being deleted.
+    if (booking && adminToken) await call('POST', `/bookings/${booking.id}/cancel`, adminToken, { reason: 'Other' }).catch(() => undefined);
+    for (const id of added) await call('DELETE', `/users/${id}`, adminToken).catch((error: Error) => console.warn(`not deleted: ${error.message}`));
     await browser?.close();
   });
 

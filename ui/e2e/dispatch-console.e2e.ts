@@ -299,7 +299,7 @@ describe('the live dispatch console', () => {
     const online = (await listDrivers(adminToken)).filter((driver) => driver.driverActiveStatus).length;
     expect(online).toBeGreaterThanOrEqual(DRIVERS);
     await expect.poll(() => drawn(page, 'drivers'), POLL).toBe(online);
-    await expect.poll(() => page.getByTestId('dispatch-counts').textContent(), POLL).toContain(`${online} drivers`);
+    await expect.poll(() => page.getByTestId('dispatch-counts').textContent(), POLL).toContain(`Drivers on the map: ${online} `);
     await expect.poll(() => page.getByTestId('dispatch-socket').textContent(), POLL).toBe('Live');
     // The drivers move: where the map draws them changes from one read to the next.
     const before = await drawn(page, 'drivers-centre');
@@ -387,7 +387,7 @@ describe('the live dispatch console', () => {
     expect(members.filter((driver) => ours.some((mine) => mine.id === driver.id))).toHaveLength(ours.length);
     expect(theirsOnline).toBeLessThan(everyoneOnline);
     await expect.poll(() => drawn(fleet.page, 'drivers'), POLL).toBe(theirsOnline);
-    await expect.poll(() => fleet.page.getByTestId('dispatch-counts').textContent(), POLL).toContain(`${theirsOnline} drivers`);
+    await expect.poll(() => fleet.page.getByTestId('dispatch-counts').textContent(), POLL).toContain(`Drivers on the map: ${theirsOnline} `);
     // While the admin's console, open all along, still shows everyone.
     expect(await drawn(admin.page, 'drivers')).toBe(everyoneOnline);
     await expect.poll(() => drawn(fleet.page, 'drivers-centre'), POLL).not.toBe(await drawn(fleet.page, 'drivers-centre'));

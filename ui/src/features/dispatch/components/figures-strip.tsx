@@ -13,7 +13,17 @@ export function FiguresStrip({ store }: { store: ConsoleStore }) {
   return (
     <Box
       data-testid="dispatch-figures"
-      sx={{ display: 'grid', gridAutoFlow: 'column', gridAutoColumns: 'minmax(128px, 1fr)', gap: 1, overflowX: 'auto', pb: 0.5 }}
+      // A phone scrolls the row sideways (the map stays in view); a desktop
+      // wraps it, so no figure hides past the edge.
+      sx={{
+        display: 'grid',
+        gap: 1,
+        pb: 0.5,
+        gridAutoFlow: { xs: 'column', md: 'row' },
+        gridAutoColumns: { xs: 'minmax(128px, 1fr)', md: 'unset' },
+        gridTemplateColumns: { md: 'repeat(auto-fill, minmax(132px, 1fr))' },
+        overflowX: { xs: 'auto', md: 'visible' },
+      }}
     >
       {FIGURES.map((spec) => {
         const value = live?.figures[spec.key] ?? null;

@@ -5,31 +5,11 @@
 //   WAYFARE_URL=http://127.0.0.1:18080 npx vite-node e2e/measure/bookings-grid.ts
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM_FLAGS } from '../support/browser-flags';
+import { base, signInAdmin } from './admin';
 
-const base = process.env.WAYFARE_URL ?? 'http://127.0.0.1:18080';
 const SAMPLES = Number(process.env.SAMPLES ?? 9);
 // FIRST_PAGE_ONLY=1: only the click on Bookings (a small data set may sort to the same rows).
 const FIRST_PAGE_ONLY = Boolean(process.env.FIRST_PAGE_ONLY);
-
-async function code(contact: string, after: number) {
-  for (let tries = 0; tries < 50; tries++) {
-    const answer = (await (await fetch(`${base}/api/v1/dev/outbox?to=${encodeURIComponent(contact)}`)).json()) as { messages: { code: string; at: number }[] };
-    const message = answer.messages.find((entry) => entry.at >= after);
-    if (message) return message.code;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('no code');
-}
-
-async function signIn(page: Page) {
-  await page.goto(`${base}/login`);
-  await page.getByTestId('login-contact').fill('admin@demo.wayfare');
-  const asked = Date.now() - 1000;
-  await page.getByTestId('login-request').click();
-  await page.getByTestId('login-code').fill(await code('admin@demo.wayfare', asked));
-  await page.getByTestId('login-verify').click();
-  await page.waitForURL(/\/dashboard$/);
-}
 
 /** Arms the page: the next trigger (a click, or Enter in the search) starts
  * the clock; it stops on the first frame after the grid shows a new, settled
@@ -72,7 +52,7 @@ function median(values: number[]) {
 async function main() {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
-  await signIn(page);
+  await signInAdmin(page);
   const results: Record<string, number[]> = { first_page: [], sorted_page: [], search: [] };
   for (let index = 0; index < SAMPLES; index++) {
     // A fresh page each time: nothing cached in the browser.

@@ -1,38 +1,18 @@
 // The main thread's work, by kind (style, layout, paint, script …), from the
 // click on Bookings to the rows drawn.
 //   WAYFARE_URL=http://127.0.0.1:18080 npx vite-node e2e/measure/trace-bookings.ts
-import { chromium, type Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { CHROMIUM_FLAGS } from '../support/browser-flags';
+import { base, signInAdmin } from './admin';
 
-const base = process.env.WAYFARE_URL ?? 'http://127.0.0.1:18080';
 const start = process.env.START ?? '/dashboard';
-
-async function code(contact: string, after: number) {
-  for (let tries = 0; tries < 50; tries++) {
-    const answer = (await (await fetch(`${base}/api/v1/dev/outbox?to=${encodeURIComponent(contact)}`)).json()) as { messages: { code: string; at: number }[] };
-    const message = answer.messages.find((entry) => entry.at >= after);
-    if (message) return message.code;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('no code');
-}
-
-async function signIn(page: Page) {
-  await page.goto(`${base}/login`);
-  await page.getByTestId('login-contact').fill('admin@demo.wayfare');
-  const asked = Date.now() - 1000;
-  await page.getByTestId('login-request').click();
-  await page.getByTestId('login-code').fill(await code('admin@demo.wayfare', asked));
-  await page.getByTestId('login-verify').click();
-  await page.waitForURL(/\/dashboard$/);
-}
 
 type TraceEvent = { name: string; ph: string; ts: number; dur?: number; tid: number; pid: number; args?: { data?: { frame?: string } } };
 
 async function main() {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   const page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
-  await signIn(page);
+  await signInAdmin(page);
   for (let run = 0; run < Number(process.env.RUNS ?? 3); run++) {
     await page.goto(`${base}${start}`);
     await page.getByTestId('panel-menu-bookings').waitFor();

@@ -4,17 +4,9 @@ import { lazy, Suspense, useMemo } from 'react';
 import { basemapQueryOptions } from './basemap';
 import { SvgMap } from './svg-map';
 import { MAP_HEIGHT, type MapViewProps } from './types';
+import { hasWebGL } from './webgl';
 
 const MaplibreMap = lazy(() => import('./maplibre-map'));
-
-function hasWebGL() {
-  try {
-    const canvas = document.createElement('canvas');
-    return Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
-  } catch {
-    return false;
-  }
-}
 
 /** MapLibre GL where the browser has WebGL; otherwise the same picture in SVG. */
 export function MapView(props: MapViewProps) {

@@ -17,20 +17,12 @@ import { DriverMessageDialog } from './driver-message-dialog';
 import { EventLog } from './event-log';
 import { FiguresStrip } from './figures-strip';
 import { HexControls, MapLegend } from './map-controls';
+import { hasWebGL } from '@/components/map/webgl';
 
 const DispatchMap = lazy(() => import('./dispatch-map'));
 
 const LOG_WIDTH = 380;
 const MAP_HEIGHT = { xs: '55vh', md: 'calc(100vh - 300px)' };
-
-function hasWebGL() {
-  try {
-    const canvas = document.createElement('canvas');
-    return Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
-  } catch {
-    return false;
-  }
-}
 
 /** The map, once the basemap's style is known (the server's OpenStreetMap
  * extract, else the offline style); a note where the browser has no WebGL. */

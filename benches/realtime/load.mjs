@@ -17,6 +17,16 @@
 //    and measures booking-to-offer latency: from sending POST /bookings to
 //    the first `offer` of that booking arriving at a driver's socket. Each
 //    booking is cancelled once offered, so the drivers stay free.
+// 4. with `--keep-bookings B` (the console benchmark, benches/console), also
+//    keeps B bookings open for the whole run: booked at the start, never
+//    cancelled, their offers never answered, so they go through wave after
+//    wave of offers and expiries (the engine retries a NEW booking until its
+//    30-minute auto-cancel); the count is read back every 10 s from
+//    GET /dispatch/active and topped up to B.
+//
+// `--console 0` opens no admin socket (so a benchmark can count its own
+// consoles); `--ready-file PATH` is written once the drivers are streaming
+// and the kept bookings are made, for a script that measures meanwhile.
 //
 // With `--server-pid PID` (Linux) it also reports the server's CPU time per
 // acknowledged update over the measured window.
@@ -26,7 +36,7 @@
 
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { io } from 'socket.io-client';
 
 const now = () => performance.timeOrigin + performance.now();
@@ -48,6 +58,9 @@ function parseArgs(argv) {
     bookingRate: 5,
     carType: 'Economy',
     serverPid: 0,
+    keepBookings: 0,
+    console: 1,
+    readyFile: '',
   };
   for (let index = 2; index < argv.length; index += 2) {
     const name = argv[index].replace(/^--/, '').replace(/-([a-z])/g, (_, letter) => letter.toUpperCase());
@@ -271,8 +284,8 @@ async function main() {
   const riders = await Promise.all([1, 2, 3, 4, 5].map((number) => signIn(url, `rider${number}@demo.wayfare`)));
   const admin = await signIn(url, 'admin@demo.wayfare');
   const feed = { messages: 0, lastSize: 0 };
-  const consoleSocket = io(url, { auth: { token: admin.token }, transports: ['websocket'] });
-  consoleSocket.on('drivers', (list) => {
+  const consoleSocket = options.console ? io(url, { auth: { token: admin.token }, transports: ['websocket'] }) : null;
+  consoleSocket?.on('drivers', (list) => {
     feed.messages += 1;
     feed.lastSize = list.length;
   });
@@ -304,6 +317,34 @@ async function main() {
   const results = workers.map((worker) => new Promise((resolve) => worker.on('message', (message) => message.type === 'done' && resolve(message))));
   for (const worker of workers) worker.postMessage(plan);
 
+  // Bookings kept open for the whole run (--keep-bookings), topped up every 10 s.
+  const kept = { made: 0, errors: [], lastActive: 0 };
+  const book = async (rider) => {
+    const body = { pickup: { ...randomPoint(2), add: 'Console bench pickup' }, drop: { ...randomPoint(3), add: 'Console bench drop' }, carType: options.carType, bookLater: false };
+    const created = await api(url, 'POST', '/bookings', { token: rider.token, body });
+    if (created.status === 201) kept.made += 1;
+    else kept.errors.push(`${created.status} ${JSON.stringify(created.body)}`);
+  };
+  const topUp = async () => {
+    const active = await must(url, 200, 'GET', '/dispatch/active', { token: admin.token });
+    kept.lastActive = active.items.length;
+    const missing = Math.max(0, options.keepBookings - active.items.length);
+    await pool(Array.from({ length: missing }, (_, index) => riders[index % riders.length]), 8, book);
+    return missing;
+  };
+  let keeping = null;
+  if (options.keepBookings > 0) {
+    const made = await topUp();
+    console.log(`${made} bookings made and kept open (${kept.errors.length} refused)`);
+    keeping = (async () => {
+      while (now() < plan.start + plan.seconds * 1000 - 10_000) {
+        await sleep(10_000);
+        await topUp().catch((error) => kept.errors.push(String(error)));
+      }
+    })();
+  }
+  if (options.readyFile) writeFileSync(options.readyFile, JSON.stringify({ drivers: connected, keptBookings: kept.made }) + '\n');
+
   // Bookings from the end of the warm-up to the end of the run, one rider at a time each.
   const bookingLatencies = [];
   const createLatencies = [];
@@ -323,6 +364,7 @@ async function main() {
   const interval = options.bookingRate > 0 ? (1000 * riders.length) / options.bookingRate : Infinity;
   await Promise.all(
     riders.map(async (rider, index) => {
+      if (!Number.isFinite(interval)) return;
       await sleep((interval / riders.length) * index);
       while (Number.isFinite(interval) && now() < bookingsEnd) {
         const began = now();
@@ -352,7 +394,8 @@ async function main() {
 
   const dispatchAtEnd = await dispatchBuckets(url);
   const done = await Promise.all(results);
-  consoleSocket.close();
+  await keeping;
+  consoleSocket?.close();
   for (const worker of workers) await worker.terminate();
 
   const latencies = done.flatMap((result) => result.latencies);
@@ -375,6 +418,7 @@ async function main() {
     booking_to_offer: { ...summarise(bookingLatencies), missed: missedOffers, errors: bookingErrors.length },
     booking_create_response: summarise(createLatencies),
     drivers_feed: feed,
+    kept_bookings: options.keepBookings ? { wanted: options.keepBookings, made: kept.made, active_at_last_count: kept.lastActive, errors: kept.errors.length } : undefined,
     driver_events: driverEvents,
   };
   if (dispatchAtStart && dispatchAtEnd) {
@@ -412,9 +456,10 @@ async function main() {
   if (summary.client_cpu_cores !== undefined) console.log(`load generator CPU over the window: ${summary.client_cpu_cores} cores`);
   console.log(`console drivers feed: ${feed.messages} messages, the last with ${feed.lastSize} drivers`);
   console.log(`events the drivers were sent over the whole run: ${JSON.stringify(driverEvents)}`);
+  if (kept.errors.length) console.log(`kept-booking errors: ${kept.errors.slice(0, 5).join('; ')}`);
   if (bookingErrors.length) console.log(`booking errors: ${bookingErrors.slice(0, 5).join('; ')}`);
   console.log(`RESULT ${JSON.stringify(summary)}`);
-  const failed = Object.keys(refusals).length > 0 || dropped > 0 || missedOffers > 0 || bookingErrors.length > 0 || ackedInWindow === 0;
+  const failed = Object.keys(refusals).length > 0 || dropped > 0 || missedOffers > 0 || bookingErrors.length > 0 || kept.errors.length > 0 || ackedInWindow === 0;
   process.exit(failed ? 1 : 0);
 }
 

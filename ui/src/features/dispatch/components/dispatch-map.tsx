@@ -22,6 +22,7 @@ import {
   REPLAY_COLOUR,
   WAIT_COLOURS,
 } from '../lib/colours';
+import { DRAW_MEASURE, measureSince } from '../lib/feed-measure';
 import { mapSummary, SUMMARY_MS, summaryAttributes } from '../lib/map-summary';
 import type { ConsoleStore, ReplayPicture, Topic } from '../stores/console-store';
 
@@ -215,6 +216,8 @@ export default function DispatchMap(props: DispatchMapProps) {
     let fitted = false;
     let lastFrame = 0;
     let frame = 0;
+    // The last `drivers` message a frame has drawn (its first frame is measured).
+    let drawnFeed = store.feedsReceived;
     // What was drawn last, summed up on the container now and then (lib/map-summary).
     const drawn = { drivers: EMPTY as GeoJSON.FeatureCollection<GeoJSON.Point>, lines: EMPTY as GeoJSON.FeatureCollection<GeoJSON.LineString>, pickups: EMPTY as GeoJSON.FeatureCollection<GeoJSON.Point> };
     let lastSummary = Number.NEGATIVE_INFINITY;
@@ -265,6 +268,10 @@ export default function DispatchMap(props: DispatchMapProps) {
         store.drawCost.last = cost;
         store.drawCost.max = Math.max(store.drawCost.max, cost);
         store.drawCost.frames++;
+        if (drawnFeed !== store.feedsReceived) {
+          drawnFeed = store.feedsReceived;
+          measureSince(DRAW_MEASURE, began, { drivers: drawn.drivers.features.length, message: drawnFeed });
+        }
         // Lines end at the moving drivers.
         dirty.lines = true;
       }

@@ -18,6 +18,7 @@ import {
   type ConsoleBooking,
 } from '../lib/bookings';
 import { applyDriversFeed, inMotion, positionAt, type DriverTrack } from '../lib/driver-motion';
+import { FEED_MEASURE, measureSince } from '../lib/feed-measure';
 import { pushEntry } from '../lib/log';
 import type { ReplayPosition } from '../lib/replay';
 import type { ActiveBooking, ConsoleEvent, DispatchEntry, FeedDriver, HexesEvent } from '../lib/types';
@@ -56,6 +57,9 @@ export class ConsoleStore {
   /** What drawing the drivers cost the map's frames (ms on the main thread),
    * for the benchmarks: the last frame and the dearest since the page opened. */
   readonly drawCost = { last: 0, max: 0, frames: 0 };
+  /** `drivers` messages applied since the page opened (the map's first
+   * frame after each is measured, lib/feed-measure). */
+  feedsReceived = 0;
   /** Whether `/dispatch/active` has been read since the page opened. */
   started = false;
 
@@ -80,13 +84,16 @@ export class ConsoleStore {
   }
 
   receiveDrivers(payload: unknown) {
+    const began = performance.now();
     const feed = Array.isArray(payload) ? (payload as FeedDriver[]) : [];
     const now = this.now();
     const membership = applyDriversFeed(this.tracks, feed, now);
     if (membership || this.driverFeatures.length !== this.tracks.size) this.rebuildDriverFeatures();
     else this.refreshDriverProperties();
     this.lastFeedAt = now;
+    this.feedsReceived++;
     this.changed('drivers');
+    measureSince(FEED_MEASURE, began, { drivers: feed.length, message: this.feedsReceived });
   }
 
   receiveDispatch(entry: DispatchEntry) {

@@ -221,6 +221,40 @@ fn the_console_sees_dispatch_and_a_fleet_admin_only_their_fleet() {
     assert!(output.contains("console: passed"), "{output}");
 }
 
+/// SIGTERM with a console and a driver connected: the server closes their
+/// sockets, its fan-out (still ticking) does not panic on the closed
+/// namespace, and it exits 0 within a few seconds.
+#[test]
+fn sigterm_closes_the_sockets_and_the_server_exits_cleanly() {
+    require_node(&scripts_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    // Pushes every 10 ms, so some fall between closing the sockets and the
+    // end of the runtime (where `io.to` used to panic).
+    let fast = [("WAYFARE_REALTIME__CONSOLE_MS", "10"), ("WAYFARE_REALTIME__DRIVERS_FEED_MS", "10")];
+    let mut server = Server::start(directory.path(), &fast);
+    let mut signalled = None;
+    let (status, output) = run_script("shutdown.mjs", &mut server, |line, server, _| {
+        if line.trim() == "@@TERM" {
+            let pid = server.child.id().to_string();
+            let sent = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+            assert!(sent.success(), "SIGTERM sent");
+            signalled = Some(Instant::now());
+        }
+    });
+    assert!(status.success(), "shutdown.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    let signalled = signalled.expect("the scenario asked for SIGTERM");
+    let exited = loop {
+        if let Some(exited) = server.child.try_wait().expect("server status") {
+            break exited;
+        }
+        assert!(signalled.elapsed() < Duration::from_secs(15), "no exit 15 s after SIGTERM\n{}", server.log_tail());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exited.success(), "the server exited with {exited}\n{}", server.log_tail());
+    let log = std::fs::read_to_string(&server.log).unwrap_or_default();
+    assert!(!log.contains("panicked"), "a panic during shutdown\n{}", server.log_tail());
+}
+
 /// Issue #15: the `console` and `hexes` pushes for a known set of drivers
 /// and bookings are what the engine's `figures` and `hexagons` give on the
 /// same data (read back over REST and from the drivers feed).

@@ -198,7 +198,7 @@ impl Fanout {
         if to.is_empty() {
             return;
         }
-        if let Err(error) = self.io.to(to).emit(event, data).await {
+        if let Err(error) = super::emit_to(&self.io, to, event, data).await {
             debug!(%error, event, "socket emit failed");
         }
     }
@@ -359,7 +359,7 @@ impl Fanout {
                 }
             };
             let parties = Parties::of(&found);
-            if let Err(error) = io.to(parties.rooms()).emit(event, &payload).await {
+            if let Err(error) = super::emit_to(&io, parties.rooms(), event, &payload).await {
                 debug!(%error, event, "socket emit failed");
             }
             if found.status.is_active() {
@@ -530,9 +530,7 @@ impl Fanout {
             };
             let payload = serde_json::json!({ "resolution": resolution, "cells": cells });
             let sent = match to {
-                HexesTo::Room(room) => {
-                    io.to(room).emit(events::HEXES, &payload).await.map_err(|error| error.to_string())
-                }
+                HexesTo::Room(room) => super::emit_to(&io, vec![room], events::HEXES, &payload).await,
                 HexesTo::Socket(socket) => socket.emit(events::HEXES, &payload).map_err(|error| error.to_string()),
             };
             if let Err(error) = sent {

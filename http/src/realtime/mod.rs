@@ -59,6 +59,20 @@ pub mod events {
     pub const LOCATION: &str = "location";
 }
 
+/// Emits to rooms of the default namespace. After `SocketIo::close` (shutdown)
+/// the namespace is gone and `io.to` would panic: the event is dropped instead.
+pub(crate) async fn emit_to<T: serde::Serialize + ?Sized>(
+    io: &SocketIo,
+    rooms: Vec<String>,
+    event: &'static str,
+    data: &T,
+) -> Result<(), String> {
+    let Some(namespace) = io.of("/") else {
+        return Err("the sockets are closed".to_string());
+    };
+    namespace.to(rooms).emit(event, data).await.map_err(|error| error.to_string())
+}
+
 /// Packets a socket may have queued before it counts as too slow: the
 /// default (128) is short for an admin's console during a rush.
 const SOCKET_BUFFER_PACKETS: usize = 1024;

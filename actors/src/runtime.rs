@@ -207,6 +207,13 @@ impl Runtime {
         Ok(self.shared.storage.dispatch_events(booking).await?)
     }
 
+    /// The newest `limit` dispatch log entries of every booking, newest first,
+    /// with everything logged so far written.
+    pub async fn recent_dispatch_log(&self, limit: u32) -> ActorResult<Vec<DispatchEntry>> {
+        self.flush_dispatch_log().await;
+        Ok(self.shared.storage.recent_dispatch_events(limit).await?)
+    }
+
     /// A driver goes online: stored, then an actor and an index entry.
     pub async fn driver_online(&self, driver: &User) -> ActorResult<()> {
         let now = self.now();

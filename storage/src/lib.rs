@@ -148,6 +148,9 @@ pub trait Storage: Send + Sync + 'static {
     async fn append_dispatch_events(&self, entries: &[DispatchEntry], now: Millis) -> StorageResult<()>;
     /// A booking's dispatch log, oldest first (an index seek on the booking).
     async fn dispatch_events(&self, booking: BookingId) -> StorageResult<Vec<DispatchEntry>>;
+    /// The last `limit` entries of every booking, newest first, in the order
+    /// they were written (the primary key read backwards: no scan).
+    async fn recent_dispatch_events(&self, limit: u32) -> StorageResult<Vec<DispatchEntry>>;
 
     /// In time order.
     async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>>;

@@ -1938,6 +1938,14 @@ impl Storage for Store {
         Ok(rows.into_iter().map(|row| row.doc.0).collect())
     }
 
+    async fn recent_dispatch_events(&self, limit: u32) -> StorageResult<Vec<DispatchEntry>> {
+        let rows: Vec<DispatchEventRow> = sqlx::query_as("SELECT doc FROM dispatch_events ORDER BY seq DESC LIMIT $1")
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.into_iter().map(|row| row.doc.0).collect())
+    }
+
     async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>> {
         let rows: Vec<ChatRow> =
             sqlx::query_as("SELECT id, read_at, doc FROM chat_messages WHERE booking_id = $1 ORDER BY created_at, seq")

@@ -2246,6 +2246,13 @@ async fn a_bookings_dispatch_timeline_reads_back_in_order_and_alone(fixture: Fix
     let read = fixture.dispatch_events(other).await.unwrap();
     assert_eq!(read.len(), 701);
     assert_eq!(&read[1..], &many[..]);
+    // The console's backlog: the newest first, across bookings, as written.
+    let recent = fixture.recent_dispatch_events(3).await.unwrap();
+    let newest: Vec<DispatchEntry> = many[697..].iter().rev().cloned().collect();
+    assert_eq!(recent, newest);
+    let all = fixture.recent_dispatch_events(10_000).await.unwrap();
+    assert_eq!(all.len(), timeline.len() + 701);
+    assert_eq!(all.last(), timeline.first(), "the oldest entry comes last");
 }
 
 async fn chat_messages_are_marked_read_once(fixture: Fixture) {

@@ -84,6 +84,7 @@ pub const COOKIE: &str = "cookie";
         crate::routes::bookings::tracking,
         crate::routes::dispatch::timeline,
         crate::routes::dispatch::active,
+        crate::routes::dispatch::recent_log,
         crate::routes::dispatch::message,
         crate::routes::drivers::status,
         crate::routes::drivers::location,

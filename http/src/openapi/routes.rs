@@ -260,6 +260,7 @@ pub const ROUTES: &[RouteDoc] = &[
     ),
     route("get", "/api/v1/bookings/{id}/dispatch", Access::Session, session![NotFound, NotAllowed]),
     route("get", "/api/v1/dispatch/active", Access::Session, session![NotAllowed]),
+    route("get", "/api/v1/dispatch/log", Access::Session, session![NotAllowed, InvalidInput]),
     route(
         "post",
         "/api/v1/drivers/{id}/message",

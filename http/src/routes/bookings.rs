@@ -414,8 +414,7 @@ async fn list(
     }
     let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_bookings(&filter, &page).await?;
-    let items: Vec<Value> =
-        found.items.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
+    let items = presented(&state, &current, &found.items).await?;
     Ok(Json(json!({ "items": items, "next": found.next })).into_response())
 }
 
@@ -482,7 +481,44 @@ async fn read(
     PathParam(id): PathParam<BookingId>,
 ) -> ApiResult<Json<Value>> {
     let booking = authorised(&state, &current, id, Action::BookingRead).await?;
-    Ok(Json(present::booking(&booking, &current.principal, &state.runtime.catalog().settings)))
+    Ok(Json(presented_one(&state, &current, &booking).await?))
+}
+
+/// Bookings as the caller may see them. A fleet admin's come without other
+/// fleets' drivers in their offers and dispatch history (`declined`,
+/// `expired`): one primary-key read of the drivers they name.
+pub(crate) async fn presented(state: &AppState, current: &CurrentUser, bookings: &[Booking]) -> ApiResult<Vec<Value>> {
+    let settings = &state.runtime.catalog().settings;
+    let principal = &current.principal;
+    if principal.role != Role::Fleetadmin {
+        return Ok(bookings.iter().map(|booking| present::booking(booking, principal, settings)).collect());
+    }
+    let named: std::collections::BTreeSet<UserId> = bookings
+        .iter()
+        .flat_map(|booking| {
+            let dispatch = &booking.dispatch;
+            booking.requestedDrivers.0.iter().chain(&dispatch.declined).chain(&dispatch.expired).copied()
+        })
+        .collect();
+    let fleets = fleets_of(state, named).await?;
+    let is_theirs = |driver: UserId| fleets.get(&driver).copied().flatten() == Some(principal.id);
+    Ok(bookings.iter().map(|booking| present::booking_for_fleet(booking, principal.id, settings, is_theirs)).collect())
+}
+
+pub(crate) async fn presented_one(state: &AppState, current: &CurrentUser, booking: &Booking) -> ApiResult<Value> {
+    Ok(presented(state, current, std::slice::from_ref(booking)).await?.pop().unwrap_or(Value::Null))
+}
+
+/// Each driver's fleet, for the drivers named (a primary-key read each).
+pub(crate) async fn fleets_of(
+    state: &AppState,
+    drivers: std::collections::BTreeSet<UserId>,
+) -> ApiResult<std::collections::HashMap<UserId, Option<UserId>>> {
+    if drivers.is_empty() {
+        return Ok(std::collections::HashMap::new());
+    }
+    let drivers: Vec<UserId> = drivers.into_iter().collect();
+    Ok(state.storage.users_by_id(&drivers).await?.into_iter().map(|user| (user.id, user.fleetadmin)).collect())
 }
 
 #[utoipa::path(
@@ -513,7 +549,7 @@ async fn run(
 ) -> ApiResult<Json<Value>> {
     authorised(state, current, id, action).await?;
     let updated = state.runtime.command(id, current.by(), command).await?;
-    Ok(Json(present::booking(&updated, &current.principal, &state.runtime.catalog().settings)))
+    Ok(Json(presented_one(state, current, &updated).await?))
 }
 
 /// The driver's live position, else the last stored one.

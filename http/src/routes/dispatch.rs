@@ -6,9 +6,9 @@
 
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Body, PathParam};
+use crate::extract::{Body, PathParam, QueryParams};
 use crate::present;
-use crate::routes::bookings::authorised;
+use crate::routes::bookings::{authorised, fleets_of};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::routing::{get, post};
@@ -25,6 +25,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/bookings/{id}/dispatch", get(timeline))
         .route("/api/v1/dispatch/active", get(active))
+        .route("/api/v1/dispatch/log", get(recent_log))
         .route("/api/v1/drivers/{id}/message", post(message))
 }
 
@@ -64,17 +65,9 @@ pub(crate) async fn timeline(
 /// booking is theirs, so entries naming no driver stay.
 async fn for_fleet(state: &AppState, fleet: UserId, entries: Vec<DispatchEntry>) -> ApiResult<Vec<DispatchEntry>> {
     let named: BTreeSet<UserId> = entries.iter().flat_map(|entry| entry.log.drivers().iter().copied()).collect();
-    let named: Vec<UserId> = named.into_iter().collect();
-    let fleets: HashMap<UserId, Option<UserId>> =
-        state.storage.users_by_id(&named).await?.into_iter().map(|user| (user.id, user.fleetadmin)).collect();
+    let fleets = fleets_of(state, named).await?;
     let is_theirs = |driver: UserId| fleets.get(&driver).copied().flatten() == Some(fleet);
     Ok(entries.iter().filter_map(|entry| entry.for_fleet(is_theirs, true)).collect())
-}
-
-/// Each driver's fleet, for the drivers named (a primary-key read each).
-async fn fleets_of(state: &AppState, drivers: BTreeSet<UserId>) -> ApiResult<HashMap<UserId, Option<UserId>>> {
-    let drivers: Vec<UserId> = drivers.into_iter().collect();
-    Ok(state.storage.users_by_id(&drivers).await?.into_iter().map(|user| (user.id, user.fleetadmin)).collect())
 }
 
 #[utoipa::path(
@@ -144,6 +137,60 @@ pub(crate) async fn active(State(state): State<AppState>, current: CurrentUser) 
         }
     };
     Ok(Json(json!({ "items": items })))
+}
+
+/// The most entries one read of the recent log returns (the console keeps 500).
+const MAX_LOG: u32 = 500;
+const DEFAULT_LOG: u32 = 200;
+
+#[derive(Debug, Deserialize, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LogQuery {
+    /// How many of the newest entries, 1 to 500 (default 200).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/dispatch/log",
+    tag = "dispatch",
+    summary = "The recent dispatch log",
+    description = "Admins and fleet admins: the newest dispatch log entries of every booking, newest first, as the socket's `dispatch` event sent them, read from storage, so a console opened (or reconnected) later starts with the recent past. A fleet admin sees the entries naming their drivers (cut to them) and, of the bookings offered to one of their drivers, those naming no driver (`no_candidates`, `exhausted`, `cancelled`).",
+    params(LogQuery),
+    responses((status = 200, description = "The entries", body = crate::openapi::schemas::DispatchTimeline))
+)]
+pub(crate) async fn recent_log(
+    State(state): State<AppState>,
+    current: CurrentUser,
+    QueryParams(query): QueryParams<LogQuery>,
+) -> ApiResult<Json<Value>> {
+    console_viewer(&current)?;
+    let limit = query.limit.unwrap_or(DEFAULT_LOG);
+    if !(1..=MAX_LOG).contains(&limit) {
+        return Err(ApiError::field(ErrorKey::InvalidInput, "limit"));
+    }
+    let entries = state.runtime.recent_dispatch_log(limit).await?;
+    let items = match current.principal.role {
+        Role::Fleetadmin => fleet_log(&state, current.principal.id, entries).await?,
+        _ => entries,
+    };
+    Ok(Json(json!({ "items": items })))
+}
+
+/// A fleet's share of entries of many bookings: a booking concerns the fleet
+/// when one of the entries read names one of its drivers (as the socket's
+/// fan-out decides which fleets hear a booking's dispatch).
+async fn fleet_log(state: &AppState, fleet: UserId, entries: Vec<DispatchEntry>) -> ApiResult<Vec<DispatchEntry>> {
+    let named: BTreeSet<UserId> = entries.iter().flat_map(|entry| entry.log.drivers().iter().copied()).collect();
+    let fleets = fleets_of(state, named).await?;
+    let is_theirs = |driver: UserId| fleets.get(&driver).copied().flatten() == Some(fleet);
+    let concerned: std::collections::HashSet<BookingId> = entries
+        .iter()
+        .filter(|entry| entry.log.drivers().iter().any(|driver| is_theirs(*driver)))
+        .map(|entry| entry.booking)
+        .collect();
+    Ok(entries.iter().filter_map(|entry| entry.for_fleet(is_theirs, concerned.contains(&entry.booking))).collect())
 }
 
 /// Longest message, in characters.

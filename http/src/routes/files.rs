@@ -338,7 +338,7 @@ async fn parcel_image(
     let url = store_image(&state, Some(current.principal.id), &format!("bookings/{id}/{}", slot.as_str()), kind, bytes)
         .await?;
     let updated = state.runtime.command(id, current.by(), Command::AttachImage { slot, url }).await?;
-    Ok(Json(present::booking(&updated, &current.principal, &state.runtime.catalog().settings)))
+    Ok(Json(crate::routes::bookings::presented_one(&state, &current, &updated).await?))
 }
 
 // ---- serving files ----------------------------------------------------------------------

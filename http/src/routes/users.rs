@@ -111,7 +111,13 @@ pub struct ListQuery {
     /// The `next` cursor of the previous page.
     #[param(pattern = "^[0-9a-fA-F]{48}$")]
     pub after: Option<String>,
+    /// Comma-separated user ids, up to 100: those of them the list's scope
+    /// holds, in the order asked (the other filters and paging do not apply).
+    pub ids: Option<String>,
 }
+
+/// Most ids one `ids` read names.
+const MAX_IDS: usize = 100;
 
 #[utoipa::path(
     get,
@@ -119,7 +125,7 @@ pub struct ListQuery {
     path = "/api/v1/users",
     tag = "users",
     summary = "List users",
-    description = "Admins and fleet admins (spec §6). An admin lists any role, and without `role` everyone but admins; a fleet admin lists only the drivers of their fleet (asking for another role is `not_allowed`). Newest first, paginated with `limit` and `after`.",
+    description = "Admins and fleet admins (spec §6). An admin lists any role, and without `role` everyone but admins; a fleet admin lists only the drivers of their fleet (asking for another role is `not_allowed`). Newest first, paginated with `limit` and `after`; or, with `ids`, the users named that the caller may list (the console names the drivers it shows this way).",
     params(ListQuery),
     responses((status = 200, description = "A page of users", body = UserPage))
 )]
@@ -132,6 +138,18 @@ pub(crate) async fn list(
     authorize(Some(&current.principal), Action::UsersList, Resource::None, &settings)?;
     let role = query.role.as_deref().filter(|text| !text.trim().is_empty()).map(parse_role).transpose()?;
     let scope = permissions::user_list_scope(&current.principal, role)?;
+    if let Some(ids) = query.ids.as_deref().filter(|text| !text.trim().is_empty()) {
+        let ids = parse_ids(ids)?;
+        let found = state.storage.users_by_id(&ids).await?;
+        let by_id: std::collections::HashMap<UserId, &User> = found.iter().map(|user| (user.id, user)).collect();
+        let items: Vec<Value> = ids
+            .iter()
+            .filter_map(|id| by_id.get(id).copied())
+            .filter(|user| scope.matches(user))
+            .map(|user| present::user(user, &current.principal, &settings))
+            .collect();
+        return Ok(Json(json!({ "items": items, "next": null })));
+    }
     let filter = UserFilter {
         roles: scope.roles,
         fleetadmin: scope.fleet,
@@ -142,6 +160,21 @@ pub(crate) async fn list(
     let found = state.storage.list_users(&filter, &page).await?;
     let items: Vec<Value> = found.items.iter().map(|user| present::user(user, &current.principal, &settings)).collect();
     Ok(Json(json!({ "items": items, "next": found.next })))
+}
+
+/// `ids`: distinct, well-formed, at most [`MAX_IDS`].
+fn parse_ids(text: &str) -> ApiResult<Vec<UserId>> {
+    let mut ids = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|part| !part.is_empty()) {
+        let id: UserId = part.parse().map_err(|_| ApiError::field(ErrorKey::InvalidInput, "ids"))?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    if ids.len() > MAX_IDS {
+        return Err(ApiError::field(ErrorKey::InvalidInput, "ids"));
+    }
+    Ok(ids)
 }
 
 #[derive(Debug, Deserialize, Default, utoipa::IntoParams)]

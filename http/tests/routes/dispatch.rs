@@ -138,6 +138,34 @@ async fn a_fleet_admin_reads_their_fleets_bookings_without_other_fleets_drivers(
     assert_eq!(items[0]["distances_km"].as_array().unwrap().len(), 1);
     assert_eq!(items[1]["driver"], fleet_driver.id.to_string());
     assert!(!items.to_string().contains(&outsider.id.to_string()), "another fleet's driver leaked: {items}");
+    // The booking itself, read or listed, names only their driver in its offers and declines.
+    let reply = app.get(&format!("/api/v1/bookings/{id}"), Some(&fleet)).await;
+    let read = reply.expect(200);
+    assert_eq!(read["driver"], fleet_driver.id.to_string());
+    assert!(!read.to_string().contains(&outsider.id.to_string()), "another fleet's driver leaked: {read}");
+    let reply = app.get("/api/v1/bookings?active=true", Some(&fleet)).await;
+    let listed = reply.expect(200);
+    assert!(listed["items"].as_array().unwrap().iter().any(|item| item["id"] == id.to_string()), "{listed}");
+    assert!(!listed.to_string().contains(&outsider.id.to_string()), "another fleet's driver leaked: {listed}");
+    // The recent log, newest first: everything for an admin, their share for the fleet.
+    let reply = app.get("/api/v1/dispatch/log", Some(&admin)).await;
+    let recent = reply.expect(200)["items"].clone();
+    let ours: Vec<Value> =
+        recent.as_array().unwrap().iter().filter(|item| item["booking"] == id.to_string()).cloned().collect();
+    assert_eq!(kinds(&json!(ours)), ["accepted", "offered", "withdrawn", "offered"], "{recent:#}");
+    let reply = app.get("/api/v1/dispatch/log?limit=500", Some(&fleet)).await;
+    let theirs = reply.expect(200)["items"].clone();
+    assert_eq!(kinds(&theirs), ["accepted", "offered"], "{theirs:#}");
+    assert!(!theirs.to_string().contains(&outsider.id.to_string()), "another fleet's driver leaked: {theirs}");
+    let reply = app.get("/api/v1/dispatch/log?limit=2", Some(&admin)).await;
+    assert_eq!(reply.expect(200)["items"].as_array().unwrap().len(), 2);
+    app.get("/api/v1/dispatch/log?limit=0", Some(&admin)).await.refused(400, "invalid_input");
+    app.get("/api/v1/dispatch/log?limit=501", Some(&admin)).await.refused(400, "invalid_input");
+    app.get("/api/v1/dispatch/log", Some(&fleet_driver)).await.refused(403, "not_allowed");
+    // An admin still sees the decline.
+    let reply = app.get(&format!("/api/v1/bookings/{id}"), Some(&admin)).await;
+    let read = reply.expect(200);
+    assert!(read.to_string().contains(&outsider.id.to_string()), "{read}");
 
     // Nobody else reads timelines; an unknown booking is not found.
     let rider = app.sign_in("rider1@demo.wayfare").await;

@@ -106,6 +106,33 @@ async fn a_fleet_admin_lists_only_their_own_drivers() {
 }
 
 #[tokio::test]
+async fn named_users_are_read_in_the_order_asked_within_the_callers_scope() {
+    let app = app_with_two_fleets().await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let (ours, theirs, someone) = (driver(4).id, other_fleet_driver().id, rider(1).id);
+    let unknown = UserId::from_u128(404);
+    let path = |ids: &[UserId]| {
+        format!("/api/v1/users?ids={}", ids.iter().map(|id| id.to_string()).collect::<Vec<_>>().join(","))
+    };
+    let ids_of = |page: &Value| -> Vec<String> {
+        page["items"].as_array().unwrap().iter().map(|user| user["id"].as_str().unwrap().to_string()).collect()
+    };
+    let reply = app.get(&path(&[theirs, someone, unknown, ours, theirs]), Some(&admin)).await;
+    assert_eq!(ids_of(reply.expect(200)), [theirs.to_string(), someone.to_string(), ours.to_string()]);
+    // A fleet admin gets their own drivers only: no rider, no other fleet's driver.
+    let fleet = app.sign_in(FLEET).await;
+    let reply = app.get(&path(&[theirs, someone, ours]), Some(&fleet)).await;
+    let page = reply.expect(200);
+    assert_eq!(ids_of(page), [ours.to_string()]);
+    assert_eq!(page["items"][0]["firstName"], driver(4).firstName);
+    app.get("/api/v1/users?ids=not-an-id", Some(&admin)).await.refused(400, "invalid_input");
+    let many: Vec<UserId> = (0..101).map(|n| UserId::from_u128(1_000 + n)).collect();
+    app.get(&path(&many), Some(&admin)).await.refused(400, "invalid_input");
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    app.get(&path(&[ours]), Some(&rider)).await.refused(403, "not_allowed");
+}
+
+#[tokio::test]
 async fn a_bad_role_filter_is_invalid_input() {
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;

@@ -3,9 +3,12 @@ import { Box } from '@mui/material';
 import { useEffect, useMemo, useRef } from 'react';
 import type { StyleSpecification } from 'maplibre-gl';
 import MapGL, { Layer, Marker, NavigationControl, Source, type MapRef } from 'react-map-gl/maplibre';
+import { drawGlyphsLeftToRight } from './glyph-direction';
 import { MarkerGraphic } from './markers';
 import { offlineStyle } from './offline-style';
 import { ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, type MapViewProps } from './types';
+
+drawGlyphsLeftToRight();
 
 const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
 

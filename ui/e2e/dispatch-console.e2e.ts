@@ -219,7 +219,7 @@ async function listDrivers(token: string): Promise<UserJson[]> {
 }
 
 /** What the console's map says it drew. */
-async function drawn(page: Page, name: 'drivers' | 'drivers-centre' | 'offer-lines' | 'assigned-lines' | 'pickups' | 'replay-points') {
+async function drawn(page: Page, name: 'drivers' | 'drivers-centre' | 'offer-lines' | 'assigned-lines' | 'route-points' | 'pickups' | 'replay-points') {
   const value = await page.getByTestId('dispatch-map').getAttribute(`data-${name}`);
   return name === 'drivers-centre' ? value : Number(value ?? Number.NaN);
 }
@@ -341,13 +341,17 @@ describe('the live dispatch console', () => {
     await expect.poll(() => drawn(page, 'assigned-lines'), POLL).toBe(assignedBefore + 1);
     const accepted = page.locator(`[data-testid="log-entry"][data-kind="accepted"][data-booking="${booking.id}"]`);
     await accepted.waitFor(WAIT);
-    expect(await accepted.textContent()).toContain(acceptedBy.id.slice(-8));
+    // The log names the driver (read once from the server), not their id.
+    const acceptedName = `Console Driver ${city.drivers.indexOf(acceptedBy) + 1}`;
+    await expect.poll(() => accepted.textContent(), POLL).toContain(acceptedName);
 
     // The log entry opens the booking, whose timeline from storage matches.
     await accepted.click();
     const drawer = page.locator(`[data-testid="booking-panel"][data-booking="${booking.id}"]`);
     await drawer.waitFor(WAIT);
     await expect.poll(() => drawer.getByTestId('booking-status').textContent(), POLL).toBe('Accepted');
+    // The focused booking's driver is drawn along the road to the pickup, not straight.
+    await expect.poll(async () => Number(await drawn(page, 'route-points')), POLL).toBeGreaterThan(2);
     const stored = (await call('GET', `/bookings/${booking.id}/dispatch`, adminToken)) as { items: DispatchEntryJson[] };
     const kinds = stored.items.map((entry) => entry.kind);
     expect(kinds[0]).toBe('offered');
@@ -358,7 +362,7 @@ describe('the live dispatch console', () => {
     const outcomes = await drawer.getByTestId('timeline-offer').evaluateAll((offers) => offers.map((offer) => offer.getAttribute('data-outcome')));
     expect(outcomes.filter((outcome) => outcome === 'accepted')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'pending')).toHaveLength(0);
-    expect(await drawer.locator('[data-testid="timeline-row"][data-kind="accepted"]').textContent()).toContain(acceptedBy.id.slice(-8));
+    await expect.poll(() => drawer.locator('[data-testid="timeline-row"][data-kind="accepted"]').textContent(), POLL).toContain(acceptedName);
   });
 
   it('sends the accepted driver a message from the booking', async () => {

@@ -7,6 +7,7 @@ import {
   lineFeatures,
   pickupFeatures,
   pruneStaleOffers,
+  remainingRoute,
   secondsLeft,
   waitBucket,
   type ConsoleBooking,
@@ -67,6 +68,22 @@ describe('offer lines on the map', () => {
     expect(lines[0].properties).toMatchObject({ kind: 'assigned', driver: 'd2' });
   });
 
+  it('follow the road route to the pickup when one is known, from where the driver is now', () => {
+    const bookings = waiting();
+    applyBooking(bookings, testBooking({ status: 'ACCEPTED', driver: 'd2', version: 2 }));
+    const pickup: [number, number] = [testBooking().pickup.lng, testBooking().pickup.lat];
+    // d2 is at (-76.61, 39.31); the road goes east, then south to the pickup.
+    const road: [number, number][] = [[-76.612, 39.31], [-76.605, 39.31], [-76.6, 39.305], pickup];
+    const [line] = lineFeatures(bookings.values(), locate, NOW, undefined, new Map([['booking-1', road]]));
+    expect(line.properties).toMatchObject({ kind: 'assigned', routed: true });
+    // The road's points behind the driver are gone; the line starts at the driver.
+    expect(line.geometry.coordinates).toEqual([[-76.61, 39.31], [-76.605, 39.31], [-76.6, 39.305], pickup]);
+    // With no route, straight.
+    const [straight] = lineFeatures(bookings.values(), locate, NOW);
+    expect(straight.properties?.routed).toBe(false);
+    expect(straight.geometry.coordinates).toEqual([[-76.61, 39.31], pickup]);
+  });
+
   it('keep a second wave beside what is left of the first, and replace a driver offered again', () => {
     const bookings = waiting();
     applyDispatchEntry(bookings, entry('offered', { wave: 1, drivers: ['d1'], deadline: NOW + 5_000 }));
@@ -119,5 +136,18 @@ describe('pickups on the map', () => {
     expect(waitBucket(testBooking({ status: 'NEW', bookLater: true, bookingDate: NOW - 3_600_000, tripdate: NOW - 30_000 }), NOW)).toBe('fresh');
     const features = pickupFeatures(fromActive([at(3)]).values(), NOW);
     expect(features[0].properties).toMatchObject({ id: 'booking-1', status: 'NEW', wait: 'over_2' });
+  });
+});
+
+describe('what is left of a route', () => {
+  const road: [number, number][] = [[0, 0], [0.01, 0], [0.02, 0], [0.03, 0]];
+  it('starts at the driver and goes on after the point nearest to them', () => {
+    expect(remainingRoute(road, { lat: 0.001, lng: 0.011 })).toEqual([[0.011, 0.001], [0.02, 0], [0.03, 0]]);
+  });
+  it('still ends at the pickup when the driver is past the last point', () => {
+    expect(remainingRoute(road, { lat: 0, lng: 0.04 })).toEqual([[0.04, 0], [0.03, 0]]);
+  });
+  it('is the driver alone for an empty route', () => {
+    expect(remainingRoute([], { lat: 1, lng: 2 })).toEqual([[2, 1]]);
   });
 });

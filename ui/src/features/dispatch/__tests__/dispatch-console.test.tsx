@@ -115,6 +115,24 @@ describe('the live dispatch console', () => {
     expect(screen.getByTestId('dispatch-map')).toHaveTextContent('© OpenStreetMap contributors');
   });
 
+  it('starts its log with the stored recent past, and the socket adds to it without repeating an entry', async () => {
+    mockApi({
+      'GET /api/v1/dispatch/active': () => ({ items: [] }),
+      // Newest first, as the server reads them.
+      'GET /api/v1/dispatch/log': () => ({ items: [accepted, offered] }),
+    });
+    renderConsole();
+    const log = await screen.findByTestId('dispatch-log');
+    await waitFor(() => expect(within(log).getAllByTestId('log-entry').map((row) => row.dataset.kind)).toEqual(['accepted', 'offered']));
+    act(() => {
+      // The accept again (both copies of one entry), then something new.
+      fakeSocket.emit('dispatch', accepted);
+      fakeSocket.emit('dispatch', otherCar);
+    });
+    await settle();
+    expect(within(log).getAllByTestId('log-entry').map((row) => row.dataset.kind)).toEqual(['accepted', 'no_candidates', 'offered']);
+  });
+
   it('logs dispatch entries newest first, filters them by kind and car type, and focuses a booking on click', async () => {
     const { calls } = mockApi({
       'GET /api/v1/dispatch/active': () => ({ items: [{ ...testBooking({ status: 'NEW', bookingDate: NOW - 7000 }), offered: [] }] }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carTypesOf, filterLog, LOG_LIMIT, NO_FILTER, pushEntry } from '../lib/log';
+import { carTypesOf, filterLog, LOG_LIMIT, mergeEntries, NO_FILTER, pushEntry } from '../lib/log';
 import type { DispatchEntry } from '../lib/types';
 
 const entry = (at: number, kind: DispatchEntry['kind'], extra: Partial<DispatchEntry> = {}): DispatchEntry => ({
@@ -21,6 +21,18 @@ describe('the event log', () => {
     expect(log).toHaveLength(LOG_LIMIT);
     expect(log[0].at).toBe(LOG_LIMIT + 9);
     expect(log.at(-1)!.at).toBe(10);
+  });
+
+  it('merges the stored backlog in its place, each entry once, and keeps the last 500', () => {
+    const live = [entry(5, 'accepted', { driver: 'd1' }), entry(4, 'offered', { wave: 2, drivers: ['d1'] })];
+    const stored = [entry(5, 'accepted', { driver: 'd1' }), entry(4, 'offered', { wave: 2, drivers: ['d1'] }), entry(3, 'withdrawn', { drivers: ['d2'] }), entry(1, 'offered', { wave: 1, drivers: ['d2'] })];
+    const merged = mergeEntries(live, stored);
+    expect(merged.map((item) => `${item.at}${item.kind}`)).toEqual(['5accepted', '4offered', '3withdrawn', '1offered']);
+    // Another wave at the same instant is another entry.
+    expect(mergeEntries(merged, [entry(4, 'offered', { wave: 3, drivers: ['d1'] })])).toHaveLength(5);
+    const many = Array.from({ length: LOG_LIMIT }, (_, index) => entry(10 + index, 'offered', { wave: index }));
+    expect(mergeEntries(merged, many)).toHaveLength(LOG_LIMIT);
+    expect(mergeEntries(merged, many)[0].at).toBe(LOG_LIMIT + 9);
   });
 
   it('filters by kind and car type', () => {

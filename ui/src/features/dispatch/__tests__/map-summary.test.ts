@@ -7,19 +7,19 @@ function point(lng: number, lat: number): GeoJSON.Feature<GeoJSON.Point> {
   return { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [lng, lat] } };
 }
 
-function line(kind: 'offer' | 'assigned'): GeoJSON.Feature<GeoJSON.LineString> {
-  return { type: 'Feature', properties: { kind }, geometry: { type: 'LineString', coordinates: [[0, 0], [1, 1]] } };
+function line(kind: 'offer' | 'assigned', road: [number, number][] | null = null): GeoJSON.Feature<GeoJSON.LineString> {
+  return { type: 'Feature', properties: { kind, routed: road !== null }, geometry: { type: 'LineString', coordinates: road ?? [[0, 0], [1, 1]] } };
 }
 
 describe('the map summary', () => {
   it('counts the drivers, lines and pickups drawn, and centres the drivers to the decimetre', () => {
     const summary = mapSummary({
       drivers: { type: 'FeatureCollection', features: [point(-76.58, 39.28), point(-76.6, 39.3)] },
-      lines: { type: 'FeatureCollection', features: [line('offer'), line('offer'), line('offer'), line('assigned')] },
+      lines: { type: 'FeatureCollection', features: [line('offer'), line('offer'), line('offer'), line('assigned'), line('assigned', [[0, 0], [0, 1], [1, 1]])] },
       pickups: { type: 'FeatureCollection', features: [point(-76.59, 39.29)] },
       replayPath: null,
     });
-    expect(summary).toEqual({ drivers: 2, driversCentre: '39.290000,-76.590000', offerLines: 3, assignedLines: 1, pickups: 1, replayPoints: 0 });
+    expect(summary).toEqual({ drivers: 2, driversCentre: '39.290000,-76.590000', offerLines: 3, assignedLines: 2, routePoints: 3, pickups: 1, replayPoints: 0 });
   });
 
   it('moves its centre when one driver moves a metre', () => {
@@ -34,6 +34,7 @@ describe('the map summary', () => {
       'data-drivers-centre': '',
       'data-offer-lines': '0',
       'data-assigned-lines': '0',
+      'data-route-points': '0',
       'data-pickups': '0',
       'data-replay-points': '2',
     });

@@ -1,18 +1,21 @@
 // The console's REST reads and writes (docs/architecture.md "Live dispatch
 // console"): the starting state, a booking's dispatch timeline, its tracked
-// path for replay, a message to a driver, and the fleets for the log filter.
+// path for replay, a message to a driver, the fleets for the log filter and
+// the drivers' names.
 import { queryOptions, useMutation, useQuery } from '@tanstack/react-query';
 import type { PageAnswer } from '@/components/panel/panel-table-model';
-import { api } from '@/lib/api-client';
+import { api, apiRequest } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 import type { Booking, Tracking, User } from '@/types/api';
+import { LOG_LIMIT } from '../lib/log';
 import type { ActiveBooking, DispatchEntry } from '../lib/types';
 
 export const dispatchKeys = {
   active: ['dispatch', 'active'] as const,
+  recentLog: ['dispatch', 'log'] as const,
   timeline: (booking: string) => ['dispatch', 'timeline', booking] as const,
   fleets: ['dispatch', 'fleets'] as const,
-  fleetDrivers: ['dispatch', 'fleet-drivers'] as const,
+  route: (booking: string, driver: string) => ['dispatch', 'route', booking, driver] as const,
 };
 
 /** A list may come bare or wrapped (`{items}`, `{entries}`): both are read. */
@@ -33,6 +36,17 @@ export const activeBookingsQueryOptions = () =>
     queryFn: async ({ signal }) => listOf<ActiveBooking>(await api.get<unknown>('/dispatch/active', undefined, signal), 'items', 'bookings'),
     // Read once per (re)connection; the socket keeps it current after that.
     staleTime: Infinity,
+  });
+
+/** The newest log entries from storage: a console opened (or back) later
+ * starts with the recent past; the socket adds what comes after. */
+export const recentLogQueryOptions = () =>
+  queryOptions({
+    queryKey: dispatchKeys.recentLog,
+    queryFn: async ({ signal }) => listOf<DispatchEntry>(await api.get<unknown>('/dispatch/log', { limit: LOG_LIMIT }, signal), 'items'),
+    staleTime: Infinity,
+    // Without the backlog the console still runs on the socket.
+    meta: { handlesErrors: true },
   });
 
 export const timelineQueryOptions = (booking: string) =>
@@ -84,29 +98,36 @@ export function useFleets(enabled: boolean) {
   });
 }
 
-/** At most this many pages of drivers are read to learn their fleets. */
-const FLEET_PAGES = 40;
+/** The drivers named (their names and fleets), for the console's directory. */
+export async function readDrivers(ids: string[]) {
+  const page = await api.get<PageAnswer<User>>('/users', { ids: ids.join(',') });
+  return page.items;
+}
 
-/**
- * Each driver's fleet admin, for filtering the log by fleet: dispatch
- * entries name drivers, not fleets, so the drivers are read (500 a page)
- * the first time an admin picks a fleet.
- */
-export function useDriverFleets(enabled: boolean) {
+/** How often the road from a driver to their pickup is asked again (they may leave it). */
+const ROUTE_REFRESH_MS = 30_000;
+
+/** The road route from `from` (read when fetched: the driver moves) to the
+ * pickup, as [lng, lat] points. */
+export function usePickupRoute(
+  key: { booking: string; driver: string } | null,
+  from: () => { lat: number; lng: number } | null,
+  pickup: { lat: number; lng: number } | null,
+) {
   return useQuery({
-    queryKey: dispatchKeys.fleetDrivers,
+    queryKey: dispatchKeys.route(key?.booking ?? '', key?.driver ?? ''),
     queryFn: async ({ signal }) => {
-      const fleets = new Map<string, string>();
-      let after: string | undefined;
-      for (let page = 0; page < FLEET_PAGES; page++) {
-        const answer = await api.get<PageAnswer<User>>('/users', { role: 'driver', limit: 500, after }, signal);
-        for (const driver of answer.items) if (driver.fleetadmin) fleets.set(driver.id, driver.fleetadmin);
-        if (!answer.next) break;
-        after = answer.next;
-      }
-      return fleets;
+      const start = from();
+      if (!start || !pickup) return null;
+      const answer = await apiRequest<{ coords?: { latitude: number; longitude: number }[] }>('/geo/directions', {
+        method: 'POST',
+        body: { start: { lat: start.lat, lng: start.lng }, dest: { lat: pickup.lat, lng: pickup.lng } },
+        signal,
+      });
+      return (answer.coords ?? []).map((point) => [point.longitude, point.latitude] as [number, number]);
     },
-    enabled,
-    staleTime: 5 * 60_000,
+    enabled: Boolean(key && pickup),
+    refetchInterval: ROUTE_REFRESH_MS,
+    meta: { handlesErrors: true },
   });
 }

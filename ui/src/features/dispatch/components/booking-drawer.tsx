@@ -83,6 +83,7 @@ function BookingPanel({
 }) {
   const { t } = useTranslation();
   useConsoleTopic(store, 'bookings');
+  useConsoleTopic(store, 'names');
   // Booking times and deadlines are the server's.
   const now = useNow(1000) + store.serverOffset;
   const live = store.bookings.get(id);
@@ -143,7 +144,7 @@ function BookingPanel({
                 color="warning"
                 variant="outlined"
                 onClick={() => onDriver(offer.driver)}
-                label={left === null ? shortId(offer.driver) : t('dispatch.booking.offer', { driver: shortId(offer.driver), seconds: left })}
+                label={left === null ? store.directory.label(offer.driver) : t('dispatch.booking.offer', { driver: store.directory.label(offer.driver), seconds: left })}
               />
             );
           })}
@@ -182,7 +183,7 @@ function BookingPanel({
       <Typography variant="subtitle1" sx={{ mb: 1 }}>
         {t('dispatch.timeline.title')}
       </Typography>
-      <TimelineView booking={id} since={booking ? waitingSince(booking) : undefined} onDriver={onDriver} />
+      <TimelineView booking={id} since={booking ? waitingSince(booking) : undefined} onDriver={onDriver} driverName={(driver) => store.directory.label(driver)} />
       {booking && dialog === 'assign' && actions.assignDialog(booking, () => setDialog(null))}
       {booking && dialog === 'cancel' && actions.cancelDialog(booking, () => setDialog(null))}
     </Box>

@@ -7,8 +7,10 @@ import { basemapQueryOptions } from '@/components/map/basemap';
 import { ATTRIBUTION } from '@/components/map/types';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { socketStatusAtom } from '@/lib/socket';
+import { readDrivers } from '../api/dispatch';
 import { useConsoleFeed } from '../hooks/use-console-feed';
 import { useConsoleTopic } from '../hooks/use-console-topic';
+import { useFocusedPickupRoute } from '../hooks/use-pickup-route';
 import { DEFAULT_HEX_RESOLUTION, type DispatchEntry } from '../lib/types';
 import { ConsoleStore } from '../stores/console-store';
 import { BookingDrawer, type ConsoleActions } from './booking-drawer';
@@ -56,6 +58,13 @@ function ConnectionChip() {
   return <Chip size="small" color={status === 'connected' ? 'success' : 'warning'} label={t(`dispatch.socket.${status}`)} data-testid="dispatch-socket" />;
 }
 
+/** Draws the focused booking's road to its pickup (a component of its own:
+ * it re-renders with the bookings, the console does not). */
+function FocusedRoute({ store, focused }: { store: ConsoleStore; focused: string | null }) {
+  useFocusedPickupRoute(store, focused);
+  return null;
+}
+
 /** Bookings the console knows (a log entry may name one before it is read). */
 function knownBookings(store: ConsoleStore) {
   let count = 0;
@@ -85,7 +94,7 @@ export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; action
   const { t } = useTranslation();
   const theme = useTheme();
   const wide = useMediaQuery(theme.breakpoints.up('md'));
-  const [store] = useState(() => new ConsoleStore());
+  const [store] = useState(() => new ConsoleStore(undefined, readDrivers));
   const [resolution, setResolution] = useState(DEFAULT_HEX_RESOLUTION);
   const [showHexes, setShowHexes] = useState(true);
   const [focused, setFocused] = useState<string | null>(null);
@@ -112,6 +121,7 @@ export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; action
   return (
     <Stack spacing={1.5} data-testid="dispatch-console">
       <FiguresStrip store={store} />
+      <FocusedRoute store={store} focused={focused} />
       {active.isError && <ServerErrorAlert error={active.error} onRetry={() => void active.refetch()} />}
       <Stack direction="row" spacing={1.5} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
         <ConnectionChip />

@@ -6,6 +6,7 @@ import 'maplibre-gl/dist/maplibre-gl.css';
 import { Box } from '@mui/material';
 import maplibregl, { type GeoJSONSource, type MapLayerMouseEvent, type StyleSpecification } from 'maplibre-gl';
 import { useEffect, useRef } from 'react';
+import { drawGlyphsLeftToRight } from '@/components/map/glyph-direction';
 import { offlineStyle } from '@/components/map/offline-style';
 import { ATTRIBUTION } from '@/components/map/types';
 import type { LatLng } from '@/types/api';
@@ -25,6 +26,8 @@ import {
 import { DRAW_MEASURE, measureSince } from '../lib/feed-measure';
 import { mapSummary, SUMMARY_MS, summaryAttributes } from '../lib/map-summary';
 import type { ConsoleStore, ReplayPicture, Topic } from '../stores/console-store';
+
+drawGlyphsLeftToRight();
 
 const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
 /** Labels in the browser's fonts (the basemap names no glyphs). */
@@ -89,7 +92,9 @@ function addLayers(map: maplibregl.Map) {
     type: 'line',
     source: 'wf-lines',
     filter: ['==', ['get', 'kind'], 'assigned'],
-    paint: { 'line-color': ASSIGNED_LINE_COLOUR, 'line-width': 2.5 },
+    // A road route has corners: round joins keep them clean.
+    layout: { 'line-join': 'round', 'line-cap': 'round' },
+    paint: { 'line-color': ASSIGNED_LINE_COLOUR, 'line-width': ['case', ['get', 'routed'], 4, 2.5] },
   });
   map.addLayer({
     id: 'wf-lines-label',

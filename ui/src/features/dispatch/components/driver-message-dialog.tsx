@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useSendDriverMessage } from '../api/dispatch';
-import { shortId } from '../lib/entry-text';
+import { useConsoleTopic } from '../hooks/use-console-topic';
 import type { ConsoleStore } from '../stores/console-store';
 
 /** A driver clicked on the map or in a timeline: what the feed knows of
@@ -13,6 +13,7 @@ export function DriverMessageDialog({ store, driver, onClose }: { store: Console
   const { t } = useTranslation();
   const send = useSendDriverMessage();
   const [message, setMessage] = useState('');
+  useConsoleTopic(store, 'names');
   const track = store.tracks.get(driver);
   const submit = () => {
     const text = message.trim();
@@ -29,7 +30,7 @@ export function DriverMessageDialog({ store, driver, onClose }: { store: Console
   };
   return (
     <Dialog open onClose={send.isPending ? undefined : onClose} fullWidth maxWidth="xs" data-testid="driver-dialog">
-      <DialogTitle>{t('dispatch.driver.title', { driver: shortId(driver) })}</DialogTitle>
+      <DialogTitle>{t('dispatch.driver.title', { driver: store.directory.label(driver) })}</DialogTitle>
       <DialogContent>
         <Stack spacing={1.5} sx={{ pt: 0.5 }}>
           <Typography variant="body2" color="text.secondary" data-testid="driver-state">

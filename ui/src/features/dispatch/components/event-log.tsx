@@ -13,7 +13,7 @@ import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { User } from '@/types/api';
-import { useDriverFleets, useFleets } from '../api/dispatch';
+import { useFleets } from '../api/dispatch';
 import { useConsoleTopic } from '../hooks/use-console-topic';
 import { entryText, shortId } from '../lib/entry-text';
 import { carTypesOf, filterLog, NO_FILTER, type LogFilter } from '../lib/log';
@@ -40,12 +40,14 @@ function FleetName(fleet: User) {
 export function EventLog({ store, isAdmin, onFocus }: { store: ConsoleStore; isAdmin: boolean; onFocus: (entry: DispatchEntry) => void }) {
   const { t } = useTranslation();
   useConsoleTopic(store, 'log');
+  useConsoleTopic(store, 'names');
   const [filter, setFilter] = useState<LogFilter>(NO_FILTER);
   const fleets = useFleets(isAdmin);
-  const driverFleets = useDriverFleets(isAdmin && filter.fleet !== '');
   const log = store.log;
   const carTypes = useMemo(() => carTypesOf(log), [log]);
-  const fleetOf = (driver: string) => driverFleets.data?.get(driver);
+  // Entries naming a driver whose fleet is not known yet wait for it (the directory asks).
+  const fleetOf = (driver: string) => store.directory.get(driver)?.fleet;
+  const driverName = (driver: string) => store.directory.label(driver);
   const entries = filterLog(log, filter, fleetOf);
   const reference = (booking: string) => store.bookings.get(booking)?.booking?.reference ?? shortId(booking);
   return (
@@ -112,7 +114,7 @@ export function EventLog({ store, isAdmin, onFocus }: { store: ConsoleStore; isA
           </TextField>
         )}
       </Stack>
-      {filter.fleet && driverFleets.isPending && (
+      {filter.fleet && store.directory.pending() && (
         <Typography variant="caption" color="text.secondary">
           {t('dispatch.log.fleet_loading')}
         </Typography>
@@ -138,7 +140,7 @@ export function EventLog({ store, isAdmin, onFocus }: { store: ConsoleStore; isA
               >
                 <Chip size="small" color={KIND_COLOURS[entry.kind]} label={t(`dispatch.kind.${entry.kind}`)} sx={{ mt: 0.5, minWidth: 88 }} />
                 <ListItemText
-                  primary={entryText(entry, t)}
+                  primary={entryText(entry, t, driverName)}
                   secondary={`${dayjs(entry.at).format('HH:mm:ss')} · ${reference(entry.booking)}${entry.car_type ? ` · ${entry.car_type}` : ''}`}
                 />
               </ListItemButton>

@@ -21,7 +21,18 @@ const OUTCOME_COLOURS: Record<OfferOutcome, 'default' | 'success' | 'warning' | 
 /** A booking's dispatch from storage: its waves, each offered driver with
  * the distance and what became of the offer, and every entry with the time
  * since the one before. */
-export function TimelineView({ booking, since, onDriver }: { booking: string; since?: number; onDriver: (driver: string) => void }) {
+export function TimelineView({
+  booking,
+  since,
+  onDriver,
+  driverName = shortId,
+}: {
+  booking: string;
+  since?: number;
+  onDriver: (driver: string) => void;
+  /** Names a driver (the console's directory). */
+  driverName?: (driver: string) => string;
+}) {
   const { t } = useTranslation();
   const settings = useSettings();
   const timeline = useTimeline(booking);
@@ -65,7 +76,7 @@ export function TimelineView({ booking, since, onDriver }: { booking: string; si
                   <ListItemText
                     primary={
                       <Box component="button" type="button" onClick={() => onDriver(offer.driver)} sx={{ all: 'unset', cursor: 'pointer', textDecoration: 'underline dotted' }}>
-                        {shortId(offer.driver)}
+                        {driverName(offer.driver)}
                       </Box>
                     }
                     secondary={[
@@ -87,7 +98,7 @@ export function TimelineView({ booking, since, onDriver }: { booking: string; si
           {built.rows.map((row, index) => (
             <ListItem key={`${row.at}-${index}`} disableGutters data-testid="timeline-row" data-kind={row.kind}>
               <ListItemText
-                primary={entryText(row.entry, t)}
+                primary={entryText(row.entry, t, driverName)}
                 secondary={`${dayjs(row.at).format('HH:mm:ss')}${index > 0 ? ` · +${words(row.sincePrevious)}` : ''}`}
               />
             </ListItem>

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { connectSocket } from '@/lib/socket';
 import type { Booking } from '@/types/api';
-import { activeBookingsQueryOptions, dispatchKeys } from '../api/dispatch';
+import { activeBookingsQueryOptions, dispatchKeys, recentLogQueryOptions } from '../api/dispatch';
 import type { ConsoleEvent, DispatchEntry, HexesEvent } from '../lib/types';
 import type { ConsoleStore } from '../stores/console-store';
 
@@ -11,12 +11,13 @@ export type ResolutionState = { state: 'idle' } | { state: 'asking' } | { state:
 /**
  * Feeds the store from the socket (the `dispatch` room, or a fleet admin's
  * fleet room, which the server joins the socket to at its handshake) and
- * from `GET /dispatch/active`, and asks for the hexagons at `resolution`
+ * from `GET /dispatch/active` and `GET /dispatch/log`, and asks for the hexagons at `resolution`
  * on every (re)connection and every change of resolution.
  */
 export function useConsoleFeed(store: ConsoleStore, resolution: number) {
   const client = useQueryClient();
   const active = useQuery(activeBookingsQueryOptions());
+  const recent = useQuery(recentLogQueryOptions());
   const [resolutionState, setResolutionState] = useState<ResolutionState>({ state: 'idle' });
   const resolutionRef = useRef(resolution);
   resolutionRef.current = resolution;
@@ -25,6 +26,10 @@ export function useConsoleFeed(store: ConsoleStore, resolution: number) {
   useEffect(() => {
     if (active.data) store.loadActive(active.data);
   }, [store, active.data]);
+
+  useEffect(() => {
+    if (recent.data) store.loadLog(recent.data);
+  }, [store, recent.data]);
 
   useEffect(() => {
     const socket = connectSocket();
@@ -55,6 +60,7 @@ export function useConsoleFeed(store: ConsoleStore, resolution: number) {
     const onConnect = () => {
       ask();
       void client.invalidateQueries({ queryKey: dispatchKeys.active });
+      void client.invalidateQueries({ queryKey: dispatchKeys.recentLog });
     };
     for (const [event, handler] of Object.entries(handlers)) socket.on(event, handler as (...args: unknown[]) => void);
     socket.on('connect', onConnect);

@@ -160,11 +160,43 @@ export function pickupFeatures(bookings: Iterable<ConsoleBooking>, now: number):
 
 /** A line from each pickup to each driver it is offered to, labelled with
  * the offer's countdown, and from a booking's assigned driver on the way. */
+/** Whether the booking's driver is on the way to its pickup. */
+export function goingToPickup(booking: Pick<Booking, 'status' | 'driver'>) {
+  return Boolean(booking.driver) && GOING_TO_PICKUP.includes(booking.status);
+}
+
+/** What is left of a road route ([lng, lat] points) from a driver at `at`:
+ * the driver, then the route after its point nearest to them. */
+export function remainingRoute(route: readonly [number, number][], at: { lat: number; lng: number }): [number, number][] {
+  if (route.length === 0) return [[at.lng, at.lat]];
+  // Distances in degrees, with longitude shrunk to its true width here.
+  const scale = Math.cos((at.lat * Math.PI) / 180);
+  let nearest = 0;
+  let best = Number.POSITIVE_INFINITY;
+  for (let index = 0; index < route.length; index++) {
+    const dx = (route[index][0] - at.lng) * scale;
+    const dy = route[index][1] - at.lat;
+    const distance = dx * dx + dy * dy;
+    if (distance < best) {
+      best = distance;
+      nearest = index;
+    }
+  }
+  const rest = route.slice(nearest + 1);
+  return [[at.lng, at.lat], ...(rest.length > 0 ? rest : [route[route.length - 1]])];
+}
+
+/**
+ * Offer lines (booking to each driver offered, with the countdown) and the
+ * assigned driver's way to the pickup: along the road route when one is
+ * known for the booking (`routes`, [lng, lat] points), else straight.
+ */
 export function lineFeatures(
   bookings: Iterable<ConsoleBooking>,
   locate: Locate,
   now: number,
   countdown: (seconds: number) => string = (seconds) => `${seconds}s`,
+  routes: ReadonlyMap<string, [number, number][]> = new Map(),
 ): GeoJSON.Feature<GeoJSON.LineString>[] {
   const features: GeoJSON.Feature<GeoJSON.LineString>[] = [];
   for (const { booking, offers } of bookings) {
@@ -180,13 +212,15 @@ export function lineFeatures(
         geometry: { type: 'LineString', coordinates: [pickup, [at.lng, at.lat]] },
       });
     }
-    if (booking.driver && GOING_TO_PICKUP.includes(booking.status)) {
+    if (booking.driver && goingToPickup(booking)) {
       const at = locate(booking.driver);
       if (at) {
+        const route = routes.get(booking.id);
+        const routed = route !== undefined && route.length > 1;
         features.push({
           type: 'Feature',
-          properties: { kind: 'assigned', booking: booking.id, driver: booking.driver, label: '' },
-          geometry: { type: 'LineString', coordinates: [[at.lng, at.lat], pickup] },
+          properties: { kind: 'assigned', booking: booking.id, driver: booking.driver, label: '', routed },
+          geometry: { type: 'LineString', coordinates: routed ? remainingRoute(route, at) : [[at.lng, at.lat], pickup] },
         });
       }
     }

@@ -9,14 +9,15 @@ export function shortId(id: string) {
   return id.slice(-8);
 }
 
-export function entryText(entry: DispatchEntry, t: Translate): string {
+/** `driverName` names a driver (the console's directory; the tail of the id by default). */
+export function entryText(entry: DispatchEntry, t: Translate, driverName: (id: string) => string = shortId): string {
   switch (entry.kind) {
     case 'offered':
       return t('dispatch.entry.offered', { wave: entry.wave ?? 1, count: entry.drivers?.length ?? 0 });
     case 'withdrawn':
       return t('dispatch.entry.withdrawn', { count: entry.drivers?.length ?? 0, reason: t(`dispatch.reason.${entry.reason ?? 'cancelled'}`) });
     case 'accepted':
-      return t('dispatch.entry.accepted', { driver: shortId(entry.driver ?? '') });
+      return t('dispatch.entry.accepted', { driver: driverName(entry.driver ?? '') });
     case 'no_candidates':
       return t('dispatch.entry.no_candidates', { wave: entry.wave ?? 1 });
     case 'exhausted':

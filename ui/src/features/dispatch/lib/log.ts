@@ -5,12 +5,38 @@ import type { DispatchEntry, DispatchKind } from './types';
 export const LOG_LIMIT = 500;
 
 /** Adds an entry, newest first; one that arrives late still lands in its
- * place; the oldest fall off past `limit`. Returns a new array. */
+ * place, one already there (read from storage too) is not added again; the
+ * oldest fall off past `limit`. Returns a new array (the same when unchanged). */
 export function pushEntry(log: readonly DispatchEntry[], entry: DispatchEntry, limit = LOG_LIMIT): DispatchEntry[] {
   let index = 0;
   while (index < log.length && log[index].at > entry.at) index++;
+  const key = entryKey(entry);
+  for (let same = index; same < log.length && log[same].at === entry.at; same++) {
+    if (entryKey(log[same]) === key) return log as DispatchEntry[];
+  }
   const next = [...log.slice(0, index), entry, ...log.slice(index)];
   return next.length > limit ? next.slice(0, limit) : next;
+}
+
+/** What tells two copies of one entry apart from two entries (the socket's
+ * and storage's copies of one are equal in all of these). */
+function entryKey(entry: DispatchEntry) {
+  return `${entry.at}|${entry.booking}|${entry.kind}|${entry.wave ?? ''}|${entryDrivers(entry).join(',')}`;
+}
+
+/** The stored backlog merged into the live log: each entry once, newest first. */
+export function mergeEntries(log: readonly DispatchEntry[], backlog: readonly DispatchEntry[], limit = LOG_LIMIT): DispatchEntry[] {
+  const seen = new Set(log.map(entryKey));
+  const merged = [...log];
+  for (const entry of backlog) {
+    const key = entryKey(entry);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    merged.push(entry);
+  }
+  // Stable: entries of one instant keep the order they came in.
+  merged.sort((a, b) => b.at - a.at);
+  return merged.length > limit ? merged.slice(0, limit) : merged;
 }
 
 /** The drivers an entry names. */

@@ -14,6 +14,8 @@ export interface MapSummary {
   driversCentre: string;
   offerLines: number;
   assignedLines: number;
+  /** Points of the assigned lines that follow a road route (0 when all are straight). */
+  routePoints: number;
   pickups: number;
   /** Points of the replayed path, 0 when nothing replays. */
   replayPoints: number;
@@ -36,15 +38,20 @@ export function mapSummary({ drivers, lines, pickups, replayPath }: Drawn): MapS
   const count = drivers.features.length;
   let offerLines = 0;
   let assignedLines = 0;
+  let routePoints = 0;
   for (const feature of lines.features) {
     if (feature.properties?.kind === 'offer') offerLines++;
-    else if (feature.properties?.kind === 'assigned') assignedLines++;
+    else if (feature.properties?.kind === 'assigned') {
+      assignedLines++;
+      if (feature.properties.routed) routePoints += feature.geometry.coordinates.length;
+    }
   }
   return {
     drivers: count,
     driversCentre: count === 0 ? '' : `${(lat / count).toFixed(6)},${(lng / count).toFixed(6)}`,
     offerLines,
     assignedLines,
+    routePoints,
     pickups: pickups.features.length,
     replayPoints: replayPath?.length ?? 0,
   };
@@ -57,6 +64,7 @@ export function summaryAttributes(summary: MapSummary): Record<string, string> {
     'data-drivers-centre': summary.driversCentre,
     'data-offer-lines': String(summary.offerLines),
     'data-assigned-lines': String(summary.assignedLines),
+    'data-route-points': String(summary.routePoints),
     'data-pickups': String(summary.pickups),
     'data-replay-points': String(summary.replayPoints),
   };

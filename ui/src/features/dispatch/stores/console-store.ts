@@ -19,11 +19,12 @@ import {
 } from '../lib/bookings';
 import { applyDriversFeed, inMotion, positionAt, type DriverTrack } from '../lib/driver-motion';
 import { FEED_MEASURE, measureSince } from '../lib/feed-measure';
-import { pushEntry } from '../lib/log';
+import { DriverDirectory, type NamedUser } from '../lib/driver-directory';
+import { mergeEntries, pushEntry } from '../lib/log';
 import type { ReplayPosition } from '../lib/replay';
 import type { ActiveBooking, ConsoleEvent, DispatchEntry, FeedDriver, HexesEvent } from '../lib/types';
 
-export type Topic = 'drivers' | 'bookings' | 'log' | 'figures' | 'hexes' | 'replay';
+export type Topic = 'drivers' | 'bookings' | 'log' | 'figures' | 'hexes' | 'replay' | 'names';
 
 /** A finished trip drawn on the map: its path, and the car where the replay is. */
 export interface ReplayPicture {
@@ -46,6 +47,9 @@ export class ConsoleStore {
   console: ConsoleEvent | null = null;
   hexes: HexesEvent | null = null;
   replay: ReplayPicture | null = null;
+  /** Road routes ([lng, lat]) of assigned drivers to their pickups, by booking:
+   * the focused booking's (hooks/use-pickup-route). */
+  readonly routes = new Map<string, [number, number][]>();
   /** When the last `drivers` message came (the store's clock). */
   lastFeedAt = Number.NEGATIVE_INFINITY;
   /** The server's clock minus this browser's (ms): deadlines and booking
@@ -63,16 +67,24 @@ export class ConsoleStore {
   /** Whether `/dispatch/active` has been read since the page opened. */
   started = false;
 
-  private readonly versions: Record<Topic, number> = { drivers: 0, bookings: 0, log: 0, figures: 0, hexes: 0, replay: 0 };
+  private readonly versions: Record<Topic, number> = { drivers: 0, bookings: 0, log: 0, figures: 0, hexes: 0, replay: 0, names: 0 };
   /** What the panels were last told: their snapshot for useSyncExternalStore. */
-  private readonly published: Record<Topic, number> = { drivers: 0, bookings: 0, log: 0, figures: 0, hexes: 0, replay: 0 };
+  private readonly published: Record<Topic, number> = { drivers: 0, bookings: 0, log: 0, figures: 0, hexes: 0, replay: 0, names: 0 };
   private readonly listeners = new Map<Topic, Set<() => void>>();
   private readonly pending = new Set<Topic>();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private driverFeatures: DriverFeature[] = [];
   private readonly driverCollection: GeoJSON.FeatureCollection<GeoJSON.Point> = { type: 'FeatureCollection', features: [] };
 
-  constructor(readonly now: () => number = () => Date.now()) {}
+  /** Drivers' names and fleets, read once each (lib/driver-directory). */
+  readonly directory: DriverDirectory;
+
+  constructor(
+    readonly now: () => number = () => Date.now(),
+    readUsers: (ids: string[]) => Promise<NamedUser[]> = async () => [],
+  ) {
+    this.directory = new DriverDirectory(readUsers, () => this.changed('names'));
+  }
 
   // ---- inputs -------------------------------------------------------------
 
@@ -94,6 +106,13 @@ export class ConsoleStore {
     this.feedsReceived++;
     this.changed('drivers');
     measureSince(FEED_MEASURE, began, { drivers: feed.length, message: this.feedsReceived });
+  }
+
+  /** Entries read from storage (the recent past), merged with those the
+   * socket has brought; the bookings' offers come from `/dispatch/active`. */
+  loadLog(entries: readonly DispatchEntry[]) {
+    this.log = mergeEntries(this.log, entries);
+    this.changed('log');
   }
 
   receiveDispatch(entry: DispatchEntry) {
@@ -131,6 +150,13 @@ export class ConsoleStore {
     this.replay = picture;
     this.versions.replay++;
     this.onChange?.('replay');
+  }
+
+  /** The road from a booking's driver to its pickup, or none (straight line). */
+  setRoute(booking: string, route: [number, number][] | null) {
+    if (route) this.routes.set(booking, route);
+    else if (!this.routes.delete(booking)) return;
+    this.changed('bookings');
   }
 
   /** Now, on the server's clock. */
@@ -176,7 +202,7 @@ export class ConsoleStore {
   }
 
   linesGeoJson(countdown?: (seconds: number) => string): GeoJSON.FeatureCollection<GeoJSON.LineString> {
-    return { type: 'FeatureCollection', features: lineFeatures(this.bookings.values(), this.locate, this.serverNow(), countdown) };
+    return { type: 'FeatureCollection', features: lineFeatures(this.bookings.values(), this.locate, this.serverNow(), countdown, this.routes) };
   }
 
   hexesGeoJson(): GeoJSON.FeatureCollection<GeoJSON.Polygon> {
@@ -256,6 +282,7 @@ export class ConsoleStore {
   }
 
   dispose() {
+    this.directory.dispose();
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     this.listeners.clear();

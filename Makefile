@@ -5,7 +5,7 @@ NPM ?= npm
 # Where cargo puts what it builds (CARGO_TARGET_DIR when set).
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: test test-rust test-ui node-deps ui run bench lint fmt
+.PHONY: test test-rust test-ui node-deps ui run city bench lint fmt
 
 # Formatting and lints first (cheap, and a failure says exactly where), then
 # the Rust tests, then the web app's.
@@ -62,6 +62,13 @@ test-ui: ui
 run: ui
 	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
 	$(TARGET_DIR)/release/wayfare serve --demo --data-dir data/run --listen 0.0.0.0:8080
+
+# The demo city busy (the live dispatch console's demo): 2000 drivers moving,
+# bookings waiting and being offered, driven by the load generator
+# (scripts/busy-city.sh; DRIVERS=, BOOKINGS= to change; data in data/city).
+city: ui
+	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
+	CARGO_TARGET_DIR=$(TARGET_DIR) scripts/busy-city.sh
 
 bench:
 	$(CARGO) bench -p wayfare-benches

@@ -22,7 +22,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin=${WAYFARE_BIN:-$root/${CARGO_TARGET_DIR:-target}/release/wayfare}
+target_dir=${CARGO_TARGET_DIR:-target}
+case $target_dir in /*) ;; *) target_dir=$root/$target_dir ;; esac
+bin=${WAYFARE_BIN:-$target_dir/release/wayfare}
 port=${WAYFARE_BENCH_PORT:-18200}
 drivers=${CONSOLE_DRIVERS:-10000}
 bookings=${CONSOLE_BOOKINGS:-500}

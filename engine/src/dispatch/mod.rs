@@ -11,11 +11,13 @@
 mod eligibility;
 mod index;
 mod log;
+mod matching;
 mod policy;
 
 pub use eligibility::{is_eligible, is_eligible_for};
 pub use index::{Candidate, DriverIndex, IndexedDriver};
 pub use log::{DispatchEntry, DispatchLog, round_km};
+pub use matching::{CostMatrix, Matching, min_cost_matching};
 pub use policy::{
     BROADCAST_MAX_DRIVERS, DispatchPlan, MANUAL_ASSIGN_RADIUS_FACTOR, candidates_for, manual_candidates, plan,
     wave_radius_km,

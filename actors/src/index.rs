@@ -193,7 +193,7 @@ impl SpatialIndexActor {
             // The booking stays NEW; the retry timer asks again.
             DispatchPlan::NoCandidates { wave } => log(DispatchLog::NoCandidates { wave }),
             DispatchPlan::Exhausted => log(DispatchLog::Exhausted),
-            DispatchPlan::NotDispatchable => {}
+            DispatchPlan::AwaitBatch | DispatchPlan::NotDispatchable => {}
         }
     }
 }

@@ -47,6 +47,8 @@ pub const MAX_OFFER_SECONDS: u32 = 3_600;
 pub const MAX_WAVE_SIZE: u32 = 100;
 /// Ours: at most this many waves before a booking waits for an admin.
 pub const MAX_WAVES: u32 = 100;
+/// The longest `batch` window, in seconds: past a minute riders wait for the window, not a driver.
+pub const MAX_BATCH_SECONDS: u32 = 60;
 
 fn is_blank(text: &str) -> bool {
     text.trim().is_empty()
@@ -586,6 +588,9 @@ pub fn validate_settings(settings: &Settings) -> DomainResult<()> {
     }
     if !(settings.dispatchRadiusStep.is_finite() && settings.dispatchRadiusStep >= 0.0) {
         return fail(ErrorKey::InvalidInput, "dispatchRadiusStep");
+    }
+    if !(1..=MAX_BATCH_SECONDS).contains(&settings.dispatchBatchSeconds) {
+        return fail(ErrorKey::InvalidInput, "dispatchBatchSeconds");
     }
     Ok(())
 }
@@ -1503,7 +1508,7 @@ mod tests {
     #[test]
     fn dispatch_knobs_must_be_sane() {
         // DESIGN.md dispatch waves: at least one driver, five seconds, one wave; no negative step
-        let cases: [(Settings, &str); 9] = [
+        let cases: [(Settings, &str); 11] = [
             (Settings { dispatchWaveSize: 0, ..Settings::default() }, "dispatchWaveSize"),
             (Settings { dispatchWaveSize: MAX_WAVE_SIZE + 1, ..Settings::default() }, "dispatchWaveSize"),
             (Settings { dispatchOfferSeconds: 4, ..Settings::default() }, "dispatchOfferSeconds"),
@@ -1512,6 +1517,8 @@ mod tests {
             (Settings { dispatchMaxWaves: MAX_WAVES + 1, ..Settings::default() }, "dispatchMaxWaves"),
             (Settings { dispatchRadiusStep: -1.0, ..Settings::default() }, "dispatchRadiusStep"),
             (Settings { dispatchRadiusStep: f64::NAN, ..Settings::default() }, "dispatchRadiusStep"),
+            (Settings { dispatchBatchSeconds: 0, ..Settings::default() }, "dispatchBatchSeconds"),
+            (Settings { dispatchBatchSeconds: 61, ..Settings::default() }, "dispatchBatchSeconds"),
             (Settings { driverRadius: f64::INFINITY, ..Settings::default() }, "driverRadius"),
         ];
         for (settings, field) in cases {

@@ -6,7 +6,7 @@ use super::{
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{
-    AppCategory, Booking, BookingStatus, CancelledBy, Coord, DispatchPolicy, LatLng, MINUTE_MS, Millis, PaymentMode,
+    AppCategory, Booking, BookingStatus, CancelledBy, Coord, LatLng, MINUTE_MS, Millis, PaymentMode,
     PaymentPacket, TimerKind, TrackingPoint, WalletEntryType,
 };
 use crate::{fare, geo, money, promo};
@@ -275,8 +275,7 @@ impl Step<'_> {
         let settings = self.context.settings;
         self.booking.dispatch.auto
             && settings.autoDispatch
-            && settings.dispatchPolicy == DispatchPolicy::Waves
-            && self.booking.dispatch.wave < settings.dispatchMaxWaves
+            && crate::dispatch::more_offers_to_come(settings.dispatchPolicy, self.booking.dispatch.wave, settings)
     }
 
     fn arrive(&mut self, by: By, location: Option<LatLng>) -> DomainResult<()> {

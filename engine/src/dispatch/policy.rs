@@ -4,8 +4,10 @@
 //! [`plan`], sends the offers, records the wave and sets the offer timer.
 
 use super::index::{Candidate, DriverIndex};
+use super::matching::{CostMatrix, min_cost_matching};
+use crate::ids::{BookingId, UserId};
 use crate::error::{DomainError, DomainResult, ErrorKey};
-use crate::model::{Booking, BookingStatus, DispatchPolicy, Millis, Settings};
+use crate::model::{Booking, BookingStatus, DispatchPolicy, LatLng, Millis, Settings};
 use serde::{Deserialize, Serialize};
 
 /// The most drivers one broadcast offers a booking to: the nearest this many
@@ -29,6 +31,9 @@ pub enum DispatchPlan {
     /// stays NEW for manual assignment; a scheduler retry starts a new round by
     /// resetting `dispatch.wave` (declines and expiries stay remembered).
     Exhausted,
+    /// The `batch` policy: the booking waits for the next window, when it is
+    /// matched with the others gathered ([`plan_batch`]).
+    AwaitBatch,
     /// Not a booking to auto-dispatch: its status is not NEW (spec §4: offers
     /// go out only while a booking waits for a driver), or `autoDispatch` is
     /// off (spec §4 "Auto-dispatch"; an admin assigns drivers instead).
@@ -45,6 +50,19 @@ pub fn plan(booking: &Booking, index: &DriverIndex, settings: &Settings, now: Mi
     match settings.dispatchPolicy {
         DispatchPolicy::Broadcast => plan_broadcast(booking, index, settings),
         DispatchPolicy::Waves => plan_wave(booking, index, settings, now),
+        DispatchPolicy::Nearest => plan_nearest(booking, index, settings, now),
+        DispatchPolicy::Batch => DispatchPlan::AwaitBatch,
+    }
+}
+
+/// Whether a booking whose offers all came back declined or lapsed has more
+/// offers to come from its policy (the booking machine then asks for them
+/// instead of giving up on the booking).
+pub fn more_offers_to_come(policy: DispatchPolicy, wave: u32, settings: &Settings) -> bool {
+    match policy {
+        DispatchPolicy::Broadcast => false,
+        DispatchPolicy::Waves => wave < settings.dispatchMaxWaves,
+        DispatchPolicy::Nearest | DispatchPolicy::Batch => true,
     }
 }
 
@@ -119,6 +137,137 @@ fn plan_wave(booking: &Booking, index: &DriverIndex, settings: &Settings, now: M
     }
     let deadline = now + Millis::from(settings.dispatchOfferSeconds) * 1000;
     DispatchPlan::Offer { drivers, wave, deadline: Some(deadline) }
+}
+
+/// Nearest: one driver at a time, the nearest not yet tried within the
+/// radius, each offer lapsing after `dispatchOfferSeconds`. No wave limit:
+/// the radius bounds it, and the retry timer starts a new round.
+fn plan_nearest(booking: &Booking, index: &DriverIndex, settings: &Settings, now: Millis) -> DispatchPlan {
+    let wave = booking.dispatch.wave.saturating_add(1);
+    let drivers = candidates_for(booking, index, settings.driver_radius_km(), 1);
+    if drivers.is_empty() {
+        return DispatchPlan::NoCandidates { wave };
+    }
+    let deadline = now + Millis::from(settings.dispatchOfferSeconds) * 1000;
+    DispatchPlan::Offer { drivers, wave, deadline: Some(deadline) }
+}
+
+/// How many of the nearest drivers of each booking a batch weighs. The
+/// optimum rarely sends a driver past the few nearest, and the matrix stays
+/// small: a window of 200 bookings asks at most 2,000 pickup times.
+pub const BATCH_CANDIDATES_PER_BOOKING: usize = 10;
+
+/// One offer a batch decided: `booking` to `driver` as wave `wave`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchOffer {
+    pub booking: BookingId,
+    pub driver: Candidate,
+    pub wave: u32,
+    pub deadline: Millis,
+    /// The pickup time the matching counted, in seconds.
+    pub pickup_secs: u64,
+}
+
+/// One window's matching problem: the bookings open for a driver and, for
+/// each, its nearest eligible drivers. The caller times each pair's pickup
+/// (road ETAs are IO: the maps, or straight lines in a test), then
+/// [`BatchProblem::solve`] decides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchProblem {
+    /// (booking, its pickup, the wave it would be offered as).
+    pub bookings: Vec<(BookingId, LatLng, u32)>,
+    /// Each booking's candidates, in the order of `bookings`.
+    pub candidates: Vec<Vec<Candidate>>,
+}
+
+/// The `batch` policy's window, first half: the NEW bookings gathered that
+/// hold no offer, each with its [`BATCH_CANDIDATES_PER_BOOKING`] nearest
+/// eligible drivers within the radius (its car type, not declined or
+/// lapsed). Bookings with no candidate are left out: they wait for the next
+/// window.
+pub fn batch_problem(bookings: &[&Booking], index: &DriverIndex, settings: &Settings) -> BatchProblem {
+    let radius_km = settings.driver_radius_km();
+    let mut problem = BatchProblem { bookings: Vec::new(), candidates: Vec::new() };
+    for booking in bookings {
+        if booking.status != BookingStatus::New || !booking.requestedDrivers.0.is_empty() {
+            continue;
+        }
+        let candidates = candidates_for(booking, index, radius_km, BATCH_CANDIDATES_PER_BOOKING);
+        if candidates.is_empty() {
+            continue;
+        }
+        problem.bookings.push((booking.id, booking.pickup.point(), booking.dispatch.wave.saturating_add(1)));
+        problem.candidates.push(candidates);
+    }
+    problem
+}
+
+impl BatchProblem {
+    pub fn is_empty(&self) -> bool {
+        self.bookings.is_empty()
+    }
+
+    /// Second half: given each candidate's pickup time in seconds (`times[i][j]`
+    /// for booking i's candidate j, `None` where the road does not go), the
+    /// offers that get the most bookings a driver and, among such choices,
+    /// the least total pickup time. A driver gets at most one booking per
+    /// window; each offer lapses after `dispatchOfferSeconds`.
+    pub fn solve(&self, times: &[Vec<Option<u64>>], settings: &Settings, now: Millis) -> Vec<BatchOffer> {
+        let mut columns: Vec<Candidate> = Vec::new();
+        let mut column_of: std::collections::HashMap<UserId, usize> = std::collections::HashMap::new();
+        let mut pairs: Vec<(usize, usize, u64)> = Vec::new();
+        for (row, (candidates, times)) in self.candidates.iter().zip(times).enumerate() {
+            for (candidate, time) in candidates.iter().zip(times) {
+                let Some(time) = *time else { continue };
+                let column = *column_of.entry(candidate.driver).or_insert_with(|| {
+                    columns.push(*candidate);
+                    columns.len() - 1
+                });
+                pairs.push((row, column, time));
+            }
+        }
+        if pairs.is_empty() {
+            return Vec::new();
+        }
+        let mut matrix = CostMatrix::new(self.bookings.len(), columns.len());
+        for &(row, column, time) in &pairs {
+            matrix.set(row, column, time);
+        }
+        let deadline = now + Millis::from(settings.dispatchOfferSeconds) * 1000;
+        min_cost_matching(&matrix)
+            .pairs
+            .into_iter()
+            .map(|(row, column)| {
+                let (booking, pickup, wave) = self.bookings[row];
+                let mut driver = columns[column];
+                // The candidate's distance is to its own booking's pickup.
+                driver.distance_km = crate::geo::distance_km(driver.position, pickup);
+                BatchOffer { booking, driver, wave, deadline, pickup_secs: matrix.get(row, column).unwrap_or_default() }
+            })
+            .collect()
+    }
+}
+
+/// Both halves at once, for callers that time pickups without waiting:
+/// `pickup_secs(drivers, pickup)` gives each driver's time to the pickup.
+pub fn plan_batch(
+    bookings: &[&Booking],
+    index: &DriverIndex,
+    settings: &Settings,
+    now: Millis,
+    mut pickup_secs: impl FnMut(&[LatLng], LatLng) -> Vec<Option<u64>>,
+) -> Vec<BatchOffer> {
+    let problem = batch_problem(bookings, index, settings);
+    let times: Vec<Vec<Option<u64>>> = problem
+        .bookings
+        .iter()
+        .zip(&problem.candidates)
+        .map(|((_, pickup, _), candidates)| {
+            let origins: Vec<LatLng> = candidates.iter().map(|candidate| candidate.position).collect();
+            pickup_secs(&origins, *pickup)
+        })
+        .collect();
+    problem.solve(&times, settings, now)
 }
 
 #[cfg(test)]
@@ -441,6 +590,162 @@ mod tests {
             for settings in [waves(3, 3, 10.0, 0.0), broadcast(10.0)] {
                 assert_eq!(plan(&not_new, &index, &settings, NOW), DispatchPlan::NotDispatchable, "{status:?}");
             }
+        }
+    }
+
+    fn policy(policy: DispatchPolicy) -> Settings {
+        Settings { dispatchPolicy: policy, driverRadius: 10.0, ..Settings::default() }
+    }
+
+    #[test]
+    fn nearest_offers_one_driver_at_a_time_until_the_radius_runs_out() {
+        // issue #16: `nearest` offers the booking to one driver at a time
+        let index = sedans_one_km_apart(12);
+        // 10.5 km: off the 10 km mark, where rounding decides.
+        let settings = Settings { driverRadius: 10.5, ..policy(DispatchPolicy::Nearest) };
+        let mut tried = booking("Sedan", PICKUP);
+        for expected in 1..=10u128 {
+            let next = plan(&tried, &index, &settings, NOW);
+            assert_eq!(offered(&next), vec![driver(expected)]);
+            assert!(matches!(next, DispatchPlan::Offer { deadline: Some(at), .. } if at == NOW + 20_000));
+            tried.dispatch.wave += 1;
+            tried.dispatch.expired.insert(driver(expected));
+        }
+        // Drivers 11 and 12 are past the radius.
+        assert_eq!(plan(&tried, &index, &settings, NOW), DispatchPlan::NoCandidates { wave: 11 });
+        assert!(more_offers_to_come(DispatchPolicy::Nearest, 50, &settings));
+    }
+
+    #[test]
+    fn batch_bookings_wait_for_the_window() {
+        let index = sedans_one_km_apart(3);
+        assert_eq!(plan(&booking("Sedan", PICKUP), &index, &policy(DispatchPolicy::Batch), NOW), DispatchPlan::AwaitBatch);
+    }
+
+    #[test]
+    fn which_policies_try_again_after_every_offer_came_back() {
+        let settings = waves(3, 3, 10.0, 0.0);
+        assert!(!more_offers_to_come(DispatchPolicy::Broadcast, 1, &settings));
+        assert!(more_offers_to_come(DispatchPolicy::Waves, 2, &settings));
+        assert!(!more_offers_to_come(DispatchPolicy::Waves, 3, &settings));
+        assert!(more_offers_to_come(DispatchPolicy::Batch, 99, &settings));
+    }
+
+    /// Pickup time as straight-line km × 100 s (36 km/h), so tests can reason in km.
+    fn straight_secs(drivers: &[LatLng], pickup: LatLng) -> Vec<Option<u64>> {
+        drivers.iter().map(|from| Some((crate::geo::distance_km(*from, pickup) * 100.0).round() as u64)).collect()
+    }
+
+    fn batch_booking(number: u128, pickup: LatLng) -> Booking {
+        Booking { id: BookingId::from_u128(number), ..booking("Sedan", pickup) }
+    }
+
+    #[test]
+    fn batch_minimises_total_pickup_time_where_greedy_nearest_does_not() {
+        // issue #16: the batch policy solves the assignment of least total pickup time
+        // Pickups A at 0 km and B at 2 km north, on one road.
+        let a = batch_booking(1, PICKUP);
+        let b = batch_booking(2, north_of(PICKUP, 2.0));
+        let mut index = DriverIndex::new();
+        index.upsert(driver(1), "Sedan", north_of(PICKUP, 0.4), true); // A 0.4, B 1.6
+        index.upsert(driver(2), "Sedan", north_of(PICKUP, -1.0), true); // A 1.0, B 3.0
+        // Greedy by A: A←1 (0.4), B←2 (3.0) = 3.4 km; optimum A←2 (1.0), B←1 (1.6) = 2.6 km.
+        let offers = plan_batch(&[&a, &b], &index, &policy(DispatchPolicy::Batch), NOW, straight_secs);
+        let chosen: Vec<(BookingId, UserId)> = offers.iter().map(|offer| (offer.booking, offer.driver.driver)).collect();
+        assert_eq!(chosen, vec![(a.id, driver(2)), (b.id, driver(1))]);
+        assert_eq!(offers.iter().map(|offer| offer.pickup_secs).sum::<u64>(), 260);
+        assert!(offers.iter().all(|offer| offer.wave == 1 && offer.deadline == NOW + 20_000));
+        assert!((offers[0].driver.distance_km - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn batch_serves_the_most_bookings_before_the_least_time() {
+        // Driver 1 is the only one near A and also the nearest to B; driver 2 reaches B only.
+        let a = batch_booking(1, PICKUP);
+        let b = batch_booking(2, north_of(PICKUP, 3.0));
+        let mut index = DriverIndex::new();
+        index.upsert(driver(1), "Sedan", north_of(PICKUP, 2.5), true);
+        index.upsert(driver(2), "Sedan", north_of(PICKUP, 11.0), true);
+        let offers = plan_batch(&[&a, &b], &index, &policy(DispatchPolicy::Batch), NOW, straight_secs);
+        let chosen: Vec<(BookingId, UserId)> = offers.iter().map(|offer| (offer.booking, offer.driver.driver)).collect();
+        assert_eq!(chosen, vec![(a.id, driver(1)), (b.id, driver(2))]);
+    }
+
+    #[test]
+    fn batch_skips_bookings_holding_offers_drivers_tried_and_unroutable_pairs() {
+        let mut held = batch_booking(1, PICKUP);
+        held.requestedDrivers.0.insert(driver(9));
+        let mut declined = batch_booking(2, PICKUP);
+        declined.dispatch.declined.insert(driver(1));
+        declined.dispatch.wave = 4;
+        let index = sedans_one_km_apart(2);
+        // Driver 2 cannot reach the pickup by road.
+        let no_road_for_2 = |drivers: &[LatLng], pickup: LatLng| {
+            let mut times = straight_secs(drivers, pickup);
+            for (time, from) in times.iter_mut().zip(drivers) {
+                if (crate::geo::distance_km(*from, PICKUP) - 2.0).abs() < 1e-6 {
+                    *time = None;
+                }
+            }
+            times
+        };
+        let settings = policy(DispatchPolicy::Batch);
+        assert!(plan_batch(&[&held, &declined], &index, &settings, NOW, no_road_for_2).is_empty());
+        let offers = plan_batch(&[&held, &declined], &index, &settings, NOW, straight_secs);
+        assert_eq!(offers.len(), 1);
+        assert_eq!((offers[0].booking, offers[0].driver.driver, offers[0].wave), (declined.id, driver(2), 5));
+    }
+
+    #[test]
+    fn batch_matches_the_brute_force_optimum_of_small_random_cities() {
+        use rand::{Rng, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(16);
+        let settings = policy(DispatchPolicy::Batch);
+        for _ in 0..300 {
+            let bookings: Vec<Booking> = (0..rng.random_range(1..=4u128))
+                .map(|n| batch_booking(n + 1, north_of(PICKUP, rng.random_range(-5.0..5.0))))
+                .collect();
+            let mut index = DriverIndex::new();
+            let drivers = rng.random_range(0..=4u128);
+            for n in 1..=drivers {
+                index.upsert(driver(n), "Sedan", north_of(PICKUP, rng.random_range(-12.0..12.0)), true);
+            }
+            let refs: Vec<&Booking> = bookings.iter().collect();
+            let offers = plan_batch(&refs, &index, &settings, NOW, straight_secs);
+            // Brute force: every injective partial map bookings → drivers within the radius.
+            let cost = |b: &Booking, d: u128| {
+                let position = index.get(driver(d)).unwrap().position;
+                let km = crate::geo::distance_km(position, b.pickup.point());
+                (km <= 10.0).then(|| (km * 100.0).round() as u64)
+            };
+            fn best(i: usize, used: &mut Vec<u128>, bookings: &[Booking], drivers: u128, cost: &dyn Fn(&Booking, u128) -> Option<u64>) -> (usize, u64) {
+                if i == bookings.len() {
+                    return (0, 0);
+                }
+                let mut answer = best(i + 1, used, bookings, drivers, cost);
+                for d in 1..=drivers {
+                    if used.contains(&d) {
+                        continue;
+                    }
+                    if let Some(c) = cost(&bookings[i], d) {
+                        used.push(d);
+                        let (served, total) = best(i + 1, used, bookings, drivers, cost);
+                        used.pop();
+                        let candidate = (served + 1, total + c);
+                        if candidate.0 > answer.0 || (candidate.0 == answer.0 && candidate.1 < answer.1) {
+                            answer = candidate;
+                        }
+                    }
+                }
+                answer
+            }
+            let (served, total) = best(0, &mut Vec::new(), &bookings, drivers, &cost);
+            assert_eq!(offers.len(), served);
+            assert_eq!(offers.iter().map(|offer| offer.pickup_secs).sum::<u64>(), total);
+            let mut distinct: Vec<UserId> = offers.iter().map(|offer| offer.driver.driver).collect();
+            distinct.sort();
+            distinct.dedup();
+            assert_eq!(distinct.len(), offers.len(), "a driver offered two bookings in one window");
         }
     }
 

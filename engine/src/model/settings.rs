@@ -12,6 +12,30 @@ pub enum DispatchPolicy {
     /// The nearest few, then the next few when the offers expire.
     #[default]
     Waves,
+    /// One driver at a time, nearest first, the next when they decline or
+    /// let the offer lapse.
+    Nearest,
+    /// Bookings and free drivers gathered for `dispatchBatchSeconds`, then
+    /// matched together so the total pickup time is least (issue #16).
+    Batch,
+}
+
+impl DispatchPolicy {
+    pub const ALL: [DispatchPolicy; 4] =
+        [DispatchPolicy::Broadcast, DispatchPolicy::Waves, DispatchPolicy::Nearest, DispatchPolicy::Batch];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DispatchPolicy::Broadcast => "broadcast",
+            DispatchPolicy::Waves => "waves",
+            DispatchPolicy::Nearest => "nearest",
+            DispatchPolicy::Batch => "batch",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<DispatchPolicy> {
+        DispatchPolicy::ALL.into_iter().find(|policy| policy.as_str() == name)
+    }
 }
 
 /// The platform settings, one row (spec §3), plus the dispatch knobs we added.
@@ -84,6 +108,10 @@ pub struct Settings {
     /// How much each wave after the first widens the radius, in the radius' unit.
     #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub dispatchRadiusStep: f64,
+    /// The `batch` policy's window: how long bookings and drivers are
+    /// gathered before they are matched, in seconds (1 to 60).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 60))]
+    pub dispatchBatchSeconds: u32,
 }
 
 /// Spec §9 default driver radius.
@@ -136,6 +164,7 @@ impl Default for Settings {
             dispatchOfferSeconds: 20,
             dispatchMaxWaves: 3,
             dispatchRadiusStep: 0.0,
+            dispatchBatchSeconds: 5,
         }
     }
 }

@@ -1,0 +1,161 @@
+//! What a simulation reports (docs/simulations.md "Reading the report"):
+//! `report.json` is this, serialised; the CSV series and `report.html` are
+//! drawn from it. Nothing here depends on the wall clock, so the same inputs
+//! and seed give the same `report.json`, byte for byte; the simulator's own
+//! wall time is kept apart in [`Timing`].
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Width of a time-series bin: 15 minutes.
+pub const SERIES_BIN_S: u64 = 900;
+/// Width of a wait-histogram bin: one minute.
+pub const WAIT_BIN_S: u64 = 60;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub scenario: ScenarioSummary,
+    /// One run per policy and fleet size compared, in the order asked.
+    pub runs: Vec<RunReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioSummary {
+    pub name: String,
+    /// `osm` (an extract through the maps crate's router), `osmnx` or `straight-line`.
+    pub network: String,
+    /// The network's file name, when there is one.
+    pub network_file: Option<String>,
+    /// Whether the map data is OpenStreetMap's (its attribution is then shown).
+    pub openstreetmap: bool,
+    /// Where demand came from: a file name, or `generated`.
+    pub demand: String,
+    /// `hive`, `trip_records` or `generated`.
+    pub demand_layout: String,
+    pub requests: u64,
+    /// Rows of the requests and vehicles files that were not used, by reason
+    /// (`requests.bad_coordinates`, `requests.off_network`, `vehicles.missing_field`…).
+    pub skipped: BTreeMap<String, u64>,
+    pub seed: u64,
+    pub cancel_after_s: u64,
+    /// The first request's time, as ISO 8601 (UTC): the clock's zero.
+    pub start: String,
+    /// From the first request to the last, in seconds.
+    pub demand_span_s: u64,
+    /// The area the demand and fleet cover: [south, west, north, east].
+    pub bounds: [f64; 4],
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// `broadcast`, `waves`, `nearest` or `batch`.
+    pub policy: String,
+    pub fleet: u64,
+    pub metrics: Metrics,
+    /// Per [`SERIES_BIN_S`] from the clock's zero to the last request's bin.
+    pub series: Vec<SeriesPoint>,
+    /// Served riders' waits, per [`WAIT_BIN_S`]; the last bin holds every
+    /// longer wait.
+    pub wait_histogram: Vec<u64>,
+    /// Demand and unmet demand by H3 cell, most unmet first.
+    pub cells: Vec<CellCount>,
+}
+
+/// The run's figures. Names in camelCase or with units follow MATSim's DRT
+/// module (`drt_customer_stats`, `drt_vehicle_stats`); times in seconds,
+/// distances in metres, money in the settings' currency.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[allow(non_snake_case)]
+pub struct Metrics {
+    pub requests: u64,
+    /// Requests picked up and taken to their destination.
+    pub rides: u64,
+    /// Requests not served, for any reason: `cancelledByRider` +
+    /// `cancelledBySystem` + `neverDispatched`.
+    pub rejections: u64,
+    pub rejectionRate: f64,
+    /// The rider gave up waiting (the scenario's `cancel_after`).
+    pub cancelledByRider: u64,
+    /// The booking machine cancelled it (no driver in time, or the only
+    /// offered driver declined under `broadcast`).
+    pub cancelledBySystem: u64,
+    /// Dropped before dispatch: the booking could not be made (no route).
+    pub neverDispatched: u64,
+    /// Served share, `rides / requests`.
+    pub fulfilment: f64,
+    /// Wait: from the request to the driver at the pickup, served rides only.
+    pub wait_average: f64,
+    pub wait_median: f64,
+    pub wait_p95: f64,
+    pub wait_max: f64,
+    /// Shares of served rides (percent) waiting under 5 and 10 minutes.
+    pub percentage_WT_below_5: f64,
+    pub percentage_WT_below_10: f64,
+    pub inVehicleTravelTime_mean: f64,
+    /// Distance driven with the rider on board, mean per ride.
+    pub distance_m_mean: f64,
+    /// The route's distance from pickup to drop, mean per ride (equal to
+    /// `distance_m_mean` here: rides are not shared).
+    pub directDistance_m_mean: f64,
+    /// Every vehicle's distance: with riders, to pickups and repositioning.
+    pub totalDistance: f64,
+    /// Distance with no rider on board.
+    pub totalEmptyDistance: f64,
+    pub emptyRatio: f64,
+    /// Offers sent per request dispatched, and the share of answers that
+    /// were yes.
+    pub offers_per_booking: f64,
+    pub acceptance_rate: f64,
+    /// Share of vehicle time spent going to a pickup or with a rider.
+    pub driver_utilisation: f64,
+    /// Drivers' earnings (their share of fares) per driver on shift.
+    pub earnings_mean: f64,
+    pub earnings_p10: f64,
+    pub earnings_median: f64,
+    pub earnings_p90: f64,
+    /// Virtual seconds from the first request to the last event.
+    pub simulated_s: u64,
+    /// Events the clock handled.
+    pub events: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeriesPoint {
+    /// Seconds from the clock's zero to the bin's start.
+    pub start_s: u64,
+    /// Requests made in the bin.
+    pub demand: u64,
+    /// Riders picked up in the bin.
+    pub served: u64,
+    /// Requests that ended unserved in the bin.
+    pub unserved: u64,
+    /// Drivers on shift and free at the bin's start.
+    pub idle_drivers: u64,
+    /// Mean wait of the riders picked up in the bin, when any were.
+    pub mean_wait_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellCount {
+    /// The H3 cell (resolution [`crate::report::H3_RESOLUTION`]) as hex.
+    pub cell: String,
+    /// Its corners, [lat, lng].
+    pub boundary: Vec<[f64; 2]>,
+    pub requests: u64,
+    pub unserved: u64,
+}
+
+/// H3 resolution of the unmet-demand map: cells about 0.7 km² (res 8).
+pub const H3_RESOLUTION: u8 = 8;
+
+/// How long each run took on this machine: shown in `report.html` and on
+/// the terminal, kept out of `report.json` so that file is reproducible.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timing {
+    /// Seconds to read inputs and prepare the network.
+    pub setup_s: f64,
+    /// Wall seconds of each run, in the order of `Report::runs`.
+    pub runs_s: Vec<f64>,
+    /// Peak resident memory of the process, in MB, when the system says.
+    pub peak_rss_mb: Option<f64>,
+}

@@ -3,7 +3,8 @@
 //!
 //! - [`source`] reads `.osm.pbf` and `.osm` XML;
 //! - [`profile`] says which ways a car drives, how fast and where it turns;
-//! - [`network`] splits the ways into directed segments and the turns between them;
+//! - [`network`] splits the ways into directed segments and the turns between them,
+//!   or takes a plain directed graph's links as segments ([`Network::from_graph`]);
 //! - [`ch`] prepares contraction hierarchies and answers routes and matrices;
 //! - [`router`] snaps points to roads and turns searches into paths;
 //! - [`geocode`] indexes addresses, places, streets and intersections;
@@ -26,5 +27,10 @@ pub mod source;
 pub mod style;
 pub mod tiles;
 
+pub use network::{GraphLink, Network, NetworkError};
+pub use router::Router;
+
+#[cfg(test)]
+mod graph_tests;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,9 @@
 //! The road network a car drives, built from an extract: ways split into
 //! segments at junctions, each segment driven in up to two directions, and
 //! the turns between directed segments (an edge-expanded graph, so turn
-//! restrictions and U-turns are arcs that exist or not).
+//! restrictions and U-turns are arcs that exist or not). A plain directed
+//! graph (NREL HIVE's and OSMnx's road networks) gives one segment per link,
+//! driven forwards only, with its own length and time.
 //!
 //! A directed segment is node `2 × segment` (the way's node order) or
 //! `2 × segment + 1` (against it). An arc `a → b` costs leaving `a`: its
@@ -16,7 +18,7 @@ use std::path::Path;
 use wayfare_engine::LatLng;
 
 /// A U-turn is allowed only at a dead end, and costs this much (ms).
-const U_TURN_PENALTY_MS: u32 = 20_000;
+pub(crate) const U_TURN_PENALTY_MS: u32 = 20_000;
 /// Entering a private or destination-only road from a public one: an hour
 /// in the weight, so such roads are only used where a trip starts or ends.
 const RESTRICTED_ENTRY_PENALTY_MS: u32 = 3_600_000;
@@ -84,6 +86,60 @@ pub enum NetworkError {
     Source(#[from] SourceError),
     #[error("{0} has no road a car may drive")]
     NoRoads(String),
+    #[error("graph node {node} is at ({lat}, {lng}), not on Earth")]
+    BadNode { node: usize, lat: f64, lng: f64 },
+    #[error("graph link {link} joins node {node}, but the graph has {nodes} nodes")]
+    UnknownNode { link: usize, node: usize, nodes: usize },
+    #[error("graph link {link} is {length_m} m long")]
+    BadLength { link: usize, length_m: f64 },
+}
+
+/// A directed road between two graph nodes (indexes into the node list).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GraphLink {
+    pub from: usize,
+    pub to: usize,
+    pub length_m: f64,
+    pub time_ms: u32,
+}
+
+/// The least a graph link is taken to be, as an extract's zero-length piece
+/// is: a point on it still has a share of its length to be at.
+const MIN_LINK_LENGTH_M: f64 = 0.1;
+/// The least a graph link is taken to take, so the speed that gives its
+/// time is finite even where the source rounded a short link's time to 0.
+const MIN_LINK_TIME_MS: u32 = 1;
+
+/// Which turns back are U-turns, and where a car may make them.
+#[derive(Debug, Clone, Copy)]
+enum UTurns {
+    /// An extract's two-way segment driven back the way it came, only where
+    /// its end touches no other segment.
+    OnOneSegmentAtDeadEnds,
+    /// A graph link onto a link back to the node it left, only where no
+    /// link leads anywhere else: a graph cannot tell a street's two
+    /// directions from two streets between the same two nodes.
+    OntoReverseLinksWithNoOtherWayOut,
+}
+
+/// The turns restrictions forbid between directed segments.
+#[derive(Debug, Default)]
+struct TurnRestrictions {
+    forbidden: HashSet<(u32, u32)>,
+    /// For a directed segment under an "only" restriction, the turns it may make.
+    only: HashMap<u32, HashSet<u32>>,
+}
+
+/// A directed segment's junction at its end.
+fn head(segments: &[Segment], directed: u32) -> u32 {
+    let segment = &segments[segment_of(directed)];
+    if is_backward(directed) { segment.from } else { segment.to }
+}
+
+/// A directed segment's junction at its start.
+fn tail(segments: &[Segment], directed: u32) -> u32 {
+    let segment = &segments[segment_of(directed)];
+    if is_backward(directed) { segment.to } else { segment.from }
 }
 
 /// Metres between two points (haversine, the engine's Earth radius).
@@ -151,6 +207,70 @@ impl Network {
         if network.segments.is_empty() {
             return Err(NetworkError::NoRoads(path.display().to_string()));
         }
+        Ok(network)
+    }
+
+    /// One forward-only segment per link, straight from its start node to
+    /// its end node; loops (a link from a node to itself) are left out, as
+    /// they only lead back where they began. A link of length 0 is taken to
+    /// be [`MIN_LINK_LENGTH_M`] long, one of time 0 to take
+    /// [`MIN_LINK_TIME_MS`].
+    pub fn from_graph(nodes: &[LatLng], links: &[GraphLink]) -> Result<Network, NetworkError> {
+        if let Some((node, place)) = nodes.iter().enumerate().find(|(_, place)| !place.is_valid()) {
+            return Err(NetworkError::BadNode { node, lat: place.lat, lng: place.lng });
+        }
+        let mut segments = Vec::with_capacity(links.len());
+        let mut points = Vec::with_capacity(2 * links.len());
+        let mut along = Vec::with_capacity(2 * links.len());
+        for (index, link) in links.iter().enumerate() {
+            if let Some(&node) = [link.from, link.to].iter().find(|node| **node >= nodes.len()) {
+                return Err(NetworkError::UnknownNode { link: index, node, nodes: nodes.len() });
+            }
+            if !link.length_m.is_finite() || link.length_m < 0.0 {
+                return Err(NetworkError::BadLength { link: index, length_m: link.length_m });
+            }
+            if link.from == link.to {
+                continue;
+            }
+            let length_m = link.length_m.max(MIN_LINK_LENGTH_M);
+            let time_ms = link.time_ms.max(MIN_LINK_TIME_MS);
+            let first = points.len() as u32;
+            points.extend([nodes[link.from], nodes[link.to]].map(|place| [place.lat, place.lng]));
+            // The road's metres, not the straight line's: the router takes a
+            // point's share of the line as its share of the road.
+            along.extend([0.0, length_m as f32]);
+            segments.push(Segment {
+                way: index as i64,
+                name: 0,
+                first,
+                last: first + 1,
+                length_m,
+                speed_kmh: length_m / f64::from(time_ms) * 3600.0,
+                forward: true,
+                backward: false,
+                restricted: false,
+                no_stopping: false,
+                from: link.from as u32,
+                to: link.to as u32,
+            });
+            debug_assert_eq!(segments.last().map(Segment::time_ms), Some(time_ms));
+        }
+        if segments.is_empty() {
+            return Err(NetworkError::NoRoads(format!(
+                "a graph of {} nodes and {} links (loops left out)",
+                nodes.len(),
+                links.len()
+            )));
+        }
+        let network = Network::connect(
+            segments,
+            vec![String::new()],
+            points,
+            along,
+            nodes.len(),
+            &TurnRestrictions::default(),
+            UTurns::OntoReverseLinksWithNoOtherWayOut,
+        );
         Ok(network)
     }
 
@@ -225,30 +345,6 @@ impl Network {
             }
         }
 
-        // Directed segments leaving each junction.
-        let directed_count = segments.len() * 2;
-        let mut leaving: Vec<Vec<u32>> = vec![Vec::new(); junctions.len()];
-        let mut touching: Vec<u32> = vec![0; junctions.len()];
-        for (index, segment) in segments.iter().enumerate() {
-            let index = index as u32;
-            if segment.forward {
-                leaving[segment.from as usize].push(2 * index);
-            }
-            if segment.backward {
-                leaving[segment.to as usize].push(2 * index + 1);
-            }
-            touching[segment.from as usize] += 1;
-            touching[segment.to as usize] += 1;
-        }
-        let head = |directed: u32| {
-            let segment = &segments[segment_of(directed)];
-            if is_backward(directed) { segment.from } else { segment.to }
-        };
-        let tail = |directed: u32| {
-            let segment = &segments[segment_of(directed)];
-            if is_backward(directed) { segment.to } else { segment.from }
-        };
-
         // Turn restrictions, as forbidden (from, to) pairs of directed segments.
         let mut by_way: HashMap<i64, Vec<u32>> = HashMap::new();
         for (index, segment) in segments.iter().enumerate() {
@@ -263,18 +359,59 @@ impl Network {
                     .map(|(_, directed)| directed)
             })
         };
-        let mut forbidden: HashSet<(u32, u32)> = HashSet::new();
-        let mut only: HashMap<u32, HashSet<u32>> = HashMap::new();
+        let mut turn_restrictions = TurnRestrictions::default();
         for restriction in restrictions {
             let Some(&via) = junctions.get(&restriction.via) else { continue };
-            let froms: Vec<u32> = directed_of_way(restriction.from).filter(|directed| head(*directed) == via).collect();
-            let tos: Vec<u32> = directed_of_way(restriction.to).filter(|directed| tail(*directed) == via).collect();
+            let froms: Vec<u32> =
+                directed_of_way(restriction.from).filter(|directed| head(&segments, *directed) == via).collect();
+            let tos: Vec<u32> =
+                directed_of_way(restriction.to).filter(|directed| tail(&segments, *directed) == via).collect();
             for from in froms {
                 match restriction.kind {
-                    RestrictionKind::No => forbidden.extend(tos.iter().map(|to| (from, *to))),
-                    RestrictionKind::Only => only.entry(from).or_default().extend(tos.iter().copied()),
+                    RestrictionKind::No => turn_restrictions.forbidden.extend(tos.iter().map(|to| (from, *to))),
+                    RestrictionKind::Only => {
+                        turn_restrictions.only.entry(from).or_default().extend(tos.iter().copied())
+                    }
                 }
             }
+        }
+        Network::connect(
+            segments,
+            names,
+            points,
+            along,
+            junctions.len(),
+            &turn_restrictions,
+            UTurns::OnOneSegmentAtDeadEnds,
+        )
+    }
+
+    /// What every source shares once its segments are cut: the turns
+    /// between directed segments, in compressed rows both ways, and the main
+    /// strongly connected part.
+    fn connect(
+        segments: Vec<Segment>,
+        names: Vec<String>,
+        points: Vec<[f64; 2]>,
+        along: Vec<f32>,
+        junction_count: usize,
+        restrictions: &TurnRestrictions,
+        u_turns: UTurns,
+    ) -> Network {
+        // Directed segments leaving each junction.
+        let directed_count = segments.len() * 2;
+        let mut leaving: Vec<Vec<u32>> = vec![Vec::new(); junction_count];
+        let mut touching: Vec<u32> = vec![0; junction_count];
+        for (index, segment) in segments.iter().enumerate() {
+            let index = index as u32;
+            if segment.forward {
+                leaving[segment.from as usize].push(2 * index);
+            }
+            if segment.backward {
+                leaving[segment.to as usize].push(2 * index + 1);
+            }
+            touching[segment.from as usize] += 1;
+            touching[segment.to as usize] += 1;
         }
 
         let mut out: Vec<Vec<(u32, Cost)>> = vec![Vec::new(); directed_count];
@@ -284,23 +421,30 @@ impl Network {
             if !allowed {
                 continue;
             }
-            let at = head(directed);
-            let dead_end = touching[at as usize] == 1;
+            let at = head(&segments, directed);
+            let is_u_turn = |next: u32| match u_turns {
+                UTurns::OnOneSegmentAtDeadEnds => segment_of(next) == segment_of(directed) && next != directed,
+                UTurns::OntoReverseLinksWithNoOtherWayOut => head(&segments, next) == tail(&segments, directed),
+            };
+            let dead_end = match u_turns {
+                UTurns::OnOneSegmentAtDeadEnds => touching[at as usize] == 1,
+                UTurns::OntoReverseLinksWithNoOtherWayOut => leaving[at as usize].iter().all(|&next| is_u_turn(next)),
+            };
             let base = segment.cost();
             for &next in &leaving[at as usize] {
-                let u_turn = segment_of(next) == segment_of(directed) && next != directed;
+                let u_turn = is_u_turn(next);
                 if u_turn && !dead_end {
                     continue;
                 }
-                if forbidden.contains(&(directed, next))
-                    || only.get(&directed).is_some_and(|allowed| !allowed.contains(&next))
+                if restrictions.forbidden.contains(&(directed, next))
+                    || restrictions.only.get(&directed).is_some_and(|allowed| !allowed.contains(&next))
                 {
                     continue;
                 }
                 let mut cost = base;
                 if u_turn {
-                    cost.weight += U_TURN_PENALTY_MS;
-                    cost.time_ms += U_TURN_PENALTY_MS;
+                    cost.weight = cost.weight.saturating_add(U_TURN_PENALTY_MS);
+                    cost.time_ms = cost.time_ms.saturating_add(U_TURN_PENALTY_MS);
                 }
                 if segments[segment_of(next)].restricted && !segment.restricted {
                     cost.weight = cost.weight.saturating_add(RESTRICTED_ENTRY_PENALTY_MS);

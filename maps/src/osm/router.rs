@@ -172,7 +172,12 @@ impl Router {
         let (segment, first_point) = (piece.data.0 as usize, piece.data.1 as usize);
         let seg = &self.network.segments[segment];
         let offset = ((on[0] - line.from[0]).powi(2) + (on[1] - line.from[1]).powi(2)).sqrt();
-        let at_m = f64::from(self.network.along[first_point]) + offset;
+        let drawn = ((line.to[0] - line.from[0]).powi(2) + (line.to[1] - line.from[1]).powi(2)).sqrt();
+        // A point's share of the drawn line is its share of the road: a
+        // graph link draws a bent road straight, and the projection is not
+        // quite the haversine the lengths were measured with.
+        let (start, end) = (f64::from(self.network.along[first_point]), f64::from(self.network.along[first_point + 1]));
+        let at_m = if drawn > 0.0 { start + (end - start) * (offset / drawn) } else { start };
         let at_m = at_m.min(seg.length_m);
         let distance_m = ((on[0] - query[0]).powi(2) + (on[1] - query[1]).powi(2)).sqrt();
         Snap { segment, at_m, point: self.unproject(on), distance_m }
@@ -255,6 +260,28 @@ impl Router {
             (None, Some(direct)) => Some(self.direct_path(direct)),
             (Some(found), _) => Some(self.path(found, &from_ends, &to_ends)),
             (None, None) => None,
+        }
+    }
+
+    /// [`Router::route_snaps`]'s time and length, without drawing the path:
+    /// for callers that only need the totals of many single trips (the
+    /// simulator), where a one-to-one search beats a matrix's full sweeps.
+    pub fn totals_snaps(&self, start: &Snap, end: &Snap) -> Option<Total> {
+        let (from_ends, to_ends) = (self.ends(start), self.ends(end));
+        let sources = self.sources(&from_ends);
+        let targets = self.targets(&to_ends);
+        let found = if sources.is_empty() || targets.is_empty() {
+            None
+        } else {
+            self.with_workspace(|workspace| self.hierarchy.route(workspace, &sources, &targets))
+        };
+        let direct = self
+            .direct(&from_ends, &to_ends)
+            .map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
+        match (found.map(|found| found.total), direct) {
+            (Some(found), Some(direct)) if direct.weight <= found.weight => Some(direct),
+            (None, Some(direct)) => Some(direct),
+            (found, _) => found,
         }
     }
 

@@ -305,6 +305,10 @@ fn agrees_with_dijkstra(extract: &str, pairs: usize) {
         let reference = router.route_by_dijkstra(pair[0], pair[1]);
         let found = router.route(pair[0], pair[1]);
         assert_eq!(found.is_some(), reference.is_some(), "{extract}: {pair:?}");
+        // The totals alone (no path drawn) are the route's.
+        let (start, end) = (router.snap(pair[0]), router.snap(pair[1]));
+        let totals = start.zip(end).and_then(|(start, end)| router.totals_snaps(&start, &end));
+        assert_eq!(totals.map(|total| total.time_ms), found.as_ref().map(|path| path.time_ms), "{extract}: {pair:?}");
         let (Some(found), Some(reference)) = (found, reference) else { continue };
         routed += 1;
         assert_eq!(found.time_ms, reference.time_ms, "{extract}: {pair:?}");

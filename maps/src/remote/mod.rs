@@ -64,7 +64,9 @@ pub struct HttpClient {
 
 impl HttpClient {
     pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder().timeout(timeout).user_agent(USER_AGENT).build()?;
+        // rustls, whatever TLS backends other crates of the binary enable (the simulator's
+        // Socket.IO client brings native-tls).
+        let client = reqwest::Client::builder().use_rustls_tls().timeout(timeout).user_agent(USER_AGENT).build()?;
         Ok(Self { client })
     }
 

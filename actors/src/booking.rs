@@ -172,7 +172,13 @@ impl BookingActor {
                 .await;
             match committed {
                 Ok(committed) => {
+                    let left_new =
+                        state.booking.status == BookingStatus::New && committed.booking.status != BookingStatus::New;
                     state.booking = Arc::new(committed.booking);
+                    if left_new {
+                        // It may be waiting for a batch window; it no longer waits for a driver.
+                        let _ = self.shared.core().index.cast(IndexMsg::LeftNew { booking: state.booking.id });
+                    }
                     self.carry_out(myself, state, &transition.effects, &committed.balances);
                     return Ok(state.booking.clone());
                 }

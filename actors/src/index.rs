@@ -1,19 +1,21 @@
 //! The spatial index actor: owns the engine's `DriverIndex`, answers radius
 //! queries and an admin's assignment candidates, serves live positions to the
-//! dispatch console and plans dispatch waves, handing the offers to the
-//! booking actor.
+//! dispatch console, plans dispatch waves and runs the `batch` policy's
+//! windows (`crate::batch`), handing the offers to the booking actors.
 
+use crate::batch::{self, BatchRoads, BatchWindow, PickupTimes};
 use crate::booking::BookingMsg;
 use crate::events::{DispatchEntry, DispatchLog};
 use crate::shared::Shared;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use tracing::debug;
+use std::time::Duration;
+use tracing::{debug, warn};
 use wayfare_engine::console::{DriverState, driver_state};
-use wayfare_engine::dispatch::{self, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
-use wayfare_engine::{Booking, BookingStatus, DomainResult, LatLng, UserId};
+use wayfare_engine::dispatch::{self, BatchOffer, BatchProblem, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
+use wayfare_engine::{Booking, BookingId, BookingStatus, DispatchPolicy, DomainResult, LatLng, UserId};
 
 pub enum IndexMsg {
     Upsert {
@@ -45,6 +47,25 @@ pub enum IndexMsg {
     Dispatch {
         booking: Arc<Booking>,
         reply_to: ActorRef<BookingMsg>,
+    },
+    /// The booking is no longer NEW: it stops waiting for a batch window.
+    LeftNew {
+        booking: BookingId,
+    },
+    /// The batch window `window` closes (a wake-up on the runtime's clock).
+    BatchWindow {
+        window: u64,
+    },
+    /// The window's pickups, timed off the actor.
+    BatchTimed {
+        window: u64,
+        problem: BatchProblem,
+        times: PickupTimes,
+    },
+    /// The window's matching, solved off the actor.
+    BatchSolved {
+        window: u64,
+        offers: Vec<BatchOffer>,
     },
     Nearest {
         car_type: String,
@@ -89,6 +110,7 @@ struct ConsoleFacts {
 pub struct IndexState {
     index: DriverIndex,
     console: HashMap<UserId, ConsoleFacts>,
+    batch: BatchWindow,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -111,16 +133,16 @@ impl Actor for SpatialIndexActor {
         _myself: ActorRef<IndexMsg>,
         index: DriverIndex,
     ) -> Result<IndexState, ActorProcessingErr> {
-        Ok(IndexState { index, console: HashMap::new() })
+        Ok(IndexState { index, console: HashMap::new(), batch: BatchWindow::default() })
     }
 
     async fn handle(
         &self,
-        _myself: ActorRef<IndexMsg>,
+        myself: ActorRef<IndexMsg>,
         message: IndexMsg,
         state: &mut IndexState,
     ) -> Result<(), ActorProcessingErr> {
-        let IndexState { index, console } = state;
+        let IndexState { index, console, batch } = state;
         match message {
             IndexMsg::Upsert { driver, car_type, position, available } => {
                 index.upsert(driver, &car_type, position, available);
@@ -143,7 +165,15 @@ impl Actor for SpatialIndexActor {
                 index.remove(driver);
                 console.remove(&driver);
             }
-            IndexMsg::Dispatch { booking, reply_to } => self.dispatch(index, &booking, &reply_to),
+            IndexMsg::Dispatch { booking, reply_to } => self.dispatch(&myself, index, batch, booking, reply_to),
+            IndexMsg::LeftNew { booking } => {
+                batch.waiting.remove(&booking);
+            }
+            IndexMsg::BatchWindow { window } => self.close_window(&myself, index, batch, window),
+            IndexMsg::BatchTimed { window, problem, times } => {
+                self.solve_window(&myself, index, batch, window, problem, times)
+            }
+            IndexMsg::BatchSolved { window, offers } => self.send_batch_offers(&myself, index, batch, window, offers),
             IndexMsg::Nearest { car_type, point, radius_km, limit, reply } => {
                 let _ = reply.send(index.nearest(&car_type, point, radius_km, limit, |_| false));
             }
@@ -176,14 +206,18 @@ fn position_of(driver: IndexedDriver<'_>, facts: ConsoleFacts) -> DriverPosition
 }
 
 impl SpatialIndexActor {
-    fn dispatch(&self, index: &DriverIndex, booking: &Booking, reply_to: &ActorRef<BookingMsg>) {
+    fn dispatch(
+        &self,
+        myself: &ActorRef<IndexMsg>,
+        index: &DriverIndex,
+        batch: &mut BatchWindow,
+        booking: Arc<Booking>,
+        reply_to: ActorRef<BookingMsg>,
+    ) {
         let now = self.shared.now();
         let catalog = self.shared.catalog();
-        let log = |log| {
-            let car_type = booking.carType.clone();
-            self.shared.log_dispatch(DispatchEntry { at: now, booking: booking.id, car_type, log })
-        };
-        match dispatch::plan(booking, index, &catalog.settings, now) {
+        let log = |log| self.log(&booking, log);
+        match dispatch::plan(&booking, index, &catalog.settings, now) {
             DispatchPlan::Offer { drivers, wave, deadline } => {
                 // The booking actor logs the offer once committed, with these distances.
                 if reply_to.cast(BookingMsg::Offer { candidates: drivers, wave, deadline }).is_err() {
@@ -193,7 +227,172 @@ impl SpatialIndexActor {
             // The booking stays NEW; the retry timer asks again.
             DispatchPlan::NoCandidates { wave } => log(DispatchLog::NoCandidates { wave }),
             DispatchPlan::Exhausted => log(DispatchLog::Exhausted),
-            DispatchPlan::AwaitBatch | DispatchPlan::NotDispatchable => {}
+            DispatchPlan::AwaitBatch => {
+                batch.wait(booking, reply_to);
+                if !batch.open {
+                    self.arm_window(myself, batch);
+                }
+            }
+            DispatchPlan::NotDispatchable => {
+                batch.waiting.remove(&booking.id);
+            }
         }
     }
+
+    fn log(&self, booking: &Booking, log: DispatchLog) {
+        let entry =
+            DispatchEntry { at: self.shared.now(), booking: booking.id, car_type: booking.carType.clone(), log };
+        self.shared.log_dispatch(entry);
+    }
+
+    /// A wake-up for the next window, `dispatchBatchSeconds` from now.
+    fn arm_window(&self, myself: &ActorRef<IndexMsg>, batch: &mut BatchWindow) {
+        let seconds = self.shared.catalog().settings.dispatchBatchSeconds.max(1);
+        batch.window += 1;
+        batch.open = true;
+        let window = batch.window;
+        let wake = self.shared.clock.sleep_until(self.shared.now() + i64::from(seconds) * 1000);
+        let index_actor = myself.clone();
+        tokio::spawn(async move {
+            wake.await;
+            let _ = index_actor.cast(IndexMsg::BatchWindow { window });
+        });
+    }
+
+    /// The window is done: the next one is armed while bookings still wait.
+    fn finish_window(&self, myself: &ActorRef<IndexMsg>, batch: &mut BatchWindow) {
+        batch.open = false;
+        if !batch.waiting.is_empty() {
+            self.arm_window(myself, batch);
+        }
+    }
+
+    /// The window closes: its problem is built here, its pickups timed by a
+    /// task (the maps are IO).
+    fn close_window(&self, myself: &ActorRef<IndexMsg>, index: &DriverIndex, batch: &mut BatchWindow, window: u64) {
+        if !batch.is_current(window) {
+            return;
+        }
+        let catalog = self.shared.catalog();
+        let settings = &catalog.settings;
+        if !(settings.autoDispatch && settings.dispatchPolicy == DispatchPolicy::Batch) {
+            // The policy changed (or auto-dispatch went off) while bookings
+            // waited: each is planned afresh.
+            batch.open = false;
+            for (_, waiting) in std::mem::take(&mut batch.waiting) {
+                self.dispatch(myself, index, batch, waiting.booking, waiting.reply_to);
+            }
+            return;
+        }
+        let bookings: Vec<&Booking> = batch.waiting.values().map(|waiting| waiting.booking.as_ref()).collect();
+        let problem = dispatch::batch_problem(&bookings, index, settings);
+        let weighed: HashSet<BookingId> = problem.bookings.iter().map(|(booking, ..)| *booking).collect();
+        batch.waiting.retain(|id, waiting| {
+            if weighed.contains(id) {
+                return true;
+            }
+            // Holding offers, it waits for answers, not for a window.
+            if !waiting.booking.requestedDrivers.0.is_empty() {
+                return false;
+            }
+            // Nobody to weigh; it waits for drivers to come into range.
+            if !waiting.logged_no_candidates {
+                waiting.logged_no_candidates = true;
+                let wave = waiting.booking.dispatch.wave.saturating_add(1);
+                self.log(&waiting.booking, DispatchLog::NoCandidates { wave });
+            }
+            true
+        });
+        if problem.is_empty() {
+            self.finish_window(myself, batch);
+            return;
+        }
+        let maps = BatchRoads::for_window(self.shared.options.batch_roads.as_ref(), settings);
+        // Timing never takes longer than a window.
+        let budget = Duration::from_secs(settings.dispatchBatchSeconds.max(1).into());
+        let index_actor = myself.clone();
+        tokio::spawn(async move {
+            // Its own task, so that a panic in the maps loses the road times, not the window.
+            let timing = tokio::spawn({
+                let problem = problem.clone();
+                async move { batch::pickup_times(&problem, maps, budget).await }
+            });
+            let times = match timing.await {
+                Ok(times) => times,
+                Err(error) => {
+                    warn!(%error, "batch pickup timing failed, straight lines used");
+                    batch::straight_line_times(&problem)
+                }
+            };
+            let _ = index_actor.cast(IndexMsg::BatchTimed { window, problem, times });
+        });
+    }
+
+    /// The pickups are timed: drivers who went offline or busy meanwhile and
+    /// bookings that stopped waiting are left out, then the matching is
+    /// solved on a blocking thread (a large window is milliseconds of CPU).
+    fn solve_window(
+        &self,
+        myself: &ActorRef<IndexMsg>,
+        index: &DriverIndex,
+        batch: &mut BatchWindow,
+        window: u64,
+        problem: BatchProblem,
+        mut times: PickupTimes,
+    ) {
+        if !batch.is_current(window) {
+            return;
+        }
+        for (((booking, ..), candidates), row) in problem.bookings.iter().zip(&problem.candidates).zip(&mut times) {
+            let waiting = batch.waiting.contains_key(booking);
+            for (candidate, time) in candidates.iter().zip(row.iter_mut()) {
+                if !waiting || !is_available(index, candidate.driver) {
+                    *time = None;
+                }
+            }
+        }
+        let catalog = self.shared.catalog();
+        let now = self.shared.now();
+        let index_actor = myself.clone();
+        tokio::spawn(async move {
+            let solving = tokio::task::spawn_blocking(move || problem.solve(&times, &catalog.settings, now));
+            let offers = solving.await.unwrap_or_else(|error| {
+                warn!(%error, "batch matching failed, the bookings wait for the next window");
+                Vec::new()
+            });
+            let _ = index_actor.cast(IndexMsg::BatchSolved { window, offers });
+        });
+    }
+
+    /// Each offer goes to its booking's actor, as a wave's would; the booking
+    /// stops waiting. A driver who went unavailable while the matching was
+    /// solved is not offered: that booking waits for the next window.
+    fn send_batch_offers(
+        &self,
+        myself: &ActorRef<IndexMsg>,
+        index: &DriverIndex,
+        batch: &mut BatchWindow,
+        window: u64,
+        offers: Vec<BatchOffer>,
+    ) {
+        if !batch.is_current(window) {
+            return;
+        }
+        for offer in offers {
+            if !is_available(index, offer.driver.driver) {
+                continue;
+            }
+            let Some(waiting) = batch.waiting.remove(&offer.booking) else { continue };
+            let message =
+                BookingMsg::Offer { candidates: vec![offer.driver], wave: offer.wave, deadline: Some(offer.deadline) };
+            if waiting.reply_to.cast(message).is_err() {
+                debug!(booking_id = %offer.booking, "booking actor gone before its batch offer");
+            }
+        }
+        self.finish_window(myself, batch);
+    }
+}
+
+fn is_available(index: &DriverIndex, driver: UserId) -> bool {
+    index.get(driver).is_some_and(|indexed| indexed.available)
 }

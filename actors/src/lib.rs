@@ -2,13 +2,15 @@
 //!
 //! One `BookingActor` per active booking and one `DriverActor` per online
 //! driver, each a thin shell around the engine; a `SpatialIndexActor` owning
-//! the engine's driver index and planning dispatch waves; a `SchedulerActor`
-//! for Book Later, retries, auto-cancel and offer deadlines; a `Supervisor`
-//! that restarts failed actors from storage. Every booking change goes engine
-//! → one storage transaction → events → reply. [`Runtime`] starts it all from
-//! a `Storage` and is the only door in. This crate holds no rule of its own
-//! and knows nothing of HTTP or sockets: the edge subscribes to its events.
+//! the engine's driver index, planning dispatch waves and running the `batch`
+//! policy's windows; a `SchedulerActor` for Book Later, retries, auto-cancel
+//! and offer deadlines; a `Supervisor` that restarts failed actors from
+//! storage. Every booking change goes engine → one storage transaction →
+//! events → reply. [`Runtime`] starts it all from a `Storage` and is the only
+//! door in. This crate holds no rule of its own and knows nothing of HTTP or
+//! sockets: the edge subscribes to its events.
 
+mod batch;
 mod booking;
 mod clock;
 mod dispatch_log;
@@ -21,6 +23,7 @@ mod scheduler;
 mod shared;
 mod supervisor;
 
+pub use batch::{BatchRoads, STRAIGHT_LINE_KMH};
 pub use booking::{BookingMsg, BookingReply};
 pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use driver::{DriverView, LocationUpdate};

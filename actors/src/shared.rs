@@ -1,6 +1,7 @@
 //! What every actor of one runtime shares: storage, clock, event bus, the
 //! catalogue (settings and car types) and the registries of live actors.
 
+use crate::batch::BatchRoads;
 use crate::booking::BookingMsg;
 use crate::clock::Clock;
 use crate::dispatch_log::DispatchLogSender;
@@ -100,6 +101,9 @@ pub struct RuntimeOptions {
     /// `DriverMoved` events per driver at most this often.
     pub moved_event_every_ms: Millis,
     pub event_capacity: usize,
+    /// Where the `batch` policy times pickups on roads; `None` times them in
+    /// straight lines.
+    pub batch_roads: Option<BatchRoads>,
 }
 
 impl Default for RuntimeOptions {
@@ -111,6 +115,7 @@ impl Default for RuntimeOptions {
             tracking_every_km: 0.05,
             moved_event_every_ms: 1_000,
             event_capacity: 65_536,
+            batch_roads: None,
         }
     }
 }

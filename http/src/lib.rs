@@ -21,6 +21,7 @@ pub mod payments;
 pub mod present;
 pub mod realtime;
 pub mod routes;
+pub mod simulate;
 pub mod state;
 #[cfg(test)]
 mod test_support;
@@ -32,7 +33,7 @@ use axum::Router;
 use axum::serve::ListenerExt;
 use socketioxide::SocketIo;
 use std::sync::Arc;
-use wayfare_actors::{Runtime, RuntimeOptions, SystemClock};
+use wayfare_actors::{BatchRoads, Runtime, RuntimeOptions, SystemClock};
 
 /// The answer for a handler that panicked: the panic's text is logged, the
 /// caller gets `internal_error`.
@@ -130,6 +131,14 @@ async fn method_not_allowed() -> axum::response::Response {
     (axum::http::StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
 }
 
+/// The runtime's options on a server with these maps: the `batch` dispatch
+/// policy times pickups on the roads the estimates use (always with the
+/// local `osm` router, with a web service only when `useDistanceMatrix` is on).
+pub fn runtime_options(config: &Config, maps: &Arc<dyn wayfare_maps::MapsProvider>) -> RuntimeOptions {
+    let local = config.maps.kind() == wayfare_maps::ProviderKind::Osm;
+    RuntimeOptions { batch_roads: Some(BatchRoads { maps: maps.clone(), local }), ..RuntimeOptions::default() }
+}
+
 /// Opens storage, applies migrations, seeds the demo when asked, and starts the runtime.
 pub async fn start(config: Config) -> anyhow::Result<AppState> {
     std::fs::create_dir_all(&config.data_dir)?;
@@ -142,16 +151,16 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     messages::seed_languages(storage.as_ref(), now).await?;
     // Before anything starts: a push service that cannot start stops the server.
     let notifier = notify::Notifier::from_config(&config)?;
-    let runtime = Runtime::start(storage, Arc::new(SystemClock), RuntimeOptions::default()).await?;
+    let (maps_config, maps_cache) = (config.maps.clone(), config.maps_cache_dir());
+    // Loading (or first preparing) a road network is seconds of CPU work.
+    let maps = tokio::task::spawn_blocking(move || wayfare_maps::provider_from(&maps_config, &maps_cache)).await??;
+    let runtime = Runtime::start(storage, Arc::new(SystemClock), runtime_options(&config, &maps)).await?;
     let deliveries = Deliveries::from_config(&config.delivery)?;
     if deliveries.outbox.is_some() {
         tracing::warn!(
             "the dev outbox is ON: sign-in codes are readable at /api/v1/dev/outbox; never use this in production"
         );
     }
-    let (maps_config, maps_cache) = (config.maps.clone(), config.maps_cache_dir());
-    // Loading (or first preparing) a road network is seconds of CPU work.
-    let maps = tokio::task::spawn_blocking(move || wayfare_maps::provider_from(&maps_config, &maps_cache)).await??;
     let files = files::store_from_config(&config.files, &config.data_dir)?;
     if config.payments.test_gateway {
         tracing::warn!(

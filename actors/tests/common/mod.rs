@@ -151,7 +151,7 @@ pub fn driver(n: u128, car: &str, km_north: f64) -> User {
     user.carType = Some(car.into());
     user.driverActiveStatus = true;
     user.vehicleNumber = format!("MD-{n:04}");
-    user.location = Some(LatLng::new(PICKUP.lat + km_north / 111.195, PICKUP.lng));
+    user.location = Some(north_of_pickup(km_north));
     user
 }
 
@@ -159,9 +159,19 @@ pub fn snapshot(user: &User) -> DriverSnapshot {
     DriverSnapshot::from(user)
 }
 
+/// `km` north of the pickup (negative: south).
+pub fn north_of_pickup(km: f64) -> LatLng {
+    LatLng::new(PICKUP.lat + km / 111.195, PICKUP.lng)
+}
+
 pub fn request() -> NewBooking {
+    request_from(PICKUP)
+}
+
+/// A Book Now cash trip from `pickup` to the usual drop.
+pub fn request_from(pickup: LatLng) -> NewBooking {
     NewBooking {
-        pickup: Place { lat: PICKUP.lat, lng: PICKUP.lng, add: "Inner Harbor, Baltimore".into() },
+        pickup: Place { lat: pickup.lat, lng: pickup.lng, add: "Inner Harbor, Baltimore".into() },
         drop: Place { lat: DROP.lat, lng: DROP.lng, add: "Fort McHenry, Baltimore".into() },
         book_later: false,
         tripdate: None,
@@ -182,6 +192,7 @@ pub struct World {
     pub events: broadcast::Receiver<Arc<Event>>,
     /// Every event received so far, in order.
     pub seen: Vec<Arc<Event>>,
+    options: RuntimeOptions,
 }
 
 pub fn options() -> RuntimeOptions {
@@ -191,6 +202,11 @@ pub fn options() -> RuntimeOptions {
 impl World {
     /// Seeds settings, two car types, riders, an admin and `drivers`, then starts a runtime.
     pub async fn start(backend: Backend, settings: Settings, drivers: &[User]) -> World {
+        World::start_with(backend, settings, drivers, options()).await
+    }
+
+    /// [`World::start`] with the runtime's options given.
+    pub async fn start_with(backend: Backend, settings: Settings, drivers: &[User], options: RuntimeOptions) -> World {
         let database = Database::new(backend).await.expect("backend available");
         let storage = database.open().await;
         storage.save_settings(&settings, T0).await.unwrap();
@@ -204,16 +220,17 @@ impl World {
             storage.insert_user(user).await.unwrap();
         }
         let clock = ManualClock::starting_at(T0);
-        let runtime = Runtime::start(storage.clone(), Arc::new(clock.clone()), options()).await.unwrap();
+        let runtime = Runtime::start(storage.clone(), Arc::new(clock.clone()), options.clone()).await.unwrap();
         let events = runtime.subscribe();
-        World { database, storage, clock, runtime, events, seen: Vec::new() }
+        World { database, storage, clock, runtime, events, seen: Vec::new(), options }
     }
 
     /// Stops the runtime and starts a new one on the same database (a restart).
     pub async fn restart(&mut self) {
         self.runtime.shutdown().await;
         self.storage = self.database.open().await;
-        self.runtime = Runtime::start(self.storage.clone(), Arc::new(self.clock.clone()), options()).await.unwrap();
+        self.runtime =
+            Runtime::start(self.storage.clone(), Arc::new(self.clock.clone()), self.options.clone()).await.unwrap();
         self.events = self.runtime.subscribe();
     }
 

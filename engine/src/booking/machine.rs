@@ -6,8 +6,8 @@ use super::{
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{
-    AppCategory, Booking, BookingStatus, CancelledBy, Coord, LatLng, MINUTE_MS, Millis, PaymentMode,
-    PaymentPacket, TimerKind, TrackingPoint, WalletEntryType,
+    AppCategory, Booking, BookingStatus, CancelledBy, Coord, LatLng, MINUTE_MS, Millis, PaymentMode, PaymentPacket,
+    TimerKind, TrackingPoint, WalletEntryType,
 };
 use crate::{fare, geo, money, promo};
 use rust_decimal::Decimal;

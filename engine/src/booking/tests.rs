@@ -414,6 +414,26 @@ fn a_broadcast_lone_decline_cancels() {
     let booking = world.offered(1);
     let transition = world.ok(&booking, By::Driver(driver_id(1)), Command::Decline);
     assert_eq!(transition.booking.status, BookingStatus::Cancelled);
+    assert!(!has(&transition.effects, |effect| matches!(effect, Effect::RequestDispatch)));
+}
+
+#[test]
+fn under_nearest_and_batch_a_lone_decline_asks_for_another_driver_whatever_the_wave() {
+    // issue #16: nearest and batch offer one driver at a time and try the next
+    for policy in [DispatchPolicy::Nearest, DispatchPolicy::Batch] {
+        let mut world = World::new();
+        world.settings.dispatchPolicy = policy;
+        let mut booking = world.offered(1);
+        // Far past dispatchMaxWaves, which only bounds waves.
+        booking.dispatch.wave = world.settings.dispatchMaxWaves + 7;
+        let transition = world.ok(&booking, By::Driver(driver_id(1)), Command::Decline);
+        assert_eq!(transition.booking.status, BookingStatus::New, "{policy:?}");
+        assert!(has(&transition.effects, |effect| matches!(effect, Effect::RequestDispatch)), "{policy:?}");
+        assert!(transition.booking.requestedDrivers.0.is_empty());
+        assert!(transition.booking.dispatch.declined.contains(&driver_id(1)));
+        assert!(transition.booking.timers.offer_expiry.is_none(), "{policy:?}: no lapse left to wait for");
+        assert_eq!(transition.booking.cancelledBy, None);
+    }
 }
 
 #[test]

@@ -59,6 +59,23 @@ pub fn min_cost_matching(matrix: &CostMatrix) -> Matching {
     if n == 0 || m == 0 {
         return Matching { pairs: Vec::new(), total: 0 };
     }
+    if n > m {
+        // The most pairs is the same count from either side, so solve the
+        // narrow way round: O(m² n) instead of O(n² (n + m)) when many
+        // bookings wait for few drivers.
+        let mut transposed = CostMatrix::new(m, n);
+        for row in 0..n {
+            for column in 0..m {
+                if let Some(cost) = matrix.get(row, column) {
+                    transposed.set(column, row, cost);
+                }
+            }
+        }
+        let Matching { pairs, total } = min_cost_matching(&transposed);
+        let mut pairs: Vec<(usize, usize)> = pairs.into_iter().map(|(column, row)| (row, column)).collect();
+        pairs.sort_unstable();
+        return Matching { pairs, total };
+    }
     // Every allowed pickup together, plus one: the price of leaving a row out.
     let all: u64 = matrix.cells.iter().flatten().fold(0u64, |sum, cost| sum.saturating_add(*cost));
     let skip = i128::from(all) + 1;

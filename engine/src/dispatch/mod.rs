@@ -19,6 +19,7 @@ pub use index::{Candidate, DriverIndex, IndexedDriver};
 pub use log::{DispatchEntry, DispatchLog, round_km};
 pub use matching::{CostMatrix, Matching, min_cost_matching};
 pub use policy::{
-    BATCH_CANDIDATES_PER_BOOKING, BROADCAST_MAX_DRIVERS, BatchOffer, BatchProblem, DispatchPlan, MANUAL_ASSIGN_RADIUS_FACTOR,
-    batch_problem, candidates_for, manual_candidates, more_offers_to_come, plan, plan_batch, wave_radius_km,
+    BATCH_CANDIDATES_PER_BOOKING, BROADCAST_MAX_DRIVERS, BatchOffer, BatchProblem, DispatchPlan,
+    MANUAL_ASSIGN_RADIUS_FACTOR, batch_problem, candidates_for, manual_candidates, more_offers_to_come, plan,
+    plan_batch, wave_radius_km,
 };

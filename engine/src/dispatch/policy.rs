@@ -5,8 +5,8 @@
 
 use super::index::{Candidate, DriverIndex};
 use super::matching::{CostMatrix, min_cost_matching};
-use crate::ids::{BookingId, UserId};
 use crate::error::{DomainError, DomainResult, ErrorKey};
+use crate::ids::{BookingId, UserId};
 use crate::model::{Booking, BookingStatus, DispatchPolicy, LatLng, Millis, Settings};
 use serde::{Deserialize, Serialize};
 
@@ -226,26 +226,67 @@ impl BatchProblem {
                 pairs.push((row, column, time));
             }
         }
-        if pairs.is_empty() {
-            return Vec::new();
-        }
-        let mut matrix = CostMatrix::new(self.bookings.len(), columns.len());
-        for &(row, column, time) in &pairs {
-            matrix.set(row, column, time);
-        }
         let deadline = now + Millis::from(settings.dispatchOfferSeconds) * 1000;
-        min_cost_matching(&matrix)
-            .pairs
-            .into_iter()
-            .map(|(row, column)| {
-                let (booking, pickup, wave) = self.bookings[row];
-                let mut driver = columns[column];
+        let mut offers = Vec::new();
+        // Bookings that share no driver do not affect each other: each
+        // group of bookings linked through common drivers is solved alone,
+        // which keeps a city-wide window to many small matrices.
+        for (rows, group_columns) in groups(self.bookings.len(), columns.len(), &pairs) {
+            let row_at: std::collections::HashMap<usize, usize> =
+                rows.iter().enumerate().map(|(at, row)| (*row, at)).collect();
+            let column_at: std::collections::HashMap<usize, usize> =
+                group_columns.iter().enumerate().map(|(at, column)| (*column, at)).collect();
+            let mut matrix = CostMatrix::new(rows.len(), group_columns.len());
+            for &(row, column, time) in &pairs {
+                if let (Some(&r), Some(&c)) = (row_at.get(&row), column_at.get(&column)) {
+                    matrix.set(r, c, time);
+                }
+            }
+            for (r, c) in min_cost_matching(&matrix).pairs {
+                let (booking, pickup, wave) = self.bookings[rows[r]];
+                let mut driver = columns[group_columns[c]];
                 // The candidate's distance is to its own booking's pickup.
                 driver.distance_km = crate::geo::distance_km(driver.position, pickup);
-                BatchOffer { booking, driver, wave, deadline, pickup_secs: matrix.get(row, column).unwrap_or_default() }
-            })
-            .collect()
+                let pickup_secs = matrix.get(r, c).unwrap_or_default();
+                offers.push((rows[r], BatchOffer { booking, driver, wave, deadline, pickup_secs }));
+            }
+        }
+        // In the bookings' order, whatever the groups.
+        offers.sort_by_key(|(row, _)| *row);
+        offers.into_iter().map(|(_, offer)| offer).collect()
     }
+}
+
+/// The connected groups of a bipartite graph of `rows` and `columns` with
+/// edges `pairs`: each group's rows and columns, ascending, groups in the
+/// order of their first row.
+fn groups(rows: usize, columns: usize, pairs: &[(usize, usize, u64)]) -> Vec<(Vec<usize>, Vec<usize>)> {
+    // Union-find over rows then columns (column c is node rows + c).
+    let mut parent: Vec<usize> = (0..rows + columns).collect();
+    fn root(parent: &mut [usize], mut node: usize) -> usize {
+        while parent[node] != node {
+            parent[node] = parent[parent[node]];
+            node = parent[node];
+        }
+        node
+    }
+    for &(row, column, _) in pairs {
+        let (a, b) = (root(&mut parent, row), root(&mut parent, rows + column));
+        if a != b {
+            parent[a.max(b)] = a.min(b);
+        }
+    }
+    let mut by_root: std::collections::BTreeMap<usize, (Vec<usize>, Vec<usize>)> = std::collections::BTreeMap::new();
+    let mut linked = vec![false; rows + columns];
+    for &(row, column, _) in pairs {
+        linked[row] = true;
+        linked[rows + column] = true;
+    }
+    for (node, _) in linked.iter().enumerate().filter(|(_, linked)| **linked) {
+        let group = by_root.entry(root(&mut parent, node)).or_default();
+        if node < rows { group.0.push(node) } else { group.1.push(node - rows) }
+    }
+    by_root.into_values().collect()
 }
 
 /// Both halves at once, for callers that time pickups without waiting:
@@ -619,7 +660,10 @@ mod tests {
     #[test]
     fn batch_bookings_wait_for_the_window() {
         let index = sedans_one_km_apart(3);
-        assert_eq!(plan(&booking("Sedan", PICKUP), &index, &policy(DispatchPolicy::Batch), NOW), DispatchPlan::AwaitBatch);
+        assert_eq!(
+            plan(&booking("Sedan", PICKUP), &index, &policy(DispatchPolicy::Batch), NOW),
+            DispatchPlan::AwaitBatch
+        );
     }
 
     #[test]
@@ -651,7 +695,8 @@ mod tests {
         index.upsert(driver(2), "Sedan", north_of(PICKUP, -1.0), true); // A 1.0, B 3.0
         // Greedy by A: A←1 (0.4), B←2 (3.0) = 3.4 km; optimum A←2 (1.0), B←1 (1.6) = 2.6 km.
         let offers = plan_batch(&[&a, &b], &index, &policy(DispatchPolicy::Batch), NOW, straight_secs);
-        let chosen: Vec<(BookingId, UserId)> = offers.iter().map(|offer| (offer.booking, offer.driver.driver)).collect();
+        let chosen: Vec<(BookingId, UserId)> =
+            offers.iter().map(|offer| (offer.booking, offer.driver.driver)).collect();
         assert_eq!(chosen, vec![(a.id, driver(2)), (b.id, driver(1))]);
         assert_eq!(offers.iter().map(|offer| offer.pickup_secs).sum::<u64>(), 260);
         assert!(offers.iter().all(|offer| offer.wave == 1 && offer.deadline == NOW + 20_000));
@@ -667,7 +712,8 @@ mod tests {
         index.upsert(driver(1), "Sedan", north_of(PICKUP, 2.5), true);
         index.upsert(driver(2), "Sedan", north_of(PICKUP, 11.0), true);
         let offers = plan_batch(&[&a, &b], &index, &policy(DispatchPolicy::Batch), NOW, straight_secs);
-        let chosen: Vec<(BookingId, UserId)> = offers.iter().map(|offer| (offer.booking, offer.driver.driver)).collect();
+        let chosen: Vec<(BookingId, UserId)> =
+            offers.iter().map(|offer| (offer.booking, offer.driver.driver)).collect();
         assert_eq!(chosen, vec![(a.id, driver(1)), (b.id, driver(2))]);
     }
 
@@ -718,7 +764,13 @@ mod tests {
                 let km = crate::geo::distance_km(position, b.pickup.point());
                 (km <= 10.0).then(|| (km * 100.0).round() as u64)
             };
-            fn best(i: usize, used: &mut Vec<u128>, bookings: &[Booking], drivers: u128, cost: &dyn Fn(&Booking, u128) -> Option<u64>) -> (usize, u64) {
+            fn best(
+                i: usize,
+                used: &mut Vec<u128>,
+                bookings: &[Booking],
+                drivers: u128,
+                cost: &dyn Fn(&Booking, u128) -> Option<u64>,
+            ) -> (usize, u64) {
                 if i == bookings.len() {
                     return (0, 0);
                 }

@@ -19,15 +19,21 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Dispatch tuning is the admins' business; everything else the app shows.
-const ADMIN_ONLY: [&str; 5] =
-    ["dispatchPolicy", "dispatchWaveSize", "dispatchOfferSeconds", "dispatchMaxWaves", "dispatchRadiusStep"];
+const ADMIN_ONLY: [&str; 6] = [
+    "dispatchPolicy",
+    "dispatchWaveSize",
+    "dispatchOfferSeconds",
+    "dispatchMaxWaves",
+    "dispatchRadiusStep",
+    "dispatchBatchSeconds",
+];
 
 #[utoipa::path(
     get,
     path = "/api/v1/settings",
     tag = "catalog",
     summary = "Platform settings",
-    description = "Everyone; admins also get the dispatch tuning (`dispatchPolicy`, `dispatchWaveSize`, `dispatchOfferSeconds`, `dispatchMaxWaves`, `dispatchRadiusStep`).",
+    description = "Everyone; admins also get the dispatch tuning (`dispatchPolicy`: `broadcast`, `waves`, `nearest` or `batch`; `dispatchWaveSize`, `dispatchOfferSeconds`, `dispatchMaxWaves`, `dispatchRadiusStep`, `dispatchBatchSeconds`).",
     responses((status = 200, description = "The settings", body = wayfare_engine::Settings))
 )]
 async fn settings(State(state): State<AppState>, MaybeUser(user): MaybeUser) -> ApiResult<Json<Value>> {

@@ -352,14 +352,40 @@ async fn dispatch_knobs_out_of_range_are_refused_and_not_stored() {
         ("dispatchOfferSeconds", json!(3)),
         ("dispatchMaxWaves", json!(4_294_967_295_u64)),
         ("dispatchMaxWaves", json!(0)),
+        ("dispatchBatchSeconds", json!(0)),
+        ("dispatchBatchSeconds", json!(61)),
     ] {
         let reply = patch(&app, "/api/v1/settings", Some(&admin), json!({ field: value })).await;
         reply.refused_on(400, "invalid_input", field);
+    }
+    // Not a policy, and not a number: the body as a whole is refused.
+    for body in [json!({ "dispatchPolicy": "fastest" }), json!({ "dispatchBatchSeconds": 2.5 })] {
+        patch(&app, "/api/v1/settings", Some(&admin), body).await.refused_on(400, "invalid_input", "settings");
     }
     assert_eq!(app.state.storage.settings().await.unwrap().unwrap(), before, "nothing stored");
     let at_limits = json!({ "dispatchWaveSize": 100, "dispatchOfferSeconds": 3600, "dispatchMaxWaves": 100 });
     let changed = patch(&app, "/api/v1/settings", Some(&admin), at_limits).await;
     assert_eq!(changed.expect(200)["dispatchWaveSize"], 100);
+}
+
+#[tokio::test]
+async fn an_admin_turns_on_the_nearest_and_batch_policies_and_the_runtime_follows() {
+    // issue #16: nearest and batch are settings of the real server
+    let app = TestApp::demo().await;
+    let admin = app.sign_in(ADMIN).await;
+    for (policy, seconds) in [("nearest", 5), ("batch", 1), ("batch", 60)] {
+        let body = json!({ "dispatchPolicy": policy, "dispatchBatchSeconds": seconds });
+        let changed = patch(&app, "/api/v1/settings", Some(&admin), body).await;
+        let settings = changed.expect(200);
+        assert_eq!(
+            (settings["dispatchPolicy"].as_str(), settings["dispatchBatchSeconds"].as_u64()),
+            (Some(policy), Some(seconds))
+        );
+        let live = &app.runtime().catalog().settings;
+        assert_eq!((live.dispatchPolicy.as_str(), u64::from(live.dispatchBatchSeconds)), (policy, seconds));
+        let read = app.get("/api/v1/settings", Some(&admin)).await;
+        assert_eq!(read.expect(200)["dispatchBatchSeconds"], seconds);
+    }
 }
 
 #[tokio::test]

@@ -41,8 +41,14 @@ async fn settings_show_the_spec_fields_to_everyone_and_dispatch_tuning_only_to_a
     assert_eq!(settings["decimal"], 2);
     assert_eq!(settings["bonus"], 5.0);
     assert_eq!(settings["appcat"], "taxi");
-    let tuning =
-        ["dispatchPolicy", "dispatchWaveSize", "dispatchOfferSeconds", "dispatchMaxWaves", "dispatchRadiusStep"];
+    let tuning = [
+        "dispatchPolicy",
+        "dispatchWaveSize",
+        "dispatchOfferSeconds",
+        "dispatchMaxWaves",
+        "dispatchRadiusStep",
+        "dispatchBatchSeconds",
+    ];
     for field in tuning {
         assert!(settings.get(field).is_none(), "{field} is the admins' business");
     }
@@ -60,6 +66,7 @@ async fn settings_show_the_spec_fields_to_everyone_and_dispatch_tuning_only_to_a
         assert!(settings.get(field).is_some(), "admins see {field}");
     }
     assert_eq!(settings["dispatchPolicy"], "waves");
+    assert_eq!(settings["dispatchBatchSeconds"], 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

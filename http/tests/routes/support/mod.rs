@@ -49,6 +49,11 @@ impl Default for Setup {
     }
 }
 
+/// The server's runtime options, waiting longer for actors (tests run many at once).
+fn test_options(config: &Config, maps: &Arc<dyn wayfare_maps::MapsProvider>) -> RuntimeOptions {
+    RuntimeOptions { call_timeout: Some(Duration::from_secs(30)), ..wayfare_http::runtime_options(config, maps) }
+}
+
 pub struct TestApp {
     pub state: AppState,
     pub clock: ManualClock,
@@ -79,10 +84,10 @@ impl TestApp {
         storage.save_settings(&setup.settings, T0).await.expect("settings saved");
         demo::seed(storage.as_ref()).await.expect("the demo city is seeded");
         let clock = ManualClock::starting_at(T0);
-        let options = RuntimeOptions { call_timeout: Some(Duration::from_secs(30)), ..RuntimeOptions::default() };
+        let maps = wayfare_maps::provider_from(&config.maps, &config.maps_cache_dir()).expect("the maps provider");
+        let options = test_options(&config, &maps);
         let runtime = Runtime::start(storage, Arc::new(clock.clone()), options).await.expect("the runtime starts");
         let deliveries = Deliveries::from_config(&config.delivery).expect("deliveries");
-        let maps = wayfare_maps::provider_from(&config.maps, &config.maps_cache_dir()).expect("the maps provider");
         let state = AppState::new(config, runtime, deliveries, maps);
         TestApp { state, clock, _data_dir: data_dir }
     }
@@ -96,10 +101,10 @@ impl TestApp {
         let config = state.config.clone();
         drop(state);
         let storage = wayfare_storage::open(&config.storage_url()).await.expect("SQLite opens again");
-        let options = RuntimeOptions { call_timeout: Some(Duration::from_secs(30)), ..RuntimeOptions::default() };
+        let maps = wayfare_maps::provider_from(&config.maps, &config.maps_cache_dir()).expect("the maps provider");
+        let options = test_options(&config, &maps);
         let runtime = Runtime::start(storage, Arc::new(clock.clone()), options).await.expect("the runtime restarts");
         let deliveries = Deliveries::from_config(&config.delivery).expect("deliveries");
-        let maps = wayfare_maps::provider_from(&config.maps, &config.maps_cache_dir()).expect("the maps provider");
         let state = AppState::new(config, runtime, deliveries, maps);
         TestApp { state, clock, _data_dir }
     }

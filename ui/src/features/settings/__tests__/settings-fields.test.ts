@@ -6,8 +6,10 @@ const field = (name: string) => SETTINGS_SECTIONS.flatMap((section) => section.f
 describe('the settings form', () => {
   it('offers the dispatch settings the server has, with their bounds', () => {
     const names = SETTINGS_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name));
-    expect(names).toEqual(expect.arrayContaining(['autoDispatch', 'driverRadius', 'dispatchPolicy', 'dispatchWaveSize', 'dispatchOfferSeconds', 'dispatchMaxWaves', 'dispatchRadiusStep', 'bonus']));
+    expect(names).toEqual(expect.arrayContaining(['autoDispatch', 'driverRadius', 'dispatchPolicy', 'dispatchWaveSize', 'dispatchOfferSeconds', 'dispatchMaxWaves', 'dispatchRadiusStep', 'dispatchBatchSeconds', 'bonus']));
     expect(field('dispatchOfferSeconds')).toMatchObject({ min: 5, max: 3600, integer: true });
+    expect(field('dispatchPolicy').options).toEqual(['waves', 'broadcast', 'nearest', 'batch']);
+    expect(field('dispatchBatchSeconds')).toMatchObject({ kind: 'number', min: 1, max: 60, integer: true });
     expect(APP_INFO_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name))).toContain('contact_email');
   });
 
@@ -17,6 +19,10 @@ describe('the settings form', () => {
     expect(fieldProblem(field('bonus'), '5')).toBeNull();
     expect(fieldProblem(field('dispatchOfferSeconds'), '4')).toBe('settings.out_of_range');
     expect(fieldProblem(field('dispatchWaveSize'), '2.5')).toBe('settings.whole_number');
+    expect(fieldProblem(field('dispatchBatchSeconds'), '0')).toBe('settings.out_of_range');
+    expect(fieldProblem(field('dispatchBatchSeconds'), '61')).toBe('settings.out_of_range');
+    expect(fieldProblem(field('dispatchBatchSeconds'), '1.5')).toBe('settings.whole_number');
+    expect(fieldProblem(field('dispatchBatchSeconds'), '60')).toBeNull();
     expect(fieldProblem(field('driverRadius'), 'far')).toBe('settings.number_required');
     expect(fieldProblem(field('autoDispatch'), true)).toBeNull();
   });
@@ -26,5 +32,7 @@ describe('the settings form', () => {
     expect(before).toMatchObject({ decimal: '2', autoDispatch: true, driverRadius: '10', code: 'USD' });
     const after = { ...before, autoDispatch: false, driverRadius: ' 7.5 ', code: 'USD' };
     expect(changedFields(SETTINGS_SECTIONS, before, after)).toEqual({ autoDispatch: false, driverRadius: 7.5 });
+    const batch = { ...before, dispatchPolicy: 'batch', dispatchBatchSeconds: '10' };
+    expect(changedFields(SETTINGS_SECTIONS, before, batch)).toEqual({ dispatchPolicy: 'batch', dispatchBatchSeconds: 10 });
   });
 });

@@ -52,11 +52,12 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
     fields: [
       { name: 'driverRadius', kind: 'number', min: 0 },
       toggle('autoDispatch'),
-      { name: 'dispatchPolicy', kind: 'select', options: ['waves', 'broadcast'] },
+      { name: 'dispatchPolicy', kind: 'select', options: ['waves', 'broadcast', 'nearest', 'batch'] },
       { name: 'dispatchWaveSize', kind: 'number', min: 1, max: 100, integer: true },
       { name: 'dispatchOfferSeconds', kind: 'number', min: 5, max: 3600, integer: true },
       { name: 'dispatchMaxWaves', kind: 'number', min: 1, max: 100, integer: true },
       { name: 'dispatchRadiusStep', kind: 'number', min: 0 },
+      { name: 'dispatchBatchSeconds', kind: 'number', min: 1, max: 60, integer: true },
     ],
   },
 ];

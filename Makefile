@@ -5,7 +5,7 @@ NPM ?= npm
 # Where cargo puts what it builds (CARGO_TARGET_DIR when set).
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: test test-rust test-ui node-deps ui run city bench lint fmt
+.PHONY: test test-rust test-ui node-deps build-deps ui run city bench lint fmt
 
 # Formatting and lints first (cheap, and a failure says exactly where), then
 # the Rust tests, then the web app's.
@@ -15,6 +15,11 @@ test: lint test-rust
 # The realtime tests and load generator drive the server with the official
 # socket.io-client under Node 20, pinned by their package-lock.json files.
 NODE_PACKAGES = http/tests/realtime benches/realtime
+
+# C libraries the Rust build links (OpenSSL's headers, for the simulator's
+# Socket.IO client), installed when missing and running as root.
+build-deps:
+	scripts/ensure-build-deps.sh
 
 node-deps:
 	@set -e; for package in $(NODE_PACKAGES); do \
@@ -26,7 +31,7 @@ node-deps:
 # PostgreSQL and point the suite at it. In CI (CI=true) a PostgreSQL that cannot
 # be made to answer fails the run instead of skipping that backend.
 # --all-targets runs each benchmark once as a test, so a broken bench fails here.
-test-rust: node-deps
+test-rust: node-deps build-deps
 	@set -e; \
 	if [ -z "$${WAYFARE_TEST_POSTGRES_URL:-}" ]; then \
 		if url=$$(scripts/ensure-postgres.sh); then \
@@ -59,21 +64,21 @@ test-ui: ui
 
 # Builds everything and serves the demo city at http://localhost:8080, with
 # its data in data/run (kept between runs; delete it to start afresh).
-run: ui
+run: ui build-deps
 	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
 	$(TARGET_DIR)/release/wayfare serve --demo --data-dir data/run --listen 0.0.0.0:8080
 
 # The demo city busy (the live dispatch console's demo): 2000 drivers moving,
 # bookings waiting and being offered, driven by the load generator
 # (scripts/busy-city.sh; DRIVERS=, BOOKINGS= to change; data in data/city).
-city: ui
+city: ui build-deps
 	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
 	CARGO_TARGET_DIR=$(TARGET_DIR) scripts/busy-city.sh
 
-bench:
+bench: build-deps
 	$(CARGO) bench -p wayfare-benches
 
-lint:
+lint: build-deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 

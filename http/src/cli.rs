@@ -28,6 +28,57 @@ pub enum Commands {
         #[command(subcommand)]
         command: MapCommand,
     },
+    /// Replay a day of demand on the dispatch engine and compare policies
+    /// (docs/simulations.md).
+    Simulate(Box<SimulateArgs>),
+}
+
+/// `wayfare simulate [SCENARIO.toml] [flags]`: the flags override the file's fields.
+#[derive(Debug, Args, Clone, Default)]
+pub struct SimulateArgs {
+    /// A scenario file (TOML); without it, the flags say everything.
+    pub scenario: Option<PathBuf>,
+    /// An `.osm.pbf` extract, an OSMnx node-link `.json` network, or `straight-line`.
+    #[arg(long)]
+    pub network: Option<String>,
+    /// Requests as CSV: NREL HIVE's layout or trip records.
+    #[arg(long)]
+    pub requests: Option<PathBuf>,
+    /// Vehicles as CSV (HIVE's `vehicle_id,lat,lon,…`).
+    #[arg(long, conflicts_with = "fleet")]
+    pub vehicles: Option<PathBuf>,
+    /// A fleet of N vehicles placed where requests start.
+    #[arg(long)]
+    pub fleet: Option<usize>,
+    /// The dispatch policy: broadcast, waves, nearest or batch.
+    #[arg(long, conflicts_with = "compare")]
+    pub policy: Option<String>,
+    /// Several policies side by side, e.g. `broadcast,waves,batch`.
+    #[arg(long, value_delimiter = ',')]
+    pub compare: Vec<String>,
+    /// Fleet sizes side by side, e.g. `10,20,40`.
+    #[arg(long, value_delimiter = ',')]
+    pub fleet_sweep: Vec<usize>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Seconds a rider waits for a driver before giving up.
+    #[arg(long, value_name = "SECONDS")]
+    pub cancel_after: Option<u64>,
+    /// Settings and car types as JSON (`{"settings": {…}, "carTypes": […]}`); the demo's by default.
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Where report.json, the CSV series and report.html go (live.json in live mode).
+    #[arg(long, default_value = "simulation")]
+    pub out: PathBuf,
+    /// Play the drivers and riders against the running server at URL, in
+    /// real time, instead of simulating (docs/simulations.md "Live mode").
+    #[arg(long, value_name = "URL")]
+    pub live: Option<String>,
+    /// Live mode's clock: scenario seconds per real second.
+    #[arg(long, default_value_t = 1.0, requires = "live")]
+    pub speed: f64,
+    #[command(flatten)]
+    pub storage: StorageArgs,
 }
 
 #[derive(Debug, Subcommand)]

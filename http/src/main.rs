@@ -18,5 +18,9 @@ async fn main() -> anyhow::Result<()> {
         Commands::Map { command: MapCommand::Prepare { file, storage } } => {
             wayfare_http::prepare_map(storage.load()?, &file).await
         }
+        Commands::Simulate(args) => {
+            let config = args.storage.load()?;
+            tokio::task::spawn_blocking(move || wayfare_http::simulate::run(&config, &args)).await?
+        }
     }
 }

@@ -76,8 +76,11 @@ impl AppState {
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(crate::notify::booking_notices(runtime.clone(), languages.clone(), notifier.clone()));
         }
-        let http_client =
-            reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().unwrap_or_default();
+        let http_client = reqwest::Client::builder()
+            .use_rustls_tls()
+            .timeout(std::time::Duration::from_secs(30))
+            .build()
+            .unwrap_or_default();
         AppState(Arc::new(Inner {
             config,
             runtime,

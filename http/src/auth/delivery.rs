@@ -172,7 +172,7 @@ impl Deliveries {
         };
         let sms = match (&config.sms_url, &config.sms_account, &config.sms_token, &config.sms_from) {
             (Some(url), Some(account), Some(token), Some(from)) => Some(Arc::new(SmsGateway {
-                client: reqwest::Client::new(),
+                client: reqwest::Client::builder().use_rustls_tls().build().unwrap_or_default(),
                 url: url.clone(),
                 account: account.clone(),
                 token: token.clone(),

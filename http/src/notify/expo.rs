@@ -44,7 +44,8 @@ struct Ticket {
 
 impl ExpoSender {
     pub fn new(url: &str, access_token: Option<String>) -> Self {
-        let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap_or_default();
+        let client =
+            reqwest::Client::builder().use_rustls_tls().timeout(Duration::from_secs(30)).build().unwrap_or_default();
         ExpoSender { client, url: url.to_string(), access_token: access_token.filter(|token| !token.is_empty()) }
     }
 

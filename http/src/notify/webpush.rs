@@ -199,7 +199,8 @@ pub struct WebPushSender {
 
 impl WebPushSender {
     pub fn new(keys: VapidKeys, subject: &str, allow_http: bool) -> Self {
-        let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap_or_default();
+        let client =
+            reqwest::Client::builder().use_rustls_tls().timeout(Duration::from_secs(30)).build().unwrap_or_default();
         WebPushSender { client, keys, subject: subject.to_string(), allow_http }
     }
 

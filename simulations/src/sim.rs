@@ -1,0 +1,798 @@
+//! One run: a discrete-event clock drives the production booking machine
+//! (`booking::create`, `booking::apply`), dispatch planner (`dispatch::plan`,
+//! `dispatch::batch_problem`) and driver index of `wayfare-engine`, as the
+//! server's actors do, with drivers and riders played by the behaviour
+//! models (docs/simulations.md "The model").
+//!
+//! Time is virtual and events at the same instant run in the order they
+//! were scheduled, so a run is a function of its inputs and seed.
+
+use crate::scenario::{IdleBehaviour, Scenario};
+use crate::travel::{Leg, STRAIGHT_LINE_KMH, Spot, Travel};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, Effect, NewBooking, RouteInfo};
+use wayfare_engine::dispatch::{self, DispatchPlan, DriverIndex};
+use wayfare_engine::geo::distance_km;
+use wayfare_engine::validation::DeliveryDetails;
+use wayfare_engine::{
+    Booking, BookingId, BookingStatus, CancelledBy, CarType, LatLng, Millis, PaymentMode, Place, Role, Settings,
+    TimerKind, User, UserId,
+};
+
+/// Why a rider gives up, as the booking records it.
+pub const REASON_RIDER_GAVE_UP: &str = "Waited too long for a driver";
+
+/// A request ready to run: its places on the network and its route.
+#[derive(Debug, Clone)]
+pub struct Trip {
+    pub id: String,
+    /// Ms from the clock's zero.
+    pub at_ms: i64,
+    pub origin: Spot,
+    pub destination: Spot,
+    /// Pickup to drop; `None` when the roads do not join them.
+    pub route: Option<Leg>,
+}
+
+/// What one run is given.
+pub struct RunInput<'a> {
+    pub travel: &'a Travel,
+    /// In order of `at_ms`.
+    pub trips: &'a [Trip],
+    pub vehicles: &'a [Spot],
+    /// The platform settings with the run's policy.
+    pub settings: &'a Settings,
+    pub car: &'a CarType,
+    pub scenario: &'a Scenario,
+    /// The clock's zero as epoch ms (bookings carry real dates).
+    pub start_ms: Millis,
+    /// From the zero to the last request.
+    pub span_ms: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Open,
+    Served,
+    CancelledByRider,
+    CancelledBySystem,
+    NeverDispatched,
+}
+
+/// What happened to one request.
+#[derive(Debug, Clone)]
+pub struct Ride {
+    pub request_at: i64,
+    pub origin: LatLng,
+    pub outcome: Outcome,
+    /// The driver (index into the fleet) who took it.
+    pub driver: Option<usize>,
+    pub accepted_at: Option<i64>,
+    pub picked_at: Option<i64>,
+    pub dropped_at: Option<i64>,
+    /// When it was served or given up.
+    pub ended_at: Option<i64>,
+    /// Pickup to drop, as driven.
+    pub trip: Leg,
+    /// Offers sent for it.
+    pub offers: u32,
+}
+
+/// What one driver did.
+#[derive(Debug, Clone, Default)]
+pub struct DriverTally {
+    pub distance_m: f64,
+    pub empty_m: f64,
+    /// Ms going to a pickup or with a rider.
+    pub busy_ms: i64,
+    /// Ms on shift.
+    pub shift_ms: i64,
+    pub earnings: f64,
+}
+
+/// Everything a run leaves for the report.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub rides: Vec<Ride>,
+    pub drivers: Vec<DriverTally>,
+    /// Drivers on shift and free at each 15-minute bin's start.
+    pub idle_samples: Vec<u64>,
+    pub answers_yes: u64,
+    pub answers_no: u64,
+    pub events: u64,
+    /// Ms from the zero to the last event.
+    pub end_ms: i64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Request(usize),
+    Timer { ride: usize, kind: TimerKind, generation: u64 },
+    Respond { ride: usize, driver: usize, accept: bool },
+    AtPickup(usize),
+    Start(usize),
+    AtDrop(usize),
+    GiveUp(usize),
+    BatchWindow,
+    Idle { driver: usize, generation: u64 },
+    Moved { driver: usize, generation: u64 },
+    ShiftStart(usize),
+    ShiftEnd(usize),
+    Sample(usize),
+}
+
+/// An event in the queue: earliest first, then in the order scheduled.
+struct Queued {
+    at: i64,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Reversed: the heap pops the greatest.
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum State {
+    Off,
+    Idle,
+    Moving { from: Spot, to: Spot, leg: Leg, since: i64 },
+    ToPickup,
+    OnTrip,
+}
+
+struct Driver {
+    id: UserId,
+    spot: Spot,
+    state: State,
+    on_shift: bool,
+    /// Bumped whenever a planned idle move no longer applies.
+    generation: u64,
+    shift_since: i64,
+    busy_since: i64,
+    tally: DriverTally,
+}
+
+impl Driver {
+    fn free(&self) -> bool {
+        self.on_shift && matches!(self.state, State::Idle | State::Moving { .. })
+    }
+}
+
+struct Sim<'a> {
+    input: RunInput<'a>,
+    now: i64,
+    queue: BinaryHeap<Queued>,
+    next_seq: u64,
+    rng: StdRng,
+    index: DriverIndex,
+    drivers: Vec<Driver>,
+    driver_of: HashMap<UserId, usize>,
+    bookings: Vec<Option<Booking>>,
+    rides: Vec<Ride>,
+    rider: User,
+    batch_waiting: BTreeSet<usize>,
+    /// Pickup times of the batch windows by (ride, driver), with the
+    /// driver's place they were timed from: a booking waiting through
+    /// several windows is not timed again from a driver who has not moved.
+    pickup_times: HashMap<(usize, usize), ([u64; 2], Option<u64>)>,
+    batch_scheduled: bool,
+    idle_samples: Vec<u64>,
+    answers_yes: u64,
+    answers_no: u64,
+    handled: u64,
+}
+
+/// Runs the day; `progress` hears (requests made, of).
+pub fn run(input: RunInput<'_>, seed: u64, progress: &mut dyn FnMut(usize, usize)) -> RunResult {
+    let mut sim = Sim::new(input, seed);
+    let total = sim.input.trips.len();
+    let step = (total / 100).max(1);
+    let mut made = 0;
+    while let Some(Queued { at, event, .. }) = sim.queue.pop() {
+        if sim.is_stale(&event) {
+            // A timer cleared, a rider already gone, an idle move overtaken:
+            // dropped without moving the clock, so the day ends with its last real event.
+            continue;
+        }
+        sim.now = at;
+        sim.handled += 1;
+        if let Event::Request(_) = event {
+            made += 1;
+            if made % step == 0 || made == total {
+                progress(made, total);
+            }
+        }
+        sim.handle(event);
+    }
+    sim.finish()
+}
+
+impl<'a> Sim<'a> {
+    fn new(input: RunInput<'a>, seed: u64) -> Sim<'a> {
+        let mut rider = User::new(UserId::from_u128(1 << 64), Role::Rider, 0);
+        rider.firstName = "Simulated".into();
+        rider.lastName = "Rider".into();
+        let trips = input.trips.len();
+        let mut sim = Sim {
+            now: 0,
+            queue: BinaryHeap::new(),
+            next_seq: 0,
+            rng: StdRng::seed_from_u64(seed),
+            index: DriverIndex::new(),
+            drivers: Vec::with_capacity(input.vehicles.len()),
+            driver_of: HashMap::with_capacity(input.vehicles.len()),
+            bookings: vec![None; trips],
+            rides: input
+                .trips
+                .iter()
+                .map(|trip| Ride {
+                    request_at: trip.at_ms,
+                    origin: trip.origin.point,
+                    outcome: Outcome::Open,
+                    driver: None,
+                    accepted_at: None,
+                    picked_at: None,
+                    dropped_at: None,
+                    ended_at: None,
+                    trip: Leg::default(),
+                    offers: 0,
+                })
+                .collect(),
+            rider,
+            batch_waiting: BTreeSet::new(),
+            pickup_times: HashMap::new(),
+            batch_scheduled: false,
+            idle_samples: Vec::new(),
+            answers_yes: 0,
+            answers_no: 0,
+            handled: 0,
+            input,
+        };
+        let shift_ms = (sim.input.scenario.drivers.shift_hours * 3_600_000.0) as i64;
+        let fleet = sim.input.vehicles.len();
+        for (number, spot) in sim.input.vehicles.iter().enumerate() {
+            let id = UserId::from_u128((2 << 64) | number as u128);
+            sim.driver_of.insert(id, number);
+            sim.drivers.push(Driver {
+                id,
+                spot: *spot,
+                state: State::Off,
+                on_shift: false,
+                generation: 0,
+                shift_since: 0,
+                busy_since: 0,
+                tally: DriverTally::default(),
+            });
+            if shift_ms > 0 {
+                // Shifts start evenly over the span, so the city is covered all day.
+                let latest = (sim.input.span_ms - shift_ms).max(0);
+                let start = if fleet > 1 { latest * number as i64 / (fleet as i64 - 1) } else { 0 };
+                sim.schedule(start, Event::ShiftStart(number));
+                sim.schedule(start + shift_ms, Event::ShiftEnd(number));
+            } else {
+                sim.schedule(0, Event::ShiftStart(number));
+            }
+        }
+        for (ride, trip) in sim.input.trips.iter().enumerate() {
+            sim.schedule(trip.at_ms, Event::Request(ride));
+        }
+        let bins = (sim.input.span_ms / (crate::report::SERIES_BIN_S as i64 * 1000)) as usize + 1;
+        for bin in 0..bins {
+            sim.schedule(bin as i64 * crate::report::SERIES_BIN_S as i64 * 1000, Event::Sample(bin));
+        }
+        sim
+    }
+
+    fn is_stale(&self, event: &Event) -> bool {
+        match *event {
+            Event::Timer { ride, kind, generation } => {
+                self.bookings[ride].as_ref().is_none_or(|booking| !booking.timers.is_current(kind, generation))
+            }
+            Event::GiveUp(ride) => self.status(ride) != Some(BookingStatus::New),
+            Event::Idle { driver, generation } | Event::Moved { driver, generation } => {
+                self.drivers[driver].generation != generation
+            }
+            _ => false,
+        }
+    }
+
+    fn schedule(&mut self, at: i64, event: Event) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.queue.push(Queued { at: at.max(self.now), seq, event });
+    }
+
+    fn epoch(&self) -> Millis {
+        self.input.start_ms + self.now
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Request(ride) => self.request(ride),
+            Event::Timer { ride, kind, generation } => {
+                let _ = self.apply(ride, By::System, Command::TimerFired { kind, generation });
+            }
+            Event::Respond { ride, driver, accept } => self.respond(ride, driver, accept),
+            Event::AtPickup(ride) => self.at_pickup(ride),
+            Event::Start(ride) => self.start(ride),
+            Event::AtDrop(ride) => self.at_drop(ride),
+            Event::GiveUp(ride) => {
+                if self.status(ride) == Some(BookingStatus::New) {
+                    let customer = self.rider.id;
+                    let reason = REASON_RIDER_GAVE_UP.to_string();
+                    let _ = self.apply(ride, By::Rider(customer), Command::Cancel { reason });
+                }
+            }
+            Event::BatchWindow => self.batch_window(),
+            Event::Idle { driver, generation } => self.idle_move(driver, generation),
+            Event::Moved { driver, generation } => self.moved(driver, generation),
+            Event::ShiftStart(driver) => self.shift_start(driver),
+            Event::ShiftEnd(driver) => self.shift_end(driver),
+            Event::Sample(bin) => {
+                let idle = self.drivers.iter().filter(|driver| driver.free()).count() as u64;
+                if self.idle_samples.len() <= bin {
+                    self.idle_samples.resize(bin + 1, 0);
+                }
+                self.idle_samples[bin] = idle;
+            }
+        }
+    }
+
+    fn status(&self, ride: usize) -> Option<BookingStatus> {
+        self.bookings[ride].as_ref().map(|booking| booking.status)
+    }
+
+    fn context(&self) -> Context<'a> {
+        Context { now: self.epoch(), settings: self.input.settings, car_type: Some(self.input.car) }
+    }
+
+    fn request(&mut self, ride: usize) {
+        let trip = &self.input.trips[ride];
+        let Some(route) = trip.route else {
+            self.end(ride, Outcome::NeverDispatched);
+            return;
+        };
+        let place = |spot: &Spot| Place { lat: spot.point.lat, lng: spot.point.lng, add: String::new() };
+        let request = NewBooking {
+            pickup: place(&trip.origin),
+            drop: place(&trip.destination),
+            book_later: false,
+            tripdate: None,
+            route: RouteInfo {
+                distance_km: route.distance_m / 1000.0,
+                time_secs: (route.time_ms / 1000).max(0) as u64,
+                coords: Vec::new(),
+                waypoints: Vec::new(),
+            },
+            parcel_type_index: None,
+            option_index: None,
+            delivery: DeliveryDetails::default(),
+            promo: None,
+            payment_mode: Some(PaymentMode::Cash),
+        };
+        let id = BookingId::from_u128(ride as u128 + 1);
+        let context = self.context();
+        let created = booking::create(id, request, &self.rider, By::Rider(self.rider.id), &context, &mut self.rng);
+        match created {
+            Ok(transition) => {
+                self.bookings[ride] = Some(transition.booking);
+                let cancel_after = self.input.scenario.riders.cancel_after_s as i64 * 1000;
+                self.schedule(self.now + cancel_after, Event::GiveUp(ride));
+                self.effects(ride, transition.effects);
+            }
+            Err(_) => self.end(ride, Outcome::NeverDispatched),
+        }
+    }
+
+    /// Applies a command to the ride's booking as its actor would: the
+    /// transition, then its effects.
+    fn apply(&mut self, ride: usize, by: By, command: Command) -> Result<(), wayfare_engine::DomainError> {
+        let Some(current) = self.bookings[ride].as_ref() else {
+            return Err(wayfare_engine::ErrorKey::NotFound.into());
+        };
+        let transition = booking::apply(current, by, command, &self.context())?;
+        self.bookings[ride] = Some(transition.booking);
+        self.effects(ride, transition.effects);
+        Ok(())
+    }
+
+    fn effects(&mut self, ride: usize, effects: Vec<Effect>) {
+        let mut dispatch_requested = false;
+        for effect in effects {
+            match effect {
+                Effect::TimerSet { kind, timer } => {
+                    let at = timer.at - self.input.start_ms;
+                    self.schedule(at, Event::Timer { ride, kind, generation: timer.generation });
+                }
+                Effect::RequestDispatch => dispatch_requested = true,
+                Effect::OfferMade { drivers, .. } => {
+                    for driver in drivers {
+                        self.offer_to(ride, driver);
+                    }
+                }
+                Effect::SetQueue { driver, busy } => {
+                    if let Some(&number) = self.driver_of.get(&driver) {
+                        let free = !busy && self.drivers[number].free();
+                        self.index.set_available(driver, free);
+                    }
+                }
+                _ => {}
+            }
+        }
+        match self.bookings[ride].as_ref().map(|booking| (booking.status, booking.cancelledBy)) {
+            Some((BookingStatus::Cancelled, Some(CancelledBy::Rider))) => self.end(ride, Outcome::CancelledByRider),
+            Some((BookingStatus::Cancelled, _)) => self.end(ride, Outcome::CancelledBySystem),
+            _ => {}
+        }
+        if dispatch_requested {
+            self.dispatch(ride);
+        }
+    }
+
+    fn end(&mut self, ride: usize, outcome: Outcome) {
+        let record = &mut self.rides[ride];
+        if record.outcome == Outcome::Open {
+            record.outcome = outcome;
+            record.ended_at = Some(self.now);
+            self.batch_waiting.remove(&ride);
+        }
+    }
+
+    fn dispatch(&mut self, ride: usize) {
+        let Some(booking) = self.bookings[ride].as_ref() else { return };
+        let now = self.epoch();
+        match dispatch::plan(booking, &self.index, self.input.settings, now) {
+            DispatchPlan::Offer { drivers, wave, deadline } => {
+                let drivers = drivers.into_iter().map(|candidate| candidate.driver).collect();
+                let _ = self.apply(ride, By::System, Command::Offer { drivers, wave, deadline });
+            }
+            DispatchPlan::AwaitBatch => {
+                self.batch_waiting.insert(ride);
+                if !self.batch_scheduled {
+                    let window = i64::from(self.input.settings.dispatchBatchSeconds.max(1)) * 1000;
+                    self.batch_scheduled = true;
+                    self.schedule((self.now / window + 1) * window, Event::BatchWindow);
+                }
+            }
+            // As the server: the booking stays NEW and its retry timer asks again.
+            DispatchPlan::NoCandidates { .. } | DispatchPlan::Exhausted | DispatchPlan::NotDispatchable => {}
+        }
+    }
+
+    fn batch_window(&mut self) {
+        self.batch_scheduled = false;
+        let waiting: Vec<usize> = self.batch_waiting.iter().copied().collect();
+        let bookings: Vec<&Booking> = waiting.iter().filter_map(|ride| self.bookings[*ride].as_ref()).collect();
+        let problem = dispatch::batch_problem(&bookings, &self.index, self.input.settings);
+        let ride_of: HashMap<BookingId, usize> =
+            waiting.iter().map(|ride| (BookingId::from_u128(*ride as u128 + 1), *ride)).collect();
+        let place = |number: usize| {
+            let point = self.drivers[number].spot.point;
+            [point.lat.to_bits(), point.lng.to_bits()]
+        };
+        // Pairs not timed yet from where the driver is now. One search per
+        // pair: a window's candidates are a sparse tenth of drivers × pickups,
+        // and a one-to-one search stops early where a matrix sweeps.
+        for ((booking, _, _), candidates) in problem.bookings.iter().zip(&problem.candidates) {
+            let ride = ride_of[booking];
+            let pickup = self.input.trips[ride].origin;
+            for candidate in candidates {
+                let number = self.driver_of[&candidate.driver];
+                let here = place(number);
+                if self.pickup_times.get(&(ride, number)).is_none_or(|(at, _)| *at != here) {
+                    let leg = self.input.travel.leg(&self.drivers[number].spot, &pickup);
+                    let time = leg.map(|leg| (leg.time_ms / 1000).max(0) as u64);
+                    self.pickup_times.insert((ride, number), (here, time));
+                }
+            }
+        }
+        let times: Vec<Vec<Option<u64>>> = problem
+            .bookings
+            .iter()
+            .zip(&problem.candidates)
+            .map(|((booking, _, _), candidates)| {
+                let ride = ride_of[booking];
+                candidates
+                    .iter()
+                    .map(|candidate| self.pickup_times[&(ride, self.driver_of[&candidate.driver])].1)
+                    .collect()
+            })
+            .collect();
+        let offers = problem.solve(&times, self.input.settings, self.epoch());
+        for offer in offers {
+            let ride = ride_of[&offer.booking];
+            self.batch_waiting.remove(&ride);
+            let command =
+                Command::Offer { drivers: vec![offer.driver.driver], wave: offer.wave, deadline: Some(offer.deadline) };
+            let _ = self.apply(ride, By::System, command);
+        }
+        self.batch_waiting.retain(|ride| self.bookings[*ride].as_ref().is_some_and(|b| b.status == BookingStatus::New));
+        let waiting = &self.batch_waiting;
+        self.pickup_times.retain(|(ride, _), _| waiting.contains(ride));
+        if !self.batch_waiting.is_empty() {
+            let window = i64::from(self.input.settings.dispatchBatchSeconds.max(1)) * 1000;
+            self.batch_scheduled = true;
+            self.schedule(self.now + window, Event::BatchWindow);
+        }
+    }
+
+    /// The driver model hears an offer: whether and when they answer.
+    fn offer_to(&mut self, ride: usize, driver: UserId) {
+        let Some(&number) = self.driver_of.get(&driver) else { return };
+        self.rides[ride].offers += 1;
+        let model = &self.input.scenario.drivers;
+        let km = distance_km(self.drivers[number].spot.point, self.input.trips[ride].origin.point);
+        let chance = (model.accept_probability - model.accept_decay_per_km * km).clamp(0.0, 1.0);
+        let accept = chance >= 1.0 || self.rng.random_bool(chance);
+        let delay_s = if model.respond_max_s > model.respond_min_s {
+            self.rng.random_range(model.respond_min_s..model.respond_max_s)
+        } else {
+            model.respond_min_s
+        };
+        self.schedule(self.now + (delay_s * 1000.0).round() as i64, Event::Respond { ride, driver: number, accept });
+    }
+
+    fn respond(&mut self, ride: usize, number: usize, accept: bool) {
+        let id = self.drivers[number].id;
+        let offered = self.bookings[ride]
+            .as_ref()
+            .is_some_and(|booking| booking.status == BookingStatus::New && booking.is_requested(&id));
+        if !offered {
+            // Taken by another driver, withdrawn or lapsed before the answer.
+            return;
+        }
+        // A driver already on a trip (or off shift) says no: the app does not
+        // let them hold two bookings.
+        if !accept || !self.drivers[number].free() {
+            self.answers_no += 1;
+            let _ = self.apply(ride, By::Driver(id), Command::Decline);
+            return;
+        }
+        let here = self.current_spot(number);
+        let snapshot = DriverSnapshot {
+            id,
+            name: format!("Driver {}", number + 1),
+            image: String::new(),
+            contact: String::new(),
+            push_token: String::new(),
+            rating: Decimal::ZERO,
+            vehicle_number: String::new(),
+            fleetadmin: None,
+            location: Some(here.point),
+        };
+        if self.apply(ride, By::Driver(id), Command::Accept { driver: snapshot }).is_err() {
+            return;
+        }
+        self.answers_yes += 1;
+        let pickup = self.input.trips[ride].origin;
+        let leg = self.input.travel.leg(&here, &pickup).unwrap_or_else(|| straight(&here, &pickup));
+        let driver = &mut self.drivers[number];
+        driver.spot = here;
+        driver.generation += 1;
+        driver.state = State::ToPickup;
+        driver.busy_since = self.now;
+        driver.tally.distance_m += leg.distance_m;
+        driver.tally.empty_m += leg.distance_m;
+        self.index.set_available(id, false);
+        let record = &mut self.rides[ride];
+        record.driver = Some(number);
+        record.accepted_at = Some(self.now);
+        self.schedule(self.now + leg.time_ms, Event::AtPickup(ride));
+    }
+
+    /// Where the driver is now: part-way along an idle move, counted as driven.
+    fn current_spot(&mut self, number: usize) -> Spot {
+        let driver = &mut self.drivers[number];
+        let State::Moving { from, to, leg, since } = driver.state else { return driver.spot };
+        let share =
+            if leg.time_ms > 0 { ((self.now - since) as f64 / leg.time_ms as f64).clamp(0.0, 1.0) } else { 1.0 };
+        driver.tally.distance_m += leg.distance_m * share;
+        driver.tally.empty_m += leg.distance_m * share;
+        driver.state = State::Idle;
+        let point = LatLng::new(
+            from.point.lat + (to.point.lat - from.point.lat) * share,
+            from.point.lng + (to.point.lng - from.point.lng) * share,
+        );
+        let spot = self.input.travel.spot(point).unwrap_or(if share < 0.5 { from } else { to });
+        self.drivers[number].spot = spot;
+        spot
+    }
+
+    fn driver_of_ride(&self, ride: usize) -> Option<(usize, UserId)> {
+        let number = self.rides[ride].driver?;
+        Some((number, self.drivers[number].id))
+    }
+
+    fn at_pickup(&mut self, ride: usize) {
+        let Some((number, id)) = self.driver_of_ride(ride) else { return };
+        let pickup = self.input.trips[ride].origin;
+        if self.apply(ride, By::Driver(id), Command::Arrive { location: Some(pickup.point) }).is_err() {
+            return;
+        }
+        self.drivers[number].spot = pickup;
+        self.rides[ride].picked_at = Some(self.now);
+        self.schedule(self.now + self.input.scenario.boarding_s as i64 * 1000, Event::Start(ride));
+    }
+
+    fn start(&mut self, ride: usize) {
+        let Some((number, id)) = self.driver_of_ride(ride) else { return };
+        let otp = self.bookings[ride].as_ref().and_then(|booking| booking.otp.0);
+        let pickup = self.input.trips[ride].origin.point;
+        if self.apply(ride, By::Driver(id), Command::Start { otp, location: Some(pickup) }).is_err() {
+            return;
+        }
+        let route = self.input.trips[ride].route.unwrap_or_default();
+        self.drivers[number].state = State::OnTrip;
+        self.rides[ride].trip = route;
+        self.schedule(self.now + route.time_ms, Event::AtDrop(ride));
+    }
+
+    fn at_drop(&mut self, ride: usize) {
+        let Some((number, id)) = self.driver_of_ride(ride) else { return };
+        let drop = self.input.trips[ride].destination;
+        let reach = Command::Reach { location: Some(drop.point), drop_address: None, route: Vec::new() };
+        if self.apply(ride, By::Driver(id), reach).is_err() {
+            return;
+        }
+        let pay = Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO };
+        let paid = self.apply(ride, By::Driver(id), pay).is_ok();
+        let share = self.bookings[ride].as_ref().map(|booking| booking.driver_share).unwrap_or_default();
+        let record = &mut self.rides[ride];
+        record.dropped_at = Some(self.now);
+        if paid {
+            self.end(ride, Outcome::Served);
+        }
+        let driver = &mut self.drivers[number];
+        driver.tally.distance_m += self.rides[ride].trip.distance_m;
+        driver.tally.busy_ms += self.now - driver.busy_since;
+        driver.tally.earnings += share.to_f64().unwrap_or(0.0);
+        driver.spot = drop;
+        self.index.move_to(id, drop.point);
+        if self.drivers[number].on_shift {
+            self.become_idle(number);
+        } else {
+            self.go_off(number);
+        }
+    }
+
+    fn become_idle(&mut self, number: usize) {
+        let driver = &mut self.drivers[number];
+        driver.state = State::Idle;
+        driver.generation += 1;
+        let (id, generation) = (driver.id, driver.generation);
+        self.index.set_available(id, true);
+        let model = &self.input.scenario.drivers;
+        if model.idle != IdleBehaviour::Stay && self.now < self.input.span_ms {
+            self.schedule(self.now + model.idle_every_s as i64 * 1000, Event::Idle { driver: number, generation });
+        }
+    }
+
+    fn idle_move(&mut self, number: usize, generation: u64) {
+        let driver = &self.drivers[number];
+        if driver.generation != generation || !matches!(driver.state, State::Idle) || !driver.on_shift {
+            return;
+        }
+        let from = driver.spot;
+        let target = match self.input.scenario.drivers.idle {
+            IdleBehaviour::Stay => None,
+            IdleBehaviour::Return => self.recent_origin(),
+            IdleBehaviour::Cruise => {
+                let km = self.rng.random_range(0.0..self.input.scenario.drivers.cruise_km);
+                let bearing = self.rng.random_range(0.0..std::f64::consts::TAU);
+                let lat = from.point.lat + km * bearing.cos() / 111.195;
+                let lng = from.point.lng + km * bearing.sin() / (111.195 * from.point.lat.to_radians().cos());
+                self.input.travel.spot(LatLng::new(lat, lng))
+            }
+        };
+        let leg = target.and_then(|to| self.input.travel.leg(&from, &to).map(|leg| (to, leg)));
+        let driver = &mut self.drivers[number];
+        driver.generation += 1;
+        let generation = driver.generation;
+        match leg {
+            Some((to, leg)) => {
+                driver.state = State::Moving { from, to, leg, since: self.now };
+                self.schedule(self.now + leg.time_ms, Event::Moved { driver: number, generation });
+            }
+            None => {
+                let every = self.input.scenario.drivers.idle_every_s as i64 * 1000;
+                if self.now < self.input.span_ms {
+                    self.schedule(self.now + every, Event::Idle { driver: number, generation });
+                }
+            }
+        }
+    }
+
+    /// Where a request of the last half hour started, at random.
+    fn recent_origin(&mut self) -> Option<Spot> {
+        let trips = self.input.trips;
+        let end = trips.partition_point(|trip| trip.at_ms <= self.now);
+        let begin = trips.partition_point(|trip| trip.at_ms < self.now - 30 * 60_000);
+        (begin < end).then(|| trips[self.rng.random_range(begin..end)].origin)
+    }
+
+    fn moved(&mut self, number: usize, generation: u64) {
+        let driver = &mut self.drivers[number];
+        let State::Moving { to, leg, .. } = driver.state else { return };
+        if driver.generation != generation {
+            return;
+        }
+        driver.tally.distance_m += leg.distance_m;
+        driver.tally.empty_m += leg.distance_m;
+        driver.spot = to;
+        let id = driver.id;
+        self.index.move_to(id, to.point);
+        self.become_idle(number);
+    }
+
+    fn shift_start(&mut self, number: usize) {
+        let driver = &mut self.drivers[number];
+        driver.on_shift = true;
+        driver.shift_since = self.now;
+        let (id, point) = (driver.id, driver.spot.point);
+        self.index.upsert(id, &self.input.car.name, point, true);
+        self.become_idle(number);
+    }
+
+    fn shift_end(&mut self, number: usize) {
+        let driver = &mut self.drivers[number];
+        driver.on_shift = false;
+        if matches!(driver.state, State::Idle | State::Moving { .. }) {
+            self.current_spot(number);
+            self.go_off(number);
+        }
+    }
+
+    fn go_off(&mut self, number: usize) {
+        let driver = &mut self.drivers[number];
+        driver.state = State::Off;
+        driver.generation += 1;
+        driver.tally.shift_ms += self.now - driver.shift_since;
+        self.index.remove(driver.id);
+    }
+
+    fn finish(mut self) -> RunResult {
+        for driver in &mut self.drivers {
+            if !matches!(driver.state, State::Off) {
+                driver.tally.shift_ms += self.now - driver.shift_since;
+            }
+        }
+        RunResult {
+            rides: self.rides,
+            drivers: self.drivers.into_iter().map(|driver| driver.tally).collect(),
+            idle_samples: self.idle_samples,
+            answers_yes: self.answers_yes,
+            answers_no: self.answers_no,
+            events: self.handled,
+            end_ms: self.now,
+        }
+    }
+}
+
+/// A drive where the roads give none (a pickup cut off by the extract's
+/// edge): a straight line at the straight-line speed.
+fn straight(from: &Spot, to: &Spot) -> Leg {
+    let km = distance_km(from.point, to.point);
+    Leg { time_ms: (km / STRAIGHT_LINE_KMH * 3_600_000.0).round() as i64, distance_m: km * 1000.0 }
+}

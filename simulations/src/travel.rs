@@ -1,0 +1,151 @@
+//! How long and how far a car drives between two places: on roads through
+//! the maps crate's router (an OpenStreetMap extract, or an OSMnx graph as
+//! HIVE ships it), or in straight lines at a fixed speed.
+
+use crate::input::RoadNetwork;
+use std::path::Path;
+use wayfare_engine::LatLng;
+use wayfare_engine::geo::distance_km;
+use wayfare_maps::osm::network::{GraphLink, Network};
+use wayfare_maps::osm::router::{Router, Snap};
+
+/// Straight-line speed: a city's average door to door.
+pub const STRAIGHT_LINE_KMH: f64 = 30.0;
+/// A place further than this from any road is off the network.
+pub const OFF_NETWORK_M: f64 = 1_000.0;
+
+/// A place, with where it meets the roads when there are roads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spot {
+    pub point: LatLng,
+    snap: Option<Snap>,
+}
+
+impl Spot {
+    /// A place as it is, not on any road: for straight lines, and for
+    /// positions a live driver reports between snaps.
+    pub fn free(point: LatLng) -> Spot {
+        Spot { point, snap: None }
+    }
+}
+
+/// A drive: time in ms, distance in metres.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Leg {
+    pub time_ms: i64,
+    pub distance_m: f64,
+}
+
+pub enum Travel {
+    StraightLine { speed_kmh: f64 },
+    Roads { router: Box<Router>, kind: &'static str },
+}
+
+impl Travel {
+    pub fn straight_line() -> Travel {
+        Travel::StraightLine { speed_kmh: STRAIGHT_LINE_KMH }
+    }
+
+    /// The roads of an OSMnx graph, prepared for routing.
+    pub fn from_osmnx(graph: &RoadNetwork) -> Result<Travel, String> {
+        let nodes: Vec<LatLng> = graph.nodes.iter().map(|node| node.position).collect();
+        let links: Vec<GraphLink> = graph
+            .links
+            .iter()
+            .map(|link| GraphLink {
+                from: link.from,
+                to: link.to,
+                length_m: link.length_m,
+                time_ms: (link.travel_time_s * 1000.0).round().clamp(0.0, f64::from(u32::MAX)) as u32,
+            })
+            .collect();
+        let network = Network::from_graph(&nodes, &links).map_err(|error| error.to_string())?;
+        Ok(Travel::Roads { router: Box::new(Router::prepare(network, |_, _| {})), kind: "osmnx" })
+    }
+
+    /// The roads of an OpenStreetMap extract, from the maps cache when it
+    /// holds them (as `wayfare serve` keeps them), else prepared there now.
+    pub fn from_extract(
+        extract: &Path,
+        cache_dir: &Path,
+        progress: impl FnMut(&str, usize, usize),
+    ) -> Result<Travel, String> {
+        let (prepared, _) = wayfare_maps::osm::cache::load_or_prepare(extract, cache_dir, progress)
+            .map_err(|error| error.to_string())?;
+        Ok(Travel::Roads { router: Box::new(prepared.router), kind: "osm" })
+    }
+
+    /// `osm`, `osmnx` or `straight-line`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Travel::StraightLine { .. } => "straight-line",
+            Travel::Roads { kind, .. } => kind,
+        }
+    }
+
+    /// The place as the network sees it; `None` when it is off the network.
+    pub fn spot(&self, point: LatLng) -> Option<Spot> {
+        if !point.is_valid() {
+            return None;
+        }
+        match self {
+            Travel::StraightLine { .. } => Some(Spot { point, snap: None }),
+            Travel::Roads { router, .. } => {
+                let snap = router.snap(point).filter(|snap| snap.distance_m <= OFF_NETWORK_M)?;
+                Some(Spot { point, snap: Some(snap) })
+            }
+        }
+    }
+
+    /// The drive from `from` to `to`; `None` when the roads do not go there.
+    pub fn leg(&self, from: &Spot, to: &Spot) -> Option<Leg> {
+        match (self, from.snap, to.snap) {
+            (Travel::Roads { router, .. }, Some(start), Some(end)) => router
+                .totals_snaps(&start, &end)
+                .map(|total| Leg { time_ms: total.time_ms.max(0), distance_m: total.length_dm.max(0) as f64 / 10.0 }),
+            _ => self.legs_to(std::slice::from_ref(from), to).pop().flatten(),
+        }
+    }
+
+    /// The drives from each of `from` to `to`.
+    pub fn legs_to(&self, from: &[Spot], to: &Spot) -> Vec<Option<Leg>> {
+        self.matrix(from, std::slice::from_ref(to)).into_iter().map(|mut row| row.pop().flatten()).collect()
+    }
+
+    /// The drives from every one of `from` to every one of `to`: one
+    /// many-to-many search on roads, cheaper than a search per pair.
+    pub fn matrix(&self, from: &[Spot], to: &[Spot]) -> Vec<Vec<Option<Leg>>> {
+        match self {
+            Travel::StraightLine { speed_kmh } => from
+                .iter()
+                .map(|start| {
+                    to.iter()
+                        .map(|end| {
+                            let km = distance_km(start.point, end.point);
+                            let time_ms = (km / speed_kmh * 3_600_000.0).round() as i64;
+                            Some(Leg { time_ms, distance_m: km * 1000.0 })
+                        })
+                        .collect()
+                })
+                .collect(),
+            Travel::Roads { router, .. } => {
+                let origins: Vec<Option<Snap>> = from.iter().map(|spot| spot.snap).collect();
+                let destinations: Vec<Option<Snap>> = to.iter().map(|spot| spot.snap).collect();
+                router
+                    .matrix_snaps(&origins, &destinations)
+                    .into_iter()
+                    .map(|row| {
+                        row.into_iter()
+                            .map(|cell| {
+                                cell.map(|total| Leg {
+                                    time_ms: total.time_ms.max(0),
+                                    distance_m: total.length_dm.max(0) as f64 / 10.0,
+                                })
+                            })
+                            .collect()
+                    })
+                    .collect()
+            }
+        }
+    }
+}

@@ -385,10 +385,10 @@ impl Hierarchy {
                 (None, Some(_)) => false,
                 (Some(f), Some(b)) => f <= b,
             };
-            let (side, other, arcs_of): (&mut Side, &Side, ArcsOf) = if go_forward {
-                (&mut *forward, &*backward, Hierarchy::up_arcs)
+            let (side, other, arcs_of, stall_arcs): (&mut Side, &Side, ArcsOf, ArcsOf) = if go_forward {
+                (&mut *forward, &*backward, Hierarchy::up_arcs, Hierarchy::down_arcs)
             } else {
-                (&mut *backward, &*forward, Hierarchy::down_arcs)
+                (&mut *backward, &*forward, Hierarchy::down_arcs, Hierarchy::up_arcs)
             };
             let Some((node, total)) = side.pop() else { continue };
             if let Some(there) = other.get(node) {
@@ -396,6 +396,14 @@ impl Hierarchy {
                 if beats(&best, meeting.weight) {
                     best = Some((meeting, node));
                 }
+            }
+            // Stall on demand: a higher node this side has reached gets here
+            // cheaper, so no shortest up-then-down path climbs on from here.
+            if stall_arcs(self, node)
+                .iter()
+                .any(|arc| side.get(arc.node).is_some_and(|higher| higher.plus(arc.cost).weight < total.weight))
+            {
+                continue;
             }
             for arc in arcs_of(self, node) {
                 side.relax(arc.node, total.plus(arc.cost), node);

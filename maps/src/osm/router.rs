@@ -245,15 +245,8 @@ impl Router {
     /// The fastest route between two points already on the road.
     pub fn route_snaps(&self, start: &Snap, end: &Snap) -> Option<Path> {
         let (from_ends, to_ends) = (self.ends(start), self.ends(end));
-        let sources = self.sources(&from_ends);
-        let targets = self.targets(&to_ends);
-        let found = if sources.is_empty() || targets.is_empty() {
-            None
-        } else {
-            self.with_workspace(|workspace| self.hierarchy.route(workspace, &sources, &targets))
-        };
-        let direct = self
-            .direct(&from_ends, &to_ends)
+        let (found, direct) = self.search(&from_ends, &to_ends);
+        let direct = direct
             .map(|(directed, start, end)| (directed, scaled(self.network.cost(directed), end - start), start, end));
         match (found, direct) {
             (Some(found), Some(direct)) if direct.1.weight <= found.total.weight => Some(self.direct_path(direct)),
@@ -268,21 +261,26 @@ impl Router {
     /// simulator), where a one-to-one search beats a matrix's full sweeps.
     pub fn totals_snaps(&self, start: &Snap, end: &Snap) -> Option<Total> {
         let (from_ends, to_ends) = (self.ends(start), self.ends(end));
-        let sources = self.sources(&from_ends);
-        let targets = self.targets(&to_ends);
-        let found = if sources.is_empty() || targets.is_empty() {
-            None
-        } else {
-            self.with_workspace(|workspace| self.hierarchy.route(workspace, &sources, &targets))
-        };
-        let direct = self
-            .direct(&from_ends, &to_ends)
-            .map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
+        let (found, direct) = self.search(&from_ends, &to_ends);
+        let direct = direct.map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
         match (found.map(|found| found.total), direct) {
             (Some(found), Some(direct)) if direct.weight <= found.weight => Some(direct),
             (None, Some(direct)) => Some(direct),
             (found, _) => found,
         }
+    }
+
+    /// The two ways a trip can go: through the hierarchy, and along the one
+    /// road both ends are on (when they are, in driving order).
+    fn search(&self, from_ends: &Ends, to_ends: &Ends) -> (Option<Found>, Option<(u32, f64, f64)>) {
+        let sources = self.sources(from_ends);
+        let targets = self.targets(to_ends);
+        let found = if sources.is_empty() || targets.is_empty() {
+            None
+        } else {
+            self.with_workspace(|workspace| self.hierarchy.route(workspace, &sources, &targets))
+        };
+        (found, self.direct(from_ends, to_ends))
     }
 
     fn direct_path(&self, (directed, total, start, end): (u32, Total, f64, f64)) -> Path {

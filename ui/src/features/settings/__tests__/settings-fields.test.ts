@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APP_INFO_SECTIONS, changedFields, fieldProblem, formValues, SETTINGS_SECTIONS } from '../lib/settings-fields';
+import { APP_INFO_SECTIONS, changedFields, fieldProblem, formValues, isUsed, SETTINGS_SECTIONS } from '../lib/settings-fields';
 
 const field = (name: string) => SETTINGS_SECTIONS.flatMap((section) => section.fields).find((candidate) => candidate.name === name)!;
 
@@ -8,7 +8,7 @@ describe('the settings form', () => {
     const names = SETTINGS_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name));
     expect(names).toEqual(expect.arrayContaining(['autoDispatch', 'driverRadius', 'dispatchPolicy', 'dispatchWaveSize', 'dispatchOfferSeconds', 'dispatchMaxWaves', 'dispatchRadiusStep', 'dispatchBatchSeconds', 'bonus']));
     expect(field('dispatchOfferSeconds')).toMatchObject({ min: 5, max: 3600, integer: true });
-    expect(field('dispatchPolicy').options).toEqual(['waves', 'broadcast', 'nearest', 'batch']);
+    expect(field('dispatchPolicy').options).toEqual(['batch', 'waves', 'nearest', 'broadcast']);
     expect(field('dispatchBatchSeconds')).toMatchObject({ kind: 'number', min: 1, max: 60, integer: true });
     expect(APP_INFO_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name))).toContain('contact_email');
   });
@@ -34,5 +34,15 @@ describe('the settings form', () => {
     expect(changedFields(SETTINGS_SECTIONS, before, after)).toEqual({ autoDispatch: false, driverRadius: 7.5 });
     const batch = { ...before, dispatchPolicy: 'batch', dispatchBatchSeconds: '10' };
     expect(changedFields(SETTINGS_SECTIONS, before, batch)).toEqual({ dispatchPolicy: 'batch', dispatchBatchSeconds: 10 });
+  });
+
+  it('greys out what the chosen policy does not use, and keeps what every policy uses', () => {
+    const under = (dispatchPolicy: string) => formValues(SETTINGS_SECTIONS, { dispatchPolicy });
+    const used = (policy: string) =>
+      ['dispatchOfferSeconds', 'dispatchBatchSeconds', 'dispatchWaveSize', 'dispatchMaxWaves', 'dispatchRadiusStep', 'driverRadius'].filter((name) => isUsed(field(name), under(policy)));
+    expect(used('batch')).toEqual(['dispatchOfferSeconds', 'dispatchBatchSeconds', 'driverRadius']);
+    expect(used('waves')).toEqual(['dispatchOfferSeconds', 'dispatchWaveSize', 'dispatchMaxWaves', 'dispatchRadiusStep', 'driverRadius']);
+    expect(used('nearest')).toEqual(['dispatchOfferSeconds', 'driverRadius']);
+    expect(used('broadcast')).toEqual(['dispatchOfferSeconds', 'driverRadius']);
   });
 });

@@ -1,7 +1,7 @@
 // One form for the settings and for app info: each field with its help line,
 // checked against the server's bounds first, only the changes sent, the
 // server's refusal shown on its field; the whole app sees the new values at once.
-import { Alert, Box, Button, Card, CardContent, CardHeader, FormControlLabel, Grid, MenuItem, Stack, Switch, TextField, Typography } from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, CardHeader, FormControlLabel, Grid, ListItemText, MenuItem, Stack, Switch, TextField, Typography } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,7 +11,7 @@ import { ApiError, api } from '@/lib/api-client';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { queryKeys } from '@/lib/query-keys';
 import { errorText } from '@/lib/server-errors';
-import { changedFields, fieldProblem, formValues, type FormValues, type SettingsField, type SettingsSection } from '../lib/settings-fields';
+import { changedFields, fieldProblem, formValues, isUsed, type FormValues, type SettingsField, type SettingsSection } from '../lib/settings-fields';
 
 export function SettingsForm({ sections, path, testId }: { sections: SettingsSection[]; path: '/settings' | '/appinfo'; testId: string }) {
   const { t, i18n } = useTranslation();
@@ -70,11 +70,13 @@ export function SettingsForm({ sections, path, testId }: { sections: SettingsSec
     const label = t(`settings.field.${field.name}`);
     const help = errors[field.name] ?? t(`settings.help.${field.name}`);
     const common = { 'data-testid': `setting-${field.name}` };
+    // Kept, but greyed out, while the policy chosen does not use it.
+    const disabled = !isUsed(field, values);
     if (field.kind === 'switch') {
       return (
         <Box>
           <FormControlLabel
-            control={<Switch checked={Boolean(values[field.name])} onChange={(event) => set(field.name, event.target.checked)} slotProps={{ input: common as React.InputHTMLAttributes<HTMLInputElement> }} />}
+            control={<Switch checked={Boolean(values[field.name])} disabled={disabled} onChange={(event) => set(field.name, event.target.checked)} slotProps={{ input: common as React.InputHTMLAttributes<HTMLInputElement> }} />}
             label={label}
           />
           <Typography variant="caption" color="text.secondary" display="block" sx={{ pl: 6.5, mt: -0.5 }}>
@@ -85,10 +87,25 @@ export function SettingsForm({ sections, path, testId }: { sections: SettingsSec
     }
     if (field.kind === 'select') {
       return (
-        <TextField select fullWidth label={label} value={values[field.name] ?? ''} onChange={(event) => set(field.name, event.target.value)} helperText={help} slotProps={{ select: { SelectDisplayProps: common as React.HTMLAttributes<HTMLDivElement> } }}>
+        <TextField
+          select
+          fullWidth
+          label={label}
+          value={values[field.name] ?? ''}
+          onChange={(event) => set(field.name, event.target.value)}
+          helperText={help}
+          disabled={disabled}
+          slotProps={{
+            select: {
+              SelectDisplayProps: common as React.HTMLAttributes<HTMLDivElement>,
+              // The closed field shows the name; the menu says what each does.
+              renderValue: (value) => t(`settings.optionName.${String(value)}`),
+            },
+          }}
+        >
           {field.options!.map((option) => (
-            <MenuItem key={option} value={option}>
-              {t(`settings.option.${option}`)}
+            <MenuItem key={option} value={option} data-testid={`option-${option}`} sx={{ whiteSpace: 'normal', maxWidth: 560 }}>
+              <ListItemText primary={t(`settings.optionName.${option}`)} secondary={t(`settings.option.${option}`)} />
             </MenuItem>
           ))}
         </TextField>
@@ -102,6 +119,7 @@ export function SettingsForm({ sections, path, testId }: { sections: SettingsSec
         onChange={(event) => set(field.name, event.target.value)}
         error={Boolean(errors[field.name])}
         helperText={help}
+        disabled={disabled}
         slotProps={{ htmlInput: { ...common, inputMode: field.kind === 'number' ? 'decimal' : undefined, dir: field.kind === 'number' ? 'ltr' : undefined } }}
       />
     );

@@ -12,6 +12,8 @@ export interface SettingsField {
   max?: number;
   integer?: boolean;
   options?: string[];
+  /** Used only while another field has one of these values: shown, but not editable, otherwise. */
+  usedWhen?: { field: string; values: string[] };
 }
 
 export interface SettingsSection {
@@ -21,6 +23,8 @@ export interface SettingsSection {
 }
 
 const toggle = (name: string): SettingsField => ({ name, kind: 'switch' });
+const WAVES = { field: 'dispatchPolicy', values: ['waves'] };
+const BATCH = { field: 'dispatchPolicy', values: ['batch'] };
 const text = (name: string): SettingsField => ({ name, kind: 'text' });
 
 export const SETTINGS_SECTIONS: SettingsSection[] = [
@@ -52,12 +56,13 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
     fields: [
       { name: 'driverRadius', kind: 'number', min: 0 },
       toggle('autoDispatch'),
-      { name: 'dispatchPolicy', kind: 'select', options: ['waves', 'broadcast', 'nearest', 'batch'] },
-      { name: 'dispatchWaveSize', kind: 'number', min: 1, max: 100, integer: true },
+      // The default first.
+      { name: 'dispatchPolicy', kind: 'select', options: ['batch', 'waves', 'nearest', 'broadcast'] },
       { name: 'dispatchOfferSeconds', kind: 'number', min: 5, max: 3600, integer: true },
-      { name: 'dispatchMaxWaves', kind: 'number', min: 1, max: 100, integer: true },
-      { name: 'dispatchRadiusStep', kind: 'number', min: 0 },
-      { name: 'dispatchBatchSeconds', kind: 'number', min: 1, max: 60, integer: true },
+      { name: 'dispatchBatchSeconds', kind: 'number', min: 1, max: 60, integer: true, usedWhen: BATCH },
+      { name: 'dispatchWaveSize', kind: 'number', min: 1, max: 100, integer: true, usedWhen: WAVES },
+      { name: 'dispatchMaxWaves', kind: 'number', min: 1, max: 100, integer: true, usedWhen: WAVES },
+      { name: 'dispatchRadiusStep', kind: 'number', min: 0, usedWhen: WAVES },
     ],
   },
 ];
@@ -99,4 +104,9 @@ export function changedFields(sections: SettingsSection[], before: FormValues, a
     body[field.name] = field.kind === 'number' ? Number(String(value).trim()) : typeof value === 'string' ? value.trim() : value;
   }
   return body;
+}
+
+/** Whether a field does anything with the form's other values as they are. */
+export function isUsed(field: SettingsField, values: FormValues): boolean {
+  return !field.usedWhen || field.usedWhen.values.includes(String(values[field.usedWhen.field] ?? ''));
 }

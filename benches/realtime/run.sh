@@ -16,7 +16,9 @@ drivers=${WAYFARE_BENCH_DRIVERS:-2000}
 [ -d "$here/node_modules" ] || npm ci --prefix "$here" --no-audit --no-fund >/dev/null
 data=$(mktemp -d /tmp/wayfare-bench.XXXXXX)
 log="$data/server.log"
-WAYFARE_DEMO_SEED__DRIVERS=$drivers \
+# `waves` offers at once: the default, `batch`, would hold each booking for
+# its window, and booking-to-offer would measure the window, not the server.
+WAYFARE_DEMO_SEED__DRIVERS=$drivers WAYFARE_DEMO_SEED__DISPATCH_POLICY=waves \
 WAYFARE_AUTH__CODES_PER_CLIENT=1000000 WAYFARE_AUTH__CODES_PER_CONTACT=1000 \
 RUST_LOG=${RUST_LOG:-warn} "$bin" serve --demo --data-dir "$data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
 server=$!

@@ -259,7 +259,7 @@ pub struct DemoSeedConfig {
     /// Demo drivers (`driver1@demo.wayfare` … `driverN@demo.wayfare`). The
     /// realtime load generator seeds 2,000 this way.
     pub drivers: u32,
-    /// `waves` (the default) or `broadcast`. The realtime test uses
+    /// `batch` (the default), `waves`, `broadcast` or `nearest`. The realtime test uses
     /// `broadcast` so that five drivers near a pickup are all offered it.
     pub dispatch_policy: wayfare_engine::DispatchPolicy,
     /// Seed the settings in demo mode (`AllowCriticalEditsAdmin` false): a

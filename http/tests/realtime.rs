@@ -10,10 +10,12 @@
 //! Missing Node or modules fail the test: it never skips.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
+
+mod demo_server;
+use demo_server::Server;
 
 fn scripts_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("realtime")
@@ -43,102 +45,14 @@ fn require_node(package_dir: &Path) {
     );
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a free port").port()
-}
-
-/// A `wayfare serve --demo` process; its output goes to a log file.
-struct Server {
-    child: Child,
-    port: u16,
-    data_dir: PathBuf,
-    log: PathBuf,
-    env: Vec<(&'static str, &'static str)>,
-}
-
 /// Every demo Economy driver near the pickup is offered a booking at once, so
-/// five can race to accept it (the demo default, `waves`, offers three at a
-/// time).
+/// five can race to accept it (`waves` offers three at a time; the default,
+/// `batch`, one driver per booking when its window closes).
 const BROADCAST: (&str, &str) = ("WAYFARE_DEMO_SEED__DISPATCH_POLICY", "broadcast");
-
-impl Server {
-    fn start(directory: &Path, env: &[(&'static str, &'static str)]) -> Server {
-        Server::start_on(&directory.join("data"), free_port(), &directory.join("server.log"), env.to_vec())
-    }
-
-    fn start_on(data_dir: &Path, port: u16, log: &Path, env: Vec<(&'static str, &'static str)>) -> Server {
-        let output = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_wayfare"))
-            .args(["serve", "--demo", "--data-dir"])
-            .arg(data_dir)
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .env("RUST_LOG", "info,wayfare_http=debug")
-            .envs(env.iter().copied())
-            .stdout(output.try_clone().expect("server log file"))
-            .stderr(output)
-            .spawn()
-            .expect("the wayfare binary starts");
-        let mut server = Server { child, port, data_dir: data_dir.to_path_buf(), log: log.to_path_buf(), env };
-        server.wait_healthy();
-        server
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn wait_healthy(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("server status") {
-                panic!("the server exited with {status} before answering /healthz\n{}", self.log_tail());
-            }
-            if healthz(self.port) {
-                return;
-            }
-            assert!(Instant::now() < deadline, "the server did not answer /healthz in 60 s\n{}", self.log_tail());
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// SIGKILL: no graceful shutdown, nothing flushed.
-    fn kill(&mut self) {
-        self.child.kill().expect("SIGKILL the server");
-        self.child.wait().expect("the killed server is reaped");
-    }
-
-    fn restart(&mut self) {
-        self.kill();
-        *self = Server::start_on(&self.data_dir.clone(), self.port, &self.log.clone(), self.env.clone());
-    }
-
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(80)..].join("\n");
-        format!("--- last lines of the server log ({}) ---\n{tail}", self.log.display())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn healthz(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    if stream.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n").is_err() {
-        return false;
-    }
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
-}
+/// Three drivers a wave, offered at once: what the console and load scripts
+/// were written against (the default, `batch`, is in `routes/dispatch.rs`
+/// and `actors/tests/policies.rs`).
+const WAVES: (&str, &str) = ("WAYFARE_DEMO_SEED__DISPATCH_POLICY", "waves");
 
 /// Runs a Node script of `tests/realtime` against the server; `on_line` sees
 /// each line it prints and may answer on its stdin.
@@ -210,12 +124,12 @@ fn a_trip_runs_over_sockets_and_survives_a_server_kill() {
 }
 
 /// Issue #15: the console's feed and log, and what a fleet admin's socket
-/// may receive (the default `waves` policy).
+/// may receive (the `waves` policy).
 #[test]
 fn the_console_sees_dispatch_and_a_fleet_admin_only_their_fleet() {
     require_node(&scripts_dir());
     let directory = tempfile::tempdir().expect("temp dir");
-    let mut server = Server::start(directory.path(), &[]);
+    let mut server = Server::start(directory.path(), &[WAVES]);
     let (status, output) = run_script("console.mjs", &mut server, |_, _, _| {});
     assert!(status.success(), "console.mjs failed ({status})\n{output}\n{}", server.log_tail());
     assert!(output.contains("console: passed"), "{output}");
@@ -262,7 +176,7 @@ fn sigterm_closes_the_sockets_and_the_server_exits_cleanly() {
 fn the_console_pushes_the_engines_figures_and_hexes() {
     require_node(&scripts_dir());
     let directory = tempfile::tempdir().expect("temp dir");
-    let mut server = Server::start(directory.path(), &[]);
+    let mut server = Server::start(directory.path(), &[WAVES]);
     let mut check = None;
     let (status, output) = run_script("figures.mjs", &mut server, |line, _, _| {
         if let Some(json) = line.strip_prefix("@@CHECK ") {
@@ -379,7 +293,7 @@ fn the_load_generator_runs() {
     require_node(&load_generator_dir());
     let directory = tempfile::tempdir().expect("temp dir");
     // Twenty-odd sign-ins from one address in a few seconds.
-    let mut server = Server::start(directory.path(), &[("WAYFARE_AUTH__CODES_PER_CLIENT", "1000")]);
+    let mut server = Server::start(directory.path(), &[("WAYFARE_AUTH__CODES_PER_CLIENT", "1000"), WAVES]);
     let mut node = Command::new("node");
     node.arg("load.mjs").current_dir(load_generator_dir()).args([
         "--url",

@@ -6,80 +6,12 @@
 
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a free port").port()
-}
-
-fn healthz(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    if stream.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n").is_err() {
-        return false;
-    }
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
-}
-
-/// A `wayfare serve --demo` process on a fresh data directory; its output
-/// goes to a log file shown when a check fails.
-struct Server {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Server {
-    fn start(directory: &Path, env: &[(&str, &str)]) -> Server {
-        let port = free_port();
-        let log = directory.join("server.log");
-        let output = std::fs::File::create(&log).expect("server log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_wayfare"))
-            .args(["serve", "--demo", "--data-dir"])
-            .arg(directory.join("server-data"))
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .envs(env.iter().copied())
-            .stdout(output.try_clone().expect("server log file"))
-            .stderr(output)
-            .spawn()
-            .expect("the wayfare binary starts");
-        let mut server = Server { child, port, log };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !healthz(port) {
-            if let Some(status) = server.child.try_wait().expect("server status") {
-                panic!("the server exited with {status}\n{}", server.log_tail());
-            }
-            assert!(Instant::now() < deadline, "no /healthz in 60 s\n{}", server.log_tail());
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        format!("--- server log ---\n{}", lines[lines.len().saturating_sub(60)..].join("\n"))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+mod demo_server;
+use demo_server::Server;
 
 /// The demo admin's view of the server, over REST.
 struct Admin {
@@ -187,8 +119,14 @@ fn count(summary: &Value, field: &str) -> u64 {
 async fn live_mode_plays_a_scenario_on_a_real_server_which_records_what_its_summary_says() {
     let directory = tempfile::tempdir().unwrap();
     // 24 demo drivers: every third (1, 4, …, 22) drives Economy, the
-    // scenario's car type, so 8 of the 10 vehicles can be played.
-    let server = Server::start(directory.path(), &[("WAYFARE_DEMO_SEED__DRIVERS", "24")]);
+    // scenario's car type, so 8 of the 10 vehicles can be played. `waves`:
+    // at 30× the default `batch` window (5 s) is 150 scenario seconds, longer
+    // than these riders wait. The policy is the server's, not live mode's;
+    // `batch` through the real routes is tested in routes/dispatch.rs.
+    let server = Server::start(
+        directory.path(),
+        &[("WAYFARE_DEMO_SEED__DRIVERS", "24"), ("WAYFARE_DEMO_SEED__DISPATCH_POLICY", "waves")],
+    );
     let scenario = write_scenario(directory.path());
     let out = directory.path().join("out");
 

@@ -47,7 +47,7 @@ impl Default for Scenario {
             demand: None,
             vehicles: None,
             fleet: None,
-            policies: vec!["waves".into()],
+            policies: vec![DispatchPolicy::default().as_str().into()],
             fleet_sweep: Vec::new(),
             seed: 1,
             settings: None,

@@ -321,20 +321,21 @@ describe('the live dispatch console', () => {
     booking = (await call('POST', '/bookings', riderToken, { ...trip, bookLater: false })) as BookingJson;
     expect(booking.status).toBe('NEW');
 
-    // The booking's pickup on the map, and its first wave offered to this file's drivers.
+    // The booking's pickup on the map, and its offer to one of this file's
+    // drivers when the default policy's batch window closes.
     await expect.poll(() => drawn(page, 'pickups'), POLL).toBe(pickupsBefore + 1);
     await page.locator(`[data-testid="log-entry"][data-kind="offered"][data-booking="${booking.id}"]`).first().waitFor(WAIT);
     const offered = () => city.drivers.filter((driver) => driver.offers.has(booking.id));
     await expect.poll(() => offered().length, POLL).toBeGreaterThan(0);
-    const firstWave = ((await call('GET', `/bookings/${booking.id}/dispatch`, adminToken)) as { items: DispatchEntryJson[] }).items[0];
-    expect(firstWave.kind).toBe('offered');
-    // A line to each driver of the wave (three, the demo's wave size).
-    expect(firstWave.drivers).toHaveLength(3);
-    await expect.poll(() => drawn(page, 'offer-lines'), POLL).toBe(linesBefore + 3);
+    const firstOffer = ((await call('GET', `/bookings/${booking.id}/dispatch`, adminToken)) as { items: DispatchEntryJson[] }).items[0];
+    expect(firstOffer.kind).toBe('offered');
+    // `batch` offers each booking to one driver: one line.
+    expect(firstOffer.drivers).toHaveLength(1);
+    await expect.poll(() => drawn(page, 'offer-lines'), POLL).toBe(linesBefore + 1);
     await screenshot(page, 'dispatch-console-desktop-en');
 
-    // One of the drivers holding the offer now (a slow screenshot may have
-    // seen the first wave lapse) accepts it.
+    // The driver holding the offer now (a slow screenshot may have seen the
+    // first lapse, and the next window offer it to another) accepts it.
     acceptedBy = offered()[0];
     await call('POST', `/bookings/${booking.id}/accept`, acceptedBy.token);
     await expect.poll(() => drawn(page, 'offer-lines'), POLL).toBe(linesBefore);

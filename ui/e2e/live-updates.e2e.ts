@@ -8,6 +8,7 @@
 // from the wallet.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiSignIn, call } from './support/api';
 import { launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
 import { expectNoErrors, fillBookingForm, rateFiveStars, waitForAttribute } from './support/flows';
 
@@ -20,8 +21,16 @@ describe('live updates over the socket', () => {
   let rival: Person;
   let bookingId = '';
   let driverBalance = '';
+  let adminToken = '';
+  let policyBefore: unknown;
 
   beforeAll(async () => {
+    // The race needs two drivers offered one booking at once: `waves` (three
+    // a wave). The default, `batch`, offers a booking to one driver; its
+    // offers are in e2e/dispatch-console.e2e.ts and e2e/booking-flow.e2e.ts.
+    adminToken = await apiSignIn('admin@demo.wayfare');
+    policyBefore = ((await call('GET', '/settings', adminToken)) as { dispatchPolicy: unknown }).dispatchPolicy;
+    await call('PATCH', '/settings', adminToken, { dispatchPolicy: 'waves' });
     browser = await launchBrowser();
     rider = await newPerson(browser, 'rider');
     driver = await newPerson(browser, 'driver');
@@ -40,6 +49,7 @@ describe('live updates over the socket', () => {
 
   afterAll(async () => {
     await browser?.close();
+    if (adminToken) await call('PATCH', '/settings', adminToken, { dispatchPolicy: policyBefore });
   });
 
   it('connects the socket with the session cookie', async () => {

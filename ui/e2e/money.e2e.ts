@@ -9,6 +9,7 @@
 // the suite drives (the other files book Economy and XL).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiSignIn, call } from './support/api';
 import { launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
 import { expectNoErrors, fillBookingForm, rateFiveStars, waitForAttribute } from './support/flows';
 
@@ -116,6 +117,10 @@ describe('money: card, top-up, wallet, withdraw and cancel', () => {
 
   afterAll(async () => {
     await browser?.close();
+    // Offline again, so a later file's Comfort booking is not offered to a
+    // driver nobody is at: the default policy, `batch`, offers a booking to
+    // one driver, the nearest free one.
+    await call('POST', '/drivers/me/status', await apiSignIn(DRIVER), { driverActiveStatus: false });
   });
 
   it('a new rider signs up through the dev outbox and completes the profile', async () => {

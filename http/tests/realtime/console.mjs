@@ -1,5 +1,5 @@
 // Issue #15's console over the socket, against a real `wayfare serve --demo`
-// (the default `waves` policy, three drivers a wave):
+// (the `waves` policy, three drivers a wave):
 //
 // 1. driver1 (no fleet) and driver4 (the demo fleet), both Economy, go online
 //    near a pickup, heading east; the admin's console and the fleet admin's

@@ -65,7 +65,7 @@ async fn settings_show_the_spec_fields_to_everyone_and_dispatch_tuning_only_to_a
     for field in tuning {
         assert!(settings.get(field).is_some(), "admins see {field}");
     }
-    assert_eq!(settings["dispatchPolicy"], "waves");
+    assert_eq!(settings["dispatchPolicy"], "batch", "the default since issue #16");
     assert_eq!(settings["dispatchBatchSeconds"], 5);
 }
 

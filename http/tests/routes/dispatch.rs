@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
 use wayfare_actors::{DispatchLog, Event};
-use wayfare_engine::BookingId;
+use wayfare_engine::{BookingId, DispatchPolicy};
 
 fn timeline_path(id: BookingId) -> String {
     format!("/api/v1/bookings/{id}/dispatch")
@@ -17,6 +17,7 @@ fn timeline_path(id: BookingId) -> String {
 /// then use up the round.
 async fn two_wave_app() -> TestApp {
     TestApp::with_settings(|settings| {
+        settings.dispatchPolicy = DispatchPolicy::Waves;
         settings.dispatchWaveSize = 1;
         settings.dispatchMaxWaves = 2;
         settings.dispatchOfferSeconds = 20;
@@ -189,12 +190,12 @@ async fn another_fleets_booking_is_not_found_for_a_fleet_admin() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_active_bookings_carry_their_offers_and_a_fleet_sees_only_its_own() {
-    let app = TestApp::demo().await; // waves of three drivers
+    // Waves of three drivers (the demo's size): one wave offers both.
+    let app = TestApp::with_settings(|settings| settings.dispatchPolicy = DispatchPolicy::Waves).await;
     let outsider = online_near_pickup(&app, "driver1@demo.wayfare", 100.0).await;
     let fleet_driver = online_near_pickup(&app, "driver4@demo.wayfare", 300.0).await;
     let mut events = app.events();
     let id = app.book(&rider(1)).await.id;
-    // One wave offers both.
     app.wait_for_offer(&mut events, id, outsider.id).await;
 
     let admin = app.sign_in("admin@demo.wayfare").await;
@@ -233,6 +234,40 @@ async fn the_active_bookings_carry_their_offers_and_a_fleet_sees_only_its_own() 
     app.get("/api/v1/dispatch/active", Some(&rider)).await.refused(403, "not_allowed");
     app.get("/api/v1/dispatch/active", Some(&outsider)).await.refused(403, "not_allowed");
     app.get("/api/v1/dispatch/active", None).await.refused(401, "not_logged_in");
+}
+
+/// The default policy, `batch`, through the routes: nothing is offered
+/// until the window closes on the runtime's clock; then its one offer goes
+/// to the nearer driver, and a decline brings the booking back for the next
+/// window, which offers it to the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_batch_policy_offers_the_nearest_when_the_window_closes_then_the_next() {
+    let app = TestApp::demo().await;
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    assert_eq!(app.get("/api/v1/settings", Some(&admin)).await.expect(200)["dispatchPolicy"], "batch");
+    let near = online_near_pickup(&app, "driver1@demo.wayfare", 100.0).await;
+    let far = online_near_pickup(&app, "driver4@demo.wayfare", 900.0).await;
+    let mut events = app.events();
+    let id = app.book(&rider(1)).await.id;
+    let waiting = app.get("/api/v1/dispatch/active", Some(&admin)).await;
+    assert_eq!(waiting.expect(200)["items"][0]["offered"], json!([]), "no offer before the window closes");
+
+    app.wait_for_batch_offer(&mut events, id, near.id).await;
+    let active = app.get("/api/v1/dispatch/active", Some(&admin)).await;
+    let offered = active.expect(200)["items"][0]["offered"].as_array().unwrap().clone();
+    assert_eq!(offered.len(), 1, "one driver per booking: {offered:?}");
+    assert_eq!(offered[0]["driver"], near.id.to_string());
+
+    app.post_empty(&format!("/api/v1/bookings/{id}/decline"), Some(&near)).await.expect(200);
+    app.wait_for_batch_offer(&mut events, id, far.id).await;
+    app.post_empty(&format!("/api/v1/bookings/{id}/accept"), Some(&far)).await.expect(200);
+    let items = app.get(&timeline_path(id), Some(&admin)).await.expect(200)["items"].clone();
+    assert_eq!(kinds(&items), ["offered", "withdrawn", "offered", "accepted"], "{items:#}");
+    assert_eq!(items[0]["drivers"], json!([near.id.to_string()]));
+    assert_eq!(items[1]["reason"], "declined");
+    assert_eq!(items[2]["drivers"], json!([far.id.to_string()]));
+    let assigned = app.get("/api/v1/dispatch/active", Some(&admin)).await;
+    assert_eq!(assigned.expect(200)["items"][0]["status"], "ACCEPTED");
 }
 
 fn message_path(driver: wayfare_engine::UserId) -> String {

@@ -150,7 +150,7 @@ async fn a_test_gateway_payment_makes_a_prepaid_delivery_new_exactly_once() {
     assert_eq!(paid.cardPaymentAmount, booking.payableAmount);
     assert!(paid.paymentPacket.is_some());
     // NEW and dispatched: the dispatcher offers it to the drivers nearby.
-    app.wait_for_offer(&mut events, booking.id, driver.id).await;
+    app.wait_for_batch_offer(&mut events, booking.id, driver.id).await;
 
     // Pressed again (a replay): refused, nothing changes.
     press(&app, &rider, &page, "pay").await.refused(409, "already_processed");

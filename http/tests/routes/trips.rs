@@ -18,7 +18,7 @@ fn wallet_path(id: UserId) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
-    let app = TestApp::demo().await; // auto-dispatch on, otp_secure on
+    let app = TestApp::demo().await; // auto-dispatch on (batch), otp_secure on
     let driver = app.sign_in("driver1@demo.wayfare").await; // Economy, no fleet
     let online = app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true })).await;
     assert_eq!(online.expect(200), &json!({ "driverActiveStatus": true }));
@@ -35,7 +35,8 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     let booking = created.expect(201).clone();
     let id: wayfare_engine::BookingId = booking["id"].as_str().unwrap().parse().unwrap();
     let otp = booking["otp"].as_u64().unwrap();
-    app.wait_for_offer(&mut events, id, driver.id).await;
+    app.wait_for_batch_offer(&mut events, id, driver.id).await;
+    let offered_at = app.now();
 
     // The offer shows in the driver's tasks, with the fare split a driver may see.
     let tasks = app.get("/api/v1/tasks", Some(&driver)).await;
@@ -75,14 +76,14 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
 
     let arrived = app.post_empty(&path(id, "arrive"), Some(&driver)).await;
     assert_eq!(status_of(arrived.expect(200)), "ARRIVED");
-    assert_eq!(arrived.body["driver_arrive_time"], T0);
+    assert_eq!(arrived.body["driver_arrive_time"], offered_at);
 
     app.post_empty(&path(id, "start"), Some(&driver)).await.refused(400, "otp_mismatch");
     let wrong = if otp == 10_000 { 10_001 } else { otp - 1 };
     app.post(&path(id, "start"), Some(&driver), json!({ "otp": wrong })).await.refused(400, "otp_mismatch");
     let started = app.post(&path(id, "start"), Some(&driver), json!({ "otp": otp })).await;
     assert_eq!(status_of(started.expect(200)), "STARTED");
-    assert_eq!(started.body["trip_start_time"], T0);
+    assert_eq!(started.body["trip_start_time"], offered_at);
 
     app.advance(MINUTE * 6);
     let at_the_fort = json!({ "lat": 39.26532, "lng": -76.57961 });
@@ -90,7 +91,7 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     let reached = app.post_empty(&path(id, "reach"), Some(&driver)).await;
     let reached = reached.expect(200).clone();
     assert_eq!(status_of(&reached), "REACHED");
-    assert_eq!(reached["trip_end_time"], T0 + 6 * 60_000);
+    assert_eq!(reached["trip_end_time"], offered_at + 6 * 60_000);
     assert_eq!(reached["total_trip_time"], 360);
     assert!(
         reached["dropAddress"].as_str().unwrap().contains("2400 E Fort Ave"),

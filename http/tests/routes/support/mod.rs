@@ -289,32 +289,64 @@ impl TestApp {
     }
 
     /// Waits (in real time, as a safety net only) for the dispatcher to offer
-    /// `booking` to `driver`.
+    /// `booking` to `driver`, under a policy that offers at once (`waves`,
+    /// `broadcast`, `nearest`).
     pub async fn wait_for_offer(
         &self,
         events: &mut broadcast::Receiver<Arc<Event>>,
         booking: BookingId,
         driver: UserId,
     ) {
-        let waited = tokio::time::timeout(Duration::from_secs(20), async {
-            loop {
-                match events.recv().await {
-                    Ok(event) => {
-                        if let Event::OfferMade { booking: offered, drivers, .. } = event.as_ref()
-                            && offered.id == booking
-                            && drivers.contains(&driver)
-                        {
-                            return;
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(broadcast::error::RecvError::Closed) => panic!("the event bus closed"),
-                }
-            }
-        })
-        .await;
-        waited.unwrap_or_else(|_| panic!("booking {booking} was never offered to {driver}"));
+        if !offered_within(events, booking, driver, Duration::from_secs(20)).await {
+            panic!("booking {booking} was never offered to {driver}");
+        }
     }
+
+    /// [`TestApp::wait_for_offer`] under `batch` (the default): the offer
+    /// waits for the window to close on the runtime's clock, which moves
+    /// here a second at a time until the offer comes. Stepping, not one
+    /// jump, because the window is armed when the index actor hears of
+    /// the booking, which may be after this call starts.
+    pub async fn wait_for_batch_offer(
+        &self,
+        events: &mut broadcast::Receiver<Arc<Event>>,
+        booking: BookingId,
+        driver: UserId,
+    ) {
+        for _ in 0..60 {
+            self.advance(Duration::from_secs(1));
+            if offered_within(events, booking, driver, Duration::from_millis(300)).await {
+                return;
+            }
+        }
+        panic!("booking {booking} was never offered to {driver} in a minute of batch windows");
+    }
+}
+
+/// Whether an `OfferMade` of `booking` to `driver` comes within `wait`.
+async fn offered_within(
+    events: &mut broadcast::Receiver<Arc<Event>>,
+    booking: BookingId,
+    driver: UserId,
+    wait: Duration,
+) -> bool {
+    let offered = async {
+        loop {
+            match events.recv().await {
+                Ok(event) => {
+                    if let Event::OfferMade { booking: offered, drivers, .. } = event.as_ref()
+                        && offered.id == booking
+                        && drivers.contains(&driver)
+                    {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => panic!("the event bus closed"),
+            }
+        }
+    };
+    tokio::time::timeout(wait, offered).await.is_ok()
 }
 
 /// How far a fixture booking has gone.

@@ -1,0 +1,103 @@
+//! A `wayfare serve --demo` child process for the tests that drive the real
+//! binary (realtime.rs, simulate_live.rs): a free port, a fresh data
+//! directory, its output in a log file shown when a check fails.
+// Each test binary uses part of it.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).expect("a free port").port()
+}
+
+/// A `wayfare serve --demo` process; its output goes to a log file.
+pub struct Server {
+    pub child: Child,
+    port: u16,
+    data_dir: PathBuf,
+    pub log: PathBuf,
+    env: Vec<(&'static str, &'static str)>,
+}
+
+impl Server {
+    pub fn start(directory: &Path, env: &[(&'static str, &'static str)]) -> Server {
+        Server::start_on(&directory.join("data"), free_port(), &directory.join("server.log"), env.to_vec())
+    }
+
+    pub fn start_on(data_dir: &Path, port: u16, log: &Path, env: Vec<(&'static str, &'static str)>) -> Server {
+        let output = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_wayfare"))
+            .args(["serve", "--demo", "--data-dir"])
+            .arg(data_dir)
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .env("RUST_LOG", "info,wayfare_http=debug")
+            .envs(env.iter().copied())
+            .stdout(output.try_clone().expect("server log file"))
+            .stderr(output)
+            .spawn()
+            .expect("the wayfare binary starts");
+        let mut server = Server { child, port, data_dir: data_dir.to_path_buf(), log: log.to_path_buf(), env };
+        server.wait_healthy();
+        server
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn wait_healthy(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("server status") {
+                panic!("the server exited with {status} before answering /healthz\n{}", self.log_tail());
+            }
+            if healthz(self.port) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not answer /healthz in 60 s\n{}", self.log_tail());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGKILL: no graceful shutdown, nothing flushed.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("SIGKILL the server");
+        self.child.wait().expect("the killed server is reaped");
+    }
+
+    pub fn restart(&mut self) {
+        self.kill();
+        *self = Server::start_on(&self.data_dir.clone(), self.port, &self.log.clone(), self.env.clone());
+    }
+
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(80)..].join("\n");
+        format!("--- last lines of the server log ({}) ---\n{tail}", self.log.display())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn healthz(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(500)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    if stream.write_all(b"GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n").is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
+}

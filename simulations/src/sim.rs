@@ -8,7 +8,7 @@
 //! were scheduled, so a run is a function of its inputs and seed.
 
 use crate::scenario::{IdleBehaviour, Scenario};
-use crate::travel::{Leg, STRAIGHT_LINE_KMH, Spot, Travel};
+use crate::travel::{Leg, STRAIGHT_LINE_KMH, Spot, Target, Travel};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_decimal::Decimal;
@@ -197,6 +197,8 @@ struct Sim<'a> {
     /// driver's place they were timed from: a booking waiting through
     /// several windows is not timed again from a driver who has not moved.
     pickup_times: HashMap<(usize, usize), ([u64; 2], Option<u64>)>,
+    /// The waiting pickups, prepared for drives to them.
+    pickup_targets: HashMap<usize, Target>,
     batch_scheduled: bool,
     idle_samples: Vec<u64>,
     answers_yes: u64,
@@ -263,6 +265,7 @@ impl<'a> Sim<'a> {
             rider,
             batch_waiting: BTreeSet::new(),
             pickup_times: HashMap::new(),
+            pickup_targets: HashMap::new(),
             batch_scheduled: false,
             idle_samples: Vec::new(),
             answers_yes: 0,
@@ -497,12 +500,14 @@ impl<'a> Sim<'a> {
         // and a one-to-one search stops early where a matrix sweeps.
         for ((booking, _, _), candidates) in problem.bookings.iter().zip(&problem.candidates) {
             let ride = ride_of[booking];
-            let pickup = self.input.trips[ride].origin;
+            let travel = self.input.travel;
+            let target =
+                self.pickup_targets.entry(ride).or_insert_with(|| travel.target(&self.input.trips[ride].origin));
             for candidate in candidates {
                 let number = self.driver_of[&candidate.driver];
                 let here = place(number);
                 if self.pickup_times.get(&(ride, number)).is_none_or(|(at, _)| *at != here) {
-                    let leg = self.input.travel.leg(&self.drivers[number].spot, &pickup);
+                    let leg = travel.leg_to(&self.drivers[number].spot, target);
                     let time = leg.map(|leg| (leg.time_ms / 1000).max(0) as u64);
                     self.pickup_times.insert((ride, number), (here, time));
                 }
@@ -531,6 +536,7 @@ impl<'a> Sim<'a> {
         self.batch_waiting.retain(|ride| self.bookings[*ride].as_ref().is_some_and(|b| b.status == BookingStatus::New));
         let waiting = &self.batch_waiting;
         self.pickup_times.retain(|(ride, _), _| waiting.contains(ride));
+        self.pickup_targets.retain(|ride, _| waiting.contains(ride));
         if !self.batch_waiting.is_empty() {
             let window = i64::from(self.input.settings.dispatchBatchSeconds.max(1)) * 1000;
             self.batch_scheduled = true;

@@ -6,8 +6,9 @@ use crate::input::RoadNetwork;
 use std::path::Path;
 use wayfare_engine::LatLng;
 use wayfare_engine::geo::distance_km;
+use wayfare_maps::osm::ch::Total;
 use wayfare_maps::osm::network::{GraphLink, Network};
-use wayfare_maps::osm::router::{Router, Snap};
+use wayfare_maps::osm::router::{Destination, Router, Snap};
 
 /// Straight-line speed: a city's average door to door.
 pub const STRAIGHT_LINE_KMH: f64 = 30.0;
@@ -27,6 +28,13 @@ impl Spot {
     pub fn free(point: LatLng) -> Spot {
         Spot { point, snap: None }
     }
+}
+
+/// A place many drives go to (a waiting pickup), prepared once: on roads
+/// the search from its side is kept, so each drive there is half a search.
+pub struct Target {
+    spot: Spot,
+    destination: Option<Destination>,
 }
 
 /// A drive: time in ms, distance in metres.
@@ -100,10 +108,27 @@ impl Travel {
     /// The drive from `from` to `to`; `None` when the roads do not go there.
     pub fn leg(&self, from: &Spot, to: &Spot) -> Option<Leg> {
         match (self, from.snap, to.snap) {
-            (Travel::Roads { router, .. }, Some(start), Some(end)) => router
-                .totals_snaps(&start, &end)
-                .map(|total| Leg { time_ms: total.time_ms.max(0), distance_m: total.length_dm.max(0) as f64 / 10.0 }),
+            (Travel::Roads { router, .. }, Some(start), Some(end)) => router.totals_snaps(&start, &end).map(road_leg),
             _ => self.legs_to(std::slice::from_ref(from), to).pop().flatten(),
+        }
+    }
+
+    /// `to` prepared for many drives to it ([`Travel::leg_to`]).
+    pub fn target(&self, to: &Spot) -> Target {
+        let destination = match (self, to.snap) {
+            (Travel::Roads { router, .. }, Some(end)) => Some(router.destination(&end)),
+            _ => None,
+        };
+        Target { spot: *to, destination }
+    }
+
+    /// [`Travel::leg`] to a prepared target: the same drive.
+    pub fn leg_to(&self, from: &Spot, to: &Target) -> Option<Leg> {
+        match (self, from.snap, &to.destination) {
+            (Travel::Roads { router, .. }, Some(start), Some(destination)) => {
+                router.totals_to(&start, destination).map(road_leg)
+            }
+            _ => self.leg(from, &to.spot),
         }
     }
 
@@ -134,18 +159,13 @@ impl Travel {
                 router
                     .matrix_snaps(&origins, &destinations)
                     .into_iter()
-                    .map(|row| {
-                        row.into_iter()
-                            .map(|cell| {
-                                cell.map(|total| Leg {
-                                    time_ms: total.time_ms.max(0),
-                                    distance_m: total.length_dm.max(0) as f64 / 10.0,
-                                })
-                            })
-                            .collect()
-                    })
+                    .map(|row| row.into_iter().map(|cell| cell.map(road_leg)).collect())
                     .collect()
             }
         }
     }
+}
+
+fn road_leg(total: Total) -> Leg {
+    Leg { time_ms: total.time_ms.max(0), distance_m: total.length_dm.max(0) as f64 / 10.0 }
 }

@@ -329,6 +329,26 @@ impl Side {
 /// The arcs a search direction climbs from a node.
 type ArcsOf = fn(&Hierarchy, u32) -> &[ChArc];
 
+/// Every node the upward search from a target reaches, with its total to
+/// the target: searched once, it answers many trips to that target, each
+/// with a forward search only ([`Hierarchy::route_to`]).
+#[derive(Debug, Clone)]
+pub struct TargetSpace {
+    totals: HashMap<u32, Total>,
+    /// The least starting total: no meeting costs less than a forward key plus this.
+    floor: i64,
+}
+
+impl TargetSpace {
+    pub fn len(&self) -> usize {
+        self.totals.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.totals.is_empty()
+    }
+}
+
 /// The cheapest path a query found: its total and the original graph's
 /// nodes along it, from the source it left to the target it reached.
 #[derive(Debug, Clone, PartialEq)]
@@ -397,12 +417,8 @@ impl Hierarchy {
                     best = Some((meeting, node));
                 }
             }
-            // Stall on demand: a higher node this side has reached gets here
-            // cheaper, so no shortest up-then-down path climbs on from here.
-            if stall_arcs(self, node)
-                .iter()
-                .any(|arc| side.get(arc.node).is_some_and(|higher| higher.plus(arc.cost).weight < total.weight))
-            {
+            // Stall on demand.
+            if self.stalled(side, stall_arcs, node, total) {
                 continue;
             }
             for arc in arcs_of(self, node) {
@@ -430,6 +446,67 @@ impl Hierarchy {
             node = next;
         }
         Some(Found { total, nodes })
+    }
+
+    /// Whether `node`, settled at `total`, is reached more cheaply through a
+    /// higher node this side has already reached (`stall_arcs` lead there):
+    /// then no shortest up-then-down path climbs on from it.
+    fn stalled(&self, side: &Side, stall_arcs: ArcsOf, node: u32, total: Total) -> bool {
+        stall_arcs(self, node)
+            .iter()
+            .any(|arc| side.get(arc.node).is_some_and(|higher| higher.plus(arc.cost).weight < total.weight))
+    }
+
+    /// The upward search from a target's sides, kept ([`TargetSpace`]).
+    /// Stalled nodes are left out: the best meeting is never one.
+    pub fn target_space(&self, ws: &mut Workspace, targets: &[(u32, Total)]) -> TargetSpace {
+        let side = &mut ws.backward;
+        side.reset();
+        for &(node, total) in targets {
+            side.relax(node, total, NONE);
+        }
+        let mut totals = HashMap::new();
+        while let Some((node, total)) = side.pop() {
+            if self.stalled(side, Hierarchy::up_arcs, node, total) {
+                continue;
+            }
+            totals.insert(node, total);
+            for arc in self.down_arcs(node) {
+                side.relax(arc.node, total.plus(arc.cost), node);
+            }
+        }
+        let floor = targets.iter().map(|(_, total)| total.weight).min().unwrap_or(0);
+        TargetSpace { totals, floor }
+    }
+
+    /// The cheapest total from any source to the target of `space`: one
+    /// upward search, stopped once no meeting can beat the best found.
+    pub fn route_to(&self, ws: &mut Workspace, sources: &[(u32, Total)], space: &TargetSpace) -> Option<Total> {
+        let side = &mut ws.forward;
+        side.reset();
+        for &(node, total) in sources {
+            side.relax(node, total, NONE);
+        }
+        let mut best: Option<Total> = None;
+        while let Some(key) = side.min_key() {
+            if best.is_some_and(|best| key + space.floor >= best.weight) {
+                break;
+            }
+            let Some((node, total)) = side.pop() else { break };
+            if let Some(there) = space.totals.get(&node) {
+                let meeting = total.join(*there);
+                if best.is_none_or(|best| meeting.weight < best.weight) {
+                    best = Some(meeting);
+                }
+            }
+            if self.stalled(side, Hierarchy::down_arcs, node, total) {
+                continue;
+            }
+            for arc in self.up_arcs(node) {
+                side.relax(arc.node, total.plus(arc.cost), node);
+            }
+        }
+        best
     }
 
     /// Appends the original nodes after `from` on the arc `from → to`.
@@ -606,6 +683,10 @@ mod tests {
                 let reference = dijkstra(&out, &at(from), &at(to));
                 let found = ch.route(&mut ws, &at(from), &at(to));
                 prop_assert_eq!(found.as_ref().map(|found| found.total.weight), reference.map(|total| total.weight));
+                // The kept target space answers the same from any source.
+                let space = ch.target_space(&mut ws, &at(to));
+                let to_space = ch.route_to(&mut ws, &at(from), &space);
+                prop_assert_eq!(to_space.map(|total| total.weight), reference.map(|total| total.weight));
                 if let Some(found) = found {
                     // The unpacked path is made of original arcs and costs what was answered.
                     prop_assert_eq!(found.nodes.first(), Some(&from));

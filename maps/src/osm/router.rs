@@ -2,7 +2,7 @@
 //! may use, the trip starts or ends part-way along it, and the hierarchy
 //! answers routes and matrices between such points.
 
-use super::ch::{self, Found, Hierarchy, Total, Workspace};
+use super::ch::{self, Found, Hierarchy, TargetSpace, Total, Workspace};
 use super::network::{Network, is_backward, segment_of};
 use rstar::RTree;
 use rstar::primitives::{GeomWithData, Line};
@@ -46,6 +46,14 @@ pub struct Router {
     /// The projection's origin latitude cosine: x = lng·cos, y = lat.
     cos_lat: f64,
     workspaces: Mutex<Vec<Workspace>>,
+}
+
+/// A place many trips go to (a pickup the simulator's batch windows time
+/// drivers to, window after window): its search from the target side done
+/// once, so each trip costs one forward search ([`Router::totals_to`]).
+pub struct Destination {
+    ends: Ends,
+    space: Option<TargetSpace>,
 }
 
 /// The directed segments a trip may start on from a snap, each with how
@@ -263,11 +271,41 @@ impl Router {
         let (from_ends, to_ends) = (self.ends(start), self.ends(end));
         let (found, direct) = self.search(&from_ends, &to_ends);
         let direct = direct.map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
-        match (found.map(|found| found.total), direct) {
+        Router::nearer(found.map(|found| found.total), direct)
+    }
+
+    /// The hierarchy's answer or the piece along one road, whichever is less.
+    fn nearer(found: Option<Total>, direct: Option<Total>) -> Option<Total> {
+        match (found, direct) {
             (Some(found), Some(direct)) if direct.weight <= found.weight => Some(direct),
             (None, Some(direct)) => Some(direct),
             (found, _) => found,
         }
+    }
+
+    /// `end` prepared for many trips to it.
+    pub fn destination(&self, end: &Snap) -> Destination {
+        let ends = self.ends(end);
+        let targets = self.targets(&ends);
+        let space = (!targets.is_empty())
+            .then(|| self.with_workspace(|workspace| self.hierarchy.target_space(workspace, &targets)));
+        Destination { ends, space }
+    }
+
+    /// [`Router::totals_snaps`] to a prepared destination: the same answer.
+    pub fn totals_to(&self, start: &Snap, to: &Destination) -> Option<Total> {
+        let from_ends = self.ends(start);
+        let sources = self.sources(&from_ends);
+        let found = match &to.space {
+            Some(space) if !sources.is_empty() => {
+                self.with_workspace(|workspace| self.hierarchy.route_to(workspace, &sources, space))
+            }
+            _ => None,
+        };
+        let direct = self
+            .direct(&from_ends, &to.ends)
+            .map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
+        Router::nearer(found, direct)
     }
 
     /// The two ways a trip can go: through the hierarchy, and along the one

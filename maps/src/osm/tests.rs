@@ -309,6 +309,9 @@ fn agrees_with_dijkstra(extract: &str, pairs: usize) {
         let (start, end) = (router.snap(pair[0]), router.snap(pair[1]));
         let totals = start.zip(end).and_then(|(start, end)| router.totals_snaps(&start, &end));
         assert_eq!(totals.map(|total| total.time_ms), found.as_ref().map(|path| path.time_ms), "{extract}: {pair:?}");
+        // And so are they to the end prepared as a destination.
+        let prepared = start.zip(end).and_then(|(start, end)| router.totals_to(&start, &router.destination(&end)));
+        assert_eq!(prepared, totals, "{extract}: {pair:?}");
         let (Some(found), Some(reference)) = (found, reference) else { continue };
         routed += 1;
         assert_eq!(found.time_ms, reference.time_ms, "{extract}: {pair:?}");

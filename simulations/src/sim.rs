@@ -193,17 +193,22 @@ struct Sim<'a> {
     rides: Vec<Ride>,
     rider: User,
     batch_waiting: BTreeSet<usize>,
-    /// Pickup times of the batch windows by (ride, driver), with the
-    /// driver's place they were timed from: a booking waiting through
-    /// several windows is not timed again from a driver who has not moved.
-    pickup_times: HashMap<(usize, usize), ([u64; 2], Option<u64>)>,
-    /// The waiting pickups, prepared for drives to them.
-    pickup_targets: HashMap<usize, Target>,
+    /// The waiting bookings' pickups, by ride.
+    pickups: HashMap<usize, Pickup>,
     batch_scheduled: bool,
     idle_samples: Vec<u64>,
     answers_yes: u64,
     answers_no: u64,
     handled: u64,
+}
+
+/// A waiting booking's pickup, prepared for drives to it, with the times
+/// from each driver weighed so far and the place each was timed from: a
+/// booking waiting through several windows is not timed again from a
+/// driver who has not moved.
+struct Pickup {
+    target: Target,
+    times: HashMap<usize, ([u64; 2], Option<u64>)>,
 }
 
 /// Runs the day; `progress` hears (requests made, of).
@@ -264,8 +269,7 @@ impl<'a> Sim<'a> {
                 .collect(),
             rider,
             batch_waiting: BTreeSet::new(),
-            pickup_times: HashMap::new(),
-            pickup_targets: HashMap::new(),
+            pickups: HashMap::new(),
             batch_scheduled: false,
             idle_samples: Vec::new(),
             answers_yes: 0,
@@ -498,33 +502,32 @@ impl<'a> Sim<'a> {
         // Pairs not timed yet from where the driver is now. One search per
         // pair: a window's candidates are a sparse tenth of drivers × pickups,
         // and a one-to-one search stops early where a matrix sweeps.
+        let travel = self.input.travel;
+        let mut times: Vec<Vec<Option<u64>>> = Vec::with_capacity(problem.bookings.len());
         for ((booking, _, _), candidates) in problem.bookings.iter().zip(&problem.candidates) {
             let ride = ride_of[booking];
-            let travel = self.input.travel;
-            let target =
-                self.pickup_targets.entry(ride).or_insert_with(|| travel.target(&self.input.trips[ride].origin));
-            for candidate in candidates {
-                let number = self.driver_of[&candidate.driver];
-                let here = place(number);
-                if self.pickup_times.get(&(ride, number)).is_none_or(|(at, _)| *at != here) {
-                    let leg = travel.leg_to(&self.drivers[number].spot, target);
-                    let time = leg.map(|leg| (leg.time_ms / 1000).max(0) as u64);
-                    self.pickup_times.insert((ride, number), (here, time));
-                }
-            }
+            let pickup = self.pickups.entry(ride).or_insert_with(|| Pickup {
+                target: travel.target(&self.input.trips[ride].origin),
+                times: HashMap::new(),
+            });
+            let row = candidates
+                .iter()
+                .map(|candidate| {
+                    let number = self.driver_of[&candidate.driver];
+                    let here = place(number);
+                    match pickup.times.get(&number) {
+                        Some((at, time)) if *at == here => *time,
+                        _ => {
+                            let leg = travel.leg_to(&self.drivers[number].spot, &pickup.target);
+                            let time = leg.map(|leg| (leg.time_ms / 1000).max(0) as u64);
+                            pickup.times.insert(number, (here, time));
+                            time
+                        }
+                    }
+                })
+                .collect();
+            times.push(row);
         }
-        let times: Vec<Vec<Option<u64>>> = problem
-            .bookings
-            .iter()
-            .zip(&problem.candidates)
-            .map(|((booking, _, _), candidates)| {
-                let ride = ride_of[booking];
-                candidates
-                    .iter()
-                    .map(|candidate| self.pickup_times[&(ride, self.driver_of[&candidate.driver])].1)
-                    .collect()
-            })
-            .collect();
         let offers = problem.solve(&times, self.input.settings, self.epoch());
         for offer in offers {
             let ride = ride_of[&offer.booking];
@@ -535,8 +538,7 @@ impl<'a> Sim<'a> {
         }
         self.batch_waiting.retain(|ride| self.bookings[*ride].as_ref().is_some_and(|b| b.status == BookingStatus::New));
         let waiting = &self.batch_waiting;
-        self.pickup_times.retain(|(ride, _), _| waiting.contains(ride));
-        self.pickup_targets.retain(|ride, _| waiting.contains(ride));
+        self.pickups.retain(|ride, _| waiting.contains(ride));
         if !self.batch_waiting.is_empty() {
             let window = i64::from(self.input.settings.dispatchBatchSeconds.max(1)) * 1000;
             self.batch_scheduled = true;

@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, Effect, NewBooking, RouteInfo};
 use wayfare_engine::dispatch::{self, DispatchPlan, DriverIndex};
 use wayfare_engine::geo::distance_km;
@@ -499,34 +499,47 @@ impl<'a> Sim<'a> {
             let point = self.drivers[number].spot.point;
             [point.lat.to_bits(), point.lng.to_bits()]
         };
-        // Pairs not timed yet from where the driver is now. One search per
-        // pair: a window's candidates are a sparse tenth of drivers × pickups,
-        // and a one-to-one search stops early where a matrix sweeps.
+        // Pairs not timed yet from where the driver is now, by driver: one
+        // forward search from each driver for every pickup it is weighed
+        // for (a window's candidates are a sparse tenth of drivers × pickups,
+        // and these searches stop early where a matrix sweeps).
         let travel = self.input.travel;
         let mut times: Vec<Vec<Option<u64>>> = Vec::with_capacity(problem.bookings.len());
-        for ((booking, _, _), candidates) in problem.bookings.iter().zip(&problem.candidates) {
+        let mut untimed: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+        for (row, ((booking, _, _), candidates)) in problem.bookings.iter().zip(&problem.candidates).enumerate() {
             let ride = ride_of[booking];
             let pickup = self.pickups.entry(ride).or_insert_with(|| Pickup {
                 target: travel.target(&self.input.trips[ride].origin),
                 times: HashMap::new(),
             });
-            let row = candidates
+            let cached = candidates
                 .iter()
-                .map(|candidate| {
+                .enumerate()
+                .map(|(column, candidate)| {
                     let number = self.driver_of[&candidate.driver];
-                    let here = place(number);
                     match pickup.times.get(&number) {
-                        Some((at, time)) if *at == here => *time,
+                        Some((at, time)) if *at == place(number) => *time,
                         _ => {
-                            let leg = travel.leg_to(&self.drivers[number].spot, &pickup.target);
-                            let time = leg.map(|leg| (leg.time_ms / 1000).max(0) as u64);
-                            pickup.times.insert(number, (here, time));
-                            time
+                            untimed.entry(number).or_default().push((row, column));
+                            None
                         }
                     }
                 })
                 .collect();
-            times.push(row);
+            times.push(cached);
+        }
+        for (number, cells) in untimed {
+            let rides: Vec<usize> = cells.iter().map(|(row, _)| ride_of[&problem.bookings[*row].0]).collect();
+            let targets: Vec<&Target> = rides.iter().map(|ride| &self.pickups[ride].target).collect();
+            let legs = travel.legs_to_targets(&self.drivers[number].spot, &targets);
+            let here = place(number);
+            for (((row, column), ride), leg) in cells.into_iter().zip(rides).zip(legs) {
+                let time = leg.map(|leg| (leg.time_ms / 1000).max(0) as u64);
+                times[row][column] = time;
+                if let Some(pickup) = self.pickups.get_mut(&ride) {
+                    pickup.times.insert(number, (here, time));
+                }
+            }
         }
         let offers = problem.solve(&times, self.input.settings, self.epoch());
         for offer in offers {

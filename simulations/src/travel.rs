@@ -113,7 +113,7 @@ impl Travel {
         }
     }
 
-    /// `to` prepared for many drives to it ([`Travel::leg_to`]).
+    /// `to` prepared for many drives to it ([`Travel::legs_to_targets`]).
     pub fn target(&self, to: &Spot) -> Target {
         let destination = match (self, to.snap) {
             (Travel::Roads { router, .. }, Some(end)) => Some(router.destination(&end)),
@@ -122,13 +122,15 @@ impl Travel {
         Target { spot: *to, destination }
     }
 
-    /// [`Travel::leg`] to a prepared target: the same drive.
-    pub fn leg_to(&self, from: &Spot, to: &Target) -> Option<Leg> {
-        match (self, from.snap, &to.destination) {
-            (Travel::Roads { router, .. }, Some(start), Some(destination)) => {
-                router.totals_to(&start, destination).map(road_leg)
+    /// [`Travel::leg`] from `from` to each prepared target: the same drives,
+    /// on roads with one search from `from` for all of them.
+    pub fn legs_to_targets(&self, from: &Spot, to: &[&Target]) -> Vec<Option<Leg>> {
+        let destinations: Option<Vec<&Destination>> = to.iter().map(|target| target.destination.as_ref()).collect();
+        match (self, from.snap, destinations) {
+            (Travel::Roads { router, .. }, Some(start), Some(destinations)) => {
+                router.totals_to_many(&start, &destinations).into_iter().map(|total| total.map(road_leg)).collect()
             }
-            _ => self.leg(from, &to.spot),
+            _ => to.iter().map(|target| self.leg(from, &target.spot)).collect(),
         }
     }
 

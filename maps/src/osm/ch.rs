@@ -482,21 +482,38 @@ impl Hierarchy {
     /// The cheapest total from any source to the target of `space`: one
     /// upward search, stopped once no meeting can beat the best found.
     pub fn route_to(&self, ws: &mut Workspace, sources: &[(u32, Total)], space: &TargetSpace) -> Option<Total> {
+        self.route_to_many(ws, sources, &[space]).pop().flatten()
+    }
+
+    /// [`Hierarchy::route_to`] to several targets with one upward search
+    /// (a driver weighed for several pickups): it stops once no meeting can
+    /// beat the best found for any of them. Each answer is the one
+    /// `route_to` gives: the same search, settled in the same order.
+    pub fn route_to_many(
+        &self,
+        ws: &mut Workspace,
+        sources: &[(u32, Total)],
+        spaces: &[&TargetSpace],
+    ) -> Vec<Option<Total>> {
         let side = &mut ws.forward;
         side.reset();
         for &(node, total) in sources {
             side.relax(node, total, NONE);
         }
-        let mut best: Option<Total> = None;
+        let mut best: Vec<Option<Total>> = vec![None; spaces.len()];
         while let Some(key) = side.min_key() {
-            if best.is_some_and(|best| key + space.floor >= best.weight) {
+            let open =
+                spaces.iter().zip(&best).any(|(space, best)| best.is_none_or(|best| key + space.floor < best.weight));
+            if !open {
                 break;
             }
             let Some((node, total)) = side.pop() else { break };
-            if let Some(there) = space.totals.get(&node) {
-                let meeting = total.join(*there);
-                if best.is_none_or(|best| meeting.weight < best.weight) {
-                    best = Some(meeting);
+            for (space, best) in spaces.iter().zip(best.iter_mut()) {
+                if let Some(there) = space.totals.get(&node) {
+                    let meeting = total.join(*there);
+                    if best.is_none_or(|best| meeting.weight < best.weight) {
+                        *best = Some(meeting);
+                    }
                 }
             }
             if self.stalled(side, Hierarchy::down_arcs, node, total) {
@@ -699,6 +716,13 @@ mod tests {
                     }
                     prop_assert_eq!(weight, found.total.weight);
                 }
+            }
+            // One search to every target at once answers each as alone.
+            let spaces: Vec<TargetSpace> = pairs.iter().map(|pair| ch.target_space(&mut ws, &at(pair.1))).collect();
+            let spaces: Vec<&TargetSpace> = spaces.iter().collect();
+            for &(from, _) in &pairs {
+                let each: Vec<Option<Total>> = spaces.iter().map(|space| ch.route_to(&mut ws, &at(from), space)).collect();
+                prop_assert_eq!(ch.route_to_many(&mut ws, &at(from), &spaces), each);
             }
             let sources: Vec<Vec<(u32, Total)>> = pairs.iter().map(|pair| at(pair.0)).collect();
             let targets: Vec<Vec<(u32, Total)>> = pairs.iter().map(|pair| at(pair.1)).collect();

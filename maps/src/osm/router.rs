@@ -294,18 +294,31 @@ impl Router {
 
     /// [`Router::totals_snaps`] to a prepared destination: the same answer.
     pub fn totals_to(&self, start: &Snap, to: &Destination) -> Option<Total> {
+        self.totals_to_many(start, &[to]).pop().flatten()
+    }
+
+    /// [`Router::totals_to`] to each of several destinations, with one
+    /// search from `start` for all of them.
+    pub fn totals_to_many(&self, start: &Snap, to: &[&Destination]) -> Vec<Option<Total>> {
         let from_ends = self.ends(start);
         let sources = self.sources(&from_ends);
-        let found = match &to.space {
-            Some(space) if !sources.is_empty() => {
-                self.with_workspace(|workspace| self.hierarchy.route_to(workspace, &sources, space))
-            }
-            _ => None,
-        };
-        let direct = self
-            .direct(&from_ends, &to.ends)
-            .map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
-        Router::nearer(found, direct)
+        let spaces: Vec<&TargetSpace> = to.iter().filter_map(|destination| destination.space.as_ref()).collect();
+        let mut found = if sources.is_empty() || spaces.is_empty() {
+            Vec::new()
+        } else {
+            self.with_workspace(|workspace| self.hierarchy.route_to_many(workspace, &sources, &spaces))
+        }
+        .into_iter();
+        to.iter()
+            .map(|destination| {
+                // The searched answers come in the order of the destinations that have a space.
+                let searched = if destination.space.is_some() { found.next().flatten() } else { None };
+                let direct = self
+                    .direct(&from_ends, &destination.ends)
+                    .map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
+                Router::nearer(searched, direct)
+            })
+            .collect()
     }
 
     /// The two ways a trip can go: through the hierarchy, and along the one

@@ -3,8 +3,9 @@
 //! the real Monaco and Baltimore extracts against plain Dijkstra.
 
 use super::cache;
+use super::ch::Total;
 use super::network::metres;
-use super::router::{Path, Router};
+use super::router::{Destination, Path, Router, Snap};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use wayfare_engine::LatLng;
@@ -309,9 +310,19 @@ fn agrees_with_dijkstra(extract: &str, pairs: usize) {
         let (start, end) = (router.snap(pair[0]), router.snap(pair[1]));
         let totals = start.zip(end).and_then(|(start, end)| router.totals_snaps(&start, &end));
         assert_eq!(totals.map(|total| total.time_ms), found.as_ref().map(|path| path.time_ms), "{extract}: {pair:?}");
-        // And so are they to the end prepared as a destination.
+        // And so are they to the end prepared as a destination, alone or
+        // with the other ends of the run.
         let prepared = start.zip(end).and_then(|(start, end)| router.totals_to(&start, &router.destination(&end)));
         assert_eq!(prepared, totals, "{extract}: {pair:?}");
+        if let Some(start) = start {
+            let ends: Vec<Snap> =
+                points.iter().step_by(2).skip(1).take(6).filter_map(|point| router.snap(*point)).collect();
+            let destinations: Vec<Destination> = end.iter().chain(&ends).map(|end| router.destination(end)).collect();
+            let destinations: Vec<&Destination> = destinations.iter().collect();
+            let alone: Vec<Option<Total>> =
+                destinations.iter().map(|destination| router.totals_to(&start, destination)).collect();
+            assert_eq!(router.totals_to_many(&start, &destinations), alone, "{extract}: {pair:?}");
+        }
         let (Some(found), Some(reference)) = (found, reference) else { continue };
         routed += 1;
         assert_eq!(found.time_ms, reference.time_ms, "{extract}: {pair:?}");

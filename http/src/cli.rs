@@ -18,6 +18,10 @@ pub enum Commands {
     Serve(ServeArgs),
     /// Apply the database migrations and exit.
     Migrate(StorageArgs),
+    /// Check the invariants a crash must never break (wallets against the
+    /// ledger, one trip per driver, busy flags, offers); exits 1 when one is
+    /// broken (docs/operations.md).
+    Audit(StorageArgs),
     /// Manage administrators.
     Admin {
         #[command(subcommand)]

@@ -254,6 +254,23 @@ pub async fn migrate(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Prints what [`wayfare_storage::Storage::audit`] finds, as JSON on stdout
+/// and a verdict on stderr; true when every invariant holds.
+pub async fn audit(config: Config) -> anyhow::Result<bool> {
+    let storage = wayfare_storage::open(&config.storage_url()).await?;
+    let audit = storage.audit().await?;
+    println!("{}", serde_json::to_string_pretty(&audit)?);
+    if audit.is_clean() {
+        eprintln!(
+            "audit: clean ({} users, {} bookings, {} active)",
+            audit.users, audit.bookings, audit.active_bookings
+        );
+    } else {
+        eprintln!("audit: INVARIANTS BROKEN (see the lists above)");
+    }
+    Ok(audit.is_clean())
+}
+
 /// Makes the first admin of a real installation.
 pub async fn create_admin(config: Config, email: &str) -> anyhow::Result<()> {
     let email = match wayfare_engine::validation::validate_login_contact(email, None, false) {

@@ -12,6 +12,12 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Commands::Serve(args) => wayfare_http::serve(args.load()?).await,
         Commands::Migrate(args) => wayfare_http::migrate(args.load()?).await,
+        Commands::Audit(args) => {
+            if !wayfare_http::audit(args.load()?).await? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Commands::Admin { command: AdminCommand::Create { email, storage } } => {
             wayfare_http::create_admin(storage.load()?, &email).await
         }

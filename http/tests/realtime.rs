@@ -169,6 +169,70 @@ fn sigterm_closes_the_sockets_and_the_server_exits_cleanly() {
     assert!(!log.contains("panicked"), "a panic during shutdown\n{}", server.log_tail());
 }
 
+/// Issue #17, one node: crash.mjs books and runs trips in an open loop while
+/// the server is SIGKILLed and started again on the same database; then the
+/// script checks what its clients were told against the server and
+/// `wayfare audit` checks the database's invariants. `CRASH_*` variables in
+/// the environment reach the script (`make chaos` runs it at 100 bookings/s).
+fn bookings_pouring_in_survive_sigkill(mut server: Server) {
+    let mut kills = 0;
+    let (status, output) = run_script("crash.mjs", &mut server, |line, server, stdin| {
+        if line.trim() == "@@KILL" {
+            server.kill();
+            // Requests meet a closed port for a moment, as after a real crash.
+            std::thread::sleep(Duration::from_millis(500));
+            server.restart();
+            kills += 1;
+            writeln!(stdin, "@@RESTARTED").and_then(|()| stdin.flush()).expect("tell node the server is back");
+        }
+    });
+    assert!(status.success(), "crash.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    assert!(kills >= 1, "the scenario killed the server");
+    assert!(output.contains("crash: passed"), "{output}");
+    let (clean, report) = server.audit();
+    println!("{report}");
+    assert!(clean, "wayfare audit found broken invariants after {kills} kills:\n{report}");
+}
+
+#[test]
+fn bookings_pouring_in_survive_sigkill_on_sqlite() {
+    require_node(&scripts_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    bookings_pouring_in_survive_sigkill(Server::start(directory.path(), &[]));
+}
+
+/// The same on PostgreSQL (`WAYFARE_TEST_POSTGRES_URL`, which `make test`
+/// always sets; CI fails without it), in a fresh schema.
+#[test]
+fn bookings_pouring_in_survive_sigkill_on_postgres() {
+    let Ok(base) = std::env::var("WAYFARE_TEST_POSTGRES_URL") else {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI runs this test on PostgreSQL");
+        eprintln!("not run: WAYFARE_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    require_node(&scripts_dir());
+    let schema = format!("crash_{}", uuid::Uuid::now_v7().simple());
+    let admin = |sql: String| {
+        let base = base.clone();
+        tokio::runtime::Runtime::new().expect("runtime").block_on(async move {
+            let pool = sqlx::PgPool::connect(&base).await.expect("PostgreSQL answers");
+            sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await.expect("schema statement");
+            pool.close().await;
+        })
+    };
+    admin(format!("CREATE SCHEMA {schema}"));
+    let separator = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{separator}options[search_path]={schema}");
+    let directory = tempfile::tempdir().expect("temp dir");
+    let outcome = std::panic::catch_unwind(|| {
+        bookings_pouring_in_survive_sigkill(Server::start_with_database(directory.path(), &url, &[]))
+    });
+    admin(format!("DROP SCHEMA {schema} CASCADE"));
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 /// Issue #15: the `console` and `hexes` pushes for a known set of drivers
 /// and bookings are what the engine's `figures` and `hexagons` give on the
 /// same data (read back over REST and from the drivers feed).

@@ -248,6 +248,12 @@ pub trait Storage: Send + Sync + 'static {
 
     /// The driver's average and details after a rating (for the live views).
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>>;
+
+    // ---- consistency -----------------------------------------------------
+    /// Checks the invariants a crash must never break (ledger against
+    /// balances, one trip per driver, busy flags, offers): reads every user
+    /// and booking, so it is an operator's tool, not a request's.
+    async fn audit(&self) -> StorageResult<Audit>;
 }
 
 /// Opens the storage a URL names: `postgres://…` (or `postgresql://`) for

@@ -2535,4 +2535,76 @@ impl Storage for Store {
             sqlx::query_as("SELECT doc FROM users WHERE id = $1").bind(driver.0).fetch_optional(&self.pool).await?;
         found(row).map(|(document,)| document.0.ratings)
     }
+
+    // ---- consistency ----------------------------------------------------------
+
+    async fn audit(&self) -> StorageResult<Audit> {
+        // Statuses that hold the driver (the engine sets `queue` on accept and
+        // clears it on PENDING, PAID from REACHED, or a cancel).
+        const HOLDING: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED')";
+        const TRIP: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE')";
+        let ids = |sql: String| async move {
+            let ids: Vec<Uuid> = sqlx::query_scalar(AssertSqlSafe(sql)).fetch_all(&self.pool).await?;
+            StorageResult::Ok(ids)
+        };
+        let (users, bookings, active_bookings): (i64, i64, i64) = sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM bookings),
+                    (SELECT COUNT(*) FROM bookings WHERE active)",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        // Debits and withdraws are stored as positive amounts.
+        let wallets: Vec<(Uuid, i64, i64)> = sqlx::query_as(
+            "SELECT id, balance, ledger FROM (
+                SELECT u.id, u.wallet_balance_micros AS balance,
+                       CAST(COALESCE((SELECT SUM(CASE WHEN w.entry_type = 'Credit' THEN w.amount_micros
+                                                      ELSE -w.amount_micros END)
+                                      FROM wallet_entries w WHERE w.user_id = u.id), 0) AS BIGINT) AS ledger
+                FROM users u) t
+             WHERE balance <> ledger ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let drivers_on_two_trips = ids(format!(
+            "SELECT driver FROM bookings WHERE driver IS NOT NULL AND status IN {HOLDING}
+             GROUP BY driver HAVING COUNT(*) > 1 ORDER BY driver"
+        ))
+        .await?;
+        let busy_flag_mismatches = ids(format!(
+            "SELECT u.id FROM users u WHERE u.role = 'driver'
+               AND u.queue <> EXISTS (SELECT 1 FROM bookings b WHERE b.driver = u.id AND b.status IN {HOLDING})
+             ORDER BY u.id"
+        ))
+        .await?;
+        let active_flag_mismatches =
+            ids("SELECT id FROM bookings WHERE active <> (status NOT IN ('COMPLETE', 'CANCELLED')) ORDER BY id".into())
+                .await?;
+        let trips_without_driver =
+            ids(format!("SELECT id FROM bookings WHERE driver IS NULL AND status IN {TRIP} ORDER BY id")).await?;
+        let offers_on_taken_bookings =
+            ids("SELECT DISTINCT o.booking_id FROM booking_offers o JOIN bookings b ON b.id = o.booking_id
+             WHERE b.status <> 'NEW' ORDER BY o.booking_id"
+                .into())
+            .await?;
+        let user_ids = |ids: Vec<Uuid>| ids.into_iter().map(UserId).collect();
+        let booking_ids = |ids: Vec<Uuid>| ids.into_iter().map(BookingId).collect();
+        Ok(Audit {
+            users: users as u64,
+            bookings: bookings as u64,
+            active_bookings: active_bookings as u64,
+            wallet_mismatches: wallets
+                .into_iter()
+                .map(|(user, balance_micros, ledger_micros)| WalletMismatch {
+                    user: UserId(user),
+                    balance_micros,
+                    ledger_micros,
+                })
+                .collect(),
+            drivers_on_two_trips: user_ids(drivers_on_two_trips),
+            busy_flag_mismatches: user_ids(busy_flag_mismatches),
+            active_flag_mismatches: booking_ids(active_flag_mismatches),
+            trips_without_driver: booking_ids(trips_without_driver),
+            offers_on_taken_bookings: booking_ids(offers_on_taken_bookings),
+        })
+    }
 }

@@ -2,7 +2,7 @@
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use wayfare_engine::{Booking, BookingStatus, ChatMessage, Millis, Role, UserId, UserPlatform, WalletEntry};
+use wayfare_engine::{Booking, BookingId, BookingStatus, ChatMessage, Millis, Role, UserId, UserPlatform, WalletEntry};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -131,6 +131,46 @@ pub struct Committed {
     pub booking: Booking,
     /// Balances after the wallet entries of the transition, per user.
     pub balances: Vec<(UserId, Decimal)>,
+}
+
+/// What `wayfare audit` finds in the system of record: the invariants that
+/// must hold whatever crashed (docs/operations.md "Checking the data").
+/// Every list is empty on a healthy database.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Audit {
+    pub users: u64,
+    pub bookings: u64,
+    pub active_bookings: u64,
+    /// Users whose balance is not the sum of their ledger entries.
+    pub wallet_mismatches: Vec<WalletMismatch>,
+    /// Drivers holding more than one trip (ACCEPTED to REACHED) at once.
+    pub drivers_on_two_trips: Vec<UserId>,
+    /// Drivers whose busy flag (`queue`) says otherwise than their trips.
+    pub busy_flag_mismatches: Vec<UserId>,
+    /// Bookings whose `active` column disagrees with their status.
+    pub active_flag_mismatches: Vec<BookingId>,
+    /// Trips (ACCEPTED to COMPLETE) with no driver.
+    pub trips_without_driver: Vec<BookingId>,
+    /// Offers still held by bookings that are no longer NEW.
+    pub offers_on_taken_bookings: Vec<BookingId>,
+}
+
+impl Audit {
+    pub fn is_clean(&self) -> bool {
+        self.wallet_mismatches.is_empty()
+            && self.drivers_on_two_trips.is_empty()
+            && self.busy_flag_mismatches.is_empty()
+            && self.active_flag_mismatches.is_empty()
+            && self.trips_without_driver.is_empty()
+            && self.offers_on_taken_bookings.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WalletMismatch {
+    pub user: UserId,
+    pub balance_micros: i64,
+    pub ledger_micros: i64,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -75,6 +75,7 @@ backend_suite!(
     payments_round_trip_and_settle_once,
     sign_in_challenges_count_attempts_and_are_consumed_once,
     sessions_are_found_by_token_hash_and_revoked,
+    the_audit_finds_what_a_crash_must_never_leave,
 );
 
 // ---- data -------------------------------------------------------------------
@@ -2570,4 +2571,54 @@ async fn sessions_are_found_by_token_hash_and_revoked(fixture: Fixture) {
         Err(StorageError::NotFound)
     ));
     assert_eq!(fixture.backend() == Backend::Sqlite, matches!(fixture.concrete, support::Concrete::Sqlite(_)));
+}
+
+// ---- consistency ----------------------------------------------------------------
+
+async fn the_audit_finds_what_a_crash_must_never_leave(fixture: Fixture) {
+    let customer = rider(1);
+    let (first, second) = (driver(2, None), driver(3, None));
+    insert_users(&fixture, &[&customer, &first, &second]).await;
+    fixture.apply_wallet(&credit(customer.id, dec!(20), "topup"), NOW).await.unwrap();
+    fixture.apply_wallet(&debit(customer.id, dec!(5), "ride"), NOW).await.unwrap();
+    let mut accepted = booking(1, &customer, BookingStatus::Accepted, NOW);
+    assign(&mut accepted, &first);
+    let busy = [Effect::SetQueue { driver: first.id, busy: true }];
+    fixture.commit_booking(&accepted, None, &busy, NOW).await.unwrap();
+    let mut waiting = booking(2, &customer, BookingStatus::New, NOW);
+    waiting.requestedDrivers.0.insert(second.id);
+    fixture.commit_booking(&waiting, None, &[], NOW).await.unwrap();
+    let mut paid = booking(3, &customer, BookingStatus::Paid, NOW);
+    assign(&mut paid, &second);
+    fixture.commit_booking(&paid, None, &[], NOW).await.unwrap();
+
+    let clean = fixture.audit().await.unwrap();
+    assert!(clean.is_clean(), "{clean:?}");
+    assert_eq!((clean.users, clean.bookings, clean.active_bookings), (3, 3, 3));
+
+    // What the engine never writes, written around it.
+    fixture
+        .raw_execute("UPDATE users SET wallet_balance_micros = wallet_balance_micros + 1 WHERE role = 'rider'")
+        .await
+        .unwrap();
+    let mut twice = booking(4, &customer, BookingStatus::Arrived, NOW);
+    assign(&mut twice, &first);
+    fixture.commit_booking(&twice, None, &[], NOW).await.unwrap();
+    fixture.set_queue(second.id, true, NOW).await.unwrap();
+    let mut driverless = booking(5, &customer, BookingStatus::Started, NOW);
+    driverless.requestedDrivers.0.insert(second.id);
+    fixture.commit_booking(&driverless, None, &[], NOW).await.unwrap();
+    fixture.raw_execute("UPDATE bookings SET active = NOT active WHERE status = 'NEW'").await.unwrap();
+
+    let audit = fixture.audit().await.unwrap();
+    assert!(!audit.is_clean());
+    assert_eq!(audit.wallet_mismatches.len(), 1, "{audit:?}");
+    let mismatch = &audit.wallet_mismatches[0];
+    assert_eq!((mismatch.user, mismatch.balance_micros, mismatch.ledger_micros), (customer.id, 15_000_001, 15_000_000));
+    assert_eq!(audit.drivers_on_two_trips, vec![first.id]);
+    assert_eq!(audit.busy_flag_mismatches, vec![second.id]);
+    assert_eq!(audit.active_flag_mismatches, vec![waiting.id]);
+    assert_eq!(audit.trips_without_driver, vec![driverless.id]);
+    assert_eq!(audit.offers_on_taken_bookings, vec![driverless.id]);
+    assert_eq!((audit.bookings, audit.active_bookings), (5, 4));
 }

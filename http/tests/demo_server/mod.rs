@@ -21,6 +21,7 @@ pub struct Server {
     data_dir: PathBuf,
     pub log: PathBuf,
     env: Vec<(&'static str, &'static str)>,
+    database_url: Option<String>,
 }
 
 impl Server {
@@ -28,11 +29,33 @@ impl Server {
         Server::start_on(&directory.join("data"), free_port(), &directory.join("server.log"), env.to_vec())
     }
 
+    /// On a `postgres://` database instead of SQLite in the data directory.
+    pub fn start_with_database(directory: &Path, database_url: &str, env: &[(&'static str, &'static str)]) -> Server {
+        Server::launch(
+            &directory.join("data"),
+            Some(database_url.to_string()),
+            free_port(),
+            &directory.join("server.log"),
+            env.to_vec(),
+        )
+    }
+
     pub fn start_on(data_dir: &Path, port: u16, log: &Path, env: Vec<(&'static str, &'static str)>) -> Server {
+        Server::launch(data_dir, None, port, log, env)
+    }
+
+    fn launch(
+        data_dir: &Path,
+        database_url: Option<String>,
+        port: u16,
+        log: &Path,
+        env: Vec<(&'static str, &'static str)>,
+    ) -> Server {
         let output = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log file");
         let child = Command::new(env!("CARGO_BIN_EXE_wayfare"))
             .args(["serve", "--demo", "--data-dir"])
             .arg(data_dir)
+            .args(database_url.iter().flat_map(|url| ["--database-url", url.as_str()]))
             .args(["--listen", &format!("127.0.0.1:{port}")])
             .env("RUST_LOG", "info,wayfare_http=debug")
             .envs(env.iter().copied())
@@ -40,7 +63,8 @@ impl Server {
             .stderr(output)
             .spawn()
             .expect("the wayfare binary starts");
-        let mut server = Server { child, port, data_dir: data_dir.to_path_buf(), log: log.to_path_buf(), env };
+        let mut server =
+            Server { child, port, data_dir: data_dir.to_path_buf(), log: log.to_path_buf(), env, database_url };
         server.wait_healthy();
         server
     }
@@ -71,7 +95,26 @@ impl Server {
 
     pub fn restart(&mut self) {
         self.kill();
-        *self = Server::start_on(&self.data_dir.clone(), self.port, &self.log.clone(), self.env.clone());
+        *self = Server::launch(
+            &self.data_dir.clone(),
+            self.database_url.clone(),
+            self.port,
+            &self.log.clone(),
+            self.env.clone(),
+        );
+    }
+
+    /// `wayfare audit` on this server's database: its report, and whether it is clean.
+    pub fn audit(&self) -> (bool, String) {
+        let output = Command::new(env!("CARGO_BIN_EXE_wayfare"))
+            .arg("audit")
+            .arg("--data-dir")
+            .arg(&self.data_dir)
+            .args(self.database_url.iter().flat_map(|url| ["--database-url", url.as_str()]))
+            .output()
+            .expect("wayfare audit runs");
+        let report = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        (output.status.success(), report)
     }
 
     pub fn log_tail(&self) -> String {

@@ -5,7 +5,7 @@ NPM ?= npm
 # Where cargo puts what it builds (CARGO_TARGET_DIR when set).
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: test test-rust test-ui node-deps build-deps ui run city bench lint fmt chaos
+.PHONY: test test-rust test-ui node-deps build-deps ui run city bench lint fmt chaos soak
 
 # Formatting and lints first (cheap, and a failure says exactly where), then
 # the Rust tests, then the web app's.
@@ -85,6 +85,12 @@ chaos: node-deps build-deps
 	WAYFARE_TEST_POSTGRES_URL="$$url" CI=true CRASH_BOOKING_RATE=100 CRASH_KILLS=10 CRASH_KILL_EVERY=30 \
 	CRASH_SECONDS_AFTER=15 $(CARGO) test --locked -p wayfare-http --test realtime bookings_pouring_in_survive_sigkill \
 		-- --nocapture --test-threads 1
+
+# Issue 17's soak: 2,000 drivers streaming for 30 minutes on one release
+# node; fails on a lost acknowledgement or 5% memory growth.
+soak: build-deps
+	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
+	WAYFARE_BIN=$(abspath $(TARGET_DIR))/release/wayfare benches/soak/run.sh
 
 bench: build-deps
 	$(CARGO) bench -p wayfare-benches

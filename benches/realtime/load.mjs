@@ -32,7 +32,7 @@
 // acknowledged update over the measured window.
 //
 // Prints the figures and a `RESULT {json}` line; exits 1 if an update was
-// refused, a socket dropped, or a booking got no offer.
+// refused or never acknowledged, a socket dropped, or a booking got no offer.
 
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
@@ -414,7 +414,7 @@ async function main() {
     offered_rate: options.rate,
     seconds: options.seconds,
     warmup: options.warmup,
-    location: { sent, acked, acked_per_second: Math.round(ackedInWindow / windowSeconds), ack_latency: summarise(latencies), refusals, dropped_sockets: dropped },
+    location: { sent, acked, unacked: sent - acked, acked_per_second: Math.round(ackedInWindow / windowSeconds), ack_latency: summarise(latencies), refusals, dropped_sockets: dropped },
     booking_to_offer: { ...summarise(bookingLatencies), missed: missedOffers, errors: bookingErrors.length },
     booking_create_response: summarise(createLatencies),
     drivers_feed: feed,
@@ -459,7 +459,7 @@ async function main() {
   if (kept.errors.length) console.log(`kept-booking errors: ${kept.errors.slice(0, 5).join('; ')}`);
   if (bookingErrors.length) console.log(`booking errors: ${bookingErrors.slice(0, 5).join('; ')}`);
   console.log(`RESULT ${JSON.stringify(summary)}`);
-  const failed = Object.keys(refusals).length > 0 || dropped > 0 || missedOffers > 0 || bookingErrors.length > 0 || kept.errors.length > 0 || ackedInWindow === 0;
+  const failed = Object.keys(refusals).length > 0 || dropped > 0 || sent !== acked || missedOffers > 0 || bookingErrors.length > 0 || kept.errors.length > 0 || ackedInWindow === 0;
   process.exit(failed ? 1 : 0);
 }
 

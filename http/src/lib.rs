@@ -257,6 +257,14 @@ pub async fn migrate(config: Config) -> anyhow::Result<()> {
 /// Prints what [`wayfare_storage::Storage::audit`] finds, as JSON on stdout
 /// and a verdict on stderr; true when every invariant holds.
 pub async fn audit(config: Config) -> anyhow::Result<bool> {
+    // Opening a missing SQLite file would create an empty one that audits clean.
+    let sqlite = config.database_url.as_deref().is_none_or(str::is_empty);
+    if sqlite && !config.database_path().exists() {
+        anyhow::bail!(
+            "no database at {}: give the server's --data-dir or --database-url",
+            config.database_path().display()
+        );
+    }
     let storage = wayfare_storage::open(&config.storage_url()).await?;
     let audit = storage.audit().await?;
     println!("{}", serde_json::to_string_pretty(&audit)?);

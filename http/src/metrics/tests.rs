@@ -1,7 +1,7 @@
 use super::*;
 use crate::test_support::TestApp;
 use axum::http::Method;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 /// The sample lines of one metric (`name{labels} value` or `name value`).
@@ -103,4 +103,61 @@ fn installing_twice_gives_the_same_recorder() {
 fn unusual_methods_share_one_label() {
     assert_eq!(method_label(&Method::GET), "GET");
     assert_eq!(method_label(&Method::from_bytes(b"BREW").unwrap()), "other");
+}
+
+/// docs/grafana/wayfare.json charts and docs/operations.md's table explains
+/// these names: a metric renamed here must be renamed there.
+#[test]
+fn the_dashboard_and_the_operations_page_name_only_metrics_the_server_exports() {
+    let exported = [
+        HTTP_REQUESTS,
+        HTTP_DURATION,
+        ONLINE_DRIVERS,
+        AVAILABLE_DRIVERS,
+        ACTIVE_BOOKINGS,
+        ACTIVE_BOOKINGS_BY_STATUS,
+        DISPATCH_LATENCY,
+    ];
+    // Every name a query or a table row of the page uses, a histogram's
+    // series suffix taken off.
+    let names = |texts: Vec<String>| -> std::collections::BTreeSet<String> {
+        let mut names = std::collections::BTreeSet::new();
+        for text in texts {
+            for (start, _) in text.match_indices("wayfare_") {
+                let name: String = text[start..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+                let base = ["_bucket", "_count", "_sum"]
+                    .iter()
+                    .find_map(|suffix| name.strip_suffix(suffix).filter(|base| exported.contains(base)))
+                    .unwrap_or(&name)
+                    .to_string();
+                names.insert(base);
+            }
+        }
+        names
+    };
+    let dashboard: Value = serde_json::from_str(include_str!("../../../docs/grafana/wayfare.json")).unwrap();
+    let mut queries = Vec::new();
+    let mut stack = vec![&dashboard];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(fields) => {
+                if let Some(Value::String(expr)) = fields.get("expr") {
+                    queries.push(expr.clone());
+                }
+                stack.extend(fields.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    let charted = names(queries);
+    for name in &charted {
+        assert!(exported.contains(&name.as_str()), "the dashboard queries {name}, which the server does not export");
+    }
+    let missing: Vec<_> = exported.iter().filter(|metric| !charted.contains(**metric)).collect();
+    assert!(missing.is_empty(), "the dashboard charts nothing of {missing:?}");
+
+    let rows = include_str!("../../../docs/operations.md").lines().filter(|line| line.starts_with("| `wayfare_"));
+    let explained = names(rows.map(str::to_string).collect());
+    assert_eq!(explained, exported.iter().map(|name| name.to_string()).collect(), "docs/operations.md's metrics table");
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The soak test of issue 17 (docs/benchmarks.md, "Soak"): a release
+# `wayfare serve --demo` with 2,000 drivers streaming for 30 minutes on one
+# node. Passes when every update was acknowledged (load.mjs exits 0: no
+# refusal, no unacknowledged update, no dropped socket, every booking
+# offered) and the server's resident memory grew less than 5% from the end
+# of the warm-up to the end of the run.
+#
+#   benches/soak/run.sh                      # 30 minutes (make soak)
+#   SOAK_SECONDS=300 benches/soak/run.sh     # a shorter look
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin=${WAYFARE_BIN:-$root/${CARGO_TARGET_DIR:-target}/release/wayfare}
+port=${WAYFARE_BENCH_PORT:-18150}
+drivers=${SOAK_DRIVERS:-2000}
+seconds=${SOAK_SECONDS:-1800}
+# Each driver sends about one position every two seconds, as the driver app does.
+rate=${SOAK_RATE:-1000}
+# Memory settles once every socket, actor and cache exists: compare from here.
+warmup=${SOAK_WARMUP:-300}
+[ "$warmup" -lt "$seconds" ] || warmup=$((seconds / 5))
+[ -x "$bin" ] || { echo "no release binary at $bin: cargo build --release -p wayfare-http" >&2; exit 2; }
+loadgen="$root/benches/realtime"
+[ -d "$loadgen/node_modules" ] || npm ci --prefix "$loadgen" --no-audit --no-fund >/dev/null
+data=$(mktemp -d /tmp/wayfare-soak.XXXXXX)
+log="$data/server.log"
+WAYFARE_DEMO_SEED__DRIVERS=$drivers WAYFARE_DEMO_SEED__DISPATCH_POLICY=waves \
+WAYFARE_AUTH__CODES_PER_CLIENT=1000000 WAYFARE_AUTH__CODES_PER_CONTACT=1000 \
+RUST_LOG=${RUST_LOG:-warn} "$bin" serve --demo --data-dir "$data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
+server=$!
+sampler=
+trap 'kill $sampler "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 1 200); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  kill -0 "$server" 2>/dev/null || { cat "$log" >&2; exit 1; }
+  sleep 0.1
+done
+
+# Resident memory every 10 s: seconds since the start, kB.
+samples="$data/rss.csv"
+started=$(date +%s)
+( while kill -0 "$server" 2>/dev/null; do
+    echo "$(( $(date +%s) - started )),$(awk '/^VmRSS:/ { print $2 }' "/proc/$server/status")" >>"$samples"
+    sleep 10
+  done ) &
+sampler=$!
+
+status=0
+node "$loadgen/load.mjs" --url "http://127.0.0.1:$port" --drivers "$drivers" --seconds "$seconds" --warmup "$warmup" \
+  --rate "$rate" --booking-rate 1 --server-pid "$server" || status=$?
+kill "$sampler" 2>/dev/null || true
+
+# The warm-up's last minute against the run's last minute (the mean of each,
+# so one sample taken mid-allocation does not decide).
+read -r before after < <(awk -F, -v w="$warmup" -v s="$seconds" '
+  $1 >= w - 60 && $1 <= w { b += $2; nb++ }
+  $1 >= s - 60 { a += $2; na++ }
+  END { printf "%d %d\n", b / (nb ? nb : 1), a / (na ? na : 1) }' "$samples")
+growth=$(awk -v b="$before" -v a="$after" 'BEGIN { printf "%.2f", (a - b) * 100 / b }')
+echo "soak: $drivers drivers, $rate updates/s for $seconds s; resident memory ${before} kB after the warm-up, ${after} kB at the end: ${growth}% growth"
+echo "SOAK {\"drivers\":$drivers,\"seconds\":$seconds,\"rate\":$rate,\"rss_kb_after_warmup\":$before,\"rss_kb_at_end\":$after,\"growth_percent\":$growth,\"load_exit\":$status}"
+[ "$status" -eq 0 ] || { echo "soak: the load generator failed (exit $status)" >&2; exit 1; }
+awk -v g="$growth" 'BEGIN { exit !(g < 5) }' || { echo "soak: memory grew ${growth}% (limit 5%)" >&2; exit 1; }
+echo "soak: passed"

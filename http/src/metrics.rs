@@ -6,8 +6,9 @@
 //!   number of series stays bounded; requests no route matched are
 //!   `unmatched`.
 //! - `wayfare_online_drivers`, `wayfare_available_drivers`,
-//!   `wayfare_active_bookings` and `wayfare_active_bookings_by_status`:
-//!   gauges read from the runtime's counts at each scrape.
+//!   `wayfare_active_bookings`, `wayfare_active_bookings_by_status` and
+//!   `wayfare_pending_timers` (gauges), `wayfare_actor_restarts_total` by
+//!   `actor` (a counter): read from the runtime's counts at each scrape.
 //! - `wayfare_dispatch_latency_seconds` (histogram): from a Book Now
 //!   booking's creation (`bookingDate`) to its first `OfferMade` event, as a
 //!   task subscribed to the runtime's event bus sees it.
@@ -41,6 +42,8 @@ pub const AVAILABLE_DRIVERS: &str = "wayfare_available_drivers";
 pub const ACTIVE_BOOKINGS: &str = "wayfare_active_bookings";
 pub const ACTIVE_BOOKINGS_BY_STATUS: &str = "wayfare_active_bookings_by_status";
 pub const DISPATCH_LATENCY: &str = "wayfare_dispatch_latency_seconds";
+pub const ACTOR_RESTARTS: &str = "wayfare_actor_restarts_total";
+pub const PENDING_TIMERS: &str = "wayfare_pending_timers";
 
 /// The `route` label of requests no route matched (unknown paths, the web app's files).
 pub const UNMATCHED_ROUTE: &str = "unmatched";
@@ -90,6 +93,8 @@ fn describe() {
     describe_gauge!(AVAILABLE_DRIVERS, "Drivers online and not busy with a trip");
     describe_gauge!(ACTIVE_BOOKINGS, "Bookings neither COMPLETE nor CANCELLED with a live actor");
     describe_gauge!(ACTIVE_BOOKINGS_BY_STATUS, "Active bookings by status");
+    describe_counter!(ACTOR_RESTARTS, "Booking and driver actors restarted from storage after a failure, by actor");
+    describe_gauge!(PENDING_TIMERS, "Timers waiting: offer deadlines, Book Later dispatches, auto-cancels");
     describe_histogram!(
         DISPATCH_LATENCY,
         Unit::Seconds,
@@ -139,7 +144,7 @@ fn method_label(method: &Method) -> &'static str {
     path = "/metrics",
     tag = "operations",
     summary = "Prometheus metrics",
-    description = "Request counts and latencies by method, matched route and status; online and available drivers; active bookings; dispatch latency (booking creation to first offer). Prometheus text format.",
+    description = "Request counts and latencies by method, matched route and status; online and available drivers; active bookings; pending timers; actor restarts; dispatch latency (booking creation to first offer). Prometheus text format.",
     responses((status = 200, description = "The metrics in Prometheus text format", body = String, content_type = "text/plain"))
 )]
 pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
@@ -154,6 +159,9 @@ pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
                 let count = counts.by_status.get(status.as_str()).copied().unwrap_or(0);
                 gauge!(ACTIVE_BOOKINGS_BY_STATUS, "status" => status.as_str()).set(count as f64);
             }
+            counter!(ACTOR_RESTARTS, "actor" => "booking").absolute(counts.booking_restarts);
+            counter!(ACTOR_RESTARTS, "actor" => "driver").absolute(counts.driver_restarts);
+            gauge!(PENDING_TIMERS).set(counts.pending_timers as f64);
         }
         // The rest still renders; the gauges keep their last values.
         Err(error) => tracing::warn!(%error, "runtime counts unavailable for metrics"),

@@ -45,8 +45,12 @@ async fn requests_are_counted_and_timed_by_method_matched_route_and_status() {
 async fn runtime_gauges_are_read_at_each_scrape() {
     let app = TestApp::demo().await;
     let text = scrape_text(&app).await;
-    for gauge in [ONLINE_DRIVERS, AVAILABLE_DRIVERS, ACTIVE_BOOKINGS] {
+    for gauge in [ONLINE_DRIVERS, AVAILABLE_DRIVERS, ACTIVE_BOOKINGS, PENDING_TIMERS] {
         assert_eq!(samples(&text, gauge).len(), 1, "{gauge}: {text}");
+    }
+    for actor in ["booking", "driver"] {
+        let restarts = format!(r#"{ACTOR_RESTARTS}{{actor="{actor}"}} "#);
+        assert!(text.lines().any(|line| line.starts_with(&restarts)), "{restarts}: {text}");
     }
     assert!(text.contains(r#"wayfare_active_bookings_by_status{status="NEW"}"#), "{text}");
     assert!(!text.contains(r#"status="COMPLETE"}"#), "only active statuses");
@@ -117,6 +121,8 @@ fn the_dashboard_and_the_operations_page_name_only_metrics_the_server_exports() 
         ACTIVE_BOOKINGS,
         ACTIVE_BOOKINGS_BY_STATUS,
         DISPATCH_LATENCY,
+        ACTOR_RESTARTS,
+        PENDING_TIMERS,
     ];
     // Every name a query or a table row of the page uses, a histogram's
     // series suffix taken off.

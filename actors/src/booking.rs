@@ -102,6 +102,9 @@ impl Actor for BookingActor {
         state: &mut BookingState,
     ) -> Result<(), ActorProcessingErr> {
         self.shared.bookings.remove_if(&state.booking.id, myself.get_id());
+        if !state.booking.status.is_active() {
+            self.shared.release_booking(state.booking.id).await;
+        }
         Ok(())
     }
 

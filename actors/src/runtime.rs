@@ -42,6 +42,8 @@ pub struct Runtime {
     core: CoreActors,
     writer: Arc<JoinHandle<()>>,
     log_writer: Arc<JoinHandle<()>>,
+    /// The lease keeper, in cluster mode.
+    keeper: Arc<std::sync::Mutex<Option<JoinHandle<()>>>>,
 }
 
 impl Runtime {
@@ -76,15 +78,24 @@ impl Runtime {
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
         let writer = Arc::new(tokio::spawn(write_positions_behind(shared.clone())));
-        let runtime = Runtime { shared, supervisor, core, writer, log_writer };
+        let keeper = Arc::new(std::sync::Mutex::new(None));
+        let runtime = Runtime { shared, supervisor, core, writer, log_writer, keeper };
 
         for driver in online {
             runtime.spawn_driver(driver).await?;
         }
+        // In a cluster, the bookings no other live node serves.
         let active = storage.active_bookings().await?;
-        let restored = active.len();
+        let mut restored = 0;
         for booking in active {
-            runtime.spawn_booking(booking, Vec::new()).await?;
+            if runtime.shared.lease_booking(booking.id).await? {
+                runtime.spawn_booking(booking, Vec::new()).await?;
+                restored += 1;
+            }
+        }
+        if let Some(cluster) = runtime.shared.options.cluster.clone() {
+            let keeper = tokio::spawn(crate::lease::keep(runtime.clone(), cluster, runtime.now()));
+            *runtime.keeper.lock().expect("keeper lock") = Some(keeper);
         }
         info!(restored, drivers = runtime.shared.drivers.len(), "runtime started");
         Ok(runtime)
@@ -92,6 +103,16 @@ impl Runtime {
 
     pub fn now(&self) -> Millis {
         self.shared.now()
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Starts the actor of a stored booking this node now serves (a lease
+    /// taken over), with its timers.
+    pub(crate) async fn restore_booking(&self, booking: Booking) -> ActorResult<()> {
+        self.spawn_booking(booking, Vec::new()).await.map(|_| ())
     }
 
     pub fn bus(&self) -> &EventBus {
@@ -153,6 +174,10 @@ impl Runtime {
         let id = BookingId(uuid::Uuid::now_v7());
         let transition = booking::create(id, request, customer, by, &context, &mut rand::rng())?;
         let committed = self.shared.storage.commit_booking(&transition.booking, None, &transition.effects, now).await?;
+        // A new id: the lease is free, unless the database is unreachable.
+        if !self.shared.lease_booking(id).await? {
+            return Err(ActorError::Unavailable(format!("booking {id} is leased by another node")));
+        }
         let booking = Arc::new(committed.booking.clone());
         self.spawn_booking(committed.booking, transition.effects).await?;
         Ok(booking)
@@ -174,6 +199,10 @@ impl Runtime {
                     };
                     booking::apply(&stored, by, command, &context)?;
                     return Err(DomainError::new(ErrorKey::StatusNotAllowed).into());
+                }
+                // In a cluster another live node may serve it.
+                if !self.shared.lease_booking(id).await? {
+                    return Err(ActorError::Unavailable(format!("booking {id} is served by another node")));
                 }
                 self.spawn_booking(stored, Vec::new()).await?
             }
@@ -318,9 +347,21 @@ impl Runtime {
 
     /// Stops every actor cleanly and writes the last positions.
     pub async fn shutdown(&self) {
+        self.stop(true).await;
+    }
+
+    /// Stops every actor; a graceful stop also hands this node's leases over
+    /// at once (a crash leaves them to lapse).
+    async fn stop(&self, release_leases: bool) {
         let timeout = self.shared.options.call_timeout;
-        for (_, actor) in self.shared.bookings.all() {
-            actor.stop_and_wait(None, timeout).await.ok();
+        if let Some(keeper) = self.keeper.lock().expect("keeper lock").take() {
+            keeper.abort();
+        }
+        self.stop_booking_actors().await;
+        if let Some(cluster) = self.shared.options.cluster.as_ref().filter(|_| release_leases)
+            && let Err(error) = self.shared.storage.release_node_leases(&cluster.node).await
+        {
+            warn!(%error, "leases not released; they will lapse");
         }
         for (_, actor) in self.shared.drivers.all() {
             actor.stop_and_wait(None, timeout).await.ok();
@@ -332,6 +373,20 @@ impl Runtime {
         flush_positions(&self.shared).await;
         self.shared.dispatch_log.flush().await;
         self.log_writer.abort();
+    }
+
+    /// Stops the booking actors (their state is in storage).
+    pub(crate) async fn stop_booking_actors(&self) {
+        for (_, actor) in self.shared.bookings.all() {
+            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
+        }
+    }
+
+    #[cfg(feature = "fault-injection")]
+    /// Stops as a killed process would: nothing handed over, the leases
+    /// left to lapse (tests of failover).
+    pub async fn crash(&self) {
+        self.stop(false).await;
     }
 
     #[cfg(feature = "fault-injection")]

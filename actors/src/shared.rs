@@ -8,6 +8,7 @@ use crate::dispatch_log::DispatchLogSender;
 use crate::driver::DriverMsg;
 use crate::events::{DispatchEntry, Event, EventBus};
 use crate::index::IndexMsg;
+use crate::lease::ClusterOptions;
 use crate::scheduler::SchedulerMsg;
 use ractor::ActorRef;
 use std::collections::HashMap;
@@ -104,6 +105,9 @@ pub struct RuntimeOptions {
     /// Where the `batch` policy times pickups on roads; `None` times them in
     /// straight lines.
     pub batch_roads: Option<BatchRoads>,
+    /// Several nodes on one database: serve only the bookings leased
+    /// (`crate::lease`). `None` on one node.
+    pub cluster: Option<ClusterOptions>,
 }
 
 impl Default for RuntimeOptions {
@@ -116,6 +120,7 @@ impl Default for RuntimeOptions {
             moved_event_every_ms: 1_000,
             event_capacity: 65_536,
             batch_roads: None,
+            cluster: None,
         }
     }
 }

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use std::collections::BTreeSet;
 use std::time::Duration;
-use wayfare_actors::{ActorError, DispatchLog, Event};
+use wayfare_actors::{ActorError, Clock, DispatchLog, Event};
 use wayfare_engine::booking::{By, Command, NoticeKey, WithdrawReason};
 use wayfare_engine::*;
 
@@ -127,6 +127,104 @@ async fn two_runtimes(backend: Backend) {
             .unwrap();
     }
     other.shutdown().await;
+    world.finish().await;
+}
+
+// ---- cluster mode ---------------------------------------------------------------
+
+both_backends!(a_dead_nodes_bookings_are_taken_over_with_their_timers_within_a_lease, failover);
+
+const LEASE: Duration = Duration::from_secs(9);
+
+fn node(name: &str) -> wayfare_actors::RuntimeOptions {
+    let cluster = wayfare_actors::ClusterOptions { node: name.into(), lease_ttl: LEASE };
+    wayfare_actors::RuntimeOptions { cluster: Some(cluster), ..options() }
+}
+
+/// Waits (in real time, briefly) until `done` holds: the keepers run on
+/// their own tasks once the manual clock moved.
+async fn eventually(what: &str, mut done: impl AsyncFnMut() -> bool) {
+    for _ in 0..400 {
+        if done().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("{what} never happened");
+}
+
+async fn failover(backend: Backend) {
+    let mut manual = settings();
+    manual.autoDispatch = false;
+    let world = World::start_with(backend, manual, &[driver(1, "Economy", 0.5)], node("a")).await;
+    let other = wayfare_actors::Runtime::start(
+        world.database.open().await,
+        std::sync::Arc::new(world.clock.clone()),
+        node("b"),
+    )
+    .await
+    .unwrap();
+    let customer = rider(1);
+    let mut bookings = Vec::new();
+    for _ in 0..3 {
+        bookings.push(
+            world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap().id,
+        );
+    }
+    let holder =
+        async |id: BookingId| world.storage.lease(wayfare_actors::BOOKING_LEASE, &id.to_string()).await.unwrap();
+    for id in &bookings {
+        assert_eq!(holder(*id).await.map(|lease| lease.node), Some("a".to_string()));
+    }
+    let timers = world.runtime.counts().await.unwrap().pending_timers;
+    assert!(timers >= 3, "each booking waits on timers: {timers}");
+    assert_eq!(other.counts().await.unwrap().active_bookings, 0, "b serves none of a's bookings");
+    let cancel = || Command::Cancel { reason: "changed my plans".into() };
+    let refused = other.command(bookings[0], By::Rider(customer.id), cancel()).await;
+    assert!(matches!(refused, Err(ActorError::Unavailable(_))), "{refused:?}");
+
+    // While a renews, the clock may run past many lease lifetimes.
+    for _ in 0..6 {
+        world.clock.advance(LEASE / 3);
+        let renewed_until = world.clock.now() + LEASE.as_millis() as Millis;
+        eventually("a renewal", async || {
+            holder(bookings[0]).await.is_some_and(|lease| lease.expires_at == renewed_until)
+        })
+        .await;
+    }
+    assert_eq!(other.counts().await.unwrap().active_bookings, 0);
+
+    // a dies (nothing handed over). Its leases run to a renewal's end; b's
+    // keeper takes them at its first round after that, a lease later.
+    world.runtime.crash().await;
+    for _ in 0..2 {
+        world.clock.advance(LEASE / 3);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(holder(bookings[0]).await.map(|lease| lease.node), Some("a".to_string()), "not before it lapsed");
+    }
+    world.clock.advance(LEASE / 3);
+    for id in &bookings {
+        eventually("the takeover", async || holder(*id).await.is_some_and(|lease| lease.node == "b")).await;
+    }
+    eventually("every booking restored on b", async || other.counts().await.unwrap().active_bookings == 3).await;
+    assert_eq!(other.counts().await.unwrap().pending_timers, timers, "the timers came back from storage");
+    let cancelled = other.command(bookings[0], By::Rider(customer.id), cancel()).await.unwrap();
+    assert_eq!(cancelled.status, BookingStatus::Cancelled);
+    eventually("the finished booking's lease released", async || holder(bookings[0]).await.is_none()).await;
+
+    // A graceful stop hands over at once: the next node serves them at start.
+    other.shutdown().await;
+    assert_eq!(holder(bookings[1]).await, None);
+    let third = wayfare_actors::Runtime::start(
+        world.database.open().await,
+        std::sync::Arc::new(world.clock.clone()),
+        node("c"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(third.counts().await.unwrap().active_bookings, 2);
+    assert_eq!(holder(bookings[2]).await.map(|lease| lease.node), Some("c".to_string()));
+    third.shutdown().await;
     world.finish().await;
 }
 

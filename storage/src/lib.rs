@@ -249,6 +249,31 @@ pub trait Storage: Send + Sync + 'static {
     /// The driver's average and details after a rating (for the live views).
     async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>>;
 
+    // ---- cluster leases ----------------------------------------------------
+    /// Takes the lease of (`kind`, `key`) for `node` until `expires_at`, or
+    /// renews it: true when `node` holds it afterwards, false when another
+    /// node holds it past `now`. Times are the nodes' clocks (NTP-synced;
+    /// the lease lasts far longer than their skew).
+    async fn acquire_lease(
+        &self,
+        kind: &str,
+        key: &str,
+        node: &str,
+        now: Millis,
+        expires_at: Millis,
+    ) -> StorageResult<bool>;
+    /// Extends every lease `node` holds to `expires_at`, in one statement;
+    /// returns how many it holds.
+    async fn renew_leases(&self, node: &str, expires_at: Millis) -> StorageResult<u64>;
+    /// Leases of `kind` that lapsed by `now` (their node stopped renewing),
+    /// oldest first, at most `limit`.
+    async fn lapsed_leases(&self, kind: &str, now: Millis, limit: u32) -> StorageResult<Vec<Lease>>;
+    async fn lease(&self, kind: &str, key: &str) -> StorageResult<Option<Lease>>;
+    /// Gives up one lease, if `node` holds it.
+    async fn release_lease(&self, kind: &str, key: &str, node: &str) -> StorageResult<()>;
+    /// Gives up every lease of `node` (a graceful stop hands over at once).
+    async fn release_node_leases(&self, node: &str) -> StorageResult<u64>;
+
     // ---- consistency -----------------------------------------------------
     /// Checks the invariants a crash must never break (ledger against
     /// balances, one trip per driver, busy flags, offers): reads every user

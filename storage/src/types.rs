@@ -166,6 +166,16 @@ impl Audit {
     }
 }
 
+/// A node's claim on something it serves alone in cluster mode (a booking),
+/// until `expires_at` unless renewed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lease {
+    pub kind: String,
+    pub key: String,
+    pub node: String,
+    pub expires_at: Millis,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WalletMismatch {
     pub user: UserId,

@@ -76,6 +76,8 @@ backend_suite!(
     sign_in_challenges_count_attempts_and_are_consumed_once,
     sessions_are_found_by_token_hash_and_revoked,
     the_audit_finds_what_a_crash_must_never_leave,
+    a_lease_changes_hands_only_once_it_lapsed,
+    of_many_nodes_taking_one_free_lease_at_once_one_wins,
 );
 
 // ---- data -------------------------------------------------------------------
@@ -2621,4 +2623,57 @@ async fn the_audit_finds_what_a_crash_must_never_leave(fixture: Fixture) {
     assert_eq!(audit.trips_without_driver, vec![driverless.id]);
     assert_eq!(audit.offers_on_taken_bookings, vec![driverless.id]);
     assert_eq!((audit.bookings, audit.active_bookings), (5, 4));
+}
+
+// ---- cluster leases -------------------------------------------------------------
+
+async fn a_lease_changes_hands_only_once_it_lapsed(fixture: Fixture) {
+    assert!(fixture.acquire_lease("booking", "b1", "a", NOW, NOW + 10_000).await.unwrap());
+    assert!(fixture.acquire_lease("booking", "b2", "a", NOW, NOW + 10_000).await.unwrap());
+    // Held: another node is refused, the holder renews.
+    assert!(!fixture.acquire_lease("booking", "b1", "b", NOW + 9_999, NOW + 19_999).await.unwrap());
+    assert!(fixture.acquire_lease("booking", "b1", "a", NOW + 5_000, NOW + 15_000).await.unwrap());
+    assert!(fixture.lapsed_leases("booking", NOW + 10_000, 10).await.unwrap().iter().map(|l| &l.key).eq(["b2"]));
+    assert_eq!(fixture.renew_leases("a", NOW + 20_000).await.unwrap(), 2);
+    assert!(fixture.lapsed_leases("booking", NOW + 19_999, 10).await.unwrap().is_empty());
+    assert!(!fixture.acquire_lease("booking", "b1", "b", NOW + 19_999, NOW + 30_000).await.unwrap());
+
+    // Node a stops renewing: at expiry the lease is anyone's, and b's.
+    let lapsed = fixture.lapsed_leases("booking", NOW + 20_000, 1).await.unwrap();
+    assert_eq!(lapsed.len(), 1, "the limit holds");
+    assert_eq!((lapsed[0].node.as_str(), lapsed[0].expires_at), ("a", NOW + 20_000));
+    assert!(fixture.acquire_lease("booking", "b1", "b", NOW + 20_000, NOW + 30_000).await.unwrap());
+    let lease = fixture.lease("booking", "b1").await.unwrap().unwrap();
+    assert_eq!((lease.node.as_str(), lease.expires_at), ("b", NOW + 30_000));
+    // Other kinds are other keys.
+    assert!(fixture.acquire_lease("region", "b1", "a", NOW, NOW + 10_000).await.unwrap());
+
+    // Releases: one, only by its holder; then all of a node's.
+    fixture.release_lease("booking", "b1", "a").await.unwrap();
+    assert!(fixture.lease("booking", "b1").await.unwrap().is_some(), "a no longer holds it");
+    fixture.release_lease("booking", "b1", "b").await.unwrap();
+    assert_eq!(fixture.lease("booking", "b1").await.unwrap(), None);
+    assert_eq!(fixture.release_node_leases("a").await.unwrap(), 2);
+    assert_eq!(fixture.lease("booking", "b2").await.unwrap(), None);
+    assert_eq!(fixture.renew_leases("a", NOW + 40_000).await.unwrap(), 0);
+}
+
+async fn of_many_nodes_taking_one_free_lease_at_once_one_wins(fixture: Fixture) {
+    for round in 0..5 {
+        let key = format!("booking-{round}");
+        let attempts: Vec<_> = (0..16)
+            .map(|node| {
+                let storage = fixture.storage.clone();
+                let key = key.clone();
+                tokio::spawn(async move {
+                    storage.acquire_lease("booking", &key, &format!("node-{node}"), NOW, NOW + 10_000).await.unwrap()
+                })
+            })
+            .collect();
+        let mut won = 0;
+        for attempt in attempts {
+            won += usize::from(attempt.await.unwrap());
+        }
+        assert_eq!(won, 1, "round {round}");
+    }
 }

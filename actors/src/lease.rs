@@ -1,0 +1,123 @@
+//! Cluster mode (issue #17): with several nodes on one database, a node
+//! serves a booking (runs its actor and timers) only while it holds the
+//! booking's lease in storage. A keeper task renews the node's leases every
+//! third of their lifetime and takes over the bookings of a node that
+//! stopped renewing (it died), restoring each with its timers from storage
+//! exactly as the runtime does at start. On one node there are no leases.
+//!
+//! The storage version check stays the last guard: a node that lost its
+//! lease without knowing (a long pause) can at worst lose a compare-and-set,
+//! never write over another's transition.
+
+use crate::error::ActorResult;
+use crate::runtime::Runtime;
+use crate::shared::Shared;
+use std::time::Duration;
+use tracing::{info, warn};
+use wayfare_engine::{BookingId, Millis};
+use wayfare_storage::{Lease, StorageError};
+
+/// The lease kind of a booking; its key is the booking id.
+pub const BOOKING: &str = "booking";
+/// Lapsed leases taken over per round, so one round stays short.
+const TAKEOVER_BATCH: u32 = 500;
+
+/// This node in a cluster.
+#[derive(Debug, Clone)]
+pub struct ClusterOptions {
+    /// The node's name, unique in the cluster (the leases say who holds what).
+    pub node: String,
+    /// How long a lease lasts unless renewed: a dead node's bookings are
+    /// taken over within about this long.
+    pub lease_ttl: Duration,
+}
+
+impl ClusterOptions {
+    fn ttl_ms(&self) -> Millis {
+        self.lease_ttl.as_millis() as Millis
+    }
+}
+
+impl Shared {
+    /// Takes or keeps the lease of a booking: true when this node may serve
+    /// it (always, on one node).
+    pub(crate) async fn lease_booking(&self, id: BookingId) -> ActorResult<bool> {
+        let Some(cluster) = &self.options.cluster else { return Ok(true) };
+        let now = self.now();
+        let key = id.to_string();
+        Ok(self.storage.acquire_lease(BOOKING, &key, &cluster.node, now, now + cluster.ttl_ms()).await?)
+    }
+
+    /// Gives up a finished booking's lease (the keeper would renew it forever).
+    pub(crate) async fn release_booking(&self, id: BookingId) {
+        let Some(cluster) = &self.options.cluster else { return };
+        if let Err(error) = self.storage.release_lease(BOOKING, &id.to_string(), &cluster.node).await {
+            warn!(booking_id = %id, %error, "booking lease not released; it will lapse");
+        }
+    }
+}
+
+/// The keeper: renews, fences itself when it could not renew in time, and
+/// takes over lapsed bookings. Runs until the runtime aborts it.
+/// `started_at` is read when the runtime starts, so the first round is a
+/// period after the start however late this task first runs.
+pub(crate) async fn keep(runtime: Runtime, cluster: ClusterOptions, started_at: Millis) {
+    let shared = runtime.shared().clone();
+    let ttl = cluster.ttl_ms();
+    let period = (ttl / 3).max(1);
+    let mut renewed_at = started_at;
+    let mut next = started_at + period;
+    loop {
+        shared.clock.sleep_until(next).await;
+        let now = shared.now();
+        next = now + period;
+        match shared.storage.renew_leases(&cluster.node, now + ttl).await {
+            Ok(_) => renewed_at = now,
+            Err(error) => {
+                warn!(%error, node = %cluster.node, "leases not renewed");
+                if now - renewed_at >= ttl {
+                    // Others may hold our bookings by now: stop serving them.
+                    warn!(node = %cluster.node, "leases lapsed; stopping this node's booking actors");
+                    runtime.stop_booking_actors().await;
+                }
+                continue;
+            }
+        }
+        match shared.storage.lapsed_leases(BOOKING, now, TAKEOVER_BATCH).await {
+            Ok(lapsed) => {
+                for lease in lapsed {
+                    take_over(&runtime, &cluster, lease).await;
+                }
+            }
+            Err(error) => warn!(%error, "lapsed leases not read"),
+        }
+    }
+}
+
+async fn take_over(runtime: &Runtime, cluster: &ClusterOptions, lease: Lease) {
+    let shared = runtime.shared();
+    let Ok(uuid) = lease.key.parse::<uuid::Uuid>() else {
+        warn!(key = %lease.key, "a booking lease whose key is not a booking id");
+        return;
+    };
+    let id = BookingId(uuid);
+    match shared.lease_booking(id).await {
+        Ok(true) => {}
+        // Another node was faster.
+        Ok(false) => return,
+        Err(error) => return warn!(booking_id = %id, %error, "lapsed lease not taken"),
+    }
+    match shared.storage.booking(id).await {
+        Ok(booking) if booking.status.is_active() => {
+            if shared.bookings.get(&id).is_none()
+                && let Err(error) = runtime.restore_booking(booking).await
+            {
+                warn!(booking_id = %id, %error, "booking taken over but not restored");
+                return;
+            }
+            info!(booking_id = %id, from = %lease.node, node = %cluster.node, "booking taken over");
+        }
+        Ok(_) | Err(StorageError::NotFound) => shared.release_booking(id).await,
+        Err(error) => warn!(booking_id = %id, %error, "booking of a lapsed lease not read"),
+    }
+}

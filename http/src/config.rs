@@ -207,6 +207,63 @@ pub struct AuthConfig {
     pub session_days: u32,
     /// Mark the session cookie `Secure` (behind HTTPS).
     pub cookie_secure: bool,
+    /// Reverse proxies and load balancers (addresses or CIDR ranges) whose
+    /// `X-Forwarded-For` names the client for the per-client limit; from any
+    /// other peer the header is ignored, since anyone can send it.
+    pub trusted_proxies: TrustedProxies,
+}
+
+/// Addresses or CIDR ranges (`10.0.0.0/8`, `127.0.0.1`, `::1`), checked when
+/// the configuration loads.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+pub struct TrustedProxies(Vec<(std::net::IpAddr, u8)>);
+
+impl TrustedProxies {
+    pub fn contains(&self, address: std::net::IpAddr) -> bool {
+        use std::net::IpAddr;
+        self.0.iter().any(|&(network, bits)| match (network, address.to_canonical()) {
+            (IpAddr::V4(network), IpAddr::V4(address)) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(bits)).unwrap_or(0);
+                u32::from(network) & mask == u32::from(address) & mask
+            }
+            (IpAddr::V6(network), IpAddr::V6(address)) => {
+                let mask = u128::MAX.checked_shl(128 - u32::from(bits)).unwrap_or(0);
+                u128::from(network) & mask == u128::from(address) & mask
+            }
+            _ => false,
+        })
+    }
+}
+
+impl TryFrom<Vec<String>> for TrustedProxies {
+    type Error = String;
+
+    fn try_from(entries: Vec<String>) -> Result<Self, String> {
+        let parse = |entry: &str| -> Option<(std::net::IpAddr, u8)> {
+            let (address, bits) = entry.split_once('/').map_or((entry, None), |(address, bits)| (address, Some(bits)));
+            let address: std::net::IpAddr = address.trim().parse().ok()?;
+            let most = if address.is_ipv4() { 32 } else { 128 };
+            let bits = match bits {
+                Some(bits) => bits.trim().parse::<u8>().ok().filter(|bits| *bits <= most)?,
+                None => most,
+            };
+            Some((address, bits))
+        };
+        entries
+            .iter()
+            .map(|entry| {
+                parse(entry).ok_or_else(|| format!("trusted_proxies: {entry:?} is not an address or a CIDR range"))
+            })
+            .collect::<Result<_, _>>()
+            .map(TrustedProxies)
+    }
+}
+
+impl From<TrustedProxies> for Vec<String> {
+    fn from(proxies: TrustedProxies) -> Self {
+        proxies.0.iter().map(|(address, bits)| format!("{address}/{bits}")).collect()
+    }
 }
 
 /// How sign-in codes reach people.
@@ -309,6 +366,7 @@ impl Default for AuthConfig {
             window_secs: 600,
             session_days: 30,
             cookie_secure: false,
+            trusted_proxies: TrustedProxies::default(),
         }
     }
 }
@@ -438,6 +496,19 @@ mod tests {
         assert_eq!(config.push.senders, [PushKind::Expo, PushKind::Webpush]);
         assert_eq!(config.push.web_push_subject, "mailto:ops@example.com");
         assert_eq!(config.vapid_key_path(), PathBuf::from("/var/lib/wayfare/vapid_private_key"));
+    }
+
+    #[test]
+    fn trusted_proxies_are_read_from_the_file_and_a_bad_one_stops_the_start() {
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("wayfare.toml");
+        std::fs::write(&file, "[auth]\ntrusted_proxies = [\"127.0.0.1\", \"10.0.0.0/8\"]\n").unwrap();
+        let config = Config::load(&Overrides { config_file: Some(file.clone()), ..Overrides::default() }).unwrap();
+        assert!(config.auth.trusted_proxies.contains("10.20.30.40".parse().unwrap()));
+        assert!(!config.auth.trusted_proxies.contains("192.168.0.1".parse().unwrap()));
+        std::fs::write(&file, "[auth]\ntrusted_proxies = [\"10.0.0.0/40\"]\n").unwrap();
+        let error = Config::load(&Overrides { config_file: Some(file), ..Overrides::default() }).unwrap_err();
+        assert!(error.to_string().contains("10.0.0.0/40"), "{error}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Extractors that answer in the API's error shape.
 
 use crate::error::ApiError;
+use crate::state::AppState;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -141,18 +142,95 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryPa
 }
 
 /// The caller's network address, for rate limits ("local" when unknown,
-/// e.g. in tests that call the router directly).
+/// e.g. in tests that call the router directly). Behind a trusted proxy
+/// (`auth.trusted_proxies`), the nearest address in `X-Forwarded-For` that
+/// is not itself a trusted proxy.
 pub struct ClientAddress(pub String);
 
-impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+impl FromRequestParts<AppState> for ClientAddress {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let address = parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<SocketAddr>>()
-            .map(|info| info.0.ip().to_string())
-            .unwrap_or_else(|| "local".to_string());
-        Ok(ClientAddress(address))
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Some(peer) = parts.extensions.get::<axum::extract::ConnectInfo<SocketAddr>>().map(|info| info.0.ip())
+        else {
+            return Ok(ClientAddress("local".to_string()));
+        };
+        let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|value| value.to_str().ok());
+        Ok(ClientAddress(client_address(peer, forwarded, &state.config.auth.trusted_proxies).to_string()))
+    }
+}
+
+/// Walks the proxies from the nearest: each hop a trusted proxy added is
+/// believed, the first untrusted one is the client. Several headers count as
+/// one list, in order.
+pub(crate) fn client_address<'h>(
+    peer: std::net::IpAddr,
+    forwarded: impl Iterator<Item = &'h str>,
+    trusted: &crate::config::TrustedProxies,
+) -> std::net::IpAddr {
+    if !trusted.contains(peer) {
+        return peer;
+    }
+    let hops: Vec<std::net::IpAddr> =
+        forwarded.flat_map(|value| value.split(',')).filter_map(|hop| hop.trim().parse().ok()).collect();
+    let mut client = peer;
+    for hop in hops.into_iter().rev() {
+        client = hop;
+        if !trusted.contains(hop) {
+            break;
+        }
+    }
+    client
+}
+
+#[cfg(test)]
+mod client_address_tests {
+    use super::client_address;
+    use crate::config::TrustedProxies;
+    use std::net::IpAddr;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    fn trusted(entries: &[&str]) -> TrustedProxies {
+        TrustedProxies::try_from(entries.iter().map(|entry| entry.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn the_header_counts_only_from_a_trusted_proxy() {
+        let proxies = trusted(&["10.0.0.0/8", "127.0.0.1"]);
+        // Anyone may send the header: from an untrusted peer it is ignored.
+        assert_eq!(client_address(ip("203.0.113.9"), ["1.2.3.4"].into_iter(), &proxies), ip("203.0.113.9"));
+        // From the local nginx: the address it saw.
+        assert_eq!(client_address(ip("127.0.0.1"), ["198.51.100.7"].into_iter(), &proxies), ip("198.51.100.7"));
+        // Through two proxies; a forged first hop stays to the left of the real client.
+        let hops = ["6.6.6.6, 198.51.100.7, 10.1.2.3"];
+        assert_eq!(client_address(ip("127.0.0.1"), hops.into_iter(), &proxies), ip("198.51.100.7"));
+        // Several header lines are one list; garbage hops are skipped.
+        let lines = ["6.6.6.6", "198.51.100.8, nonsense", "10.9.9.9"];
+        assert_eq!(client_address(ip("10.0.0.1"), lines.into_iter(), &proxies), ip("198.51.100.8"));
+        // A trusted proxy with no header is the client as far as anyone knows.
+        assert_eq!(client_address(ip("10.0.0.1"), std::iter::empty(), &proxies), ip("10.0.0.1"));
+        // IPv4 seen through an IPv6 socket, and IPv6 ranges.
+        assert_eq!(client_address(ip("::ffff:127.0.0.1"), ["198.51.100.9"].into_iter(), &proxies), ip("198.51.100.9"));
+        let v6 = trusted(&["fd00::/8"]);
+        assert_eq!(client_address(ip("fd12::1"), ["2001:db8::5"].into_iter(), &v6), ip("2001:db8::5"));
+        assert_eq!(client_address(ip("fe80::1"), ["2001:db8::5"].into_iter(), &v6), ip("fe80::1"));
+        // Nobody trusted: the peer, always.
+        assert_eq!(
+            client_address(ip("127.0.0.1"), ["1.2.3.4"].into_iter(), &TrustedProxies::default()),
+            ip("127.0.0.1")
+        );
+    }
+
+    #[test]
+    fn ranges_are_checked_when_the_configuration_loads() {
+        for bad in ["10.0.0.0/33", "not-an-address", "::1/129", "10.0.0.0/x"] {
+            let error = TrustedProxies::try_from(vec![bad.to_string()]).unwrap_err();
+            assert!(error.contains(bad), "{error}");
+        }
+        let proxies = trusted(&["0.0.0.0/0"]);
+        assert!(proxies.contains(ip("8.8.8.8")) && !proxies.contains(ip("::1")));
     }
 }

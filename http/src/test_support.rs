@@ -10,6 +10,7 @@ use tower::ServiceExt;
 
 pub struct TestApp {
     pub router: Router,
+    pub state: crate::state::AppState,
     _data_dir: tempfile::TempDir,
 }
 
@@ -34,8 +35,8 @@ impl TestApp {
         config.delivery.dev_outbox = true;
         config.ui_dir = data_dir.path().join("no-ui");
         let state = crate::start(config).await.expect("the demo server starts");
-        let router = crate::app(state);
-        TestApp { router, _data_dir: data_dir }
+        let router = crate::app(state.clone());
+        TestApp { router, state, _data_dir: data_dir }
     }
 
     pub async fn call(&self, method: Method, uri: &str, token: Option<&str>, body: Option<Value>) -> Answer {

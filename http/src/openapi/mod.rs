@@ -125,6 +125,7 @@ pub const COOKIE: &str = "cookie";
         crate::routes::geo::basemap_style,
         crate::routes::geo::basemap_tile,
         crate::routes::health::health,
+        crate::routes::health::ready,
         // ---- files and payments (issue 6)
         crate::routes::files::my_profile_image,
         crate::routes::files::my_license_image,

@@ -603,6 +603,7 @@ pub const ROUTES: &[RouteDoc] = &[
     ),
     // ---- operations
     route("get", "/healthz", Access::Public, &[]),
+    route("get", "/readyz", Access::Public, &[]),
     route("get", "/metrics", Access::Public, &[]),
 ];
 

@@ -272,6 +272,9 @@ async fn real_answers_fit_the_documented_statuses_and_schemas() {
     let check = |method: &str, template: &str, answer: &Answer| assert_documented(&document, method, template, answer);
 
     check("get", "/healthz", &app.call(Method::GET, "/healthz", None, None).await);
+    let ready = app.call(Method::GET, "/readyz", None, None).await;
+    assert_eq!(ready.status, StatusCode::OK);
+    check("get", "/readyz", &ready);
     check("get", "/api/v1/cartypes", &app.call(Method::GET, "/api/v1/cartypes", None, None).await);
     check("get", "/api/v1/settings", &app.call(Method::GET, "/api/v1/settings", None, None).await);
     check("get", "/api/v1/auth/me", &app.call(Method::GET, "/api/v1/auth/me", None, None).await);

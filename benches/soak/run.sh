@@ -37,11 +37,13 @@ for _ in $(seq 1 200); do
   sleep 0.1
 done
 
-# Resident memory every 10 s: seconds since the start, kB.
+# Resident memory every 10 s: seconds since the start, then kB resident in
+# all, anonymous (the heap) and file-backed (the binary and SQLite's
+# memory-mapped database), to tell a leak from a cache of a growing file.
 samples="$data/rss.csv"
 started=$(date +%s)
 ( while kill -0 "$server" 2>/dev/null; do
-    echo "$(( $(date +%s) - started )),$(awk '/^VmRSS:/ { print $2 }' "/proc/$server/status")" >>"$samples"
+    echo "$(( $(date +%s) - started )),$(awk '/^(VmRSS|RssAnon|RssFile):/ { printf "%s%s", sep, $2; sep = "," }' "/proc/$server/status")" >>"$samples"
     sleep 10
   done ) &
 sampler=$!
@@ -59,6 +61,8 @@ read -r before after < <(awk -F, -v w="$warmup" -v s="$seconds" '
   END { printf "%d %d\n", b / (nb ? nb : 1), a / (na ? na : 1) }' "$samples")
 growth=$(awk -v b="$before" -v a="$after" 'BEGIN { printf "%.2f", (a - b) * 100 / b }')
 echo "soak: $drivers drivers, $rate updates/s for $seconds s; resident memory ${before} kB after the warm-up, ${after} kB at the end: ${growth}% growth"
+echo "soak: samples (seconds, resident, anonymous, file kB), one a minute:"
+awk -F, 'NR % 6 == 1' "$samples" | tr '\n' ' '; echo
 echo "SOAK {\"drivers\":$drivers,\"seconds\":$seconds,\"rate\":$rate,\"rss_kb_after_warmup\":$before,\"rss_kb_at_end\":$after,\"growth_percent\":$growth,\"load_exit\":$status}"
 [ "$status" -eq 0 ] || { echo "soak: the load generator failed (exit $status)" >&2; exit 1; }
 awk -v g="$growth" 'BEGIN { exit !(g < 5) }' || { echo "soak: memory grew ${growth}% (limit 5%)" >&2; exit 1; }

@@ -5,7 +5,7 @@ NPM ?= npm
 # Where cargo puts what it builds (CARGO_TARGET_DIR when set).
 TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 
-.PHONY: test test-rust test-ui node-deps build-deps ui run city bench lint fmt chaos soak
+.PHONY: test test-rust test-ui node-deps build-deps ui release run city cluster cluster-down bench lint fmt chaos soak
 
 # Formatting and lints first (cheap, and a failure says exactly where), then
 # the Rust tests, then the web app's.
@@ -51,6 +51,10 @@ test-rust: node-deps build-deps
 ui:
 	cd ui && $(NPM) ci --no-audit --no-fund && $(NPM) run build
 
+# The server's release binary, in $(TARGET_DIR)/release/wayfare.
+release: build-deps
+	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
+
 # The web app's unit tests (Vitest), then its browser tests: Debian's chromium
 # (installed by scripts/ensure-chromium.sh when missing and running as root)
 # driven through a whole trip against a real `wayfare serve --demo`. The
@@ -64,16 +68,26 @@ test-ui: ui
 
 # Builds everything and serves the demo city at http://localhost:8080, with
 # its data in data/run (kept between runs; delete it to start afresh).
-run: ui build-deps
-	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
+run: ui release
 	$(TARGET_DIR)/release/wayfare serve --demo --data-dir data/run --listen 0.0.0.0:8080
 
 # The demo city busy (the live dispatch console's demo): 2000 drivers moving,
 # bookings waiting and being offered, driven by the load generator
 # (scripts/busy-city.sh; DRIVERS=, BOOKINGS= to change; data in data/city).
-city: ui build-deps
-	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
+city: ui release
 	CARGO_TARGET_DIR=$(TARGET_DIR) scripts/busy-city.sh
+
+# The demo city on a cluster at http://localhost:8080: three nodes in cluster
+# mode on one PostgreSQL database (wayfare_cluster) and the local Redis,
+# behind HAProxy (installed when missing). Builds what it needs
+# (scripts/cluster.sh builds release and ui; NODES=, PORT= to change; state
+# and logs in .cluster/). `scripts/cluster.sh kill 2` crashes a node;
+# `make cluster-down` stops them all.
+cluster:
+	scripts/cluster.sh up
+
+cluster-down:
+	scripts/cluster.sh down
 
 # Issue 17's long crash run, not part of `make test` (which runs a short one):
 # 100 bookings/s on one node, SIGKILLed every 30 s for 5 minutes and started
@@ -88,8 +102,7 @@ chaos: node-deps build-deps
 
 # Issue 17's soak: 2,000 drivers streaming for 30 minutes on one release
 # node; fails on a lost acknowledgement or 5% memory growth.
-soak: build-deps
-	$(CARGO) build --release --locked -p wayfare-http --bin wayfare
+soak: release
 	WAYFARE_BIN=$(abspath $(TARGET_DIR))/release/wayfare benches/soak/run.sh
 
 bench: build-deps

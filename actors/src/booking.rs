@@ -3,10 +3,10 @@
 //! events → reply; the mailbox makes accepts one at a time, so the first
 //! valid accept wins and the storage version check is the second guard.
 
-use crate::driver::DriverMsg;
 use crate::error::{ActorError, ActorResult};
 use crate::events::{DispatchEntry, DispatchLog, Event};
 use crate::index::IndexMsg;
+use crate::replica::DriverFact;
 use crate::scheduler::SchedulerMsg;
 use crate::shared::Shared;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -250,9 +250,7 @@ impl BookingActor {
                 }
                 Effect::Tracking(point) => shared.bus.publish(Event::Tracking { booking: booking.id, point: *point }),
                 Effect::SetQueue { driver, busy } => {
-                    if let Some(actor) = shared.drivers.get(driver) {
-                        let _ = actor.cast(DriverMsg::SetBusy(*busy));
-                    }
+                    shared.tell_driver(DriverFact::Busy { driver: *driver, busy: *busy });
                 }
                 Effect::OfferMade { drivers, deadline } => {
                     shared.bus.publish(Event::OfferMade {
@@ -270,9 +268,7 @@ impl BookingActor {
                         deadline: *deadline,
                     });
                     for driver in drivers {
-                        if let Some(actor) = shared.drivers.get(driver) {
-                            let _ = actor.cast(DriverMsg::OfferReceived(booking.id));
-                        }
+                        shared.tell_driver(DriverFact::Offered { driver: *driver, booking: booking.id });
                     }
                 }
                 Effect::OfferWithdrawn { drivers, reason } => {
@@ -283,9 +279,7 @@ impl BookingActor {
                     });
                     log(DispatchLog::Withdrawn { drivers: drivers.clone(), reason: *reason });
                     for driver in drivers {
-                        if let Some(actor) = shared.drivers.get(driver) {
-                            let _ = actor.cast(DriverMsg::OfferWithdrawn(booking.id));
-                        }
+                        shared.tell_driver(DriverFact::Withdrawn { driver: *driver, booking: booking.id });
                     }
                 }
                 Effect::RequestDispatch => {
@@ -314,9 +308,7 @@ impl BookingActor {
             {
                 log(DispatchLog::Accepted { driver });
             }
-            if let Some(actor) = shared.drivers.get(&driver) {
-                let _ = actor.cast(DriverMsg::Trip { booking: booking.id, status: booking.status });
-            }
+            shared.tell_driver(DriverFact::Trip { driver, booking: booking.id, status: booking.status });
         }
         if booking.status == BookingStatus::Cancelled {
             log(DispatchLog::Cancelled);

@@ -38,8 +38,16 @@ impl LocationUpdate {
     }
 }
 
+/// Where a driver's message was born: here (store it, publish its events)
+/// or on another node of the cluster (apply it to this node's replica).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Here,
+    Replica,
+}
+
 pub enum DriverMsg {
-    Location(LocationUpdate),
+    Location(LocationUpdate, Origin),
     SetBusy(bool),
     OfferReceived(BookingId),
     OfferWithdrawn(BookingId),
@@ -118,7 +126,7 @@ impl Actor for DriverActor {
         state: &mut DriverState,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            DriverMsg::Location(update) => self.location(state, update).await,
+            DriverMsg::Location(update, origin) => self.location(state, update, origin).await,
             DriverMsg::SetBusy(busy) => {
                 state.view.busy = busy;
                 if !busy {
@@ -173,7 +181,7 @@ impl DriverActor {
         }
     }
 
-    async fn location(&self, state: &mut DriverState, update: LocationUpdate) {
+    async fn location(&self, state: &mut DriverState, update: LocationUpdate, origin: Origin) {
         let point = update.point();
         if !point.is_valid() {
             return;
@@ -196,6 +204,10 @@ impl DriverActor {
         }
         if !first || update.heading.is_some() {
             let _ = index.cast(IndexMsg::Move { driver: state.view.id, position: point, heading: update.heading });
+        }
+        // The node that got the position stores it and tells the sockets.
+        if origin == Origin::Replica {
+            return;
         }
         shared.positions.put(state.view.id, point);
         if state.last_moved_event.is_none_or(|last| now - last >= shared.options.moved_event_every_ms) {

@@ -8,7 +8,8 @@ use wayfare_engine::{Booking, BookingId, ChatMessage, LatLng, Millis, TrackingPo
 /// The dispatch log lives in the engine (storage keeps it too).
 pub use wayfare_engine::dispatch::{DispatchEntry, DispatchLog};
 
-#[derive(Debug, Clone, PartialEq)]
+/// Serde: in a cluster every node's sockets hear every node's events.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Event {
     /// The booking after each change.
     BookingChanged(Arc<Booking>),
@@ -40,6 +41,7 @@ pub enum Event {
     },
     WalletChanged {
         user: UserId,
+        #[serde(with = "rust_decimal::serde::str")]
         balance: rust_decimal::Decimal,
     },
     Notification {

@@ -12,9 +12,12 @@
 use crate::error::ActorResult;
 use crate::runtime::Runtime;
 use crate::shared::Shared;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tracing::{info, warn};
-use wayfare_engine::{BookingId, Millis};
+use wayfare_engine::booking::{By, Command};
+use wayfare_engine::{Booking, BookingId, Millis};
 use wayfare_storage::{Lease, StorageError};
 
 /// The lease kind of a booking; its key is the booking id.
@@ -32,6 +35,13 @@ pub struct ClusterOptions {
     pub lease_ttl: Duration,
 }
 
+/// Carries a command to the node serving its booking and brings back the
+/// committed booking or the refusal (the edge's job: Redis in `wayfare-http`).
+#[async_trait::async_trait]
+pub trait Forward: Send + Sync {
+    async fn command(&self, node: &str, id: BookingId, by: By, command: Command) -> ActorResult<Arc<Booking>>;
+}
+
 impl ClusterOptions {
     fn ttl_ms(&self) -> Millis {
         self.lease_ttl.as_millis() as Millis
@@ -43,6 +53,9 @@ impl Shared {
     /// it (always, on one node).
     pub(crate) async fn lease_booking(&self, id: BookingId) -> ActorResult<bool> {
         let Some(cluster) = &self.options.cluster else { return Ok(true) };
+        if !self.serving.load(Ordering::Acquire) {
+            return Ok(false);
+        }
         let now = self.now();
         let key = id.to_string();
         Ok(self.storage.acquire_lease(BOOKING, &key, &cluster.node, now, now + cluster.ttl_ms()).await?)
@@ -71,7 +84,10 @@ pub(crate) async fn keep(runtime: Runtime, cluster: ClusterOptions, started_at: 
         shared.clock.sleep_until(next).await;
         let now = shared.now();
         next = now + period;
-        match shared.storage.renew_leases(&cluster.node, now + ttl).await {
+        if !shared.serving.load(Ordering::Acquire) {
+            continue;
+        }
+        match shared.storage.renew_leases(&cluster.node, now, now + ttl).await {
             Ok(_) => renewed_at = now,
             Err(error) => {
                 warn!(%error, node = %cluster.node, "leases not renewed");
@@ -109,11 +125,15 @@ async fn take_over(runtime: &Runtime, cluster: &ClusterOptions, lease: Lease) {
     }
     match shared.storage.booking(id).await {
         Ok(booking) if booking.status.is_active() => {
-            if shared.bookings.get(&id).is_none()
-                && let Err(error) = runtime.restore_booking(booking).await
-            {
-                warn!(booking_id = %id, %error, "booking taken over but not restored");
-                return;
+            if shared.bookings.get(&id).is_none() {
+                let restored = Arc::new(booking.clone());
+                if let Err(error) = runtime.spawn_booking(booking, Vec::new()).await {
+                    warn!(booking_id = %id, %error, "booking taken over but not restored");
+                    return;
+                }
+                // The dead node may have committed a change it never told.
+                shared.bus.publish(crate::events::Event::BookingChanged(restored));
+                shared.taken_over.fetch_add(1, Ordering::Relaxed);
             }
             info!(booking_id = %id, from = %lease.node, node = %cluster.node, "booking taken over");
         }

@@ -4,10 +4,12 @@
 use crate::booking::BookingMsg;
 use crate::clock::Clock;
 use crate::dispatch_log;
-use crate::driver::{DriverMsg, DriverView, LocationUpdate};
+use crate::driver::{DriverMsg, DriverView, LocationUpdate, Origin};
 use crate::error::{ActorError, ActorResult};
 use crate::events::{DispatchEntry, Event, EventBus};
 use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor};
+use crate::lease::{BOOKING as BOOKING_LEASE, Forward};
+use crate::replica::DriverFact;
 use crate::scheduler::{SchedulerActor, SchedulerMsg};
 use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
 use crate::supervisor::{Supervisor, SupervisorCounts, SupervisorMsg};
@@ -15,7 +17,7 @@ use ractor::{Actor, ActorRef};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 use wayfare_engine::booking::{self, By, Command, Context, NewBooking};
@@ -33,6 +35,9 @@ pub struct RuntimeCounts {
     pub booking_restarts: u64,
     pub driver_restarts: u64,
     pub pending_timers: usize,
+    /// Bookings this node took over from a node that stopped renewing
+    /// its leases (cluster mode).
+    pub taken_over: u64,
 }
 
 #[derive(Clone)]
@@ -44,6 +49,8 @@ pub struct Runtime {
     log_writer: Arc<JoinHandle<()>>,
     /// The lease keeper, in cluster mode.
     keeper: Arc<std::sync::Mutex<Option<JoinHandle<()>>>>,
+    /// In cluster mode, the driver facts born here until the edge takes them.
+    driver_facts: Arc<std::sync::Mutex<Option<mpsc::UnboundedReceiver<DriverFact>>>>,
 }
 
 impl Runtime {
@@ -59,7 +66,14 @@ impl Runtime {
         let (dispatch_log, log_inbox) = dispatch_log::channel();
         let log_writer = Arc::new(tokio::spawn(dispatch_log::write_behind(storage.clone(), clock.clone(), log_inbox)));
         let catalog = Catalog { settings, car_types };
-        let shared = Arc::new(Shared::new(storage.clone(), clock, options, catalog, dispatch_log));
+        let (replication, driver_facts) = match options.cluster {
+            Some(_) => {
+                let (sender, receiver) = mpsc::unbounded_channel();
+                (Some(sender), Some(receiver))
+            }
+            None => (None, None),
+        };
+        let shared = Arc::new(Shared::new(storage.clone(), clock, options, catalog, dispatch_log, replication));
 
         let online = storage.online_drivers().await?;
         let mut index = DriverIndex::new();
@@ -79,7 +93,8 @@ impl Runtime {
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
         let writer = Arc::new(tokio::spawn(write_positions_behind(shared.clone())));
         let keeper = Arc::new(std::sync::Mutex::new(None));
-        let runtime = Runtime { shared, supervisor, core, writer, log_writer, keeper };
+        let driver_facts = Arc::new(std::sync::Mutex::new(driver_facts));
+        let runtime = Runtime { shared, supervisor, core, writer, log_writer, keeper, driver_facts };
 
         for driver in online {
             runtime.spawn_driver(driver).await?;
@@ -109,12 +124,6 @@ impl Runtime {
         &self.shared
     }
 
-    /// Starts the actor of a stored booking this node now serves (a lease
-    /// taken over), with its timers.
-    pub(crate) async fn restore_booking(&self, booking: Booking) -> ActorResult<()> {
-        self.spawn_booking(booking, Vec::new()).await.map(|_| ())
-    }
-
     pub fn bus(&self) -> &EventBus {
         &self.shared.bus
     }
@@ -139,7 +148,9 @@ impl Runtime {
         Ok(())
     }
 
-    async fn spawn_booking(
+    /// Starts a booking's actor; with no effects, a stored booking is
+    /// restored with its timers (at start, or a lease taken over).
+    pub(crate) async fn spawn_booking(
         &self,
         booking: Booking,
         effects: Vec<booking::Effect>,
@@ -173,18 +184,36 @@ impl Runtime {
         let context = Context { now, settings: &catalog.settings, car_type: catalog.car_type(car_type) };
         let id = BookingId(uuid::Uuid::now_v7());
         let transition = booking::create(id, request, customer, by, &context, &mut rand::rng())?;
-        let committed = self.shared.storage.commit_booking(&transition.booking, None, &transition.effects, now).await?;
-        // A new id: the lease is free, unless the database is unreachable.
+        // A fenced node takes no booking (a new id's lease is otherwise free).
         if !self.shared.lease_booking(id).await? {
-            return Err(ActorError::Unavailable(format!("booking {id} is leased by another node")));
+            return Err(ActorError::Unavailable("this node is not serving bookings".into()));
         }
+        let committed =
+            match self.shared.storage.commit_booking(&transition.booking, None, &transition.effects, now).await {
+                Ok(committed) => committed,
+                Err(error) => {
+                    self.shared.release_booking(id).await;
+                    return Err(error.into());
+                }
+            };
         let booking = Arc::new(committed.booking.clone());
         self.spawn_booking(committed.booking, transition.effects).await?;
         Ok(booking)
     }
 
-    /// Sends a command to a booking's actor and waits for the committed result.
+    /// Sends a command to a booking's actor and waits for the committed
+    /// result; in a cluster, to the node serving the booking.
     pub async fn command(&self, id: BookingId, by: By, command: Command) -> ActorResult<Arc<Booking>> {
+        self.command_at(id, by, command, true).await
+    }
+
+    /// A command another node forwarded: served here or refused, never sent
+    /// on (two nodes disagreeing about a lease must not bounce it forever).
+    pub async fn command_here(&self, id: BookingId, by: By, command: Command) -> ActorResult<Arc<Booking>> {
+        self.command_at(id, by, command, false).await
+    }
+
+    async fn command_at(&self, id: BookingId, by: By, command: Command, forward: bool) -> ActorResult<Arc<Booking>> {
         let actor = match self.shared.bookings.get(&id) {
             Some(actor) => actor,
             None => {
@@ -202,7 +231,10 @@ impl Runtime {
                 }
                 // In a cluster another live node may serve it.
                 if !self.shared.lease_booking(id).await? {
-                    return Err(ActorError::Unavailable(format!("booking {id} is served by another node")));
+                    return match self.shared.forward.get().filter(|_| forward) {
+                        Some(forwarder) => self.forward(forwarder.as_ref(), id, by, command).await,
+                        None => Err(ActorError::Unavailable(format!("booking {id} is served by another node"))),
+                    };
                 }
                 self.spawn_booking(stored, Vec::new()).await?
             }
@@ -211,6 +243,21 @@ impl Runtime {
             .call(|reply| BookingMsg::Command { by, command, reply: Some(reply) }, self.shared.options.call_timeout)
             .await?;
         unwrap_call(reply)?
+    }
+
+    async fn forward(
+        &self,
+        forwarder: &dyn Forward,
+        id: BookingId,
+        by: By,
+        command: Command,
+    ) -> ActorResult<Arc<Booking>> {
+        let me = self.shared.options.cluster.as_ref().map(|cluster| cluster.node.as_str());
+        match self.shared.storage.lease(BOOKING_LEASE, &id.to_string()).await? {
+            Some(lease) if Some(lease.node.as_str()) != me => forwarder.command(&lease.node, id, by, command).await,
+            // Ours but lapsed and not yet taken back, or being handed over.
+            _ => Err(ActorError::Unavailable(format!("booking {id} is changing nodes"))),
+        }
     }
 
     /// The live booking, or the stored one when it has no actor.
@@ -250,17 +297,23 @@ impl Runtime {
         let mut user = driver.clone();
         user.driverActiveStatus = true;
         self.spawn_driver(user).await?;
+        self.shared.replicate(DriverFact::Online { driver: driver.id });
         Ok(())
     }
 
     /// A driver goes offline: stored, actor stopped, out of the index.
     pub async fn driver_offline(&self, driver: UserId) -> ActorResult<()> {
         self.shared.storage.set_driver_active(driver, false, self.now()).await?;
+        self.remove_driver(driver).await;
+        self.shared.replicate(DriverFact::Offline { driver });
+        Ok(())
+    }
+
+    async fn remove_driver(&self, driver: UserId) {
         if let Some(actor) = self.shared.drivers.get(&driver) {
             actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
         }
         let _ = self.core.index.cast(IndexMsg::Remove { driver });
-        Ok(())
     }
 
     /// A position from a driver's device; accepted when the driver is online.
@@ -268,8 +321,96 @@ impl Runtime {
         if !update.point().is_valid() {
             return Err(DomainError::on_field(ErrorKey::InvalidInput, "location").into());
         }
-        let actor = self.shared.drivers.get(&driver).ok_or_else(|| DomainError::new(ErrorKey::DriverNotEligible))?;
-        actor.cast(DriverMsg::Location(update)).map_err(|error| ActorError::Unavailable(error.to_string()))
+        if !self.shared.drivers.contains(&driver) {
+            return Err(DomainError::new(ErrorKey::DriverNotEligible).into());
+        }
+        if !self.shared.tell_driver(DriverFact::Location { driver, update }) {
+            return Err(ActorError::Unavailable("the driver's actor stopped".into()));
+        }
+        Ok(())
+    }
+
+    /// The driver facts born on this node, for the edge to send to the other
+    /// nodes; `Some` once, in cluster mode.
+    pub fn take_driver_facts(&self) -> Option<mpsc::UnboundedReceiver<DriverFact>> {
+        self.driver_facts.lock().expect("driver facts lock").take()
+    }
+
+    /// A fact another node sent: applied to this node's replica of the
+    /// driver (going online reads the driver from storage).
+    pub async fn apply_driver_fact(&self, fact: DriverFact) {
+        let driver = fact.driver();
+        match fact.message(Origin::Replica) {
+            Some(message) => {
+                if let Some(actor) = self.shared.drivers.get(&driver) {
+                    let _ = actor.cast(message);
+                }
+            }
+            None if matches!(fact, DriverFact::Offline { .. }) => self.remove_driver(driver).await,
+            None => {
+                if self.shared.drivers.contains(&driver) {
+                    return;
+                }
+                match self.shared.storage.user(driver).await {
+                    Ok(user) if user.driverActiveStatus => {
+                        if let Err(error) = self.spawn_driver(user).await {
+                            warn!(driver_id = %driver, %error, "a driver online elsewhere not replicated");
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(error) => warn!(driver_id = %driver, %error, "a driver online elsewhere not read"),
+                }
+            }
+        }
+    }
+
+    /// Sets how commands reach the node serving their booking (cluster mode).
+    pub fn set_forwarder(&self, forwarder: Arc<dyn Forward>) {
+        let _ = self.shared.forward.set(forwarder);
+    }
+
+    /// Stops serving bookings: this node lost its link to the others, so
+    /// their commands and its events no longer cross. Its booking actors stop
+    /// and its leases lapse at once, for the nodes still linked to take.
+    pub async fn fence(&self) {
+        if !self.shared.serving.swap(false, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        warn!("fenced: this node stops serving bookings until its link is back");
+        self.stop_booking_actors().await;
+        if let Some(cluster) = &self.shared.options.cluster
+            && let Err(error) = self.shared.storage.release_node_leases(&cluster.node).await
+        {
+            warn!(%error, "leases not released; they will lapse");
+        }
+    }
+
+    /// Serves bookings again after `fence`: the keeper takes lapsed leases
+    /// at its next round.
+    pub fn unfence(&self) {
+        if !self.shared.serving.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            info!("link back: serving bookings again");
+        }
+    }
+
+    pub fn is_serving(&self) -> bool {
+        self.shared.serving.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Publishes every booking served here as it is now, so clients that
+    /// missed events (a link outage) catch up.
+    pub async fn republish_bookings(&self) -> usize {
+        let timeout = self.shared.options.call_timeout;
+        let mut count = 0;
+        for (_, actor) in self.shared.bookings.all() {
+            if let Ok(reply) = actor.call(BookingMsg::Snapshot, timeout).await
+                && let Ok(booking) = unwrap_call(reply)
+            {
+                self.shared.bus.publish(Event::BookingChanged(booking));
+                count += 1;
+            }
+        }
+        count
     }
 
     pub async fn driver(&self, driver: UserId) -> Option<DriverView> {
@@ -319,6 +460,15 @@ impl Runtime {
         Ok(unwrap_call(reply)??)
     }
 
+    /// Answers when the core actors do (a readiness check: it costs two
+    /// messages, whatever the number of bookings).
+    pub async fn ping(&self) -> ActorResult<()> {
+        let timeout = self.shared.options.call_timeout;
+        unwrap_call(self.core.index.call(IndexMsg::Counts, timeout).await?)?;
+        unwrap_call(self.core.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
+        Ok(())
+    }
+
     pub async fn counts(&self) -> ActorResult<RuntimeCounts> {
         let timeout = self.shared.options.call_timeout;
         let mut by_status = BTreeMap::new();
@@ -342,6 +492,7 @@ impl Runtime {
             booking_restarts: restarts.booking_restarts,
             driver_restarts: restarts.driver_restarts,
             pending_timers,
+            taken_over: self.shared.taken_over.load(std::sync::atomic::Ordering::Relaxed),
         })
     }
 

@@ -8,7 +8,8 @@ use crate::dispatch_log::DispatchLogSender;
 use crate::driver::DriverMsg;
 use crate::events::{DispatchEntry, Event, EventBus};
 use crate::index::IndexMsg;
-use crate::lease::ClusterOptions;
+use crate::lease::{ClusterOptions, Forward};
+use crate::replica::DriverFact;
 use crate::scheduler::SchedulerMsg;
 use ractor::ActorRef;
 use std::collections::HashMap;
@@ -63,6 +64,10 @@ impl<K: std::hash::Hash + Eq + Copy, M> Registry<K, M> {
 
     pub fn len(&self) -> usize {
         self.actors.read().expect("registry lock").len()
+    }
+
+    pub fn contains(&self, key: &K) -> bool {
+        self.actors.read().expect("registry lock").contains_key(key)
     }
 
     pub fn all(&self) -> Vec<(K, ActorRef<M>)> {
@@ -136,6 +141,16 @@ pub struct Shared {
     pub positions: PositionSink,
     pub(crate) dispatch_log: DispatchLogSender,
     actors: RwLock<Option<CoreActors>>,
+    /// In a cluster: driver facts born here, for the edge to send the other
+    /// nodes (`crate::replica`).
+    pub(crate) replication: Option<tokio::sync::mpsc::UnboundedSender<DriverFact>>,
+    /// In a cluster: false while this node is fenced (it lost its link to
+    /// the others): it then takes no lease, so serves no booking.
+    pub(crate) serving: std::sync::atomic::AtomicBool,
+    /// In a cluster: how a command reaches the node serving its booking.
+    pub(crate) forward: std::sync::OnceLock<Arc<dyn Forward>>,
+    /// Bookings taken over from dead nodes (a metric).
+    pub(crate) taken_over: std::sync::atomic::AtomicU64,
 }
 
 /// The singletons every booking and driver actor talks to.
@@ -152,6 +167,7 @@ impl Shared {
         options: RuntimeOptions,
         catalog: Catalog,
         dispatch_log: DispatchLogSender,
+        replication: Option<tokio::sync::mpsc::UnboundedSender<DriverFact>>,
     ) -> Self {
         Shared {
             storage,
@@ -164,6 +180,10 @@ impl Shared {
             positions: PositionSink::default(),
             dispatch_log,
             actors: RwLock::new(None),
+            replication,
+            serving: std::sync::atomic::AtomicBool::new(true),
+            forward: std::sync::OnceLock::new(),
+            taken_over: std::sync::atomic::AtomicU64::new(0),
         }
     }
 

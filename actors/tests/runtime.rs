@@ -212,9 +212,10 @@ async fn failover(backend: Backend) {
     assert_eq!(cancelled.status, BookingStatus::Cancelled);
     eventually("the finished booking's lease released", async || holder(bookings[0]).await.is_none()).await;
 
-    // A graceful stop hands over at once: the next node serves them at start.
+    // A graceful stop hands over at once (its leases lapse now): the next
+    // node serves them at start.
     other.shutdown().await;
-    assert_eq!(holder(bookings[1]).await, None);
+    assert_eq!(holder(bookings[1]).await.map(|lease| (lease.node, lease.expires_at)), Some(("b".to_string(), 0)));
     let third = wayfare_actors::Runtime::start(
         world.database.open().await,
         std::sync::Arc::new(world.clock.clone()),
@@ -225,6 +226,97 @@ async fn failover(backend: Backend) {
     assert_eq!(third.counts().await.unwrap().active_bookings, 2);
     assert_eq!(holder(bookings[2]).await.map(|lease| lease.node), Some("c".to_string()));
     third.shutdown().await;
+    world.finish().await;
+}
+
+both_backends!(a_command_goes_to_the_node_serving_its_booking_and_every_node_keeps_every_driver, two_linked_nodes);
+
+/// The cluster link as the edge provides it (Redis in `wayfare-http`), here
+/// in process: commands to the named node's `command_here`, each node's
+/// driver facts applied to the other's replica.
+struct InProcess(std::collections::HashMap<String, wayfare_actors::Runtime>);
+
+#[async_trait::async_trait]
+impl wayfare_actors::Forward for InProcess {
+    async fn command(
+        &self,
+        node: &str,
+        id: BookingId,
+        by: By,
+        command: Command,
+    ) -> wayfare_actors::ActorResult<std::sync::Arc<Booking>> {
+        self.0[node].command_here(id, by, command).await
+    }
+}
+
+fn link(from: &wayfare_actors::Runtime, to: &wayfare_actors::Runtime) {
+    let mut facts = from.take_driver_facts().expect("cluster mode hands out its driver facts");
+    let to = to.clone();
+    tokio::spawn(async move {
+        while let Some(fact) = facts.recv().await {
+            to.apply_driver_fact(fact).await;
+        }
+    });
+}
+
+async fn two_linked_nodes(backend: Backend) {
+    let mut offline = driver(2, "Economy", 0.4);
+    offline.driverActiveStatus = false;
+    let drivers = [driver(1, "Economy", 0.5), offline.clone()];
+    let mut world = World::start_with(backend, settings(), &drivers, node("a")).await;
+    let b = wayfare_actors::Runtime::start(
+        world.database.open().await,
+        std::sync::Arc::new(world.clock.clone()),
+        node("b"),
+    )
+    .await
+    .unwrap();
+    let a = world.runtime.clone();
+    let nodes: std::collections::HashMap<_, _> = [("a".to_string(), a.clone()), ("b".to_string(), b.clone())].into();
+    let forwarder = std::sync::Arc::new(InProcess(nodes));
+    a.set_forwarder(forwarder.clone());
+    b.set_forwarder(forwarder);
+    link(&a, &b);
+    link(&b, &a);
+    let d1 = drivers[0].id;
+
+    // A position sent to b reaches a's replica (and a dispatches with it).
+    let moved = north_of_pickup(0.3);
+    b.driver_location(d1, wayfare_actors::LocationUpdate::at(moved)).unwrap();
+    eventually("a's replica moved", async || a.driver(d1).await.is_some_and(|view| view.position == Some(moved))).await;
+
+    // Booked on a, offered by a; the offer shows in b's replica of the driver.
+    let customer = rider(1);
+    let booking = a.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    let offered = world.wait_for(|event| offers_for(event, booking.id)).await;
+    assert_eq!(offered, vec![d1]);
+    eventually("b's replica holds the offer", async || {
+        b.driver(d1).await.is_some_and(|view| view.offers == vec![booking.id])
+    })
+    .await;
+
+    // The driver accepts on b: a, which serves the booking, commits it.
+    let accepted =
+        b.command(booking.id, By::Driver(d1), Command::Accept { driver: snapshot(&drivers[0]) }).await.unwrap();
+    assert_eq!((accepted.status, accepted.driver), (BookingStatus::Accepted, Some(d1)));
+    assert_eq!(a.booking(booking.id).await.unwrap().status, BookingStatus::Accepted, "a's actor has it");
+    assert_eq!(b.counts().await.unwrap().active_bookings, 0, "b forwarded, it did not take the booking");
+    eventually("b's replica knows the driver is busy", async || b.driver(d1).await.is_some_and(|view| view.busy)).await;
+    // A refusal comes back as the engine gave it.
+    let refused = b.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 5 }).await;
+    assert!(
+        matches!(&refused, Err(ActorError::Domain(error)) if error.key == ErrorKey::StatusNotAllowed),
+        "{refused:?}"
+    );
+
+    // Going online and offline on b shows on a.
+    let d2 = offline.id;
+    b.driver_online(&offline).await.unwrap();
+    eventually("a replicates the driver who went online", async || a.is_online(d2)).await;
+    b.driver_offline(d2).await.unwrap();
+    eventually("a drops the driver who went offline", async || !a.is_online(d2)).await;
+
+    b.shutdown().await;
     world.finish().await;
 }
 

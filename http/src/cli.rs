@@ -135,6 +135,14 @@ pub struct ServeArgs {
     /// (`.osm.pbf`): sets `maps.provider = "osm"` and `maps.osm_file`.
     #[arg(long, value_name = "FILE.osm.pbf")]
     pub map: Option<PathBuf>,
+    /// Cluster mode: several nodes on one PostgreSQL database, linked
+    /// through this Redis (sets `cluster.redis_url`).
+    #[arg(long, value_name = "redis://HOST:PORT")]
+    pub redis_url: Option<String>,
+    /// This node's name in the cluster, unique and stable across restarts
+    /// (sets `cluster.node`; the host name by default).
+    #[arg(long)]
+    pub node: Option<String>,
 }
 
 impl StorageArgs {
@@ -160,6 +168,8 @@ impl ServeArgs {
         overrides.listen = self.listen;
         overrides.demo = self.demo;
         overrides.map = self.map.clone();
+        overrides.redis_url = self.redis_url.clone();
+        overrides.node = self.node.clone();
         Config::load(&overrides)
     }
 }

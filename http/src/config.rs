@@ -31,6 +31,50 @@ pub struct Config {
     pub payments: PaymentsConfig,
     pub reports: ReportsConfig,
     pub push: PushConfig,
+    pub cluster: ClusterConfig,
+}
+
+/// Several nodes serving one platform (docs/operations.md "Running several
+/// nodes"): on when `redis_url` is set; needs PostgreSQL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClusterConfig {
+    /// `redis://host:6379`: the nodes' link (events, driver positions,
+    /// forwarded commands). Empty: one node.
+    pub redis_url: Option<String>,
+    /// This node's name: unique in the cluster and the same across its
+    /// restarts (a restarted node takes its own bookings back at once).
+    /// The host name when empty.
+    pub node: Option<String>,
+    /// How long a node's hold on a booking lasts unless renewed: a dead
+    /// node's bookings are taken over within about this long.
+    pub lease_ttl_ms: u64,
+    /// Put before the Redis channel names (several clusters on one Redis).
+    pub prefix: String,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig { redis_url: None, node: None, lease_ttl_ms: 5_000, prefix: "wayfare".to_string() }
+    }
+}
+
+impl ClusterConfig {
+    pub fn enabled(&self) -> bool {
+        self.redis_url.as_deref().is_some_and(|url| !url.is_empty())
+    }
+
+    /// The configured name, else the host's.
+    pub fn node_name(&self) -> String {
+        self.node.clone().filter(|name| !name.is_empty()).unwrap_or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .ok()
+                .map(|name| name.trim().to_string())
+                .filter(|name| !name.is_empty())
+                .or_else(|| std::env::var("HOSTNAME").ok())
+                .unwrap_or_else(|| "wayfare".to_string())
+        })
+    }
 }
 
 /// Uploaded images (profile photos, licences, car type images, parcel photos).
@@ -352,6 +396,7 @@ impl Default for Config {
             payments: PaymentsConfig::default(),
             reports: ReportsConfig::default(),
             push: PushConfig::default(),
+            cluster: ClusterConfig::default(),
         }
     }
 }
@@ -409,6 +454,10 @@ pub struct Overrides {
     pub demo: bool,
     /// `--map FILE`: the OpenStreetMap provider on this extract.
     pub map: Option<PathBuf>,
+    /// `--redis-url`: cluster mode.
+    pub redis_url: Option<String>,
+    /// `--node`: this node's name in the cluster.
+    pub node: Option<String>,
 }
 
 impl Config {
@@ -432,6 +481,12 @@ impl Config {
         }
         if overrides.demo {
             config.demo = true;
+        }
+        if let Some(url) = &overrides.redis_url {
+            config.cluster.redis_url = Some(url.clone());
+        }
+        if let Some(node) = &overrides.node {
+            config.cluster.node = Some(node.clone());
         }
         if let Some(map) = &overrides.map {
             config.maps.osm_file = Some(map.clone());

@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod demo;
 pub mod error;
@@ -33,7 +34,7 @@ use axum::Router;
 use axum::serve::ListenerExt;
 use socketioxide::SocketIo;
 use std::sync::Arc;
-use wayfare_actors::{BatchRoads, Runtime, RuntimeOptions, SystemClock};
+use wayfare_actors::{BatchRoads, ClusterOptions, Runtime, RuntimeOptions, SystemClock};
 
 /// The answer for a handler that panicked: the panic's text is logged, the
 /// caller gets `internal_error`.
@@ -136,11 +137,21 @@ async fn method_not_allowed() -> axum::response::Response {
 /// local `osm` router, with a web service only when `useDistanceMatrix` is on).
 pub fn runtime_options(config: &Config, maps: &Arc<dyn wayfare_maps::MapsProvider>) -> RuntimeOptions {
     let local = config.maps.kind() == wayfare_maps::ProviderKind::Osm;
-    RuntimeOptions { batch_roads: Some(BatchRoads { maps: maps.clone(), local }), ..RuntimeOptions::default() }
+    let cluster = config.cluster.enabled().then(|| ClusterOptions {
+        node: config.cluster.node_name(),
+        lease_ttl: std::time::Duration::from_millis(config.cluster.lease_ttl_ms.max(300)),
+    });
+    RuntimeOptions { batch_roads: Some(BatchRoads { maps: maps.clone(), local }), cluster, ..RuntimeOptions::default() }
 }
 
 /// Opens storage, applies migrations, seeds the demo when asked, and starts the runtime.
 pub async fn start(config: Config) -> anyhow::Result<AppState> {
+    if config.cluster.enabled() && !config.storage_url().starts_with("postgres") {
+        anyhow::bail!(
+            "cluster mode (cluster.redis_url) needs PostgreSQL (database_url = \"postgres://…\"): \
+             SQLite is one process's database"
+        );
+    }
     std::fs::create_dir_all(&config.data_dir)?;
     let storage = wayfare_storage::open(&config.storage_url()).await?;
     if config.demo {
@@ -168,7 +179,13 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
         );
     }
     crate::metrics::observe_dispatch(&runtime);
-    Ok(AppState::from_parts(config, runtime, deliveries, maps, notifier, files))
+    let cluster = config.cluster.clone();
+    let state = AppState::from_parts(config, runtime, deliveries, maps, notifier, files);
+    if cluster.enabled() {
+        let link = cluster::Link::start(&cluster, cluster.node_name(), state.runtime.clone(), &state.notifier)?;
+        let _ = state.cluster.set(link);
+    }
+    Ok(state)
 }
 
 /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and stops the actors.

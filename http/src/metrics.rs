@@ -44,6 +44,9 @@ pub const ACTIVE_BOOKINGS_BY_STATUS: &str = "wayfare_active_bookings_by_status";
 pub const DISPATCH_LATENCY: &str = "wayfare_dispatch_latency_seconds";
 pub const ACTOR_RESTARTS: &str = "wayfare_actor_restarts_total";
 pub const PENDING_TIMERS: &str = "wayfare_pending_timers";
+pub const CLUSTER_LINK_UP: &str = "wayfare_cluster_link_up";
+pub const CLUSTER_FORWARDED: &str = "wayfare_cluster_forwarded_total";
+pub const CLUSTER_TAKEN_OVER: &str = "wayfare_cluster_bookings_taken_over_total";
 
 /// The `route` label of requests no route matched (unknown paths, the web app's files).
 pub const UNMATCHED_ROUTE: &str = "unmatched";
@@ -95,6 +98,12 @@ fn describe() {
     describe_gauge!(ACTIVE_BOOKINGS_BY_STATUS, "Active bookings by status");
     describe_counter!(ACTOR_RESTARTS, "Booking and driver actors restarted from storage after a failure, by actor");
     describe_gauge!(PENDING_TIMERS, "Timers waiting: offer deadlines, Book Later dispatches, auto-cancels");
+    describe_gauge!(CLUSTER_LINK_UP, "Cluster mode: 1 while this node hears itself through Redis, else 0");
+    describe_counter!(
+        CLUSTER_FORWARDED,
+        "Cluster mode: commands forwarded to the node serving their booking, by outcome (ok, refused, unavailable)"
+    );
+    describe_counter!(CLUSTER_TAKEN_OVER, "Cluster mode: bookings this node took over from a node that stopped");
     describe_histogram!(
         DISPATCH_LATENCY,
         Unit::Seconds,
@@ -144,7 +153,7 @@ fn method_label(method: &Method) -> &'static str {
     path = "/metrics",
     tag = "operations",
     summary = "Prometheus metrics",
-    description = "Request counts and latencies by method, matched route and status; online and available drivers; active bookings; pending timers; actor restarts; dispatch latency (booking creation to first offer). Prometheus text format.",
+    description = "Request counts and latencies by method, matched route and status; online and available drivers; active bookings; pending timers; actor restarts; dispatch latency (booking creation to first offer); in cluster mode, the link's state, forwarded commands and bookings taken over. Prometheus text format.",
     responses((status = 200, description = "The metrics in Prometheus text format", body = String, content_type = "text/plain"))
 )]
 pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
@@ -162,6 +171,10 @@ pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
             counter!(ACTOR_RESTARTS, "actor" => "booking").absolute(counts.booking_restarts);
             counter!(ACTOR_RESTARTS, "actor" => "driver").absolute(counts.driver_restarts);
             gauge!(PENDING_TIMERS).set(counts.pending_timers as f64);
+            if let Some(link) = state.cluster.get() {
+                gauge!(CLUSTER_LINK_UP).set(if link.is_up() { 1.0 } else { 0.0 });
+                counter!(CLUSTER_TAKEN_OVER).absolute(counts.taken_over);
+            }
         }
         // The rest still renders; the gauges keep their last values.
         Err(error) => tracing::warn!(%error, "runtime counts unavailable for metrics"),

@@ -31,6 +31,8 @@ pub struct Inner {
     pub languages: LanguageCache,
     /// In-app and push notifications (`crate::notify`).
     pub notifier: Arc<Notifier>,
+    /// The link to the other nodes, in cluster mode (`crate::cluster`).
+    pub cluster: std::sync::OnceLock<Arc<crate::cluster::Link>>,
 }
 
 impl AppState {
@@ -92,6 +94,7 @@ impl AppState {
             http_client,
             languages,
             notifier,
+            cluster: std::sync::OnceLock::new(),
         }))
     }
 

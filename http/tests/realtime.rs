@@ -6,16 +6,19 @@
 //! `package.json` pins the client; `make test` runs `npm ci` there first).
 //! This file starts the server, runs a script, and — for the crash scenario —
 //! SIGKILLs the server when the script prints `@@KILL`, starts it again on the
-//! same data directory and port, and writes `@@RESTARTED` to the script.
-//! Missing Node or modules fail the test: it never skips.
+//! same data directory and port, and writes `@@RESTARTED` to the script
+//! (on a cluster, `@@KILL <index>` names the node). Missing Node or modules
+//! fail the test: it never skips. The PostgreSQL and cluster tests are not run
+//! without their database and Redis, except in CI, where that fails them.
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 mod demo_server;
-use demo_server::Server;
+use demo_server::{Server, free_port};
 
 fn scripts_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("realtime")
@@ -66,10 +69,12 @@ fn run_script(
     run_node(node, server, on_line)
 }
 
-fn run_node(
+/// Runs a Node command; `on_line` sees each line it prints, with `servers`
+/// (a `Server`, or a cluster's nodes), and may answer on its stdin.
+fn run_node<S>(
     mut command: Command,
-    server: &mut Server,
-    mut on_line: impl FnMut(&str, &mut Server, &mut ChildStdin),
+    servers: &mut S,
+    mut on_line: impl FnMut(&str, &mut S, &mut ChildStdin),
 ) -> (ExitStatus, String) {
     let mut node =
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("node starts");
@@ -86,7 +91,7 @@ fn run_node(
         println!("{line}");
         output.push_str(&line);
         output.push('\n');
-        on_line(&line, server, &mut stdin);
+        on_line(&line, servers, &mut stdin);
     }
     let status = node.wait().expect("node exits");
     let errors = errors.join().unwrap_or_default();
@@ -205,17 +210,65 @@ fn bookings_pouring_in_survive_sigkill_on_sqlite() {
 /// always sets; CI fails without it), in a fresh schema.
 #[test]
 fn bookings_pouring_in_survive_sigkill_on_postgres() {
-    let Ok(base) = std::env::var("WAYFARE_TEST_POSTGRES_URL") else {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI runs this test on PostgreSQL");
-        eprintln!("not run: WAYFARE_TEST_POSTGRES_URL is not set");
-        return;
-    };
+    let Some(base) = test_postgres() else { return };
     require_node(&scripts_dir());
-    let schema = format!("crash_{}", uuid::Uuid::now_v7().simple());
+    in_fresh_schema(&base, "crash", |url| {
+        let directory = tempfile::tempdir().expect("temp dir");
+        bookings_pouring_in_survive_sigkill(Server::start_with_database(directory.path(), url, &[]));
+    });
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").as_deref() == Ok("true")
+}
+
+/// `WAYFARE_TEST_POSTGRES_URL`; without it, None (the test is not run),
+/// or a failure in CI.
+fn test_postgres() -> Option<String> {
+    let Ok(base) = std::env::var("WAYFARE_TEST_POSTGRES_URL") else {
+        assert!(!in_ci(), "CI runs this test on PostgreSQL: set WAYFARE_TEST_POSTGRES_URL");
+        eprintln!("not run: WAYFARE_TEST_POSTGRES_URL is not set");
+        return None;
+    };
+    Some(base)
+}
+
+/// The Redis of `WAYFARE_TEST_REDIS_URL` (redis://127.0.0.1:6379 by
+/// default) when it answers; else None (the test is not run), or a failure
+/// in CI.
+fn test_redis() -> Option<String> {
+    let url = std::env::var("WAYFARE_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_string());
+    if redis_answers(&url) {
+        return Some(url);
+    }
+    assert!(!in_ci(), "CI runs this test with Redis at {url} (WAYFARE_TEST_REDIS_URL), which does not answer");
+    eprintln!("not run: no Redis answers at {url} (set WAYFARE_TEST_REDIS_URL)");
+    None
+}
+
+/// Whether something that speaks Redis answers a `PING` at `url`
+/// (`redis://[user:password@]host[:port][/db]`); an error reply such as
+/// `-NOAUTH` is an answer too.
+fn redis_answers(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let address = if host_port.contains(':') { host_port.to_string() } else { format!("{host_port}:6379") };
+    let Some(address) = address.to_socket_addrs().ok().and_then(|mut found| found.next()) else { return false };
+    let Ok(mut stream) = TcpStream::connect_timeout(&address, Duration::from_secs(1)) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut reply = [0u8; 1];
+    stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut reply).is_ok() && matches!(reply[0], b'+' | b'-')
+}
+
+/// Runs `test` with the URL of a fresh schema (`{prefix}_{uuid}`) of the
+/// PostgreSQL at `base`, and drops the schema after, also when `test`
+/// panics (the panic goes on).
+fn in_fresh_schema(base: &str, prefix: &str, test: impl FnOnce(&str)) {
+    let schema = format!("{prefix}_{}", uuid::Uuid::now_v7().simple());
     let admin = |sql: String| {
-        let base = base.clone();
         tokio::runtime::Runtime::new().expect("runtime").block_on(async move {
-            let pool = sqlx::PgPool::connect(&base).await.expect("PostgreSQL answers");
+            let pool = sqlx::PgPool::connect(base).await.expect("PostgreSQL answers");
             sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await.expect("schema statement");
             pool.close().await;
         })
@@ -223,14 +276,86 @@ fn bookings_pouring_in_survive_sigkill_on_postgres() {
     admin(format!("CREATE SCHEMA {schema}"));
     let separator = if base.contains('?') { '&' } else { '?' };
     let url = format!("{base}{separator}options[search_path]={schema}");
-    let directory = tempfile::tempdir().expect("temp dir");
-    let outcome = std::panic::catch_unwind(|| {
-        bookings_pouring_in_survive_sigkill(Server::start_with_database(directory.path(), &url, &[]))
-    });
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(url.as_str())));
     admin(format!("DROP SCHEMA {schema} CASCADE"));
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic);
     }
+}
+
+fn log_tails(nodes: &[Server]) -> String {
+    nodes.iter().map(Server::log_tail).collect::<Vec<_>>().join("\n")
+}
+
+/// How long a cluster node's leases last in the cluster test: a dead
+/// node's bookings are taken over within about this long.
+const LEASE_TTL_MS: u64 = 2_000;
+
+/// Issue #17, a cluster: two nodes on one PostgreSQL schema and Redis, the
+/// riders' and drivers' sockets and requests spread over both; crash.mjs
+/// books and runs trips while node-a (which seeded the demo city) is
+/// SIGKILLed, left down past its leases so node-b takes its bookings over,
+/// and started again. Meanwhile the clients of node-a go to node-b. Then
+/// the script checks what its clients were told against the cluster and
+/// `wayfare audit` checks the database. Needs `WAYFARE_TEST_POSTGRES_URL`
+/// and Redis (`WAYFARE_TEST_REDIS_URL`, redis://127.0.0.1:6379 by default);
+/// not run without them, except in CI, where that fails it. Other `CRASH_*`
+/// variables in the environment reach the script.
+#[test]
+fn bookings_pouring_in_survive_a_node_killed_in_a_cluster() {
+    let Some(base) = test_postgres() else { return };
+    let Some(redis) = test_redis() else { return };
+    require_node(&scripts_dir());
+    in_fresh_schema(&base, "cluster", |url| {
+        let directory = tempfile::tempdir().expect("temp dir");
+        // Channels of its own, so tests running at once do not hear each other.
+        let prefix = format!("wayfare-test-{}", uuid::Uuid::now_v7().simple());
+        let start = |name: &str| {
+            let env = [
+                ("WAYFARE_CLUSTER__REDIS_URL", redis.clone()),
+                ("WAYFARE_CLUSTER__NODE", name.to_string()),
+                ("WAYFARE_CLUSTER__PREFIX", prefix.clone()),
+                ("WAYFARE_CLUSTER__LEASE_TTL_MS", LEASE_TTL_MS.to_string()),
+            ];
+            let env: Vec<(String, String)> =
+                env.into_iter().map(|(variable, value)| (variable.to_string(), value)).collect();
+            Server::start_node(&directory.path().join(name), url, free_port(), env)
+        };
+        // node-a seeds the demo city and is ready before node-b starts.
+        let mut nodes = vec![start("node-a")];
+        nodes.push(start("node-b"));
+        let urls: Vec<String> = nodes.iter().map(Server::url).collect();
+
+        let mut script = Command::new("node");
+        script
+            .arg("crash.mjs")
+            .current_dir(scripts_dir())
+            .env("WAYFARE_URL", &urls[0])
+            .env("CRASH_URLS", urls.join(","))
+            .env("CRASH_KILLS", "1");
+        let mut killed = Vec::new();
+        let (status, output) = run_node(script, &mut nodes, |line, nodes: &mut Vec<Server>, stdin| {
+            let Some(index) = line.trim().strip_prefix("@@KILL ") else { return };
+            let index: usize = index.parse().unwrap_or_else(|_| panic!("not a node index: {line}"));
+            let node = &mut nodes[index];
+            node.kill();
+            // Down for longer than its leases, so the other node takes its bookings over.
+            std::thread::sleep(Duration::from_millis(LEASE_TTL_MS + 1_000));
+            node.restart();
+            killed.push(index);
+            writeln!(stdin, "@@RESTARTED").and_then(|()| stdin.flush()).expect("tell the script the node is back");
+        });
+        assert!(status.success(), "crash.mjs failed ({status})\n{output}\n{}", log_tails(&nodes));
+        assert_eq!(killed, [0], "the scenario killed node-a once\n{output}");
+        assert!(output.contains("crash: passed"), "{output}");
+        let (clean, report) = nodes[0].audit();
+        println!("{report}");
+        assert!(
+            clean,
+            "wayfare audit found broken invariants after node-a was killed:\n{report}\n{}",
+            log_tails(&nodes)
+        );
+    });
 }
 
 /// Issue #15: the `console` and `hexes` pushes for a known set of drivers

@@ -262,16 +262,17 @@ pub trait Storage: Send + Sync + 'static {
         now: Millis,
         expires_at: Millis,
     ) -> StorageResult<bool>;
-    /// Extends every lease `node` holds to `expires_at`, in one statement;
-    /// returns how many it holds.
-    async fn renew_leases(&self, node: &str, expires_at: Millis) -> StorageResult<u64>;
+    /// Extends every lease `node` still holds at `now` to `expires_at`, in
+    /// one statement; returns how many it holds. Lapsed ones stay lapsed.
+    async fn renew_leases(&self, node: &str, now: Millis, expires_at: Millis) -> StorageResult<u64>;
     /// Leases of `kind` that lapsed by `now` (their node stopped renewing),
     /// oldest first, at most `limit`.
     async fn lapsed_leases(&self, kind: &str, now: Millis, limit: u32) -> StorageResult<Vec<Lease>>;
     async fn lease(&self, kind: &str, key: &str) -> StorageResult<Option<Lease>>;
     /// Gives up one lease, if `node` holds it.
     async fn release_lease(&self, kind: &str, key: &str, node: &str) -> StorageResult<()>;
-    /// Gives up every lease of `node` (a graceful stop hands over at once).
+    /// Lets every lease of `node` lapse now (a graceful stop hands over at
+    /// once: the other nodes take them over at their next round).
     async fn release_node_leases(&self, node: &str) -> StorageResult<u64>;
 
     // ---- consistency -----------------------------------------------------

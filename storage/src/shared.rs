@@ -2563,10 +2563,13 @@ impl Storage for Store {
         Ok(result.rows_affected() == 1)
     }
 
-    async fn renew_leases(&self, node: &str, expires_at: Millis) -> StorageResult<u64> {
-        let result = sqlx::query("UPDATE leases SET expires_at = $1 WHERE node = $2")
+    async fn renew_leases(&self, node: &str, now: Millis, expires_at: Millis) -> StorageResult<u64> {
+        // A lapsed lease is not revived: another node may be taking it over,
+        // and this node stopped serving it when it fenced itself.
+        let result = sqlx::query("UPDATE leases SET expires_at = $1 WHERE node = $2 AND expires_at > $3")
             .bind(expires_at)
             .bind(node)
+            .bind(now)
             .execute(&mut *self.write_conn().await?)
             .await?;
         Ok(result.rows_affected())
@@ -2606,7 +2609,10 @@ impl Storage for Store {
     }
 
     async fn release_node_leases(&self, node: &str) -> StorageResult<u64> {
-        let result = sqlx::query("DELETE FROM leases WHERE node = $1")
+        // Lapsed, not deleted: the other nodes' keepers take them over at
+        // their next round (a deleted lease of an active booking is served
+        // by no one until some node restarts).
+        let result = sqlx::query("UPDATE leases SET expires_at = 0 WHERE node = $1")
             .bind(node)
             .execute(&mut *self.write_conn().await?)
             .await?;

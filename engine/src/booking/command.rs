@@ -3,7 +3,8 @@ use crate::model::{CancelledBy, CarType, LatLng, Millis, PaymentMode, Role, Sett
 use rust_decimal::Decimal;
 
 /// Who causes a transition. The scheduler and the dispatcher act as `System`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Serde: a command forwarded to the node serving its booking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum By {
     Rider(UserId),
     Driver(UserId),
@@ -41,13 +42,15 @@ impl By {
 }
 
 /// What the booking copies of the driver who wins it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DriverSnapshot {
     pub id: UserId,
     pub name: String,
     pub image: String,
     pub contact: String,
     pub push_token: String,
+    // Money and ratings cross nodes exactly, as strings.
+    #[serde(with = "rust_decimal::serde::str")]
     pub rating: Decimal,
     pub vehicle_number: String,
     pub fleetadmin: Option<UserId>,
@@ -71,7 +74,7 @@ impl From<&User> for DriverSnapshot {
 }
 
 /// Everything that can happen to an existing booking.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Command {
     /// The dispatcher offers the booking to drivers (a wave, or a broadcast).
     Offer {
@@ -111,12 +114,14 @@ pub enum Command {
     /// gateway's `ConfirmPayment`.
     Pay {
         mode: PaymentMode,
+        #[serde(with = "rust_decimal::serde::str")]
         wallet_balance: Decimal,
     },
     /// A verified gateway payment; the caller keeps the gateway's reference
     /// so a replayed confirmation is recognised before it gets here.
     ConfirmPayment {
         gateway: String,
+        #[serde(with = "rust_decimal::serde::str")]
         amount: Decimal,
     },
     Rate {

@@ -123,6 +123,9 @@ fn the_dashboard_and_the_operations_page_name_only_metrics_the_server_exports() 
         DISPATCH_LATENCY,
         ACTOR_RESTARTS,
         PENDING_TIMERS,
+        CLUSTER_LINK_UP,
+        CLUSTER_FORWARDED,
+        CLUSTER_TAKEN_OVER,
     ];
     // Every name a query or a table row of the page uses, a histogram's
     // series suffix taken off.

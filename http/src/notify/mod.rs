@@ -66,8 +66,9 @@ pub trait PushSender: Send + Sync {
     async fn send(&self, messages: &[PushMessage]) -> PushReport;
 }
 
-/// A notification for users' sockets.
-#[derive(Debug, Clone, PartialEq)]
+/// A notification for users' sockets (serde: in a cluster it reaches the
+/// users' sockets on every node).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InAppNotice {
     pub to: Vec<UserId>,
     pub payload: Value,

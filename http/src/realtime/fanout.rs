@@ -161,8 +161,16 @@ impl Fanout {
         mut self,
         mut events: broadcast::Receiver<Arc<Event>>,
         mut notices: broadcast::Receiver<Arc<InAppNotice>>,
+        remote: Option<crate::cluster::Remote>,
         mut notes: UnboundedReceiver<Note>,
     ) {
+        // One node: nothing ever comes from the others.
+        let clustered = remote.is_some();
+        let (mut remote_events, mut remote_notices) = match remote {
+            Some(remote) => (remote.events, remote.notices),
+            None => (broadcast::channel(1).1, broadcast::channel(1).1),
+        };
+        let mut remote_open = clustered;
         let period = Duration::from_millis(self.state.config.realtime.drivers_feed_ms.max(1));
         let mut feed_tick = tokio::time::interval(period);
         feed_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -184,6 +192,16 @@ impl Fanout {
                     Ok(notice) => self.emit(notice.to.iter().copied().map(rooms::user).collect(), events::NOTIFICATION, &notice.payload).await,
                     Err(RecvError::Lagged(skipped)) => warn!(skipped, "socket fan-out lagged behind the notifications"),
                     Err(RecvError::Closed) => notices_open = false,
+                },
+                received = remote_events.recv(), if remote_open => match received {
+                    Ok(event) => self.event(&event).await,
+                    Err(RecvError::Lagged(skipped)) => warn!(skipped, "socket fan-out lagged behind the other nodes' events"),
+                    Err(RecvError::Closed) => remote_open = false,
+                },
+                received = remote_notices.recv(), if remote_open => match received {
+                    Ok(notice) => self.emit(notice.to.iter().copied().map(rooms::user).collect(), events::NOTIFICATION, &notice.payload).await,
+                    Err(RecvError::Lagged(skipped)) => warn!(skipped, "socket fan-out lagged behind the other nodes' notifications"),
+                    Err(RecvError::Closed) => remote_open = false,
                 },
                 Some(note) = notes.recv() => self.note(note).await,
                 _ = feed_tick.tick() => self.ask_positions(),

@@ -87,7 +87,9 @@ pub fn layer(state: &AppState) -> (SocketIoLayer, SocketIo) {
     let notices = state.notifier.subscribe();
     let (notes, notes_received) = mpsc::unbounded_channel();
     session::register(&io, state.clone(), notes.clone());
+    // In a cluster, what the other nodes' runtimes published too.
+    let remote = state.cluster.get().map(|link| link.subscribe());
     let fanout = fanout::Fanout::new(io.clone(), state.clone(), notes);
-    tokio::spawn(fanout.run(events, notices, notes_received));
+    tokio::spawn(fanout.run(events, notices, remote, notes_received));
     (layer, io)
 }

@@ -31,10 +31,10 @@ async fn health() -> Json<Value> {
     path = "/readyz",
     tag = "operations",
     summary = "Readiness",
-    description = "Ready when the database answers a read and the dispatch runtime answers, each within 2 s: what a load balancer checks before it sends a node traffic (docs/operations.md).",
+    description = "Ready when the database answers a read and the dispatch runtime answers, each within 2 s, and, in cluster mode, the node hears the others through Redis and serves bookings: what a load balancer checks before it sends a node traffic (docs/operations.md).",
     responses(
         (status = 200, description = "Ready", body = crate::openapi::schemas::Health),
-        (status = 503, description = "`unavailable`: the database or the runtime did not answer", body = crate::openapi::schemas::ErrorBody)
+        (status = 503, description = "`unavailable`: the database or the runtime did not answer, or the cluster link is down", body = crate::openapi::schemas::ErrorBody)
     )
 )]
 async fn ready(State(state): State<AppState>) -> ApiResult<Json<Value>> {
@@ -43,7 +43,12 @@ async fn ready(State(state): State<AppState>) -> ApiResult<Json<Value>> {
         .await
         .map_err(|_| unavailable("the database timed out"))?
         .map_err(|error| unavailable(&format!("the database: {error}")))?;
-    tokio::time::timeout(READY_WITHIN, state.runtime.counts())
+    if let Some(link) = state.cluster.get()
+        && !(link.is_up() && state.runtime.is_serving())
+    {
+        return Err(unavailable("the cluster link is down"));
+    }
+    tokio::time::timeout(READY_WITHIN, state.runtime.ping())
         .await
         .map_err(|_| unavailable("the runtime timed out"))?
         .map_err(|error| unavailable(&format!("the runtime: {error}")))?;

@@ -21,16 +21,34 @@
 // - every socket reconnected, and for each booking still active the last
 //   `booking` event its rider's socket holds says what the server says.
 // Prints `RESULT {json}` with the counts.
+//
+// On a cluster (CRASH_URLS, the nodes' URLs comma-separated; run by
+// `bookings_pouring_in_survive_a_node_killed_in_a_cluster`), rider i uses
+// node i and driver j node j + 1 (modulo the nodes), so bookings, offers and
+// events cross nodes. A kill names its node, `@@KILL <index in CRASH_URLS>`,
+// the first kill node 0, the next node 1, and so on; the test SIGKILLs that
+// node, starts it again on the same port and data, and answers
+// `@@RESTARTED`. Meanwhile a request that cannot reach a party's node is
+// sent to the next node (only an answer is a promise), and a socket that
+// cannot reconnect to its node moves to the next one (lib.mjs `Client`); each
+// socket that was on the killed node must have connected again.
 
 import assert from 'node:assert/strict';
 import readline from 'node:readline';
-import { Client, api, log, run, signIn, watchdog } from './lib.mjs';
+import { BASE, Client, api, log, run, signIn, watchdog } from './lib.mjs';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 const RATE = env('CRASH_BOOKING_RATE', 10);
 const KILLS = env('CRASH_KILLS', 1);
 const KILL_EVERY_MS = env('CRASH_KILL_EVERY', 6) * 1000;
 const AFTER_MS = env('CRASH_SECONDS_AFTER', 5) * 1000;
+/** The nodes: CRASH_URLS, or the one server of WAYFARE_URL. */
+const URLS = (process.env.CRASH_URLS ?? '')
+  .split(',')
+  .map((url) => url.trim().replace(/\/+$/, ''))
+  .filter(Boolean);
+if (URLS.length === 0) URLS.push(BASE);
+const CLUSTER = URLS.length > 1;
 // The checks read every acknowledged booking back: allow for them too.
 watchdog(KILLS * KILL_EVERY_MS + AFTER_MS + 600_000);
 // A rider who got no driver gives up after this long, as riders do; it also
@@ -50,18 +68,36 @@ function around(centre, km) {
   return { lat: centre.lat + degrees * Math.sin(angle), lng: centre.lng + (degrees * Math.cos(angle)) / Math.cos((centre.lat * Math.PI) / 180) };
 }
 
-/** A request that may meet a dead server: `{status, body}` or `{status: 0}`. */
-async function call(method, path, options) {
-  try {
-    return await api(method, path, options);
-  } catch (error) {
-    return { status: 0, body: String(error.cause?.code ?? error.message) };
+/** Every node, starting with node `first`. */
+function nodesFrom(first) {
+  return URLS.map((_, index) => URLS[(first + index) % URLS.length]);
+}
+
+/**
+ * A request of `party`'s that may meet a dead node: `{status, body}`, or
+ * `{status: 0}` when no node could be reached. It goes to the party's node,
+ * and on to the next one when the connection fails (only one, unless there
+ * are several nodes).
+ */
+async function call(party, method, path, body) {
+  let failure;
+  for (const base of nodesFrom(party.node)) {
+    try {
+      const answer = await api(method, path, { token: party.token, body, base });
+      if (failure) clusterCounts.answeredElsewhere += 1;
+      return answer;
+    } catch (error) {
+      failure = error;
+    }
   }
+  return { status: 0, body: String(failure.cause?.code ?? failure.message) };
 }
 
 // ---- the journal: what each client was told -------------------------------------
 const journal = new Map(); // booking id → { rider, otp, acked: status, accepts: [driver ids], cancelAsked, cancelAcked, paidBy }
 const counts = { booked: 0, refusedWhileDown: 0, unroutable: 0, cancelled: 0, accepted: 0, paid: 0, completed: 0, stepsRetried: 0 };
+// On a cluster: requests another node answered when the party's could not be reached.
+const clusterCounts = { answeredElsewhere: 0 };
 
 function ack(id, status) {
   const entry = journal.get(id);
@@ -74,7 +110,7 @@ const state = { loading: true, stopping: false };
 /** One trip step, retried while the server is away; true once acknowledged. */
 async function step(driver, id, path, body, status) {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const answer = await call('POST', `/bookings/${id}/${path}`, { token: driver.token, body });
+    const answer = await call(driver, 'POST', `/bookings/${id}/${path}`, body);
     if (answer.status === 200) {
       ack(id, status);
       return true;
@@ -85,7 +121,7 @@ async function step(driver, id, path, body, status) {
       continue;
     }
     // Refused: the step may have been done before a crash took its answer, or the rider cancelled.
-    const stored = await call('GET', `/bookings/${id}`, { token: driver.token });
+    const stored = await call(driver, 'GET', `/bookings/${id}`);
     if (stored.status === 200 && stored.body.status !== 'CANCELLED' && RANK[stored.body.status] >= RANK[status]) return true;
     log(`${driver.name}: ${path} of ${id} refused (${answer.status} ${JSON.stringify(answer.body)}), the booking is ${stored.body?.status}`);
     return false;
@@ -95,7 +131,7 @@ async function step(driver, id, path, body, status) {
 
 async function runTrip(driver, id) {
   const entry = journal.get(id);
-  const accepted = await call('POST', `/bookings/${id}/accept`, { token: driver.token });
+  const accepted = await call(driver, 'POST', `/bookings/${id}/accept`);
   if (accepted.status !== 200) return;
   entry.accepts.push(driver.user.id);
   counts.accepted += 1;
@@ -117,7 +153,7 @@ async function runTrip(driver, id) {
 
 function startDriver(driver) {
   driver.busy = null;
-  driver.client.socket.on('offer', (offer) => {
+  driver.client.on('offer', (offer) => {
     const id = offer.booking?.id;
     if (state.stopping || driver.busy || !journal.has(id)) return;
     driver.busy = runTrip(driver, id)
@@ -146,7 +182,7 @@ async function riderLoop(rider, interval, offset) {
   while (state.loading) {
     next += interval;
     const body = { pickup: { ...around(CENTRE, 1.5), add: 'Crash test pickup' }, drop: { ...around(CENTRE, 3), add: 'Crash test drop' }, carType: 'Economy', bookLater: false };
-    const created = await call('POST', '/bookings', { token: rider.token, body });
+    const created = await call(rider, 'POST', '/bookings', body);
     if (created.status === 201) {
       counts.booked += 1;
       journal.set(created.body.id, { rider, otp: created.body.otp, acked: 'NEW', accepts: [], cancelAsked: false, cancelAcked: false });
@@ -171,7 +207,7 @@ function cancelLater(rider, id, delay) {
       const entry = journal.get(id);
       if (entry.acked !== 'NEW') return;
       entry.cancelAsked = true;
-      const answer = await call('POST', `/bookings/${id}/cancel`, { token: rider.token, body: { reason: 'Changed my plans' } });
+      const answer = await call(rider, 'POST', `/bookings/${id}/cancel`, { reason: 'Changed my plans' });
       if (answer.status === 200) {
         entry.cancelAcked = true;
         counts.cancelled += 1;
@@ -194,7 +230,7 @@ async function pool(items, width, work) {
 async function verify(riders, drivers) {
   const problems = [];
   await pool([...journal], 16, async ([id, entry]) => {
-    const answer = await call('GET', `/bookings/${id}`, { token: entry.rider.token });
+    const answer = await call(entry.rider, 'GET', `/bookings/${id}`);
     if (answer.status !== 200) {
       problems.push(`${id}: acknowledged booking not found (${answer.status})`);
       return;
@@ -215,7 +251,7 @@ async function verify(riders, drivers) {
 
   // Every acknowledged payment left the driver's share in the ledger.
   for (const driver of drivers) {
-    const wallet = await call('GET', `/users/${driver.user.id}/wallet?limit=500`, { token: driver.token });
+    const wallet = await call(driver, 'GET', `/users/${driver.user.id}/wallet?limit=500`);
     assert.equal(wallet.status, 200, `${driver.name}'s wallet`);
     const keys = wallet.body.walletHistory.map((entry) => entry.idempotency_key);
     for (const [id, entry] of journal) {
@@ -226,7 +262,9 @@ async function verify(riders, drivers) {
 
   // Every socket came back, and the riders' sockets hold the current state.
   for (const party of [...riders, ...drivers]) {
-    if (party.client.connects < KILLS + 1) problems.push(`${party.name}'s socket connected ${party.client.connects} times for ${KILLS} kills`);
+    if (party.client.connects < party.kills + 1) {
+      problems.push(`${party.name}'s socket connected ${party.client.connects} times for ${party.kills} kills${CLUSTER ? ' of its node' : ''}`);
+    }
   }
   let activeChecked = 0;
   for (const [id, entry] of journal) {
@@ -239,21 +277,31 @@ async function verify(riders, drivers) {
   return { problems, activeChecked };
 }
 
+/**
+ * A rider or driver whose requests and socket go to node `node` (an index
+ * in URLS) while it is up; `kills` counts the kills its socket was there for.
+ */
+function makeParty(name, session, node) {
+  return { name, ...session, node, kills: 0, client: Client.withToken(name, session.token, nodesFrom(node)) };
+}
+
 run('crash', async () => {
   const [riderSessions, driverSessions] = await Promise.all([
     Promise.all([1, 2, 3, 4, 5].map((number) => signIn(`rider${number}@demo.wayfare`))),
     Promise.all(DRIVER_NUMBERS.map((number) => signIn(`driver${number}@demo.wayfare`))),
   ]);
-  const riders = riderSessions.map((session, index) => ({ name: `rider${index + 1}`, ...session, client: Client.withToken(`rider${index + 1}`, session.token) }));
-  const drivers = driverSessions.map((session, index) => ({ name: `driver${DRIVER_NUMBERS[index]}`, ...session, client: Client.withToken(`driver${DRIVER_NUMBERS[index]}`, session.token) }));
-  await Promise.all([...riders, ...drivers].map((party) => party.client.connected()));
+  // On a cluster, a rider and the drivers near it mostly sit on different nodes.
+  const riders = riderSessions.map((session, index) => makeParty(`rider${index + 1}`, session, index % URLS.length));
+  const drivers = driverSessions.map((session, index) => makeParty(`driver${DRIVER_NUMBERS[index]}`, session, (index + 1) % URLS.length));
+  const everyone = [...riders, ...drivers];
+  await Promise.all(everyone.map((party) => party.client.connected()));
   for (const driver of drivers) {
-    const online = await api('POST', '/drivers/me/status', { token: driver.token, body: { driverActiveStatus: true } });
+    const online = await api('POST', '/drivers/me/status', { token: driver.token, body: { driverActiveStatus: true }, base: URLS[driver.node] });
     assert.equal(online.status, 200, `${driver.name} goes online`);
     startDriver(driver);
   }
   await sleep(1500);
-  log(`${riders.length} riders and ${drivers.length} streaming drivers connected; booking ${RATE}/s`);
+  log(`${riders.length} riders and ${drivers.length} streaming drivers connected${CLUSTER ? ` to ${URLS.length} nodes` : ''}; booking ${RATE}/s`);
 
   const interval = (1000 * riders.length) / RATE;
   const loops = riders.map((rider, index) => riderLoop(rider, interval, (interval / riders.length) * index));
@@ -262,11 +310,19 @@ run('crash', async () => {
   lines.on('line', (line) => line.trim() === '@@RESTARTED' && restarted.shift()?.());
   for (let kill = 1; kill <= KILLS; kill += 1) {
     await sleep(KILL_EVERY_MS);
+    const node = (kill - 1) % URLS.length;
+    const there = everyone.filter((party) => party.client.url === URLS[node]);
+    for (const party of there) party.kills += 1;
     const back = new Promise((resolve) => restarted.push(resolve));
     log(`kill ${kill}: ${counts.booked} bookings acknowledged so far`);
-    console.log('@@KILL');
+    if (CLUSTER) {
+      log(`kill ${kill}: node ${node} (${URLS[node]}), with ${there.length} sockets`);
+      console.log(`@@KILL ${node}`);
+    } else {
+      console.log('@@KILL');
+    }
     await back;
-    log(`kill ${kill}: the server is back`);
+    log(`kill ${kill}: ${CLUSTER ? `node ${node}` : 'the server'} is back`);
   }
   lines.close();
   await sleep(AFTER_MS);
@@ -283,8 +339,12 @@ run('crash', async () => {
 
   const { problems, activeChecked } = await verify(riders, drivers);
   const result = { ...counts, kills: KILLS, journal: journal.size, activeChecked, problems: problems.length };
+  if (CLUSTER) {
+    const socketFailovers = everyone.reduce((sum, party) => sum + party.client.failovers, 0);
+    Object.assign(result, { nodes: URLS.length, ...clusterCounts, socketFailovers });
+  }
   console.log(`RESULT ${JSON.stringify(result)}`);
   assert.deepEqual(problems, [], `what clients were told and what the server says disagree:\n${problems.slice(0, 20).join('\n')}`);
   assert.ok(counts.booked > 0 && counts.accepted > 0 && counts.paid > 0, `the load did something: ${JSON.stringify(counts)}`);
-  for (const party of [...riders, ...drivers]) party.client.close();
+  for (const party of everyone) party.client.close();
 });

@@ -16,12 +16,15 @@ export function log(...parts) {
   console.log('[realtime]', ...parts);
 }
 
-/** A REST call: `{status, body}`; never throws on an HTTP error status. */
-export async function api(method, path, { token, body } = {}) {
+/**
+ * A REST call: `{status, body}`; never throws on an HTTP error status. It
+ * goes to `base`, the server of WAYFARE_URL unless another node is named.
+ */
+export async function api(method, path, { token, body, base = BASE } = {}) {
   const headers = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${BASE}/api/v1${path}`, {
+  const response = await fetch(`${base}/api/v1${path}`, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -51,34 +54,96 @@ export async function signIn(contact) {
   return must(200, 'POST', '/auth/otp/verify', { body: { contact, code } });
 }
 
+/** Failed attempts to reach its node before a socket moves to the next one. */
+const FAIL_OVER_AFTER = 2;
+
 /**
  * A socket that keeps every event it receives. `expect` finds the first
  * event of a name that matches and was not taken yet, waiting for it if it
  * has not come.
+ *
+ * `urls` are the nodes it may use, its own first (by default only the
+ * server of WAYFARE_URL). With several, a socket that failed
+ * FAIL_OVER_AFTER times in a row to (re)connect, or a second after it
+ * was turned away for good, is closed and replaced by a socket to the next
+ * node with the same options: handlers added with `on` move with it, what was received stays,
+ * and `connects` counts connections on every node.
  */
 export class Client {
-  constructor(name, options) {
+  #current = 0; // the index in `urls` of the node the socket is on
+
+  constructor(name, options, urls = [BASE]) {
     this.name = name;
     this.received = [];
     this.waiters = [];
     this.connects = 0;
-    this.socket = io(BASE, {
+    this.failovers = 0;
+    this.closed = false;
+    this.urls = urls;
+    this.handlers = [];
+    this.options = {
       transports: ['websocket'],
       reconnectionDelay: 200,
       reconnectionDelayMax: 1000,
+      // A socket of its own to each node, never a cached manager another closed.
+      ...(urls.length > 1 && { forceNew: true }),
       ...options,
-    });
-    this.socket.on('connect', () => {
-      this.connects += 1;
-      this.#arrive('$connect', { id: this.socket.id });
-    });
-    this.socket.on('connect_error', (error) => this.#arrive('$connect_error', { message: error.message }));
-    this.socket.on('disconnect', (reason) => this.#arrive('$disconnect', { reason }));
-    this.socket.onAny((event, payload) => this.#arrive(event, payload));
+    };
+    this.#open(0);
   }
 
-  static withToken(name, token) {
-    return new Client(name, { auth: { token } });
+  static withToken(name, token, urls) {
+    return new Client(name, { auth: { token } }, urls);
+  }
+
+  /** Connects to `urls[index]`. */
+  #open(index) {
+    this.#current = index;
+    this.url = this.urls[index];
+    const socket = io(this.url, { ...this.options });
+    this.socket = socket;
+    let failures = 0;
+    socket.on('connect', () => {
+      failures = 0;
+      this.connects += 1;
+      this.#arrive('$connect', { id: socket.id });
+    });
+    socket.on('connect_error', (error) => {
+      this.#arrive('$connect_error', { message: error.message });
+      failures += 1;
+      if (failures >= FAIL_OVER_AFTER) {
+        this.#failOver();
+      } else if (!socket.active) {
+        // Refused at the handshake: socket.io-client gives up; try the next node, not at once.
+        setTimeout(() => this.socket === socket && this.#failOver(), 1000).unref();
+      }
+    });
+    socket.on('disconnect', (reason) => {
+      this.#arrive('$disconnect', { reason });
+      // The server closed it: socket.io-client does not reconnect by itself.
+      if (reason === 'io server disconnect') this.#failOver();
+    });
+    socket.onAny((event, payload) => this.#arrive(event, payload));
+    for (const [event, handler] of this.handlers) socket.on(event, handler);
+  }
+
+  /** With several nodes, moves to the next one; with one, socket.io-client's own reconnection is all. */
+  #failOver() {
+    if (this.urls.length < 2 || this.closed) return;
+    const old = this.socket;
+    old.removeAllListeners();
+    old.offAny();
+    old.close();
+    const next = (this.#current + 1) % this.urls.length;
+    this.failovers += 1;
+    this.#arrive('$failover', { from: this.url, to: this.urls[next] });
+    this.#open(next);
+  }
+
+  /** Listens for `event` on this socket and on any that replaces it. */
+  on(event, handler) {
+    this.handlers.push([event, handler]);
+    this.socket.on(event, handler);
   }
 
   #arrive(event, payload) {
@@ -133,6 +198,7 @@ export class Client {
   }
 
   close() {
+    this.closed = true;
     this.socket.close();
   }
 }

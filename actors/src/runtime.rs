@@ -364,6 +364,31 @@ impl Runtime {
         }
     }
 
+    /// Brings this node's replica of the drivers in line with storage:
+    /// after the link was down, facts of other nodes were lost (a busy flag
+    /// above all, which keeps a driver out of dispatch). Returns how many
+    /// drivers are online.
+    pub async fn resync_drivers(&self) -> ActorResult<usize> {
+        let online = self.shared.storage.online_drivers().await?;
+        let ids: std::collections::HashSet<UserId> = online.iter().map(|user| user.id).collect();
+        for (driver, _) in self.shared.drivers.all() {
+            if !ids.contains(&driver) {
+                self.remove_driver(driver).await;
+            }
+        }
+        for user in online {
+            match self.shared.drivers.get(&user.id) {
+                Some(actor) => {
+                    let _ = actor.cast(DriverMsg::SetBusy(user.queue));
+                }
+                None => {
+                    self.spawn_driver(user).await?;
+                }
+            }
+        }
+        Ok(ids.len())
+    }
+
     /// Sets how commands reach the node serving their booking (cluster mode).
     pub fn set_forwarder(&self, forwarder: Arc<dyn Forward>) {
         let _ = self.shared.forward.set(forwarder);

@@ -316,6 +316,14 @@ async fn two_linked_nodes(backend: Backend) {
     b.driver_offline(d2).await.unwrap();
     eventually("a drops the driver who went offline", async || !a.is_online(d2)).await;
 
+    // Facts lost while a link was down (here: d2 online with no fact sent)
+    // are read back from storage when it returns.
+    world.storage.set_driver_active(d2, true, world.clock.now()).await.unwrap();
+    assert!(!a.is_online(d2));
+    assert_eq!(a.resync_drivers().await.unwrap(), 2);
+    assert!(a.is_online(d2), "resynced from storage");
+    assert!(a.driver(d1).await.is_some_and(|view| view.busy), "d1 still on the trip");
+
     b.shutdown().await;
     world.finish().await;
 }

@@ -394,9 +394,13 @@ impl Link {
                         fenced = false;
                         self.runtime.unfence();
                     }
-                    // Clients on other nodes may have missed events meanwhile.
+                    // Clients on other nodes may have missed events meanwhile,
+                    // and this node the other nodes' driver facts.
                     let count = self.runtime.republish_bookings().await;
                     debug!(count, "bookings republished after the link came back");
+                    if let Err(error) = self.runtime.resync_drivers().await {
+                        warn!(%error, "drivers not read again after the link came back");
+                    }
                 }
                 _ => {}
             }

@@ -283,6 +283,16 @@ fn in_fresh_schema(base: &str, prefix: &str, test: impl FnOnce(&str)) {
     }
 }
 
+/// A metric's value on a node's `/metrics` (0 when it is not there yet).
+fn metric(node: &Server, series: &str) -> f64 {
+    let address = node.url().trim_start_matches("http://").to_string();
+    let mut stream = TcpStream::connect(&address).expect("the node answers");
+    write!(stream, "GET /metrics HTTP/1.0\r\nHost: {address}\r\n\r\n").expect("request sent");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("metrics read");
+    text.lines().find_map(|line| line.strip_prefix(series).and_then(|rest| rest.trim().parse().ok())).unwrap_or(0.0)
+}
+
 fn log_tails(nodes: &[Server]) -> String {
     nodes.iter().map(Server::log_tail).collect::<Vec<_>>().join("\n")
 }
@@ -348,6 +358,13 @@ fn bookings_pouring_in_survive_a_node_killed_in_a_cluster() {
         assert!(status.success(), "crash.mjs failed ({status})\n{output}\n{}", log_tails(&nodes));
         assert_eq!(killed, [0], "the scenario killed node-a once\n{output}");
         assert!(output.contains("crash: passed"), "{output}");
+        // The run crossed nodes: commands went to the node serving their
+        // booking, and node-b took node-a's bookings over while it was down.
+        let forwarded: f64 =
+            nodes.iter().map(|node| metric(node, "wayfare_cluster_forwarded_total{outcome=\"ok\"}")).sum();
+        assert!(forwarded > 0.0, "no command was forwarded between the nodes\n{output}");
+        let taken_over = metric(&nodes[1], "wayfare_cluster_bookings_taken_over_total");
+        assert!(taken_over > 0.0, "node-b took none of node-a's bookings over\n{output}\n{}", log_tails(&nodes));
         let (clean, report) = nodes[0].audit();
         println!("{report}");
         assert!(

@@ -23,7 +23,10 @@
 # wayfare_cluster'). Pids, logs, the HAProxy configuration and the nodes'
 # data directory (uploads, the prepared road graph) are in .cluster/
 # (CLUSTER_DIR). Other WAYFARE_… variables in the environment reach every
-# node, e.g. WAYFARE_CLUSTER__LEASE_TTL_MS=3000.
+# node, e.g. WAYFARE_CLUSTER__LEASE_TTL_MS=3000. REDIS_URL_<I> in `up`'s
+# environment gives node I a Redis URL of its own (the same Redis, reached
+# another way: benches/chaos/cluster.sh sends node3's through a proxy whose
+# link it cuts); it is kept with the cluster's state for `start I`.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,6 +69,11 @@ alive() {
 }
 
 node_pid() { alive "$run/node$1.pid" "--node node$1 "; }
+# Node I's Redis URL: its own (REDIS_URL_<I> at `up`) or the cluster's.
+node_redis_url() {
+	local own=redis_url_$1
+	echo "${!own:-$redis_url}"
+}
 haproxy_pid() { alive "$run/haproxy.pid" "$run/haproxy.cfg"; }
 node_port() { echo $((port + $1)); }
 
@@ -120,7 +128,7 @@ start_node() {
 	listening "$(node_port "$i")" && die "something already listens on $node_listen"
 	echo "=== $(date '+%F %T') starting node$i on $node_listen" >>"$run/node$i.log"
 	NO_COLOR=1 WAYFARE_AUTH__TRUSTED_PROXIES=$trusted_proxies setsid "$bin" serve --demo \
-		--database-url "$database_url" --redis-url "$redis_url" --node "node$i" \
+		--database-url "$database_url" --redis-url "$(node_redis_url "$i")" --node "node$i" \
 		--listen "$node_listen" --data-dir "$run/data" </dev/null >>"$run/node$i.log" 2>&1 &
 	echo $! >"$run/node$i.pid"
 }
@@ -181,14 +189,15 @@ ensure_database() {
 	fi
 }
 
+# Whether the Redis at URL answers a PING.
 redis_answers() {
-	local address host redis_port
+	local url=$1 address host redis_port
 	if command -v redis-cli >/dev/null 2>&1; then
-		[ "$(redis-cli -u "$redis_url" ping 2>/dev/null)" = PONG ]
+		[ "$(redis-cli -u "$url" ping 2>/dev/null)" = PONG ]
 		return
 	fi
 	# No redis-cli: any answer to a PING will do.
-	address=${redis_url#*://}
+	address=${url#*://}
 	address=${address##*@}
 	address=${address%%/*}
 	host=${address%:*}
@@ -271,7 +280,7 @@ cmd_up() {
 	stats_port=8404
 	database_url=$default_database_url
 	redis_url=redis://127.0.0.1:6379
-	local build=true i running p ports=()
+	local build=true i running p ports=() own url node_urls=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--nodes) nodes=${2:?--nodes N} && shift ;;
@@ -289,6 +298,14 @@ cmd_up() {
 		die "--port takes a port number"
 	fi
 	[[ $stats_port =~ ^[1-9][0-9]*$ ]] || die "--stats-port takes a port number"
+	# Node I's own Redis URL, from REDIS_URL_<I>: kept in the state as redis_url_I.
+	for i in $(seq 1 "$nodes"); do
+		own=REDIS_URL_$i
+		if [ -n "${!own:-}" ]; then
+			node_urls+=("redis_url_$i" "${!own}")
+			printf -v "redis_url_$i" '%s' "${!own}"
+		fi
+	done
 
 	running=$(running_processes)
 	if [ -n "$running" ]; then
@@ -321,7 +338,11 @@ cmd_up() {
 	fi
 	postgres_answers || die "PostgreSQL does not answer at $database_url: start it, or give --database-url"
 	ensure_database
-	redis_answers || die "Redis does not answer at $redis_url: start it (Debian: apt-get install -y redis-server), or give --redis-url"
+	redis_answers "$redis_url" || die "Redis does not answer at $redis_url: start it (Debian: apt-get install -y redis-server), or give --redis-url"
+	for ((p = 1; p < ${#node_urls[@]}; p += 2)); do
+		url=${node_urls[p]}
+		redis_answers "$url" || die "Redis does not answer at $url (${node_urls[p - 1]^^})"
+	done
 	ensure_haproxy
 	write_haproxy_config
 	ports=("$port" "$stats_port")
@@ -342,7 +363,7 @@ cmd_up() {
 
 	{
 		printf '%s=%q\n' nodes "$nodes" port "$port" stats_port "$stats_port" \
-			database_url "$database_url" redis_url "$redis_url" bin "$bin"
+			database_url "$database_url" redis_url "$redis_url" bin "$bin" ${node_urls[@]+"${node_urls[@]}"}
 	} >"$state"
 	# From here on a failure, or a Ctrl-C, stops what was started.
 	trap up_failed EXIT
@@ -368,7 +389,9 @@ cmd_up() {
 	echo "  http://localhost:$port/api/v1/dev/outbox?to=rider1@demo.wayfare in the same browser (each node"
 	echo "  keeps its own outbox, and HAProxy's cookie sends a browser to one node)"
 	for i in $(seq 1 "$nodes"); do
-		echo "  node$i: http://127.0.0.1:$(node_port "$i")   log: $run/node$i.log"
+		url=$(node_redis_url "$i")
+		if [ "$url" = "$redis_url" ]; then url=""; else url="   Redis: $url"; fi
+		echo "  node$i: http://127.0.0.1:$(node_port "$i")   log: $run/node$i.log$url"
 	done
 	echo "  HAProxy's page: http://127.0.0.1:$stats_port/   log: $run/haproxy.log"
 	echo "  scripts/cluster.sh status | kill I | stop I | start I | down"

@@ -53,7 +53,7 @@ impl Shared {
     /// it (always, on one node).
     pub(crate) async fn lease_booking(&self, id: BookingId) -> ActorResult<bool> {
         let Some(cluster) = &self.options.cluster else { return Ok(true) };
-        if !self.serving.load(Ordering::Acquire) {
+        if !(self.serving.load(Ordering::Acquire) && self.accepting.load(Ordering::Acquire)) {
             return Ok(false);
         }
         let now = self.now();

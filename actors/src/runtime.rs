@@ -418,6 +418,12 @@ impl Runtime {
         }
     }
 
+    /// Whether this node takes new bookings (and bookings it does not
+    /// serve yet): off while its link is down, before it fences.
+    pub fn set_accepting(&self, accepting: bool) {
+        self.shared.accepting.store(accepting, std::sync::atomic::Ordering::Release);
+    }
+
     pub fn is_serving(&self) -> bool {
         self.shared.serving.load(std::sync::atomic::Ordering::Acquire)
     }

@@ -147,6 +147,9 @@ pub struct Shared {
     /// In a cluster: false while this node is fenced (it lost its link to
     /// the others): it then takes no lease, so serves no booking.
     pub(crate) serving: std::sync::atomic::AtomicBool,
+    /// In a cluster: false while the link is down but the node not yet
+    /// fenced: it keeps serving its bookings and takes no new one.
+    pub(crate) accepting: std::sync::atomic::AtomicBool,
     /// In a cluster: how a command reaches the node serving its booking.
     pub(crate) forward: std::sync::OnceLock<Arc<dyn Forward>>,
     /// Bookings taken over from dead nodes (a metric).
@@ -182,6 +185,7 @@ impl Shared {
             actors: RwLock::new(None),
             replication,
             serving: std::sync::atomic::AtomicBool::new(true),
+            accepting: std::sync::atomic::AtomicBool::new(true),
             forward: std::sync::OnceLock::new(),
             taken_over: std::sync::atomic::AtomicU64::new(0),
         }

@@ -34,6 +34,11 @@ use wayfare_storage::StorageError;
 const HEARTBEAT: Duration = Duration::from_millis(500);
 /// Not heard for this long: the link is down (readiness fails at once).
 const SILENCE: Duration = Duration::from_millis(2_000);
+/// How long a forwarded command may take: a commit takes milliseconds, and
+/// an owner that died with the command in flight should not hold its
+/// client for long (its bookings move within a lease TTL; the client
+/// retries after a 503).
+const FORWARD_TIMEOUT: Duration = Duration::from_secs(4);
 /// Messages published in one round trip.
 const BATCH: usize = 512;
 /// Remote events and notices a slow fan-out may fall behind by.
@@ -170,7 +175,7 @@ impl Link {
             started: Instant::now(),
             heard_at: AtomicU64::new(0),
             up: AtomicBool::new(false),
-            call_timeout: Duration::from_secs(10),
+            call_timeout: FORWARD_TIMEOUT,
             lease_ttl: Duration::from_millis(config.lease_ttl_ms),
             events: broadcast::channel(REMOTE_CAPACITY).0,
             notices: broadcast::channel(REMOTE_CAPACITY).0,
@@ -386,10 +391,13 @@ impl Link {
                 (true, false) => {
                     warn!(node = %self.node, "cluster link down: not hearing this node's heartbeat through Redis");
                     down_since = Some(Instant::now());
+                    // Its bookings' events no longer reach the others: take no new one.
+                    self.runtime.set_accepting(false);
                 }
                 (false, true) => {
                     info!(node = %self.node, "cluster link up");
                     down_since = None;
+                    self.runtime.set_accepting(true);
                     if fenced {
                         fenced = false;
                         self.runtime.unfence();

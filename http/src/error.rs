@@ -76,6 +76,8 @@ impl From<StorageError> for ApiError {
             StorageError::InsufficientBalance => ApiError::key(ErrorKey::InsufficientWalletBalance),
             // The caller's value (a page cursor that is not ours): their mistake, not ours.
             StorageError::Invalid(what) => ApiError::field(ErrorKey::InvalidInput, what),
+            // The database restarting or out of reach: try again, nothing was done.
+            other if other.is_unavailable() => ApiError::Unavailable(other.to_string()),
             other => ApiError::Internal(other.to_string()),
         }
     }

@@ -34,4 +34,41 @@ pub enum StorageError {
     Migration(#[from] sqlx::migrate::MigrateError),
 }
 
+impl StorageError {
+    /// The database could not be reached or went away (a restart, a network
+    /// failure, a full pool): the caller may try again; nothing is wrong
+    /// with the request.
+    pub fn is_unavailable(&self) -> bool {
+        let StorageError::Database(error) = self else { return false };
+        match error {
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => true,
+            // SQLSTATE classes 08 (connection exception) and 57 (operator
+            // intervention: the server shutting down or starting).
+            sqlx::Error::Database(error) => {
+                error.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57"))
+            }
+            _ => false,
+        }
+    }
+}
+
 pub type StorageResult<T> = Result<T, StorageError>;
+
+#[cfg(test)]
+mod tests {
+    use super::StorageError;
+
+    #[test]
+    fn a_database_out_of_reach_is_unavailable_and_a_bad_query_is_not() {
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert!(StorageError::Database(sqlx::Error::Io(reset)).is_unavailable());
+        assert!(StorageError::Database(sqlx::Error::PoolTimedOut).is_unavailable());
+        assert!(!StorageError::Database(sqlx::Error::RowNotFound).is_unavailable());
+        assert!(!StorageError::Conflict.is_unavailable());
+    }
+}

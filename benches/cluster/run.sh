@@ -54,7 +54,9 @@ measure() {
 	shift
 	local ready=$run_dir/ready.$label out=$run_dir/load.$label.log
 	rm -f "$ready"
-	node "$load" --url "http://127.0.0.1:$port" --drivers "$drivers" --seconds "$seconds" --warmup 5 \
+	# Sign-in at node1 (each node keeps its own dev outbox), through the
+	# chaos run's preload.
+	CHAOS_SIGN_IN_URL=http://127.0.0.1:$((port + 1)) node --import "$root/benches/chaos/load-on-cluster.mjs" "$load" --url "http://127.0.0.1:$port" --drivers "$drivers" --seconds "$seconds" --warmup 5 \
 		--console 0 --ready-file "$ready" "$@" >"$out" 2>&1 &
 	local generator=$!
 	while [ ! -f "$ready" ]; do

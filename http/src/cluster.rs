@@ -2,7 +2,7 @@
 //! (docs/architecture.md "Cluster mode"). PostgreSQL stays the record and
 //! its leases say which node serves which booking; Redis carries what is
 //! live and keeps nothing:
-//! - `{prefix}:all`, heard by every node: runtime events and in-app notices
+//! - `{prefix}:all`, heard by every node, in batches: runtime events and in-app notices
 //!   (each node's fan-out presents them to its own sockets) and driver facts
 //!   (each node's replica of the online drivers);
 //! - `{prefix}:to:{node}`: commands forwarded to the node serving their
@@ -39,7 +39,7 @@ const SILENCE: Duration = Duration::from_millis(2_000);
 /// client for long (its bookings move within a lease TTL; the client
 /// retries after a 503).
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(4);
-/// Messages published in one round trip.
+/// Items published in one message (one round trip).
 const BATCH: usize = 512;
 /// Remote events and notices a slow fan-out may fall behind by.
 const REMOTE_CAPACITY: usize = 65_536;
@@ -228,7 +228,7 @@ impl Link {
         mut notices: broadcast::Receiver<Arc<InAppNotice>>,
         mut facts: mpsc::UnboundedReceiver<DriverFact>,
     ) {
-        let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+        let mut batch: Vec<ToAll> = Vec::with_capacity(BATCH);
         let mut failing = false;
         loop {
             let first = tokio::select! {
@@ -253,24 +253,23 @@ impl Link {
                     None => break,
                 },
             };
-            batch.push(self.envelope(first));
+            batch.push(first);
             // Whatever else is waiting goes in the same round trip.
             while batch.len() < BATCH {
                 if let Ok(event) = events.try_recv() {
-                    batch.push(self.envelope(ToAll::Event(event)));
+                    batch.push(ToAll::Event(event));
                 } else if let Ok(fact) = facts.try_recv() {
-                    batch.push(self.envelope(ToAll::Driver(fact)));
+                    batch.push(ToAll::Driver(fact));
                 } else if let Ok(notice) = notices.try_recv() {
-                    batch.push(self.envelope(ToAll::Notice(notice)));
+                    batch.push(ToAll::Notice(notice));
                 } else {
                     break;
                 }
             }
-            let mut pipe = redis::pipe();
-            for payload in batch.drain(..) {
-                pipe.publish(&self.all, payload).ignore();
-            }
-            match pipe.query_async::<()>(&mut self.publisher.clone()).await {
+            // One message per round: each node decodes the batch at once.
+            let payload = self.envelope(&batch);
+            batch.clear();
+            match self.publish(self.all.clone(), payload).await.map(|_| ()) {
                 Ok(()) => failing = false,
                 // Lost: the watch fences this node if the link stays down.
                 Err(error) if !failing => {
@@ -320,22 +319,24 @@ impl Link {
     }
 
     fn heard_all(&self, payload: &[u8], facts: &mpsc::UnboundedSender<DriverFact>) {
-        let envelope: Envelope<'_, ToAll> = match serde_json::from_slice(payload) {
+        let envelope: Envelope<'_, Vec<ToAll>> = match serde_json::from_slice(payload) {
             Ok(envelope) => envelope,
             Err(error) => return warn!(%error, "a cluster message not understood"),
         };
         if envelope.node == self.node {
             return;
         }
-        match envelope.body {
-            ToAll::Event(event) => {
-                let _ = self.events.send(event);
-            }
-            ToAll::Notice(notice) => {
-                let _ = self.notices.send(notice);
-            }
-            ToAll::Driver(fact) => {
-                let _ = facts.send(fact);
+        for item in envelope.body {
+            match item {
+                ToAll::Event(event) => {
+                    let _ = self.events.send(event);
+                }
+                ToAll::Notice(notice) => {
+                    let _ = self.notices.send(notice);
+                }
+                ToAll::Driver(fact) => {
+                    let _ = facts.send(fact);
+                }
             }
         }
     }

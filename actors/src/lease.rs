@@ -9,8 +9,10 @@
 //! lease without knowing (a long pause) can at worst lose a compare-and-set,
 //! never write over another's transition.
 
-use crate::error::ActorResult;
-use crate::runtime::Runtime;
+use crate::booking::BookingMsg;
+use crate::error::{ActorError, ActorResult};
+use crate::events::Event;
+use crate::runtime::{Runtime, unwrap_call};
 use crate::shared::Shared;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -139,5 +141,78 @@ async fn take_over(runtime: &Runtime, cluster: &ClusterOptions, lease: Lease) {
         }
         Ok(_) | Err(StorageError::NotFound) => shared.release_booking(id).await,
         Err(error) => warn!(booking_id = %id, %error, "booking of a lapsed lease not read"),
+    }
+}
+
+impl Runtime {
+    /// Sets how commands reach the node serving their booking (cluster mode).
+    pub fn set_forwarder(&self, forwarder: Arc<dyn Forward>) {
+        let _ = self.shared().forward.set(forwarder);
+    }
+
+    /// Stops serving bookings: this node lost its link to the others, so
+    /// their commands and its events no longer cross. Its booking actors stop
+    /// and its leases lapse at once, for the nodes still linked to take.
+    pub async fn fence(&self) {
+        if !self.shared().serving.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        warn!("fenced: this node stops serving bookings until its link is back");
+        self.stop_booking_actors().await;
+        if let Some(cluster) = &self.shared().options.cluster
+            && let Err(error) = self.shared().storage.release_node_leases(&cluster.node).await
+        {
+            warn!(%error, "leases not released; they will lapse");
+        }
+    }
+
+    /// Serves bookings again after `fence`: the keeper takes lapsed leases
+    /// at its next round.
+    pub fn unfence(&self) {
+        if !self.shared().serving.swap(true, Ordering::AcqRel) {
+            info!("link back: serving bookings again");
+        }
+    }
+
+    /// Whether this node takes new bookings (and bookings it does not
+    /// serve yet): off while its link is down, before it fences.
+    pub fn set_accepting(&self, accepting: bool) {
+        self.shared().accepting.store(accepting, Ordering::Release);
+    }
+
+    pub fn is_serving(&self) -> bool {
+        self.shared().serving.load(Ordering::Acquire)
+    }
+
+    /// Publishes every booking served here as it is now, so clients that
+    /// missed events (a link outage) catch up.
+    pub async fn republish_bookings(&self) -> usize {
+        let timeout = self.shared().options.call_timeout;
+        let mut count = 0;
+        for (_, actor) in self.shared().bookings.all() {
+            if let Ok(reply) = actor.call(BookingMsg::Snapshot, timeout).await
+                && let Ok(booking) = unwrap_call(reply)
+            {
+                self.shared().bus.publish(Event::BookingChanged(booking));
+                count += 1;
+            }
+        }
+        count
+    }
+
+    /// A command for a booking leased by another node, sent to that node.
+    pub(crate) async fn forward(
+        &self,
+        forwarder: &dyn Forward,
+        id: BookingId,
+        by: By,
+        command: Command,
+    ) -> ActorResult<Arc<Booking>> {
+        let me = self.shared().options.cluster.as_ref().map(|cluster| cluster.node.as_str());
+        match self.shared().storage.lease(BOOKING, &id.to_string()).await? {
+            Some(lease) if Some(lease.node.as_str()) != me => forwarder.command(&lease.node, id, by, command).await,
+            // Ours but lapsed and not yet taken back, or being handed over.
+            _ => Err(ActorError::Unavailable(format!("booking {id} is changing nodes"))),
+        }
     }
 }

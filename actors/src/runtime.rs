@@ -8,7 +8,7 @@ use crate::driver::{DriverMsg, DriverView, LocationUpdate, Origin};
 use crate::error::{ActorError, ActorResult};
 use crate::events::{DispatchEntry, Event, EventBus};
 use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor};
-use crate::lease::{BOOKING as BOOKING_LEASE, Forward};
+
 use crate::replica::DriverFact;
 use crate::scheduler::{SchedulerActor, SchedulerMsg};
 use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
@@ -50,7 +50,7 @@ pub struct Runtime {
     /// The lease keeper, in cluster mode.
     keeper: Arc<std::sync::Mutex<Option<JoinHandle<()>>>>,
     /// In cluster mode, the driver facts born here until the edge takes them.
-    driver_facts: Arc<std::sync::Mutex<Option<mpsc::UnboundedReceiver<DriverFact>>>>,
+    pub(crate) driver_facts: Arc<std::sync::Mutex<Option<mpsc::UnboundedReceiver<DriverFact>>>>,
 }
 
 impl Runtime {
@@ -162,7 +162,7 @@ impl Runtime {
         unwrap_call(reply)?.map_err(ActorError::Unavailable)
     }
 
-    async fn spawn_driver(&self, user: User) -> ActorResult<ActorRef<DriverMsg>> {
+    pub(crate) async fn spawn_driver(&self, user: User) -> ActorResult<ActorRef<DriverMsg>> {
         let reply = self
             .supervisor
             .call(|reply| SupervisorMsg::SpawnDriver { user, reply }, self.shared.options.call_timeout)
@@ -245,21 +245,6 @@ impl Runtime {
         unwrap_call(reply)?
     }
 
-    async fn forward(
-        &self,
-        forwarder: &dyn Forward,
-        id: BookingId,
-        by: By,
-        command: Command,
-    ) -> ActorResult<Arc<Booking>> {
-        let me = self.shared.options.cluster.as_ref().map(|cluster| cluster.node.as_str());
-        match self.shared.storage.lease(BOOKING_LEASE, &id.to_string()).await? {
-            Some(lease) if Some(lease.node.as_str()) != me => forwarder.command(&lease.node, id, by, command).await,
-            // Ours but lapsed and not yet taken back, or being handed over.
-            _ => Err(ActorError::Unavailable(format!("booking {id} is changing nodes"))),
-        }
-    }
-
     /// The live booking, or the stored one when it has no actor.
     pub async fn booking(&self, id: BookingId) -> ActorResult<Arc<Booking>> {
         if let Some(actor) = self.shared.bookings.get(&id)
@@ -309,7 +294,7 @@ impl Runtime {
         Ok(())
     }
 
-    async fn remove_driver(&self, driver: UserId) {
+    pub(crate) async fn remove_driver(&self, driver: UserId) {
         if let Some(actor) = self.shared.drivers.get(&driver) {
             actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
         }
@@ -321,127 +306,12 @@ impl Runtime {
         if !update.point().is_valid() {
             return Err(DomainError::on_field(ErrorKey::InvalidInput, "location").into());
         }
-        if !self.shared.drivers.contains(&driver) {
-            return Err(DomainError::new(ErrorKey::DriverNotEligible).into());
-        }
-        if !self.shared.tell_driver(DriverFact::Location { driver, update }) {
-            return Err(ActorError::Unavailable("the driver's actor stopped".into()));
-        }
+        let actor = self.shared.drivers.get(&driver).ok_or_else(|| DomainError::new(ErrorKey::DriverNotEligible))?;
+        actor
+            .cast(DriverMsg::Location(update, Origin::Here))
+            .map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        self.shared.replicate(DriverFact::Location { driver, update });
         Ok(())
-    }
-
-    /// The driver facts born on this node, for the edge to send to the other
-    /// nodes; `Some` once, in cluster mode.
-    pub fn take_driver_facts(&self) -> Option<mpsc::UnboundedReceiver<DriverFact>> {
-        self.driver_facts.lock().expect("driver facts lock").take()
-    }
-
-    /// A fact another node sent: applied to this node's replica of the
-    /// driver (going online reads the driver from storage).
-    pub async fn apply_driver_fact(&self, fact: DriverFact) {
-        let driver = fact.driver();
-        match fact.message(Origin::Replica) {
-            Some(message) => {
-                if let Some(actor) = self.shared.drivers.get(&driver) {
-                    let _ = actor.cast(message);
-                }
-            }
-            None if matches!(fact, DriverFact::Offline { .. }) => self.remove_driver(driver).await,
-            None => {
-                if self.shared.drivers.contains(&driver) {
-                    return;
-                }
-                match self.shared.storage.user(driver).await {
-                    Ok(user) if user.driverActiveStatus => {
-                        if let Err(error) = self.spawn_driver(user).await {
-                            warn!(driver_id = %driver, %error, "a driver online elsewhere not replicated");
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(error) => warn!(driver_id = %driver, %error, "a driver online elsewhere not read"),
-                }
-            }
-        }
-    }
-
-    /// Brings this node's replica of the drivers in line with storage:
-    /// after the link was down, facts of other nodes were lost (a busy flag
-    /// above all, which keeps a driver out of dispatch). Returns how many
-    /// drivers are online.
-    pub async fn resync_drivers(&self) -> ActorResult<usize> {
-        let online = self.shared.storage.online_drivers().await?;
-        let ids: std::collections::HashSet<UserId> = online.iter().map(|user| user.id).collect();
-        for (driver, _) in self.shared.drivers.all() {
-            if !ids.contains(&driver) {
-                self.remove_driver(driver).await;
-            }
-        }
-        for user in online {
-            match self.shared.drivers.get(&user.id) {
-                Some(actor) => {
-                    let _ = actor.cast(DriverMsg::SetBusy(user.queue));
-                }
-                None => {
-                    self.spawn_driver(user).await?;
-                }
-            }
-        }
-        Ok(ids.len())
-    }
-
-    /// Sets how commands reach the node serving their booking (cluster mode).
-    pub fn set_forwarder(&self, forwarder: Arc<dyn Forward>) {
-        let _ = self.shared.forward.set(forwarder);
-    }
-
-    /// Stops serving bookings: this node lost its link to the others, so
-    /// their commands and its events no longer cross. Its booking actors stop
-    /// and its leases lapse at once, for the nodes still linked to take.
-    pub async fn fence(&self) {
-        if !self.shared.serving.swap(false, std::sync::atomic::Ordering::AcqRel) {
-            return;
-        }
-        warn!("fenced: this node stops serving bookings until its link is back");
-        self.stop_booking_actors().await;
-        if let Some(cluster) = &self.shared.options.cluster
-            && let Err(error) = self.shared.storage.release_node_leases(&cluster.node).await
-        {
-            warn!(%error, "leases not released; they will lapse");
-        }
-    }
-
-    /// Serves bookings again after `fence`: the keeper takes lapsed leases
-    /// at its next round.
-    pub fn unfence(&self) {
-        if !self.shared.serving.swap(true, std::sync::atomic::Ordering::AcqRel) {
-            info!("link back: serving bookings again");
-        }
-    }
-
-    /// Whether this node takes new bookings (and bookings it does not
-    /// serve yet): off while its link is down, before it fences.
-    pub fn set_accepting(&self, accepting: bool) {
-        self.shared.accepting.store(accepting, std::sync::atomic::Ordering::Release);
-    }
-
-    pub fn is_serving(&self) -> bool {
-        self.shared.serving.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    /// Publishes every booking served here as it is now, so clients that
-    /// missed events (a link outage) catch up.
-    pub async fn republish_bookings(&self) -> usize {
-        let timeout = self.shared.options.call_timeout;
-        let mut count = 0;
-        for (_, actor) in self.shared.bookings.all() {
-            if let Ok(reply) = actor.call(BookingMsg::Snapshot, timeout).await
-                && let Ok(booking) = unwrap_call(reply)
-            {
-                self.shared.bus.publish(Event::BookingChanged(booking));
-                count += 1;
-            }
-        }
-        count
     }
 
     pub async fn driver(&self, driver: UserId) -> Option<DriverView> {
@@ -578,7 +448,7 @@ impl Runtime {
     }
 }
 
-fn unwrap_call<T>(result: ractor::rpc::CallResult<T>) -> ActorResult<T> {
+pub(crate) fn unwrap_call<T>(result: ractor::rpc::CallResult<T>) -> ActorResult<T> {
     match result {
         ractor::rpc::CallResult::Success(value) => Ok(value),
         ractor::rpc::CallResult::Timeout => Err(ActorError::Unavailable("timed out".into())),

@@ -39,11 +39,14 @@ done
 
 # Resident memory every 10 s: seconds since the start, then kB resident in
 # all, anonymous (the heap) and file-backed (the binary and SQLite's
-# memory-mapped database), to tell a leak from a cache of a growing file.
+# memory-mapped database), and the kB SQLite itself holds (its page caches,
+# from /metrics), to tell a leak from a cache of a growing file.
 samples="$data/rss.csv"
 started=$(date +%s)
 ( while kill -0 "$server" 2>/dev/null; do
-    echo "$(( $(date +%s) - started )),$(awk '/^(VmRSS|RssAnon|RssFile):/ { printf "%s%s", sep, $2; sep = "," }' "/proc/$server/status")" >>"$samples"
+    sqlite_kb=$(curl -fsS "http://127.0.0.1:$port/metrics" 2>/dev/null |
+      awk '/^wayfare_sqlite_memory_bytes / { printf "%d", $2 / 1024 }')
+    echo "$(( $(date +%s) - started )),$(awk '/^(VmRSS|RssAnon|RssFile):/ { printf "%s%s", sep, $2; sep = "," }' "/proc/$server/status"),${sqlite_kb:-0}" >>"$samples"
     sleep 10
   done ) &
 sampler=$!
@@ -55,15 +58,16 @@ kill "$sampler" 2>/dev/null || true
 
 # The warm-up's last minute against the run's last minute (the mean of each,
 # so one sample taken mid-allocation does not decide).
-read -r before after < <(awk -F, -v w="$warmup" -v s="$seconds" '
-  $1 >= w - 60 && $1 <= w { b += $2; nb++ }
-  $1 >= s - 60 { a += $2; na++ }
-  END { printf "%d %d\n", b / (nb ? nb : 1), a / (na ? na : 1) }' "$samples")
+read -r before after sqlite_before sqlite_after < <(awk -F, -v w="$warmup" -v s="$seconds" '
+  $1 >= w - 60 && $1 <= w { b += $2; sb += $5; nb++ }
+  $1 >= s - 60 { a += $2; sa += $5; na++ }
+  END { nb = nb ? nb : 1; na = na ? na : 1; printf "%d %d %d %d\n", b / nb, a / na, sb / nb, sa / na }' "$samples")
 growth=$(awk -v b="$before" -v a="$after" 'BEGIN { printf "%.2f", (a - b) * 100 / b }')
 echo "soak: $drivers drivers, $rate updates/s for $seconds s; resident memory ${before} kB after the warm-up, ${after} kB at the end: ${growth}% growth"
-echo "soak: samples (seconds, resident, anonymous, file kB), one a minute:"
+echo "soak: of which SQLite held ${sqlite_before} kB after the warm-up and ${sqlite_after} kB at the end"
+echo "soak: samples (seconds, resident, anonymous, file, SQLite kB), one a minute:"
 awk -F, 'NR % 6 == 1' "$samples" | tr '\n' ' '; echo
-echo "SOAK {\"drivers\":$drivers,\"seconds\":$seconds,\"rate\":$rate,\"rss_kb_after_warmup\":$before,\"rss_kb_at_end\":$after,\"growth_percent\":$growth,\"load_exit\":$status}"
+echo "SOAK {\"drivers\":$drivers,\"seconds\":$seconds,\"rate\":$rate,\"rss_kb_after_warmup\":$before,\"rss_kb_at_end\":$after,\"growth_percent\":$growth,\"sqlite_kb_after_warmup\":$sqlite_before,\"sqlite_kb_at_end\":$sqlite_after,\"load_exit\":$status}"
 [ "$status" -eq 0 ] || { echo "soak: the load generator failed (exit $status)" >&2; exit 1; }
 awk -v g="$growth" 'BEGIN { exit !(g < 5) }' || { echo "soak: memory grew ${growth}% (limit 5%)" >&2; exit 1; }
 echo "soak: passed"

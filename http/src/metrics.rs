@@ -9,6 +9,8 @@
 //!   `wayfare_active_bookings`, `wayfare_active_bookings_by_status` and
 //!   `wayfare_pending_timers` (gauges), `wayfare_actor_restarts_total` by
 //!   `actor` (a counter): read from the runtime's counts at each scrape.
+//! - `wayfare_sqlite_memory_bytes` (gauge, SQLite storage only): what SQLite
+//!   holds, page caches first.
 //! - `wayfare_dispatch_latency_seconds` (histogram): from a Book Now
 //!   booking's creation (`bookingDate`) to its first `OfferMade` event, as a
 //!   task subscribed to the runtime's event bus sees it.
@@ -34,6 +36,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 use wayfare_actors::{Event, Runtime};
 use wayfare_engine::{BookingId, BookingStatus, MINUTE_MS};
+use wayfare_storage::Backend;
 
 pub const HTTP_REQUESTS: &str = "wayfare_http_requests_total";
 pub const HTTP_DURATION: &str = "wayfare_http_request_duration_seconds";
@@ -47,6 +50,7 @@ pub const PENDING_TIMERS: &str = "wayfare_pending_timers";
 pub const CLUSTER_LINK_UP: &str = "wayfare_cluster_link_up";
 pub const CLUSTER_FORWARDED: &str = "wayfare_cluster_forwarded_total";
 pub const CLUSTER_TAKEN_OVER: &str = "wayfare_cluster_bookings_taken_over_total";
+pub const SQLITE_MEMORY: &str = "wayfare_sqlite_memory_bytes";
 
 /// The `route` label of requests no route matched (unknown paths, the web app's files).
 pub const UNMATCHED_ROUTE: &str = "unmatched";
@@ -98,6 +102,11 @@ fn describe() {
     describe_gauge!(ACTIVE_BOOKINGS_BY_STATUS, "Active bookings by status");
     describe_counter!(ACTOR_RESTARTS, "Booking and driver actors restarted from storage after a failure, by actor");
     describe_gauge!(PENDING_TIMERS, "Timers waiting: offer deadlines, Book Later dispatches, auto-cancels");
+    describe_gauge!(
+        SQLITE_MEMORY,
+        Unit::Bytes,
+        "SQLite storage: memory SQLite holds in this process (page caches, statements)"
+    );
     describe_gauge!(CLUSTER_LINK_UP, "Cluster mode: 1 while this node hears itself through Redis, else 0");
     describe_counter!(
         CLUSTER_FORWARDED,
@@ -153,7 +162,7 @@ fn method_label(method: &Method) -> &'static str {
     path = "/metrics",
     tag = "operations",
     summary = "Prometheus metrics",
-    description = "Request counts and latencies by method, matched route and status; online and available drivers; active bookings; pending timers; actor restarts; dispatch latency (booking creation to first offer); in cluster mode, the link's state, forwarded commands and bookings taken over. Prometheus text format.",
+    description = "Request counts and latencies by method, matched route and status; online and available drivers; active bookings; pending timers; actor restarts; dispatch latency (booking creation to first offer); SQLite's memory; in cluster mode, the link's state, forwarded commands and bookings taken over. Prometheus text format.",
     responses((status = 200, description = "The metrics in Prometheus text format", body = String, content_type = "text/plain"))
 )]
 pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
@@ -178,6 +187,9 @@ pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
         }
         // The rest still renders; the gauges keep their last values.
         Err(error) => tracing::warn!(%error, "runtime counts unavailable for metrics"),
+    }
+    if state.storage.backend() == Backend::Sqlite {
+        gauge!(SQLITE_MEMORY).set(wayfare_storage::sqlite::memory_used() as f64);
     }
     handle.run_upkeep();
     (StatusCode::OK, [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], handle.render()).into_response()

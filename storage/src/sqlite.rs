@@ -34,6 +34,17 @@ const CACHE_KIB: u32 = 64 * 1024;
 /// Up to 1 GiB of the file read through the memory map.
 const MMAP_BYTES: u64 = 1 << 30;
 
+/// Bytes SQLite holds in this process (page caches, statements, schema),
+/// for the `wayfare_sqlite_memory_bytes` gauge: the page caches grow with
+/// the database up to `CACHE_KIB` per connection, and an operator tells
+/// that from a leak with this.
+pub fn memory_used() -> u64 {
+    // SAFETY: takes no arguments and only reads SQLite's own counter, which
+    // is thread-safe in the threadsafe build sqlx links.
+    let used = unsafe { libsqlite3_sys::sqlite3_memory_used() };
+    u64::try_from(used).unwrap_or(0)
+}
+
 /// Storage in one SQLite file.
 #[derive(Debug, Clone)]
 pub struct SqliteStorage {

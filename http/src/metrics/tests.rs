@@ -54,6 +54,12 @@ async fn runtime_gauges_are_read_at_each_scrape() {
     }
     assert!(text.contains(r#"wayfare_active_bookings_by_status{status="NEW"}"#), "{text}");
     assert!(!text.contains(r#"status="COMPLETE"}"#), "only active statuses");
+    // The demo runs on SQLite, whose caches and statements take memory.
+    assert_eq!(app.state.storage.backend(), Backend::Sqlite);
+    let sqlite = samples(&text, SQLITE_MEMORY);
+    let bytes: f64 =
+        sqlite.first().and_then(|line| line.rsplit(' ').next()).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    assert!(bytes > 100_000.0, "SQLite's memory: {sqlite:?}");
 }
 
 #[tokio::test]
@@ -126,6 +132,7 @@ fn the_dashboard_and_the_operations_page_name_only_metrics_the_server_exports() 
         CLUSTER_LINK_UP,
         CLUSTER_FORWARDED,
         CLUSTER_TAKEN_OVER,
+        SQLITE_MEMORY,
     ];
     // Every name a query or a table row of the page uses, a histogram's
     // series suffix taken off.

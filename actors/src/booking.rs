@@ -40,6 +40,9 @@ pub enum BookingMsg {
         generation: u64,
     },
     Snapshot(RpcReplyPort<Arc<Booking>>),
+    /// Another node committed this version (cluster mode): when it is newer
+    /// than ours, that node serves the booking now, and this actor stops.
+    Superseded(Arc<Booking>),
     #[cfg(feature = "fault-injection")]
     Crash,
 }
@@ -53,6 +56,15 @@ pub struct BookingArgs {
     /// Effects of the transition that made the booking (creation), to carry
     /// out once the actor runs.
     pub effects: Vec<Effect>,
+    /// Distances of the first wave, when the creation carried it.
+    pub offer_distances: HashMap<UserId, f64>,
+}
+
+impl BookingArgs {
+    /// A booking read back from storage: nothing left to carry out.
+    pub fn restored(booking: Booking) -> Self {
+        BookingArgs { booking, effects: Vec::new(), offer_distances: HashMap::new() }
+    }
 }
 
 pub struct BookingState {
@@ -80,8 +92,9 @@ impl Actor for BookingActor {
                 let _ = scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind, timer });
             }
         }
-        let mut state = BookingState { booking, offer_distances: HashMap::new() };
+        let mut state = BookingState { booking, offer_distances: args.offer_distances };
         self.carry_out(&myself, &mut state, &args.effects, &[]);
+        state.offer_distances.clear();
         Ok(state)
     }
 
@@ -143,6 +156,14 @@ impl Actor for BookingActor {
             }
             BookingMsg::Snapshot(reply) => {
                 let _ = reply.send(state.booking.clone());
+            }
+            BookingMsg::Superseded(newer) => {
+                if newer.version > state.booking.version {
+                    warn!(booking_id = %state.booking.id, version = newer.version, "committed by another node; stopping");
+                    state.booking = newer;
+                    myself.stop(None);
+                    return Ok(());
+                }
             }
             #[cfg(feature = "fault-injection")]
             BookingMsg::Crash => panic!("fault injection: booking actor crash"),

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tracing::{debug, warn};
 use wayfare_engine::console::{DriverState, driver_state};
 use wayfare_engine::dispatch::{self, BatchOffer, BatchProblem, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
-use wayfare_engine::{Booking, BookingId, BookingStatus, DispatchPolicy, DomainResult, LatLng, UserId};
+use wayfare_engine::{Booking, BookingId, BookingStatus, DispatchPolicy, DomainResult, LatLng, Millis, UserId};
 
 pub enum IndexMsg {
     Upsert {
@@ -47,6 +47,13 @@ pub enum IndexMsg {
     Dispatch {
         booking: Arc<Booking>,
         reply_to: ActorRef<BookingMsg>,
+    },
+    /// A new booking's first wave, planned before it is stored so that both
+    /// commit together; `None` when the plan is anything but offers (the
+    /// booking's actor then asks with `Dispatch` as usual).
+    FirstWave {
+        booking: Arc<Booking>,
+        reply: RpcReplyPort<Option<Wave>>,
     },
     /// The booking is no longer NEW: it stops waiting for a batch window.
     LeftNew {
@@ -83,6 +90,14 @@ pub enum IndexMsg {
     },
     Positions(RpcReplyPort<Vec<DriverPosition>>),
     Counts(RpcReplyPort<IndexCounts>),
+}
+
+/// Offers planned for a booking: nearest first, with their distances.
+#[derive(Debug, Clone)]
+pub struct Wave {
+    pub candidates: Vec<Candidate>,
+    pub wave: u32,
+    pub deadline: Option<Millis>,
 }
 
 /// A driver on the console's map.
@@ -166,6 +181,16 @@ impl Actor for SpatialIndexActor {
                 console.remove(&driver);
             }
             IndexMsg::Dispatch { booking, reply_to } => self.dispatch(&myself, index, batch, booking, reply_to),
+            IndexMsg::FirstWave { booking, reply } => {
+                let plan = dispatch::plan(&booking, index, &self.shared.catalog().settings, self.shared.now());
+                let wave = match plan {
+                    DispatchPlan::Offer { drivers, wave, deadline } => {
+                        Some(Wave { candidates: drivers, wave, deadline })
+                    }
+                    _ => None,
+                };
+                let _ = reply.send(wave);
+            }
             IndexMsg::LeftNew { booking } => {
                 batch.waiting.remove(&booking);
             }

@@ -9,11 +9,12 @@
 //! lease without knowing (a long pause) can at worst lose a compare-and-set,
 //! never write over another's transition.
 
-use crate::booking::BookingMsg;
+use crate::booking::{BookingArgs, BookingMsg};
 use crate::error::{ActorError, ActorResult};
 use crate::events::Event;
 use crate::runtime::{Runtime, unwrap_call};
 use crate::shared::Shared;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -90,7 +91,19 @@ pub(crate) async fn keep(runtime: Runtime, cluster: ClusterOptions, started_at: 
             continue;
         }
         match shared.storage.renew_leases(&cluster.node, now, now + ttl).await {
-            Ok(_) => renewed_at = now,
+            Ok(renewed) => {
+                renewed_at = now;
+                // A booking served here whose lease was not renewed lapsed
+                // (this process starved past a lease's life, say), and another
+                // node may serve it now: stop ours, or two would serve it.
+                let renewed: HashSet<String> =
+                    renewed.into_iter().filter(|lease| lease.kind == BOOKING).map(|lease| lease.key).collect();
+                let unrenewed: Vec<BookingId> =
+                    shared.bookings.keys().into_iter().filter(|id| !renewed.contains(&id.to_string())).collect();
+                if !unrenewed.is_empty() {
+                    runtime.stop_lost_bookings(&unrenewed, &cluster.node, now).await;
+                }
+            }
             Err(error) => {
                 warn!(%error, node = %cluster.node, "leases not renewed");
                 if now - renewed_at >= ttl {
@@ -129,7 +142,7 @@ async fn take_over(runtime: &Runtime, cluster: &ClusterOptions, lease: Lease) {
         Ok(booking) if booking.status.is_active() => {
             if shared.bookings.get(&id).is_none() {
                 let restored = Arc::new(booking.clone());
-                if let Err(error) = runtime.spawn_booking(booking, Vec::new()).await {
+                if let Err(error) = runtime.spawn_booking(BookingArgs::restored(booking)).await {
                     warn!(booking_id = %id, %error, "booking taken over but not restored");
                     return;
                 }
@@ -198,6 +211,38 @@ impl Runtime {
             }
         }
         count
+    }
+
+    /// Stops the actors of bookings whose lease this node no longer holds
+    /// (it lapsed, or another node took it): the lease decides who serves
+    /// a booking, and a command here is forwarded from now on.
+    pub(crate) async fn stop_lost_bookings(&self, ids: &[BookingId], node: &str, now: Millis) {
+        let shared = self.shared();
+        for id in ids {
+            let Some(actor) = shared.bookings.get(id) else { continue };
+            // Leased since the renewal (a booking just made here) is held.
+            let held = match shared.storage.lease(BOOKING, &id.to_string()).await {
+                Ok(lease) => lease.is_some_and(|lease| lease.node == node && lease.expires_at > now),
+                Err(error) => {
+                    warn!(booking_id = %id, %error, "lease not read; the booking's actor keeps running");
+                    continue;
+                }
+            };
+            if !held {
+                warn!(booking_id = %id, node, "lease lost; stopping the booking's actor");
+                actor.stop_and_wait(None, shared.options.call_timeout).await.ok();
+            }
+        }
+    }
+
+    /// Another node committed this version of a booking (cluster mode, from
+    /// its events): an actor here holding an older version stops, since that
+    /// node serves the booking now. Without it a stale actor would keep
+    /// answering reads with what it last knew.
+    pub fn committed_elsewhere(&self, booking: Arc<Booking>) {
+        if let Some(actor) = self.shared().bookings.get(&booking.id) {
+            let _ = actor.cast(BookingMsg::Superseded(booking));
+        }
     }
 
     /// A command for a booking leased by another node, sent to that node.

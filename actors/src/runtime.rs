@@ -1,13 +1,13 @@
 //! The handle that starts the dispatch runtime from a `Storage` and is how the
 //! edge talks to it.
 
-use crate::booking::BookingMsg;
+use crate::booking::{BookingArgs, BookingMsg};
 use crate::clock::Clock;
 use crate::dispatch_log;
 use crate::driver::{DriverMsg, DriverView, LocationUpdate, Origin};
 use crate::error::{ActorError, ActorResult};
 use crate::events::{DispatchEntry, Event, EventBus};
-use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor};
+use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor, Wave};
 
 use crate::replica::DriverFact;
 use crate::scheduler::{SchedulerActor, SchedulerMsg};
@@ -15,7 +15,7 @@ use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
 use crate::supervisor::{Supervisor, SupervisorCounts, SupervisorMsg};
 use ractor::{Actor, ActorRef};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
@@ -103,8 +103,12 @@ impl Runtime {
         let active = storage.active_bookings().await?;
         let mut restored = 0;
         for booking in active {
-            if runtime.shared.lease_booking(booking.id).await? {
-                runtime.spawn_booking(booking, Vec::new()).await?;
+            if !runtime.shared.lease_booking(booking.id).await? {
+                continue;
+            }
+            let booking = runtime.read_leased(booking.id).await?.unwrap_or(booking);
+            if booking.status.is_active() {
+                runtime.spawn_booking(BookingArgs::restored(booking)).await?;
                 restored += 1;
             }
         }
@@ -150,14 +154,10 @@ impl Runtime {
 
     /// Starts a booking's actor; with no effects, a stored booking is
     /// restored with its timers (at start, or a lease taken over).
-    pub(crate) async fn spawn_booking(
-        &self,
-        booking: Booking,
-        effects: Vec<booking::Effect>,
-    ) -> ActorResult<ActorRef<BookingMsg>> {
+    pub(crate) async fn spawn_booking(&self, args: BookingArgs) -> ActorResult<ActorRef<BookingMsg>> {
         let reply = self
             .supervisor
-            .call(|reply| SupervisorMsg::SpawnBooking { booking, effects, reply }, self.shared.options.call_timeout)
+            .call(|reply| SupervisorMsg::SpawnBooking { args, reply }, self.shared.options.call_timeout)
             .await?;
         unwrap_call(reply)?.map_err(ActorError::Unavailable)
     }
@@ -170,8 +170,9 @@ impl Runtime {
         unwrap_call(reply)?.map_err(ActorError::Unavailable)
     }
 
-    /// Makes a booking (engine), stores it, and starts its actor, which
-    /// dispatches it or sets its timers.
+    /// Makes a booking (engine), stores it with its first wave of offers
+    /// when dispatch has one ready, and starts its actor, which publishes
+    /// them, asks for offers otherwise, and sets its timers.
     pub async fn create_booking(
         &self,
         car_type: &str,
@@ -183,10 +184,25 @@ impl Runtime {
         let now = self.shared.now();
         let context = Context { now, settings: &catalog.settings, car_type: catalog.car_type(car_type) };
         let id = BookingId(uuid::Uuid::now_v7());
-        let transition = booking::create(id, request, customer, by, &context, &mut rand::rng())?;
+        let mut transition = booking::create(id, request, customer, by, &context, &mut rand::rng())?;
         // A fenced node takes no booking (a new id's lease is otherwise free).
         if !self.shared.lease_booking(id).await? {
             return Err(ActorError::Unavailable("this node is not serving bookings".into()));
+        }
+        // One commit for the booking and its first offers, not two in a row.
+        let mut offer_distances = HashMap::new();
+        if transition.requests_dispatch()
+            && let Some(wave) = self.first_wave(&transition.booking).await
+        {
+            let drivers = wave.candidates.iter().map(|candidate| candidate.driver).collect();
+            match transition.with_offer(drivers, wave.wave, wave.deadline, &context) {
+                Ok(offered) => {
+                    transition = offered;
+                    offer_distances =
+                        wave.candidates.iter().map(|candidate| (candidate.driver, candidate.distance_km)).collect();
+                }
+                Err(error) => warn!(booking_id = %id, %error, "first wave refused; dispatching after creation"),
+            }
         }
         let committed =
             match self.shared.storage.commit_booking(&transition.booking, None, &transition.effects, now).await {
@@ -197,8 +213,40 @@ impl Runtime {
                 }
             };
         let booking = Arc::new(committed.booking.clone());
-        self.spawn_booking(committed.booking, transition.effects).await?;
+        self.spawn_booking(BookingArgs { booking: committed.booking, effects: transition.effects, offer_distances })
+            .await?;
         Ok(booking)
+    }
+
+    /// The first wave the index would offer a new booking, if any; a slow
+    /// index only means the booking's actor asks for it after creation.
+    async fn first_wave(&self, booking: &Booking) -> Option<Wave> {
+        let booking = Arc::new(booking.clone());
+        let reply = self
+            .core
+            .index
+            .call(|reply| IndexMsg::FirstWave { booking, reply }, self.shared.options.call_timeout)
+            .await;
+        match reply {
+            Ok(ractor::rpc::CallResult::Success(wave)) => wave,
+            _ => None,
+        }
+    }
+
+    /// In a cluster, a booking read again once its lease is taken: a read
+    /// from before may be stale (another node finished the booking, then
+    /// released its lease), and an actor must start from what the lease
+    /// holder may write over. A finished booking's lease goes back at once.
+    /// `None` on one node, where nobody else writes.
+    async fn read_leased(&self, id: BookingId) -> ActorResult<Option<Booking>> {
+        if self.shared.options.cluster.is_none() {
+            return Ok(None);
+        }
+        let booking = self.shared.storage.booking(id).await?;
+        if !booking.status.is_active() {
+            self.shared.release_booking(id).await;
+        }
+        Ok(Some(booking))
     }
 
     /// Sends a command to a booking's actor and waits for the committed
@@ -217,7 +265,17 @@ impl Runtime {
         let actor = match self.shared.bookings.get(&id) {
             Some(actor) => actor,
             None => {
-                let stored = self.shared.storage.booking(id).await?;
+                let mut stored = self.shared.storage.booking(id).await?;
+                if stored.status.is_active() {
+                    // In a cluster another live node may serve it.
+                    if !self.shared.lease_booking(id).await? {
+                        return match self.shared.forward.get().filter(|_| forward) {
+                            Some(forwarder) => self.forward(forwarder.as_ref(), id, by, command).await,
+                            None => Err(ActorError::Unavailable(format!("booking {id} is served by another node"))),
+                        };
+                    }
+                    stored = self.read_leased(id).await?.unwrap_or(stored);
+                }
                 if !stored.status.is_active() {
                     // Finished bookings have no actor; the engine gives the right refusal.
                     let catalog = self.shared.catalog();
@@ -229,14 +287,7 @@ impl Runtime {
                     booking::apply(&stored, by, command, &context)?;
                     return Err(DomainError::new(ErrorKey::StatusNotAllowed).into());
                 }
-                // In a cluster another live node may serve it.
-                if !self.shared.lease_booking(id).await? {
-                    return match self.shared.forward.get().filter(|_| forward) {
-                        Some(forwarder) => self.forward(forwarder.as_ref(), id, by, command).await,
-                        None => Err(ActorError::Unavailable(format!("booking {id} is served by another node"))),
-                    };
-                }
-                self.spawn_booking(stored, Vec::new()).await?
+                self.spawn_booking(BookingArgs::restored(stored)).await?
             }
         };
         let reply = actor

@@ -70,6 +70,10 @@ impl<K: std::hash::Hash + Eq + Copy, M> Registry<K, M> {
         self.actors.read().expect("registry lock").contains_key(key)
     }
 
+    pub fn keys(&self) -> Vec<K> {
+        self.actors.read().expect("registry lock").keys().copied().collect()
+    }
+
     pub fn all(&self) -> Vec<(K, ActorRef<M>)> {
         self.actors.read().expect("registry lock").iter().map(|(key, actor)| (*key, actor.clone())).collect()
     }

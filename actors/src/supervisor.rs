@@ -10,13 +10,12 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::{error, info, warn};
-use wayfare_engine::booking::Effect;
-use wayfare_engine::{Booking, BookingId, User, UserId};
+use wayfare_engine::{BookingId, User, UserId};
 
 // Spawn requests carry the booking or user they start from; they are rare.
 #[allow(clippy::large_enum_variant)]
 pub enum SupervisorMsg {
-    SpawnBooking { booking: Booking, effects: Vec<Effect>, reply: RpcReplyPort<Result<ActorRef<BookingMsg>, String>> },
+    SpawnBooking { args: BookingArgs, reply: RpcReplyPort<Result<ActorRef<BookingMsg>, String>> },
     SpawnDriver { user: User, reply: RpcReplyPort<Result<ActorRef<DriverMsg>, String>> },
     Counts(RpcReplyPort<SupervisorCounts>),
 }
@@ -59,8 +58,8 @@ impl Actor for Supervisor {
         state: &mut SupervisorState,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            SupervisorMsg::SpawnBooking { booking, effects, reply } => {
-                let result = self.spawn_booking(&myself, state, booking, effects).await;
+            SupervisorMsg::SpawnBooking { args, reply } => {
+                let result = self.spawn_booking(&myself, state, args).await;
                 let _ = reply.send(result);
             }
             SupervisorMsg::SpawnDriver { user, reply } => {
@@ -106,15 +105,20 @@ impl Supervisor {
         &self,
         myself: &ActorRef<SupervisorMsg>,
         state: &mut SupervisorState,
-        booking: Booking,
-        effects: Vec<Effect>,
+        args: BookingArgs,
     ) -> Result<ActorRef<BookingMsg>, String> {
+        let id = args.booking.id;
+        // Two commands for a booking without an actor may both ask for one:
+        // the first is the only one (spawns are serial here).
+        if let Some(existing) = self.shared.bookings.get(&id)
+            && ractor::ACTIVE_STATES.contains(&existing.get_status())
+        {
+            return Ok(existing);
+        }
         let actor = BookingActor { shared: self.shared.clone() };
         let (actor_ref, _) =
-            Actor::spawn_linked(None, actor, BookingArgs { booking: booking.clone(), effects }, myself.get_cell())
-                .await
-                .map_err(|error| error.to_string())?;
-        state.children.insert(actor_ref.get_id(), Child::Booking(booking.id));
+            Actor::spawn_linked(None, actor, args, myself.get_cell()).await.map_err(|error| error.to_string())?;
+        state.children.insert(actor_ref.get_id(), Child::Booking(id));
         Ok(actor_ref)
     }
 
@@ -142,7 +146,7 @@ impl Supervisor {
                 state.counts.booking_restarts += 1;
                 match storage.booking(id).await {
                     Ok(booking) if booking.status.is_active() => {
-                        if let Err(failure) = self.spawn_booking(myself, state, booking, Vec::new()).await {
+                        if let Err(failure) = self.spawn_booking(myself, state, BookingArgs::restored(booking)).await {
                             error!(booking_id = %id, %failure, "booking actor could not be restarted");
                         } else {
                             info!(booking_id = %id, "booking actor restarted");

@@ -229,6 +229,61 @@ async fn failover(backend: Backend) {
     world.finish().await;
 }
 
+both_backends!(a_node_stops_serving_a_booking_it_lost_or_another_node_moved_on, lost_lease);
+
+async fn lost_lease(backend: Backend) {
+    let mut manual = settings();
+    manual.autoDispatch = false;
+    let world = World::start_with(backend, manual, &[driver(1, "Economy", 0.5)], node("a")).await;
+    let a = world.runtime.clone();
+    let b = wayfare_actors::Runtime::start(
+        world.database.open().await,
+        std::sync::Arc::new(world.clock.clone()),
+        node("b"),
+    )
+    .await
+    .unwrap();
+    let customer = rider(1);
+    let first = a.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    let second = a.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    assert_eq!(a.counts().await.unwrap().active_bookings, 2);
+
+    // Another node's events say what it committed. The version a holds, or
+    // an older one, changes nothing; a newer one means that node serves the
+    // booking now, and a's actor stops instead of answering with the past.
+    let stored = world.storage.booking(first.id).await.unwrap();
+    a.committed_elsewhere(std::sync::Arc::new(stored.clone()));
+    let newer = world.storage.commit_booking(&stored, Some(stored.version), &[], world.clock.now()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(a.counts().await.unwrap().active_bookings, 2, "the same version is no news");
+    a.committed_elsewhere(std::sync::Arc::new(newer.booking.clone()));
+    eventually("a's stale actor stopped", async || a.counts().await.unwrap().active_bookings == 1).await;
+    assert_eq!(a.booking(first.id).await.unwrap().version, newer.booking.version, "reads come from storage");
+
+    // a's lease on the second booking goes without a knowing (it lapsed
+    // while the process starved, and was taken): at its next renewal a
+    // stops the actor, and the booking is served where its lease is.
+    world.storage.release_lease(wayfare_actors::BOOKING_LEASE, &second.id.to_string(), "a").await.unwrap();
+    world.clock.advance(LEASE / 3);
+    eventually("a stopped serving the lost booking", async || a.counts().await.unwrap().active_bookings == 0).await;
+    let cancel = Command::Cancel { reason: "changed my plans".into() };
+    let cancelled = b.command(second.id, By::Rider(customer.id), cancel).await.unwrap();
+    assert_eq!(cancelled.status, BookingStatus::Cancelled, "b leased the free booking and served it");
+    assert_eq!(a.booking(second.id).await.unwrap().status, BookingStatus::Cancelled, "a holds no stale copy");
+    // A booking a still holds the lease of is not stopped by a renewal.
+    let third = a.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.clock.advance(LEASE / 3);
+    eventually("a renewal", async || {
+        world.storage.lease(wayfare_actors::BOOKING_LEASE, &third.id.to_string()).await.unwrap().is_some_and(|lease| {
+            lease.node == "a" && lease.expires_at == world.clock.now() + LEASE.as_millis() as Millis
+        })
+    })
+    .await;
+    assert_eq!(a.counts().await.unwrap().active_bookings, 1);
+    b.shutdown().await;
+    world.finish().await;
+}
+
 both_backends!(a_command_goes_to_the_node_serving_its_booking_and_every_node_keeps_every_driver, two_linked_nodes);
 
 /// The cluster link as the edge provides it (Redis in `wayfare-http`), here
@@ -354,6 +409,19 @@ async fn waves(backend: Backend) {
     let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
     let wave1 = world.wait_for(|event| offers_for(event, booking.id)).await;
     assert_eq!(wave1, vec![d(1), d(2)], "wave 1 is the two nearest eligible");
+    // The first wave is stored with the booking, in the same commit.
+    assert_eq!(booking.version, 1);
+    assert_eq!(booking.requestedDrivers.0.len(), 2);
+    assert!(booking.is_requested(&d(1)) && booking.is_requested(&d(2)));
+    assert_eq!(booking.timers.offer_expiry.map(|timer| timer.at), Some(T0 + 15_000));
+    let offered_to = world.storage.bookings_offered_to(d(2)).await.unwrap();
+    assert_eq!(offered_to.iter().map(|task| (task.id, task.version)).collect::<Vec<_>>(), vec![(booking.id, 1)]);
+    let timeline = world.runtime.dispatch_timeline(booking.id).await.unwrap();
+    let first = timeline.iter().find(|entry| matches!(entry.log, DispatchLog::Offered { .. })).map(|entry| &entry.log);
+    assert!(
+        matches!(first, Some(DispatchLog::Offered { wave: 1, distances_km, .. }) if distances_km.iter().all(Option::is_some)),
+        "the log keeps the first wave's distances: {first:?}"
+    );
     world.runtime.command(booking.id, By::Driver(d(1)), Command::Decline).await.unwrap();
 
     world.clock.advance(Duration::from_secs(15));

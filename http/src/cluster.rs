@@ -329,6 +329,9 @@ impl Link {
         for item in envelope.body {
             match item {
                 ToAll::Event(event) => {
+                    if let Event::BookingChanged(booking) = event.as_ref() {
+                        self.runtime.committed_elsewhere(booking.clone());
+                    }
                     let _ = self.events.send(event);
                 }
                 ToAll::Notice(notice) => {

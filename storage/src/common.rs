@@ -5,7 +5,7 @@
 //! are in `shared.rs`, compiled once per backend.
 
 use crate::error::{StorageError, StorageResult};
-use crate::types::{BookingSort, EarningsScope, PaymentOrder, PaymentRecord, PaymentStatus, SortOrder};
+use crate::types::{BookingSort, EarningsScope, PaymentOrder, PaymentRecord, PaymentStatus, Session, SortOrder};
 use rust_decimal::Decimal;
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -624,6 +624,29 @@ pub(crate) struct SessionRow {
     pub created_at: i64,
     pub expires_at: i64,
     pub revoked_at: Option<i64>,
+}
+
+impl SessionRow {
+    pub fn into_session(self) -> Session {
+        Session {
+            token_hash: self.token_hash,
+            user: UserId(self.user_id),
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+            revoked_at: self.revoked_at,
+        }
+    }
+}
+
+/// The columns of a session joined with its user, in [`SessionUserRow`]'s order.
+pub(crate) const SESSION_COLUMNS: &str = "s.token_hash, s.user_id, s.created_at, s.expires_at, s.revoked_at, ";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct SessionUserRow {
+    #[sqlx(flatten)]
+    pub session: SessionRow,
+    #[sqlx(flatten)]
+    pub user: UserRow,
 }
 
 #[derive(sqlx::FromRow)]

@@ -212,6 +212,9 @@ pub trait Storage: Send + Sync + 'static {
     async fn insert_session(&self, session: &Session) -> StorageResult<()>;
     /// A session by token hash, whether or not expired or revoked.
     async fn session(&self, token_hash: &str) -> StorageResult<Option<Session>>;
+    /// A session by token hash with its user, in one read (every signed-in
+    /// request asks); `None` when either is missing.
+    async fn session_with_user(&self, token_hash: &str) -> StorageResult<Option<(Session, User)>>;
     async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()>;
     async fn revoke_user_sessions(&self, user: UserId, now: Millis) -> StorageResult<u64>;
 
@@ -263,8 +266,8 @@ pub trait Storage: Send + Sync + 'static {
         expires_at: Millis,
     ) -> StorageResult<bool>;
     /// Extends every lease `node` still holds at `now` to `expires_at`, in
-    /// one statement; returns how many it holds. Lapsed ones stay lapsed.
-    async fn renew_leases(&self, node: &str, now: Millis, expires_at: Millis) -> StorageResult<u64>;
+    /// one statement; returns them (in no order). Lapsed ones stay lapsed.
+    async fn renew_leases(&self, node: &str, now: Millis, expires_at: Millis) -> StorageResult<Vec<Lease>>;
     /// Leases of `kind` that lapsed by `now` (their node stopped renewing),
     /// oldest first, at most `limit`.
     async fn lapsed_leases(&self, kind: &str, now: Millis, limit: u32) -> StorageResult<Vec<Lease>>;

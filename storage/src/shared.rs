@@ -2373,13 +2373,17 @@ impl Storage for Store {
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(|row| Session {
-            token_hash: row.token_hash,
-            user: UserId(row.user_id),
-            created_at: row.created_at,
-            expires_at: row.expires_at,
-            revoked_at: row.revoked_at,
-        }))
+        Ok(row.map(SessionRow::into_session))
+    }
+
+    async fn session_with_user(&self, token_hash: &str) -> StorageResult<Option<(Session, User)>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(SESSION_COLUMNS).push(USER_COLUMNS).push_bind(
+            " FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ",
+            Bind::Text(token_hash.to_string()),
+        );
+        let rows: Vec<SessionUserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(|row| (row.session.into_session(), row.user.into_user())))
     }
 
     async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()> {
@@ -2563,16 +2567,19 @@ impl Storage for Store {
         Ok(result.rows_affected() == 1)
     }
 
-    async fn renew_leases(&self, node: &str, now: Millis, expires_at: Millis) -> StorageResult<u64> {
+    async fn renew_leases(&self, node: &str, now: Millis, expires_at: Millis) -> StorageResult<Vec<Lease>> {
         // A lapsed lease is not revived: another node may be taking it over,
-        // and this node stopped serving it when it fenced itself.
-        let result = sqlx::query("UPDATE leases SET expires_at = $1 WHERE node = $2 AND expires_at > $3")
-            .bind(expires_at)
-            .bind(node)
-            .bind(now)
-            .execute(&mut *self.write_conn().await?)
-            .await?;
-        Ok(result.rows_affected())
+        // and this node stops serving it.
+        let rows: Vec<(String, String, String, i64)> = sqlx::query_as(
+            "UPDATE leases SET expires_at = $1 WHERE node = $2 AND expires_at > $3
+             RETURNING kind, key, node, expires_at",
+        )
+        .bind(expires_at)
+        .bind(node)
+        .bind(now)
+        .fetch_all(&mut *self.write_conn().await?)
+        .await?;
+        Ok(rows.into_iter().map(|(kind, key, node, expires_at)| Lease { kind, key, node, expires_at }).collect())
     }
 
     async fn lapsed_leases(&self, kind: &str, now: Millis, limit: u32) -> StorageResult<Vec<Lease>> {

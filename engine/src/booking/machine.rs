@@ -681,3 +681,30 @@ impl Step<'_> {
 fn estimate_km(booking: &Booking, convert_to_mile: bool) -> f64 {
     if convert_to_mile { booking.estimateDistance * fare::KM_PER_MILE } else { booking.estimateDistance }
 }
+
+impl Transition {
+    /// Whether carrying this transition out asks the dispatcher for offers.
+    pub fn requests_dispatch(&self) -> bool {
+        self.effects.iter().any(|effect| matches!(effect, Effect::RequestDispatch))
+    }
+
+    /// Folds the first wave of offers into the transition that asked for
+    /// them (a new booking's creation), so both are stored in one commit:
+    /// the request is answered, so it is no longer an effect.
+    pub fn with_offer(
+        &self,
+        drivers: Vec<UserId>,
+        wave: u32,
+        deadline: Option<Millis>,
+        context: &Context,
+    ) -> DomainResult<Transition> {
+        if !self.requests_dispatch() {
+            return Err(DomainError::new(ErrorKey::StatusNotAllowed));
+        }
+        let offered = apply(&self.booking, By::System, Command::Offer { drivers, wave, deadline }, context)?;
+        let mut effects: Vec<Effect> =
+            self.effects.iter().filter(|effect| !matches!(effect, Effect::RequestDispatch)).cloned().collect();
+        effects.extend(offered.effects);
+        Ok(Transition { booking: offered.booking, effects })
+    }
+}

@@ -313,6 +313,36 @@ fn offers_notify_each_driver_and_set_the_wave_deadline() {
 }
 
 #[test]
+fn a_first_wave_folded_into_the_creation_answers_its_dispatch_request() {
+    // One commit for a new booking and its first offers: the same booking and
+    // effects as offering right after creating, less the answered request.
+    let world = World::new();
+    let created = world.create(request(), By::Rider(rider_id()));
+    assert!(created.requests_dispatch());
+    let offer = Command::Offer { drivers: vec![driver_id(1), driver_id(2)], wave: 1, deadline: Some(T0 + 20_000) };
+    let after = world.ok(&created.booking, By::System, offer);
+    let folded = created.with_offer(vec![driver_id(1), driver_id(2)], 1, Some(T0 + 20_000), &world.context()).unwrap();
+    assert_eq!(folded.booking, after.booking);
+    assert!(!folded.requests_dispatch());
+    let mut expected: Vec<Effect> =
+        created.effects.into_iter().filter(|effect| !matches!(effect, Effect::RequestDispatch)).collect();
+    expected.extend(after.effects);
+    assert_eq!(folded.effects, expected);
+    assert!(has(&folded.effects, |effect| matches!(effect, Effect::TimerSet { kind: TimerKind::DispatchRetry, .. })));
+    assert!(has(&folded.effects, |effect| matches!(effect, Effect::OfferMade { drivers, .. } if drivers.len() == 2)));
+
+    // A Book Later booking asked for no offers yet; an empty wave is refused.
+    let mut later = request();
+    later.book_later = true;
+    later.tripdate = Some(T0 + 60 * MINUTE_MS);
+    let waiting = world.create(later, By::Rider(rider_id()));
+    let refused = waiting.with_offer(vec![driver_id(1)], 1, None, &world.context()).unwrap_err();
+    assert_eq!(refused.key, ErrorKey::StatusNotAllowed);
+    let created = world.create(request(), By::Rider(rider_id()));
+    assert_eq!(created.with_offer(Vec::new(), 1, None, &world.context()).unwrap_err().key, ErrorKey::NoEligibleDriver);
+}
+
+#[test]
 fn the_first_accept_wins_and_the_others_are_taken_back() {
     // spec §4 Driver assignment; DESIGN.md invariant 2
     let world = World::new();

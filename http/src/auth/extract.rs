@@ -52,15 +52,16 @@ pub fn token_of(parts: &Parts) -> Option<String> {
 /// The user a token belongs to, if the session is live and the account may sign in.
 pub async fn authenticate(state: &AppState, token: &str) -> Result<CurrentUser, ApiError> {
     let token_hash = tokens::hash(token);
-    let session = state.storage.session(&token_hash).await?.ok_or(ErrorKey::NotLoggedIn)?;
-    if session.revoked_at.is_some() || session.expires_at <= state.now() {
-        return Err(ErrorKey::NotLoggedIn.into());
-    }
-    let user = match state.storage.user(session.user).await {
-        Ok(user) => user,
-        // Spec §6: a missing profile is told to contact the admin.
-        Err(wayfare_storage::StorageError::NotFound) => return Err(ErrorKey::UserIssueContactAdmin.into()),
-        Err(error) => return Err(error.into()),
+    let live = |session: &wayfare_storage::Session| session.revoked_at.is_none() && session.expires_at > state.now();
+    let user = match state.storage.session_with_user(&token_hash).await? {
+        Some((session, user)) if live(&session) => user,
+        Some(_) => return Err(ErrorKey::NotLoggedIn.into()),
+        // No row: no such session, or (rarely) a session whose user is gone.
+        None => match state.storage.session(&token_hash).await? {
+            // Spec §6: a missing profile is told to contact the admin.
+            Some(session) if live(&session) => return Err(ErrorKey::UserIssueContactAdmin.into()),
+            _ => return Err(ErrorKey::NotLoggedIn.into()),
+        },
     };
     if !user.approved {
         return Err(ErrorKey::RequireApproval.into());

@@ -12,6 +12,7 @@ use crate::error::StorageResult;
 use crate::types::Backend;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 // The one implementation of the trait, compiled here against this backend's
@@ -33,6 +34,13 @@ const MAX_CONNECTIONS: u32 = 8;
 const CACHE_KIB: u32 = 64 * 1024;
 /// Up to 1 GiB of the file read through the memory map.
 const MMAP_BYTES: u64 = 1 << 30;
+/// How often a background task copies the WAL into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+/// A commit checkpoints by itself only past this many WAL pages (~40 MB):
+/// a backstop for a checkpointer that fell behind. SQLite's default, 1,000,
+/// made every second or so commit under load pay for a checkpoint and its
+/// fsync, the tail of booking-to-offer.
+const AUTOCHECKPOINT_PAGES: u32 = 10_000;
 
 /// Bytes SQLite holds in this process (page caches, statements, schema),
 /// for the `wayfare_sqlite_memory_bytes` gauge: the page caches grow with
@@ -51,6 +59,32 @@ pub struct SqliteStorage {
     pool: SqlitePool,
     /// Every write of this process takes its turn here (see [`WriteGate`]).
     writes: WriteGate,
+    /// Stops the checkpointer when the last clone goes.
+    _checkpointer: Arc<Checkpointer>,
+}
+
+/// The background checkpointer's task, aborted on drop.
+#[derive(Debug)]
+struct Checkpointer(tokio::task::JoinHandle<()>);
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Copies the WAL into the database file off the commit path: a passive
+/// checkpoint waits for no reader or writer, so commits go on meanwhile
+/// and the WAL stays short (a short WAL is also a quick recovery).
+async fn checkpoint(pool: SqlitePool) {
+    let mut interval = tokio::time::interval(CHECKPOINT_EVERY);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
+            tracing::debug!(%error, "wal checkpoint failed; the next one catches up");
+        }
+    }
 }
 
 impl SqliteStorage {
@@ -72,7 +106,8 @@ impl SqliteStorage {
             // reads shared by all of them: the hot indexes stay in memory.
             .pragma("cache_size", format!("-{}", CACHE_KIB))
             .pragma("mmap_size", MMAP_BYTES.to_string())
-            .pragma("temp_store", "memory");
+            .pragma("temp_store", "memory")
+            .pragma("wal_autocheckpoint", AUTOCHECKPOINT_PAGES.to_string());
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(BUSY_TIMEOUT)
@@ -80,7 +115,8 @@ impl SqliteStorage {
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
         tracing::info!("sqlite storage open");
-        Ok(SqliteStorage { pool, writes: WriteGate::serial() })
+        let checkpointer = Arc::new(Checkpointer(tokio::spawn(checkpoint(pool.clone()))));
+        Ok(SqliteStorage { pool, writes: WriteGate::serial(), _checkpointer: checkpointer })
     }
 
     /// The connection pool, for tools and tests that need raw SQL.

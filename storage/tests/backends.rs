@@ -2688,3 +2688,33 @@ async fn of_many_nodes_taking_one_free_lease_at_once_one_wins(fixture: Fixture) 
         assert_eq!(won, 1, "round {round}");
     }
 }
+
+/// SQLite copies its WAL into the database file in the background: no
+/// commit pays for a checkpoint and its fsync (docs/benchmarks.md), and the
+/// WAL stays short. Commits alone would leave these pages in the WAL (they
+/// checkpoint only past 10,000 pages).
+#[tokio::test]
+async fn sqlite_checkpoints_the_wal_in_the_background() {
+    let directory = tempfile::tempdir().expect("temp dir");
+    let path = directory.path().join("wayfare.db");
+    let storage = wayfare_storage::sqlite::SqliteStorage::open(&path).await.expect("open");
+    let file_size = || std::fs::metadata(&path).expect("database file").len();
+    // The migrations' pages reach the file first.
+    let mut before = file_size();
+    for _ in 0..20 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        before = before.max(file_size());
+    }
+    for number in 0..100 {
+        storage.insert_user(&rider(10_000 + number)).await.expect("insert user");
+    }
+    let wal = path.with_extension("db-wal");
+    assert!(std::fs::metadata(&wal).expect("a WAL").len() > 0);
+    for _ in 0..50 {
+        if file_size() > before {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the database file stayed at {before} bytes: nothing checkpointed the WAL");
+}

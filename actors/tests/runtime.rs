@@ -141,6 +141,13 @@ fn node(name: &str) -> wayfare_actors::RuntimeOptions {
     wayfare_actors::RuntimeOptions { cluster: Some(cluster), ..options() }
 }
 
+/// One more node on the world's database and clock.
+async fn another_node(world: &World, name: &str) -> wayfare_actors::Runtime {
+    wayfare_actors::Runtime::start(world.database.open().await, std::sync::Arc::new(world.clock.clone()), node(name))
+        .await
+        .unwrap()
+}
+
 /// Waits (in real time, briefly) until `done` holds: the keepers run on
 /// their own tasks once the manual clock moved.
 async fn eventually(what: &str, mut done: impl AsyncFnMut() -> bool) {
@@ -157,13 +164,7 @@ async fn failover(backend: Backend) {
     let mut manual = settings();
     manual.autoDispatch = false;
     let world = World::start_with(backend, manual, &[driver(1, "Economy", 0.5)], node("a")).await;
-    let other = wayfare_actors::Runtime::start(
-        world.database.open().await,
-        std::sync::Arc::new(world.clock.clone()),
-        node("b"),
-    )
-    .await
-    .unwrap();
+    let other = another_node(&world, "b").await;
     let customer = rider(1);
     let mut bookings = Vec::new();
     for _ in 0..3 {
@@ -216,13 +217,7 @@ async fn failover(backend: Backend) {
     // node serves them at start.
     other.shutdown().await;
     assert_eq!(holder(bookings[1]).await.map(|lease| (lease.node, lease.expires_at)), Some(("b".to_string(), 0)));
-    let third = wayfare_actors::Runtime::start(
-        world.database.open().await,
-        std::sync::Arc::new(world.clock.clone()),
-        node("c"),
-    )
-    .await
-    .unwrap();
+    let third = another_node(&world, "c").await;
     assert_eq!(third.counts().await.unwrap().active_bookings, 2);
     assert_eq!(holder(bookings[2]).await.map(|lease| lease.node), Some("c".to_string()));
     third.shutdown().await;
@@ -236,13 +231,7 @@ async fn lost_lease(backend: Backend) {
     manual.autoDispatch = false;
     let world = World::start_with(backend, manual, &[driver(1, "Economy", 0.5)], node("a")).await;
     let a = world.runtime.clone();
-    let b = wayfare_actors::Runtime::start(
-        world.database.open().await,
-        std::sync::Arc::new(world.clock.clone()),
-        node("b"),
-    )
-    .await
-    .unwrap();
+    let b = another_node(&world, "b").await;
     let customer = rider(1);
     let first = a.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
     let second = a.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
@@ -319,13 +308,7 @@ async fn two_linked_nodes(backend: Backend) {
     offline.driverActiveStatus = false;
     let drivers = [driver(1, "Economy", 0.5), offline.clone()];
     let mut world = World::start_with(backend, settings(), &drivers, node("a")).await;
-    let b = wayfare_actors::Runtime::start(
-        world.database.open().await,
-        std::sync::Arc::new(world.clock.clone()),
-        node("b"),
-    )
-    .await
-    .unwrap();
+    let b = another_node(&world, "b").await;
     let a = world.runtime.clone();
     let nodes: std::collections::HashMap<_, _> = [("a".to_string(), a.clone()), ("b".to_string(), b.clone())].into();
     let forwarder = std::sync::Arc::new(InProcess(nodes));

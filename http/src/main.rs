@@ -4,12 +4,6 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 use wayfare_http::cli::{AdminCommand, Cli, Commands, MapCommand};
 
-// glibc's malloc was a tenth of the server's CPU under load (many small
-// JSON and event allocations across threads); mimalloc's per-thread heaps
-// are cheaper and hand freed memory back to the system.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()

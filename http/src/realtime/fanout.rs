@@ -101,8 +101,9 @@ pub(super) struct Fanout {
     /// it was offered to, then the accepting driver's alone.
     booking_fleets: HashMap<BookingId, BTreeSet<UserId>>,
     feed: Feed,
-    /// Every online driver as last read from the index.
-    drivers_now: Vec<DriverPosition>,
+    /// Every online driver as last read from the index (shared with the
+    /// feed's last send, which is usually the same map).
+    drivers_now: Arc<Vec<DriverPosition>>,
     /// What the `console` and `hexes` pushes are computed from.
     tracker: Tracker,
     /// Each console socket's scope and resolution.
@@ -113,7 +114,7 @@ pub(super) struct Fanout {
 #[derive(Default)]
 struct Feed {
     snapshot_in_flight: bool,
-    dispatch: Option<Vec<DriverPosition>>,
+    dispatch: Option<Arc<Vec<DriverPosition>>>,
     fleets: HashMap<UserId, Vec<DriverPosition>>,
     /// Fleets whose admin just connected.
     fleets_wanted: HashSet<UserId>,
@@ -149,7 +150,7 @@ impl Fanout {
             fleets_asked: HashSet::new(),
             booking_fleets: HashMap::new(),
             feed: Feed::default(),
-            drivers_now: Vec::new(),
+            drivers_now: Arc::new(Vec::new()),
             tracker: Tracker::default(),
             consoles: HashMap::new(),
         }
@@ -219,6 +220,23 @@ impl Fanout {
         if let Err(error) = super::emit_to(&self.io, to, event, data).await {
             debug!(%error, event, "socket emit failed");
         }
+    }
+
+    /// Sends from a task of its own, serialized on a blocking thread: the
+    /// whole map is a megabyte of JSON at 10,000 drivers, and neither this
+    /// loop (which sends the offers) nor an async thread may wait for it.
+    fn emit_detached<T: Serialize + Send + Sync + 'static>(&self, to: Vec<String>, event: &'static str, data: Arc<T>) {
+        let io = self.io.clone();
+        tokio::spawn(async move {
+            let payload = match tokio::task::spawn_blocking(move || serde_json::value::to_raw_value(&*data)).await {
+                Ok(Ok(payload)) => payload,
+                Ok(Err(error)) => return debug!(%error, event, "socket payload not serialized"),
+                Err(error) => return debug!(%error, event, "socket payload serializer failed"),
+            };
+            if let Err(error) = super::emit_to(&io, to, event, &payload).await {
+                debug!(%error, event, "socket emit failed");
+            }
+        });
     }
 
     async fn event(&mut self, event: &Event) {
@@ -454,11 +472,12 @@ impl Fanout {
         positions.sort_by_key(|position| position.id);
         self.positions =
             positions.iter().map(|position| (position.id, LatLng::new(position.lat, position.lng))).collect();
+        let positions = Arc::new(positions);
         self.drivers_now = positions.clone();
         let (by_fleet, unknown) = group_by_fleet(&positions, &self.fleets);
         self.ask_fleets(unknown);
-        if self.feed.dispatch.as_ref() != Some(&positions) {
-            self.emit(vec![rooms::DISPATCH.to_string()], events::DRIVERS, &positions).await;
+        if self.feed.dispatch.as_ref().is_none_or(|last| **last != *positions) {
+            self.emit_detached(vec![rooms::DISPATCH.to_string()], events::DRIVERS, positions.clone());
             self.feed.dispatch = Some(positions);
         }
         let wanted = std::mem::take(&mut self.feed.fleets_wanted);

@@ -71,6 +71,10 @@ async fn handshake(state: &AppState, socket: &SocketRef, auth: Option<HandshakeA
         Ok(current) => {
             // `Principal` is small and `Copy`: handlers read it without allocating.
             socket.extensions.insert(current.principal);
+            // Here, not in the connect handler: socketioxide tells the client
+            // it is connected before it spawns that handler, and a position
+            // sent at once would arrive before its handler and go unanswered.
+            socket.on(events::LOCATION, location::Handler { state: state.clone(), principal: current.principal });
             Ok(())
         }
         Err(ApiError::Domain(error)) => Err(Refused(error.key.as_str())),
@@ -92,7 +96,6 @@ async fn connected(state: AppState, notes: UnboundedSender<Note>, socket: Socket
         let _ = socket.disconnect();
         return;
     };
-    socket.on(events::LOCATION, location::Handler { state: state.clone(), principal });
     // Rooms first, then the current state: a change in between arrives as an
     // event too, so the client may see it twice but never misses it.
     socket.join(rooms::user(principal.id));

@@ -105,7 +105,8 @@ pub struct Wave {
 #[allow(non_snake_case)]
 pub struct DriverPosition {
     pub id: UserId,
-    pub carType: String,
+    /// Shared by every driver of the type: the whole map is read once a second.
+    pub carType: Arc<str>,
     pub lat: f64,
     pub lng: f64,
     pub available: bool,
@@ -126,6 +127,8 @@ pub struct IndexState {
     index: DriverIndex,
     console: HashMap<UserId, ConsoleFacts>,
     batch: BatchWindow,
+    /// The car types' names as the console's positions share them.
+    car_types: Vec<Arc<str>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -148,7 +151,7 @@ impl Actor for SpatialIndexActor {
         _myself: ActorRef<IndexMsg>,
         index: DriverIndex,
     ) -> Result<IndexState, ActorProcessingErr> {
-        Ok(IndexState { index, console: HashMap::new(), batch: BatchWindow::default() })
+        Ok(IndexState { index, console: HashMap::new(), batch: BatchWindow::default(), car_types: Vec::new() })
     }
 
     async fn handle(
@@ -157,7 +160,7 @@ impl Actor for SpatialIndexActor {
         message: IndexMsg,
         state: &mut IndexState,
     ) -> Result<(), ActorProcessingErr> {
-        let IndexState { index, console, batch } = state;
+        let IndexState { index, console, batch, car_types } = state;
         match message {
             IndexMsg::Upsert { driver, car_type, position, available } => {
                 index.upsert(driver, &car_type, position, available);
@@ -208,7 +211,12 @@ impl Actor for SpatialIndexActor {
             }
             IndexMsg::Positions(reply) => {
                 let facts = |driver: UserId| console.get(&driver).copied().unwrap_or_default();
-                let _ = reply.send(index.iter().map(|driver| position_of(driver, facts(driver.driver))).collect());
+                let mut positions = Vec::with_capacity(index.len());
+                for driver in index.iter() {
+                    let car_type = shared_name(car_types, driver.car_type);
+                    positions.push(position_of(driver, car_type, facts(driver.driver)));
+                }
+                let _ = reply.send(positions);
             }
             IndexMsg::Counts(reply) => {
                 let _ = reply.send(IndexCounts { online: index.len(), available: index.available_len() });
@@ -218,10 +226,20 @@ impl Actor for SpatialIndexActor {
     }
 }
 
-fn position_of(driver: IndexedDriver<'_>, facts: ConsoleFacts) -> DriverPosition {
+/// The shared name of a car type (a handful of them: a scan beats a hash).
+fn shared_name(names: &mut Vec<Arc<str>>, name: &str) -> Arc<str> {
+    if let Some(shared) = names.iter().find(|shared| &***shared == name) {
+        return shared.clone();
+    }
+    let shared: Arc<str> = Arc::from(name);
+    names.push(shared.clone());
+    shared
+}
+
+fn position_of(driver: IndexedDriver<'_>, car_type: Arc<str>, facts: ConsoleFacts) -> DriverPosition {
     DriverPosition {
         id: driver.driver,
-        carType: driver.car_type.to_string(),
+        carType: car_type,
         lat: driver.position.lat,
         lng: driver.position.lng,
         available: driver.available,

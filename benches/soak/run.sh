@@ -8,6 +8,8 @@
 #
 #   benches/soak/run.sh                      # 30 minutes (make soak)
 #   SOAK_SECONDS=300 benches/soak/run.sh     # a shorter look
+#   SOAK_HEAPTRACK=/tmp/heap benches/soak/run.sh   # the server under heaptrack:
+#       /tmp/heap/wayfare.zst, for `heaptrack_print -M` (the heap over time)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -25,17 +27,28 @@ loadgen="$root/benches/realtime"
 [ -d "$loadgen/node_modules" ] || npm ci --prefix "$loadgen" --no-audit --no-fund >/dev/null
 data=$(mktemp -d /tmp/wayfare-soak.XXXXXX)
 log="$data/server.log"
+heaptrack=()
+if [ -n "${SOAK_HEAPTRACK:-}" ]; then
+  mkdir -p "$SOAK_HEAPTRACK"
+  heaptrack=(heaptrack -o "$SOAK_HEAPTRACK/wayfare")
+fi
 WAYFARE_DEMO_SEED__DRIVERS=$drivers WAYFARE_DEMO_SEED__DISPATCH_POLICY=waves \
 WAYFARE_AUTH__CODES_PER_CLIENT=1000000 WAYFARE_AUTH__CODES_PER_CONTACT=1000 \
-RUST_LOG=${RUST_LOG:-warn} "$bin" serve --demo --data-dir "$data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
+RUST_LOG=${RUST_LOG:-warn} "${heaptrack[@]}" "$bin" serve --demo --data-dir "$data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
 server=$!
 sampler=
 trap 'kill $sampler "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$data"' EXIT
-for _ in $(seq 1 200); do
+for _ in $(seq 1 600); do
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
   kill -0 "$server" 2>/dev/null || { cat "$log" >&2; exit 1; }
   sleep 0.1
 done
+# Under heaptrack the server is the profiler's child: sample and stop it.
+if [ ${#heaptrack[@]} -gt 0 ]; then
+  wrapper=$server
+  server=$(pgrep -P "$wrapper" -f -- "$bin serve")
+  trap 'kill $sampler "$server" 2>/dev/null; wait "$wrapper" 2>/dev/null; rm -rf "$data"' EXIT
+fi
 
 # Resident memory every 10 s: seconds since the start, then kB resident in
 # all, anonymous (the heap) and file-backed (the binary and SQLite's

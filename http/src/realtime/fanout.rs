@@ -43,7 +43,7 @@ pub(super) enum Note {
         fleet: Option<UserId>,
     },
     /// Every online driver, from the spatial index.
-    Positions(Vec<DriverPosition>),
+    Positions(DriversNow),
     /// Fleets looked up for drivers the cache did not know; those `asked`
     /// but not `found` (storage failed) are asked again at a later tick.
     Fleets {
@@ -115,7 +115,7 @@ pub(super) struct Fanout {
 struct Feed {
     snapshot_in_flight: bool,
     dispatch: Option<Arc<Vec<DriverPosition>>>,
-    fleets: HashMap<UserId, Vec<DriverPosition>>,
+    fleets: HashMap<UserId, Arc<Vec<DriverPosition>>>,
     /// Fleets whose admin just connected.
     fleets_wanted: HashSet<UserId>,
 }
@@ -413,9 +413,9 @@ impl Fanout {
             Note::FeedWanted { fleet: Some(fleet) } => {
                 self.feed.fleets_wanted.insert(fleet);
             }
-            Note::Positions(positions) => {
+            Note::Positions(now) => {
                 self.feed.snapshot_in_flight = false;
-                self.send_feed(positions).await;
+                self.send_feed(now);
             }
             Note::Fleets { asked, found } => {
                 for driver in asked {
@@ -446,7 +446,8 @@ impl Fanout {
     }
 
     /// Asks the spatial index for every online driver, unless still waiting
-    /// for the last answer.
+    /// for the last answer. The map is sorted and indexed off this loop
+    /// (10,000 drivers take milliseconds, and this loop sends the offers).
     fn ask_positions(&mut self) {
         if self.feed.snapshot_in_flight {
             return;
@@ -462,33 +463,50 @@ impl Fanout {
                     Vec::new()
                 }
             };
-            let _ = notes.send(Note::Positions(positions));
+            let now = tokio::task::spawn_blocking(move || DriversNow::of(positions)).await.unwrap_or_default();
+            let _ = notes.send(Note::Positions(now));
         });
     }
 
-    /// The whole map to the console, each fleet's drivers to its fleet admin,
-    /// each only when it changed since the last time.
-    async fn send_feed(&mut self, mut positions: Vec<DriverPosition>) {
-        positions.sort_by_key(|position| position.id);
-        self.positions =
-            positions.iter().map(|position| (position.id, LatLng::new(position.lat, position.lng))).collect();
-        let positions = Arc::new(positions);
+    /// The whole map to the admins' consoles, each fleet's drivers to its
+    /// fleet admin's, each only when it changed since the last time and only
+    /// while a console of that scope is open on this node.
+    fn send_feed(&mut self, now: DriversNow) {
+        self.positions = now.at;
+        let positions = now.positions;
         self.drivers_now = positions.clone();
-        let (by_fleet, unknown) = group_by_fleet(&positions, &self.fleets);
-        self.ask_fleets(unknown);
-        if self.feed.dispatch.as_ref().is_none_or(|last| **last != *positions) {
+        let mut watched_fleets = BTreeSet::new();
+        let mut admins = false;
+        for (scope, _) in self.consoles.values() {
+            match scope {
+                Scope::All => admins = true,
+                Scope::Fleet(fleet) => {
+                    watched_fleets.insert(*fleet);
+                }
+            }
+        }
+        if !admins {
+            // The next admin to open a console is sent the map at once.
+            self.feed.dispatch = None;
+        } else if self.feed.dispatch.as_ref().is_none_or(|last| **last != *positions) {
             self.emit_detached(vec![rooms::DISPATCH.to_string()], events::DRIVERS, positions.clone());
-            self.feed.dispatch = Some(positions);
+            self.feed.dispatch = Some(positions.clone());
         }
         let wanted = std::mem::take(&mut self.feed.fleets_wanted);
-        let fleets: HashSet<UserId> = by_fleet.keys().chain(self.feed.fleets.keys()).chain(&wanted).copied().collect();
-        for fleet in fleets {
-            let current = by_fleet.get(&fleet).cloned().unwrap_or_default();
-            let unchanged = self.feed.fleets.get(&fleet).map_or(current.is_empty(), |last| *last == current);
+        self.feed.fleets.retain(|fleet, _| watched_fleets.contains(fleet));
+        if watched_fleets.is_empty() {
+            return;
+        }
+        let (mut by_fleet, unknown) = group_by_fleet(&positions, &self.fleets, &watched_fleets);
+        self.ask_fleets(unknown);
+        for fleet in watched_fleets {
+            let current = by_fleet.remove(&fleet).unwrap_or_default();
+            let unchanged = self.feed.fleets.get(&fleet).map_or(current.is_empty(), |last| **last == current);
             if unchanged && !wanted.contains(&fleet) {
                 continue;
             }
-            self.emit(vec![rooms::fleet(fleet)], events::DRIVERS, &current).await;
+            let current = Arc::new(current);
+            self.emit_detached(vec![rooms::fleet(fleet)], events::DRIVERS, current.clone());
             if current.is_empty() {
                 self.feed.fleets.remove(&fleet);
             } else {
@@ -625,17 +643,35 @@ enum HexesTo {
     Socket(SocketRef),
 }
 
-/// Each fleet's drivers, and the drivers whose fleet is not known yet.
+/// Every online driver as the index last told, sorted by id, and where each
+/// one is (for an offer's distance).
+#[derive(Debug, Default)]
+pub(super) struct DriversNow {
+    positions: Arc<Vec<DriverPosition>>,
+    at: HashMap<UserId, LatLng>,
+}
+
+impl DriversNow {
+    fn of(mut positions: Vec<DriverPosition>) -> Self {
+        positions.sort_by_key(|position| position.id);
+        let at = positions.iter().map(|position| (position.id, LatLng::new(position.lat, position.lng))).collect();
+        DriversNow { positions: Arc::new(positions), at }
+    }
+}
+
+/// The drivers of each fleet `watched`, and the drivers whose fleet is not
+/// known yet.
 fn group_by_fleet(
     positions: &[DriverPosition],
     fleets: &HashMap<UserId, Option<UserId>>,
+    watched: &BTreeSet<UserId>,
 ) -> (BTreeMap<UserId, Vec<DriverPosition>>, Vec<UserId>) {
     let mut by_fleet: BTreeMap<UserId, Vec<DriverPosition>> = BTreeMap::new();
     let mut unknown = Vec::new();
     for position in positions {
         match fleets.get(&position.id) {
-            Some(Some(fleet)) => by_fleet.entry(*fleet).or_default().push(position.clone()),
-            Some(None) => {}
+            Some(Some(fleet)) if watched.contains(fleet) => by_fleet.entry(*fleet).or_default().push(position.clone()),
+            Some(_) => {}
             None => unknown.push(position.id),
         }
     }
@@ -661,11 +697,27 @@ mod tests {
     #[test]
     fn fleets_see_only_their_drivers_and_unknown_drivers_are_looked_up() {
         let fleet = UserId::from_u128(100);
-        let fleets = HashMap::from([(UserId::from_u128(1), Some(fleet)), (UserId::from_u128(2), None)]);
-        let (by_fleet, unknown) = group_by_fleet(&[position(1), position(2), position(3)], &fleets);
+        let unwatched = UserId::from_u128(200);
+        let fleets = HashMap::from([
+            (UserId::from_u128(1), Some(fleet)),
+            (UserId::from_u128(2), None),
+            (UserId::from_u128(4), Some(unwatched)),
+        ]);
+        let positions = [position(1), position(2), position(3), position(4)];
+        let (by_fleet, unknown) = group_by_fleet(&positions, &fleets, &BTreeSet::from([fleet]));
+        // A fleet nobody watches here is not grouped at all.
         assert_eq!(by_fleet.len(), 1);
         assert_eq!(by_fleet[&fleet], vec![position(1)]);
         assert_eq!(unknown, vec![UserId::from_u128(3)]);
+    }
+
+    #[test]
+    fn the_drivers_map_is_sorted_and_indexed_for_offer_distances() {
+        let now = DriversNow::of(vec![position(3), position(1), position(2)]);
+        let ids: Vec<UserId> = now.positions.iter().map(|position| position.id).collect();
+        assert_eq!(ids, vec![UserId::from_u128(1), UserId::from_u128(2), UserId::from_u128(3)]);
+        assert_eq!(now.at.len(), 3);
+        assert_eq!(now.at[&UserId::from_u128(2)], LatLng::new(39.29, -76.61));
     }
 
     #[test]

@@ -16,7 +16,9 @@
 // 3. meanwhile books `--booking-rate` rides per second with the demo riders
 //    and measures booking-to-offer latency: from sending POST /bookings to
 //    the first `offer` of that booking arriving at a driver's socket. Each
-//    booking is cancelled once offered, so the drivers stay free.
+//    booking is cancelled once offered, so the drivers stay free. With
+//    `--warmup-booking-rate R` it also books R rides per second during the
+//    warm-up, unmeasured (the soak warms the offer path up this way).
 // 4. with `--keep-bookings B` (the console benchmark, benches/console), also
 //    keeps B bookings open for the whole run: booked at the start, never
 //    cancelled, their offers never answered, so they go through wave after
@@ -56,6 +58,7 @@ function parseArgs(argv) {
     seconds: 30,
     warmup: 5,
     bookingRate: 5,
+    warmupBookingRate: 0,
     carType: 'Economy',
     serverPid: 0,
     keepBookings: 0,
@@ -345,12 +348,51 @@ async function main() {
   }
   if (options.readyFile) writeFileSync(options.readyFile, JSON.stringify({ drivers: connected, keptBookings: kept.made }) + '\n');
 
-  // Bookings from the end of the warm-up to the end of the run, one rider at a time each.
+  // Bookings, one rider at a time each: during the warm-up at
+  // --warmup-booking-rate (0: none), unmeasured, so that the drivers' sockets
+  // have carried offers before the soak compares memory; then from the end
+  // of the warm-up to the end of the run at --booking-rate, measured.
   const bookingLatencies = [];
   const createLatencies = [];
   let missedOffers = 0;
   let unroutable = 0;
   const bookingErrors = [];
+  async function bookRides(rate, until, measured) {
+    const interval = rate > 0 ? (1000 * riders.length) / rate : Infinity;
+    if (!Number.isFinite(interval)) return;
+    await Promise.all(
+      riders.map(async (rider, index) => {
+        await sleep((interval / riders.length) * index);
+        while (now() < until) {
+          const began = now();
+          const body = { pickup: { ...randomPoint(1.5), add: 'Load test pickup' }, drop: { ...randomPoint(3), add: 'Load test drop' }, carType: options.carType, bookLater: false };
+          const created = await api(url, 'POST', '/bookings', { token: rider.token, body });
+          if (measured) createLatencies.push(now() - began);
+          if (created.body?.error?.code === 'place_to_coords_error') {
+            // A random point in the harbour has no road to it: the rider's mistake, not the server's.
+            unroutable += 1;
+          } else if (created.status !== 201) {
+            bookingErrors.push(`${created.status} ${JSON.stringify(created.body)}`);
+          } else {
+            const id = created.body.id;
+            const offeredAt =
+              firstOffers.get(id) ??
+              (await new Promise((resolve) => {
+                offerWaiters.set(id, resolve);
+                setTimeout(() => resolve(null), 5000);
+              }));
+            offerWaiters.delete(id);
+            if (offeredAt === null) missedOffers += 1;
+            else if (measured) bookingLatencies.push(offeredAt - began);
+            const cancelled = await api(url, 'POST', `/bookings/${id}/cancel`, { token: rider.token, body: { reason: 'Changed my plans' } });
+            if (cancelled.status !== 200) bookingErrors.push(`cancel ${cancelled.status} ${JSON.stringify(cancelled.body)}`);
+          }
+          await sleep(began + interval - now());
+        }
+      }),
+    );
+  }
+  await bookRides(options.warmupBookingRate, plan.start + plan.warmup * 1000, false);
   await sleep(plan.start + plan.warmup * 1000 - now());
   const cpuAtStart = cpuSeconds(options.serverPid);
   const dispatchAtStart = await dispatchBuckets(url);
@@ -361,40 +403,7 @@ async function main() {
     cpuAtEnd = cpuSeconds(options.serverPid);
     clientCpu = process.cpuUsage(clientCpuAtStart);
   }, plan.start + plan.seconds * 1000 - now());
-  const bookingsEnd = plan.start + plan.seconds * 1000 - 1000;
-  const interval = options.bookingRate > 0 ? (1000 * riders.length) / options.bookingRate : Infinity;
-  await Promise.all(
-    riders.map(async (rider, index) => {
-      if (!Number.isFinite(interval)) return;
-      await sleep((interval / riders.length) * index);
-      while (Number.isFinite(interval) && now() < bookingsEnd) {
-        const began = now();
-        const body = { pickup: { ...randomPoint(1.5), add: 'Load test pickup' }, drop: { ...randomPoint(3), add: 'Load test drop' }, carType: options.carType, bookLater: false };
-        const created = await api(url, 'POST', '/bookings', { token: rider.token, body });
-        createLatencies.push(now() - began);
-        if (created.body?.error?.code === 'place_to_coords_error') {
-          // A random point in the harbour has no road to it: the rider's mistake, not the server's.
-          unroutable += 1;
-        } else if (created.status !== 201) {
-          bookingErrors.push(`${created.status} ${JSON.stringify(created.body)}`);
-        } else {
-          const id = created.body.id;
-          const offeredAt =
-            firstOffers.get(id) ??
-            (await new Promise((resolve) => {
-              offerWaiters.set(id, resolve);
-              setTimeout(() => resolve(null), 5000);
-            }));
-          offerWaiters.delete(id);
-          if (offeredAt === null) missedOffers += 1;
-          else bookingLatencies.push(offeredAt - began);
-          const cancelled = await api(url, 'POST', `/bookings/${id}/cancel`, { token: rider.token, body: { reason: 'Changed my plans' } });
-          if (cancelled.status !== 200) bookingErrors.push(`cancel ${cancelled.status} ${JSON.stringify(cancelled.body)}`);
-        }
-        await sleep(began + interval - now());
-      }
-    }),
-  );
+  await bookRides(options.bookingRate, plan.start + plan.seconds * 1000 - 1000, true);
 
   const dispatchAtEnd = await dispatchBuckets(url);
   const done = await Promise.all(results);

@@ -20,7 +20,11 @@ seconds=${SOAK_SECONDS:-1800}
 # Each driver sends about one position every two seconds, as the driver app does.
 rate=${SOAK_RATE:-1000}
 # Memory settles once every socket, actor and cache exists: compare from here.
+# Each socket's write buffer grows to the largest frame it has carried (an
+# offer), so the warm-up books fast enough to offer rides to the drivers
+# many times over before memory is compared.
 warmup=${SOAK_WARMUP:-300}
+warmup_booking_rate=${SOAK_WARMUP_BOOKING_RATE:-20}
 [ "$warmup" -lt "$seconds" ] || warmup=$((seconds / 5))
 [ -x "$bin" ] || { echo "no release binary at $bin: cargo build --release -p wayfare-http" >&2; exit 2; }
 loadgen="$root/benches/realtime"
@@ -66,7 +70,7 @@ sampler=$!
 
 status=0
 node "$loadgen/load.mjs" --url "http://127.0.0.1:$port" --drivers "$drivers" --seconds "$seconds" --warmup "$warmup" \
-  --rate "$rate" --booking-rate 1 --server-pid "$server" || status=$?
+  --rate "$rate" --booking-rate 1 --warmup-booking-rate "$warmup_booking_rate" --server-pid "$server" || status=$?
 kill "$sampler" 2>/dev/null || true
 
 # The warm-up's last minute against the run's last minute (the mean of each,

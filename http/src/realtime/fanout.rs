@@ -475,17 +475,15 @@ impl Fanout {
         self.positions = now.at;
         let positions = now.positions;
         self.drivers_now = positions.clone();
-        let mut watched_fleets = BTreeSet::new();
-        let mut admins = false;
-        for (scope, _) in self.consoles.values() {
-            match scope {
-                Scope::All => admins = true,
-                Scope::Fleet(fleet) => {
-                    watched_fleets.insert(*fleet);
-                }
-            }
-        }
-        if !admins {
+        let watched = self.watched_scopes();
+        let watched_fleets: BTreeSet<UserId> = watched
+            .iter()
+            .filter_map(|scope| match scope {
+                Scope::Fleet(fleet) => Some(*fleet),
+                Scope::All => None,
+            })
+            .collect();
+        if !watched.contains(&Scope::All) {
             // The next admin to open a console is sent the map at once.
             self.feed.dispatch = None;
         } else if self.feed.dispatch.as_ref().is_none_or(|last| **last != *positions) {
@@ -513,6 +511,11 @@ impl Fanout {
                 self.feed.fleets.insert(fleet, current);
             }
         }
+    }
+
+    /// The scopes of the consoles open on this node.
+    fn watched_scopes(&self) -> BTreeSet<Scope> {
+        self.consoles.values().map(|(scope, _)| *scope).collect()
     }
 
     /// The online drivers a scope's console shows.
@@ -546,7 +549,7 @@ impl Fanout {
     async fn console_tick(&mut self) {
         let now = self.state.runtime.now();
         self.tracker.prune(now);
-        let watched: BTreeSet<Scope> = self.consoles.values().map(|(scope, _)| *scope).collect();
+        let watched = self.watched_scopes();
         let scopes: BTreeSet<Scope> = watched.iter().copied().chain([Scope::All]).collect();
         for scope in scopes {
             let payload = self.console_payload(scope, now);

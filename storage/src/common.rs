@@ -306,6 +306,11 @@ pub(crate) trait Dialect {
     /// Appended to a `SELECT` of rows the transaction will then update:
     /// ` FOR UPDATE` on PostgreSQL, nothing on SQLite (one writer at a time).
     const FOR_UPDATE: &'static str;
+    /// Run first in a write transaction whose commit need not wait for the
+    /// disk (see `begin_relaxed_write`): PostgreSQL turns the commit's flush
+    /// off for that transaction; SQLite has no per-transaction switch, and
+    /// uses a connection opened with `synchronous = NORMAL` instead.
+    const RELAXED_COMMIT: Option<&'static str>;
     /// Bound values per statement of a bulk insert.
     const MAX_BINDS_PER_STATEMENT: usize;
     /// For a backend whose planner has no estimate of text matches (SQLite),

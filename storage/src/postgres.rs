@@ -32,6 +32,8 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub struct PostgresStorage {
     pool: PgPool,
+    /// The same pool: a relaxed commit is asked for per transaction.
+    relaxed: PgPool,
     writes: WriteGate,
 }
 
@@ -53,7 +55,7 @@ impl PostgresStorage {
             .await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
         tracing::info!("postgres storage connected");
-        Ok(PostgresStorage { pool, writes: WriteGate::concurrent() })
+        Ok(PostgresStorage { relaxed: pool.clone(), pool, writes: WriteGate::concurrent() })
     }
 
     /// The connection pool, for tools and tests that need raw SQL.
@@ -68,6 +70,7 @@ pub(crate) struct PostgresDialect;
 impl Dialect for PostgresDialect {
     const BEGIN_WRITE: &'static str = "BEGIN";
     const FOR_UPDATE: &'static str = " FOR UPDATE";
+    const RELAXED_COMMIT: Option<&'static str> = Some("SET LOCAL synchronous_commit TO OFF");
     /// The protocol allows 65,535.
     const MAX_BINDS_PER_STATEMENT: usize = 30_000;
 

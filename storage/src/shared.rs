@@ -778,6 +778,21 @@ impl Store {
         Ok((turn, tx))
     }
 
+    /// A write transaction whose commit does not wait for the disk, for
+    /// writes that acknowledge nothing to anyone: last-known positions and
+    /// the write-behind dispatch log. The process dying loses none of it (it
+    /// is in the OS's cache); a power cut may lose the last moments until the
+    /// next durable commit, which flushes everything before it. Their fsyncs
+    /// were most of the commits' and held the write turn a booking waits for.
+    async fn begin_relaxed_write(&self) -> StorageResult<(WriteTurn, sqlx::Transaction<'static, Db>)> {
+        let turn = self.writes.turn().await;
+        let mut tx = self.relaxed.begin_with(D::BEGIN_WRITE).await?;
+        if let Some(statement) = D::RELAXED_COMMIT {
+            sqlx::query(statement).execute(&mut *tx).await?;
+        }
+        Ok((turn, tx))
+    }
+
     /// A connection for one statement that writes, in turn.
     async fn write_conn(&self) -> StorageResult<WriteConn> {
         let turn = self.writes.turn().await;
@@ -1584,7 +1599,7 @@ impl Storage for Store {
         // the next batch would not rewrite). Positions of accounts deleted
         // meanwhile are skipped.
         for chunk in ordered.chunks(POSITION_CHUNK) {
-            let (_turn, mut tx) = self.begin_write().await?;
+            let (_turn, mut tx) = self.begin_relaxed_write().await?;
             let mut builder = SqlBuilder::new("WITH v (id, lat, lng) AS (VALUES ");
             for (index, (user, location)) in chunk.iter().enumerate() {
                 builder.push(if index == 0 { "(" } else { ", (" });
@@ -1909,7 +1924,7 @@ impl Storage for Store {
         if entries.is_empty() {
             return Ok(());
         }
-        let (_turn, mut tx) = self.begin_write().await?;
+        let (_turn, mut tx) = self.begin_relaxed_write().await?;
         insert_in_chunks(&mut tx, INSERT_DISPATCH_EVENT, DISPATCH_EVENT_VALUES, entries, |builder, entry| {
             let values = [
                 Bind::Uuid(entry.booking.0),

@@ -2,7 +2,8 @@
 //!
 //! The file is created when missing and opened in WAL mode (readers never
 //! wait for the writer), with foreign keys on, `synchronous = FULL` (a commit
-//! is on disk before it is acknowledged: DESIGN.md invariant 3) and a busy
+//! is on disk before it is acknowledged: DESIGN.md invariant 3; writes that
+//! acknowledge nothing use one `NORMAL` connection, see `begin_relaxed_write`) and a busy
 //! timeout so concurrent writers queue for the write lock instead of failing.
 //! Write transactions start with `BEGIN IMMEDIATE`. Text search uses FTS5
 //! tables kept in step by triggers (see the migration).
@@ -57,6 +58,8 @@ pub fn memory_used() -> u64 {
 #[derive(Debug, Clone)]
 pub struct SqliteStorage {
     pool: SqlitePool,
+    /// One connection with `synchronous = NORMAL`, for relaxed commits.
+    relaxed: SqlitePool,
     /// Every write of this process takes its turn here (see [`WriteGate`]).
     writes: WriteGate,
     /// Stops the checkpointer when the last clone goes.
@@ -111,12 +114,20 @@ impl SqliteStorage {
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(BUSY_TIMEOUT)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+        // In WAL mode a NORMAL commit is safe from corruption and survives
+        // the process's death (it is in the OS's cache); only a power cut
+        // may lose it, until the next FULL commit or checkpoint syncs the WAL.
+        let relaxed = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(BUSY_TIMEOUT)
+            .connect_with(options.synchronous(SqliteSynchronous::Normal).pragma("cache_size", "-8192"))
+            .await?;
         tracing::info!("sqlite storage open");
         let checkpointer = Arc::new(Checkpointer(tokio::spawn(checkpoint(pool.clone()))));
-        Ok(SqliteStorage { pool, writes: WriteGate::serial(), _checkpointer: checkpointer })
+        Ok(SqliteStorage { pool, relaxed, writes: WriteGate::serial(), _checkpointer: checkpointer })
     }
 
     /// The connection pool, for tools and tests that need raw SQL.
@@ -131,6 +142,7 @@ pub(crate) struct SqliteDialect;
 impl Dialect for SqliteDialect {
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
     const FOR_UPDATE: &'static str = "";
+    const RELAXED_COMMIT: Option<&'static str> = None;
     /// SQLite looks a parameter's name up by a linear scan (sqlx asks for
     /// each one), so a statement with n parameters costs n²: keep n small.
     const MAX_BINDS_PER_STATEMENT: usize = 1_000;

@@ -5,7 +5,10 @@
 
 use crate::i18n::Localizer;
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use wayfare_engine::booking::{NOTIFICATION_TITLE_KEY, NoticeKey};
 use wayfare_engine::permissions::{Principal, can_see_fare_split, mask_contact};
 use wayfare_engine::{Booking, BookingId, Millis, Role, Settings, User, UserId, WithdrawRequest};
@@ -14,31 +17,132 @@ const FARE_SPLIT: [&str; 2] = ["driver_share", "convenience_fees"];
 const CUSTOMER_CONTACT: [&str; 3] = ["customer_contact", "customer_email", "customer_token"];
 const DRIVER_CONTACT: [&str; 2] = ["driver_contact", "driver_token"];
 
-pub fn booking(booking: &Booking, viewer: &Principal, settings: &Settings) -> Value {
-    let mut value = serde_json::to_value(booking).unwrap_or(Value::Null);
-    let Value::Object(fields) = &mut value else { return value };
-    if !can_see_fare_split(viewer.role) {
-        for field in FARE_SPLIT {
-            fields.remove(field);
+/// What of a booking one viewer may see. Viewers with the same view get
+/// the same JSON: a wave's drivers share one presentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BookingView {
+    fare_split: bool,
+    otp: bool,
+    mask_customer: bool,
+    mask_driver: bool,
+}
+
+impl BookingView {
+    pub fn of(booking: &Booking, viewer: &Principal, settings: &Settings) -> Self {
+        let demo = settings.demo_mode();
+        BookingView {
+            fare_split: can_see_fare_split(viewer.role),
+            // The otp is the rider's to give: the driver must hear it from
+            // them (spec §4 STARTED), so only the rider and admins read it.
+            otp: viewer.id == booking.customer || viewer.role == Role::Admin,
+            mask_customer: demo && viewer.id != booking.customer,
+            mask_driver: demo && Some(viewer.id) != booking.driver,
         }
     }
-    // Push tokens are the server's business only.
-    fields.remove("customer_token");
-    fields.remove("driver_token");
-    // The otp is the rider's to give: the driver must hear it from them
-    // (spec §4 STARTED), so only the rider and admins read it.
-    if viewer.id != booking.customer && viewer.role != Role::Admin {
-        fields.remove("otp");
-    }
-    if settings.demo_mode() {
-        if viewer.id != booking.customer {
-            mask(fields, &CUSTOMER_CONTACT);
+}
+
+/// A booking serialized once and cut per view: a route holds hundreds of
+/// points, and building a `Value` tree of it for every receiver was the
+/// fan-out's largest cost. Fields are cut at the top level, where every
+/// rule applies; the rest stays the serialized text.
+pub struct BookingJson(String);
+
+/// One top-level field: as serialized, or replaced.
+enum Field<'a> {
+    Raw(&'a RawValue),
+    Owned(Value),
+}
+
+impl Serialize for Field<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Raw(raw) => raw.serialize(serializer),
+            Field::Owned(value) => value.serialize(serializer),
         }
-        if Some(viewer.id) != booking.driver {
-            mask(fields, &DRIVER_CONTACT);
-        }
     }
-    value
+}
+
+impl BookingJson {
+    pub fn new(booking: &Booking) -> Self {
+        BookingJson(serde_json::to_string(booking).unwrap_or_else(|_| "null".to_string()))
+    }
+
+    pub fn view(&self, view: BookingView) -> Box<RawValue> {
+        self.view_with(view, Vec::new())
+    }
+
+    /// The view with fields added (or replaced), for a screen that needs
+    /// more than the booking (the console's `offered`).
+    pub fn view_with(&self, view: BookingView, extra: Vec<(&'static str, Value)>) -> Box<RawValue> {
+        // Field names are Rust identifiers: never escaped, so they borrow.
+        let Ok(mut fields) = serde_json::from_str::<BTreeMap<&str, Field>>(&self.0) else {
+            return RawValue::from_string(self.0.clone()).unwrap_or_else(|_| null());
+        };
+        if !view.fare_split {
+            for field in FARE_SPLIT {
+                fields.remove(field);
+            }
+        }
+        // Push tokens are the server's business only.
+        fields.remove("customer_token");
+        fields.remove("driver_token");
+        if !view.otp {
+            fields.remove("otp");
+        }
+        if view.mask_customer {
+            mask_raw(&mut fields, &CUSTOMER_CONTACT);
+        }
+        if view.mask_driver {
+            mask_raw(&mut fields, &DRIVER_CONTACT);
+        }
+        for (name, value) in extra {
+            fields.insert(name, Field::Owned(value));
+        }
+        serde_json::value::to_raw_value(&fields).unwrap_or_else(|_| null())
+    }
+}
+
+impl<'de> Deserialize<'de> for Field<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&RawValue>::deserialize(deserializer).map(Field::Raw)
+    }
+}
+
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".to_string()).expect("null is JSON")
+}
+
+/// One booking presented to several viewers: serialized once, and each
+/// distinct view cut once.
+pub struct Presenter<'a> {
+    booking: &'a Booking,
+    settings: &'a Settings,
+    json: BookingJson,
+    views: Vec<(BookingView, Box<RawValue>)>,
+}
+
+impl<'a> Presenter<'a> {
+    pub fn new(booking: &'a Booking, settings: &'a Settings) -> Self {
+        Presenter { booking, settings, json: BookingJson::new(booking), views: Vec::new() }
+    }
+
+    pub fn for_viewer(&mut self, viewer: &Principal) -> &RawValue {
+        let view = BookingView::of(self.booking, viewer, self.settings);
+        // A handful of views at most: a scan beats hashing.
+        let index = match self.views.iter().position(|(seen, _)| *seen == view) {
+            Some(index) => index,
+            None => {
+                self.views.push((view, self.json.view(view)));
+                self.views.len() - 1
+            }
+        };
+        &self.views[index].1
+    }
+}
+
+/// A booking as `viewer` may see it.
+pub fn booking(booking: &Booking, viewer: &Principal, settings: &Settings) -> Box<RawValue> {
+    BookingJson::new(booking).view(BookingView::of(booking, viewer, settings))
 }
 
 /// A booking as a fleet admin's console sees it: only their own drivers in
@@ -48,12 +152,18 @@ pub fn booking_for_fleet(
     fleet: UserId,
     settings: &Settings,
     is_theirs: impl Fn(UserId) -> bool,
-) -> Value {
+) -> Box<RawValue> {
+    self::booking(&fleet_cut(booking, is_theirs), &Principal::new(fleet, Role::Fleetadmin), settings)
+}
+
+/// The booking with only a fleet's drivers in its offers and dispatch
+/// history (`is_theirs` says whose a driver is).
+pub fn fleet_cut(booking: &Booking, is_theirs: impl Fn(UserId) -> bool) -> Booking {
     let mut cut = booking.clone();
     cut.requestedDrivers.0.retain(|driver| is_theirs(*driver));
     cut.dispatch.declined.retain(|driver| is_theirs(*driver));
     cut.dispatch.expired.retain(|driver| is_theirs(*driver));
-    self::booking(&cut, &Principal::new(fleet, Role::Fleetadmin), settings)
+    cut
 }
 
 /// Who sees a booking change, each as the viewer their presentation is for:
@@ -79,19 +189,17 @@ pub fn console_viewer() -> Principal {
 /// An offer as the offered driver sees it: the booking, when the offer
 /// lapses (`null` under broadcast, which has no deadline) and how far the
 /// driver is from the pickup when their position is known.
-pub fn offer(
-    booking: &Booking,
-    driver: &Principal,
-    settings: &Settings,
+pub fn offer(booking: &RawValue, deadline: Option<Millis>, distance_km: Option<f64>) -> Offer<'_> {
+    // Metres are plenty for a list of offers.
+    Offer { booking, deadline, distance_km: distance_km.map(|km| (km * 1000.0).round() / 1000.0) }
+}
+
+/// The `offer` event's payload (see [`offer`]).
+#[derive(Debug, Serialize)]
+pub struct Offer<'a> {
+    booking: &'a RawValue,
     deadline: Option<Millis>,
     distance_km: Option<f64>,
-) -> Value {
-    json!({
-        "booking": self::booking(booking, driver, settings),
-        "deadline": deadline,
-        // Metres are plenty for a list of offers.
-        "distance_km": distance_km.map(|km| (km * 1000.0).round() / 1000.0),
-    })
 }
 
 /// An in-app booking notice: its text in the receiver's language under the
@@ -160,6 +268,16 @@ fn mask(fields: &mut serde_json::Map<String, Value>, names: &[&str]) {
     }
 }
 
+fn mask_raw<'a>(fields: &mut BTreeMap<&'a str, Field<'a>>, names: &[&'a str]) {
+    for name in names {
+        if let Some(Field::Raw(raw)) = fields.get(*name)
+            && let Ok(text) = serde_json::from_str::<String>(raw.get())
+        {
+            fields.insert(name, Field::Owned(Value::String(mask_contact(&text))));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +286,11 @@ mod tests {
     use wayfare_engine::{BookingId, Place};
     fn viewer(id: u128, role: Role) -> Principal {
         Principal { id: UserId::from_u128(id), role, fleet: None }
+    }
+
+    /// A presented booking read back.
+    fn seen(booking: &Booking, viewer: &Principal, settings: &Settings) -> Value {
+        serde_json::from_str(super::booking(booking, viewer, settings).get()).unwrap()
     }
 
     fn booking_json() -> Booking {
@@ -189,10 +312,10 @@ mod tests {
         // spec §4 STARTED: the otp is checked against what the rider tells the driver
         let settings = Settings::default();
         let booking = booking_json();
-        assert!(super::booking(&booking, &viewer(2, Role::Driver), &settings).get("otp").is_none());
-        assert_eq!(super::booking(&booking, &viewer(1, Role::Rider), &settings)["otp"], 12345);
-        assert_eq!(super::booking(&booking, &viewer(9, Role::Admin), &settings)["otp"], 12345);
-        assert!(super::booking(&booking, &viewer(7, Role::Fleetadmin), &settings).get("otp").is_none());
+        assert!(seen(&booking, &viewer(2, Role::Driver), &settings).get("otp").is_none());
+        assert_eq!(seen(&booking, &viewer(1, Role::Rider), &settings)["otp"], 12345);
+        assert_eq!(seen(&booking, &viewer(9, Role::Admin), &settings)["otp"], 12345);
+        assert!(seen(&booking, &viewer(7, Role::Fleetadmin), &settings).get("otp").is_none());
     }
 
     #[test]
@@ -200,10 +323,10 @@ mod tests {
         // spec §2 Bookings: driver share and convenience fee hidden from riders
         let settings = Settings::default();
         let booking = booking_json();
-        let rider = super::booking(&booking, &viewer(1, Role::Rider), &settings);
+        let rider = seen(&booking, &viewer(1, Role::Rider), &settings);
         assert!(rider.get("driver_share").is_none() && rider.get("convenience_fees").is_none());
         assert!(rider.get("customer_token").is_none());
-        let admin = super::booking(&booking, &viewer(9, Role::Admin), &settings);
+        let admin = seen(&booking, &viewer(9, Role::Admin), &settings);
         assert_eq!(admin["driver_share"], 9.0);
     }
 
@@ -212,10 +335,10 @@ mod tests {
         // spec §6: contact data shows as hidden when critical edits are off
         let settings = Settings { AllowCriticalEditsAdmin: false, ..Settings::default() };
         let booking = booking_json();
-        let driver = super::booking(&booking, &viewer(2, Role::Driver), &settings);
+        let driver = seen(&booking, &viewer(2, Role::Driver), &settings);
         assert_ne!(driver["customer_email"], "rita@example.com");
         assert_eq!(driver["driver_contact"], "+14105550199");
-        let rider = super::booking(&booking, &viewer(1, Role::Rider), &settings);
+        let rider = seen(&booking, &viewer(1, Role::Rider), &settings);
         assert_eq!(rider["customer_email"], "rita@example.com");
         assert_ne!(rider["driver_contact"], "+14105550199");
     }
@@ -263,13 +386,50 @@ mod tests {
     fn an_offer_is_the_drivers_view_with_deadline_and_distance() {
         let booking = booking();
         let driver = Principal::new(DRIVER, Role::Driver);
-        let offer = offer(&booking, &driver, &Settings::default(), Some(1_700_000_020_000), Some(0.123_456));
+        let presented = super::booking(&booking, &driver, &Settings::default());
+        let offer = serde_json::to_value(offer(&presented, Some(1_700_000_020_000), Some(0.123_456))).unwrap();
         assert_eq!(offer["booking"]["id"], serde_json::json!(booking.id));
         assert!(offer["booking"].get("driver_share").is_some(), "drivers see their share");
         assert_eq!(offer["deadline"], 1_700_000_020_000_i64);
         assert_eq!(offer["distance_km"], 0.123);
-        let unknown = self::offer(&booking, &driver, &Settings::default(), None, None);
+        let unknown = serde_json::to_value(self::offer(&presented, None, None)).unwrap();
         assert!(unknown["deadline"].is_null() && unknown["distance_km"].is_null());
+    }
+
+    #[test]
+    fn a_presentation_is_the_whole_booking_less_what_the_viewer_may_not_see() {
+        // The text cut per view must say what the serialized booking says, a
+        // route's points included, minus the rules' fields.
+        let settings = Settings { AllowCriticalEditsAdmin: false, ..Settings::default() };
+        let mut booking = booking_json();
+        booking.coords = vec![wayfare_engine::Coord { latitude: 39.28, longitude: -76.6 }; 3];
+        let whole = serde_json::to_value(&booking).unwrap();
+        let driver = seen(&booking, &viewer(2, Role::Driver), &settings);
+        let Value::Object(mut expected) = whole else { panic!("a booking is an object") };
+        for hidden in ["customer_token", "driver_token", "otp"] {
+            expected.remove(hidden);
+        }
+        expected.insert("customer_email".into(), json!(mask_contact("rita@example.com")));
+        expected.insert("customer_contact".into(), json!(mask_contact("+14105550100")));
+        assert_eq!(driver, Value::Object(expected));
+        assert_eq!(driver["coords"].as_array().map(Vec::len), Some(3));
+    }
+
+    #[test]
+    fn viewers_with_one_view_share_one_presentation_and_extra_fields_are_added() {
+        let settings = Settings::default();
+        let booking = booking();
+        let mut presenter = Presenter::new(&booking, &settings);
+        let first = presenter.for_viewer(&Principal::new(UserId::from_u128(20), Role::Driver)).get().to_string();
+        let second = presenter.for_viewer(&Principal::new(UserId::from_u128(21), Role::Driver)).get().to_string();
+        let rider = presenter.for_viewer(&Principal::new(RIDER, Role::Rider)).get().to_string();
+        assert_eq!(first, second);
+        assert_ne!(first, rider, "the rider reads the otp, drivers do not");
+        assert_eq!(presenter.views.len(), 2);
+        let view = BookingView::of(&booking, &console_viewer(), &settings);
+        let with = BookingJson::new(&booking).view_with(view, vec![("offered", json!([1, 2]))]);
+        let with: Value = serde_json::from_str(with.get()).unwrap();
+        assert_eq!((with["offered"].clone(), with["id"].clone()), (json!([1, 2]), json!(booking.id)));
     }
 
     #[test]

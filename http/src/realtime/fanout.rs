@@ -249,10 +249,11 @@ impl Fanout {
                 self.parties.insert(booking.id, Parties::of(booking));
                 let catalog = self.state.runtime.catalog();
                 let pickup = booking.pickup.point();
+                let mut presenter = present::Presenter::new(booking, &catalog.settings);
                 for driver in drivers {
-                    let viewer = Principal::new(*driver, Role::Driver);
+                    let presented = presenter.for_viewer(&Principal::new(*driver, Role::Driver));
                     let distance_km = self.positions.get(driver).map(|position| geo::distance_km(*position, pickup));
-                    let offer = present::offer(booking, &viewer, &catalog.settings, *deadline, distance_km);
+                    let offer = present::offer(presented, *deadline, distance_km);
                     self.emit(vec![rooms::user(*driver)], events::OFFER, &offer).await;
                 }
                 self.offered_to_fleets(booking, drivers).await;
@@ -350,15 +351,22 @@ impl Fanout {
             }
         }
         let catalog = self.state.runtime.catalog();
+        let mut presenter = present::Presenter::new(booking, &catalog.settings);
         for viewer in present::booking_viewers(booking) {
-            let (room, presented) = match viewer.role {
+            match viewer.role {
                 Role::Rider | Role::Driver => {
-                    (rooms::user(viewer.id), present::booking(booking, &viewer, &catalog.settings))
+                    let presented = presenter.for_viewer(&viewer);
+                    self.emit(vec![rooms::user(viewer.id)], events::BOOKING, presented).await
                 }
-                Role::Fleetadmin => (rooms::fleet(viewer.id), self.for_fleet(booking, viewer.id)),
-                Role::Admin => (rooms::DISPATCH.to_string(), present::booking(booking, &viewer, &catalog.settings)),
-            };
-            self.emit(vec![room], events::BOOKING, &presented).await;
+                Role::Fleetadmin => {
+                    let presented = self.for_fleet(booking, viewer.id);
+                    self.emit(vec![rooms::fleet(viewer.id)], events::BOOKING, &presented).await
+                }
+                Role::Admin => {
+                    let presented = presenter.for_viewer(&viewer);
+                    self.emit(vec![rooms::DISPATCH.to_string()], events::BOOKING, presented).await
+                }
+            }
         }
         // Fleets whose drivers hold its offers, while it has no driver.
         if booking.driver.is_none() {
@@ -370,7 +378,7 @@ impl Fanout {
         }
     }
 
-    fn for_fleet(&self, booking: &Booking, fleet: UserId) -> serde_json::Value {
+    fn for_fleet(&self, booking: &Booking, fleet: UserId) -> Box<serde_json::value::RawValue> {
         let catalog = self.state.runtime.catalog();
         present::booking_for_fleet(booking, fleet, &catalog.settings, |driver| self.fleet_of(driver) == Some(fleet))
     }

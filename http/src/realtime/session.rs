@@ -211,7 +211,8 @@ async fn send_current_state(state: &AppState, socket: &SocketRef, principal: &Pr
     let position = state.runtime.driver(principal.id).await.and_then(|view| view.position);
     for booking in &offered {
         let distance_km = position.map(|point| geo::distance_km(point, booking.pickup.point()));
-        let offer = present::offer(booking, principal, settings, booking.dispatch.deadline, distance_km);
+        let presented = present::booking(booking, principal, settings);
+        let offer = present::offer(&presented, booking.dispatch.deadline, distance_km);
         let _ = socket.emit(events::OFFER, &offer);
     }
 }

@@ -13,6 +13,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use wayfare_actors::Event;
@@ -278,7 +279,7 @@ async fn create(
     State(state): State<AppState>,
     MaybeUser(current): MaybeUser,
     Body(body): Body<CreateBody>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<Box<RawValue>>)> {
     let catalog = state.runtime.catalog();
     let settings = &catalog.settings;
     let Some(current) = current else { return Err(ErrorKey::MustLogin.into()) };
@@ -415,7 +416,7 @@ async fn list(
     let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_bookings(&filter, &page).await?;
     let items = presented(&state, &current, &found.items).await?;
-    Ok(Json(json!({ "items": items, "next": found.next })).into_response())
+    Ok(Json(Items { items, next: Some(found.next) }).into_response())
 }
 
 /// Every booking of the filter, in its order, as a CSV or XLSX file: read in
@@ -479,7 +480,7 @@ async fn read(
     State(state): State<AppState>,
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let booking = authorised(&state, &current, id, Action::BookingRead).await?;
     Ok(Json(presented_one(&state, &current, &booking).await?))
 }
@@ -487,7 +488,20 @@ async fn read(
 /// Bookings as the caller may see them. A fleet admin's come without other
 /// fleets' drivers in their offers and dispatch history (`declined`,
 /// `expired`): one primary-key read of the drivers they name.
-pub(crate) async fn presented(state: &AppState, current: &CurrentUser, bookings: &[Booking]) -> ApiResult<Vec<Value>> {
+/// A list of presented bookings, written as presented (`next`: the page's
+/// cursor, on pages).
+#[derive(Serialize)]
+pub(crate) struct Items {
+    pub items: Vec<Box<RawValue>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<Option<String>>,
+}
+
+pub(crate) async fn presented(
+    state: &AppState,
+    current: &CurrentUser,
+    bookings: &[Booking],
+) -> ApiResult<Vec<Box<RawValue>>> {
     let settings = &state.runtime.catalog().settings;
     let principal = &current.principal;
     if principal.role != Role::Fleetadmin {
@@ -505,8 +519,13 @@ pub(crate) async fn presented(state: &AppState, current: &CurrentUser, bookings:
     Ok(bookings.iter().map(|booking| present::booking_for_fleet(booking, principal.id, settings, is_theirs)).collect())
 }
 
-pub(crate) async fn presented_one(state: &AppState, current: &CurrentUser, booking: &Booking) -> ApiResult<Value> {
-    Ok(presented(state, current, std::slice::from_ref(booking)).await?.pop().unwrap_or(Value::Null))
+pub(crate) async fn presented_one(
+    state: &AppState,
+    current: &CurrentUser,
+    booking: &Booking,
+) -> ApiResult<Box<RawValue>> {
+    let mut presented = presented(state, current, std::slice::from_ref(booking)).await?;
+    presented.pop().ok_or_else(|| ApiError::from(wayfare_storage::StorageError::NotFound))
 }
 
 /// Each driver's fleet, for the drivers named (a primary-key read each).
@@ -529,13 +548,12 @@ pub(crate) async fn fleets_of(
     description = "The bookings currently offered to the calling driver.",
     responses((status = 200, description = "The offered bookings", body = crate::openapi::schemas::BookingItems))
 )]
-async fn tasks(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Value>> {
+async fn tasks(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Items>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::DriverTasks, Resource::None, &settings)?;
     let offered = state.storage.bookings_offered_to(current.principal.id).await?;
-    let items: Vec<Value> =
-        offered.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
-    Ok(Json(json!({ "items": items })))
+    let items = offered.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
+    Ok(Json(Items { items, next: None }))
 }
 
 // ---- commands --------------------------------------------------------------------
@@ -546,7 +564,7 @@ async fn run(
     id: BookingId,
     action: Action,
     command: Command,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     authorised(state, current, id, action).await?;
     let updated = state.runtime.command(id, current.by(), command).await?;
     Ok(Json(presented_one(state, current, &updated).await?))
@@ -573,7 +591,7 @@ async fn accept(
     State(state): State<AppState>,
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let mut snapshot = DriverSnapshot::from(&current.user);
     snapshot.location = driver_position(&state, &current).await;
     run(&state, &current, id, Action::BookingAccept, Command::Accept { driver: snapshot }).await
@@ -592,7 +610,7 @@ async fn decline(
     State(state): State<AppState>,
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     run(&state, &current, id, Action::BookingDecline, Command::Decline).await
 }
 
@@ -609,7 +627,7 @@ async fn arrive(
     State(state): State<AppState>,
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let location = driver_position(&state, &current).await;
     run(&state, &current, id, Action::BookingArrive, Command::Arrive { location }).await
 }
@@ -636,7 +654,7 @@ async fn start(
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
     body: axum::body::Bytes,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     // No body, or JSON `null` (the document's body is nullable), is no otp;
     // anything else must be the object (not an array serde would also take).
     let invalid = || ApiError::field(ErrorKey::InvalidInput, "otp");
@@ -666,7 +684,7 @@ async fn reach(
     State(state): State<AppState>,
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let location = driver_position(&state, &current).await;
     // Spec §4 REACHED: the drop address is looked up again from where the trip ended.
     let drop_address = match location {
@@ -719,7 +737,7 @@ async fn pay(
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
     Body(body): Body<PayBody>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let mode = match body.payment_mode {
         // Only the rider chooses card; the gateway's checkout confirms the payment.
         Some(PaymentMode::Card) if current.principal.role != Role::Rider => {
@@ -757,7 +775,7 @@ async fn rate(
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
     Body(body): Body<RateBody>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let rating = validation::validate_rating(body.rating)?;
     run(&state, &current, id, Action::BookingRate, Command::Rate { rating }).await
 }
@@ -785,7 +803,7 @@ async fn cancel(
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
     Body(body): Body<CancelBody>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let reason = validation::validate_cancel_reason(&body.reason)?.to_string();
     run(&state, &current, id, Action::BookingCancel, Command::Cancel { reason }).await
 }
@@ -810,7 +828,7 @@ async fn assign(
     current: CurrentUser,
     PathParam(id): PathParam<BookingId>,
     Body(body): Body<AssignBody>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<RawValue>>> {
     let booking = authorised(&state, &current, id, Action::BookingAssign).await?;
     let driver = match state.storage.user(body.driver).await {
         Ok(driver) => driver,

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use wayfare_engine::dispatch::{DispatchEntry, round_km};
-use wayfare_engine::permissions::{Action, Resource, UserRef, authorize};
+use wayfare_engine::permissions::{Action, Principal, Resource, UserRef, authorize};
 use wayfare_engine::{Booking, BookingId, ErrorKey, LatLng, Role, UserId, geo};
 use wayfare_storage::StorageError;
 
@@ -78,7 +78,10 @@ async fn for_fleet(state: &AppState, fleet: UserId, entries: Vec<DispatchEntry>)
     description = "Admins and fleet admins: every booking not COMPLETE or CANCELLED, as the socket's `booking` event presents it, each with `offered`: the offers it holds now (`driver`, `deadline` — `null` for a broadcast or an admin's assignment — and `distance_km`, the driver's distance to the pickup now, `null` when the driver is not on the map). The console's starting state; the socket keeps it current. A fleet admin gets their fleet's bookings and those offered to one of their drivers, with only their drivers in `offered`, `requestedDrivers` and the dispatch history.",
     responses((status = 200, description = "The active bookings", body = crate::openapi::schemas::ActiveBookings))
 )]
-pub(crate) async fn active(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Value>> {
+pub(crate) async fn active(
+    State(state): State<AppState>,
+    current: CurrentUser,
+) -> ApiResult<Json<super::bookings::Items>> {
     console_viewer(&current)?;
     // The partial index on active bookings: no scan of finished ones.
     let bookings = state.storage.active_bookings().await?;
@@ -104,7 +107,7 @@ pub(crate) async fn active(State(state): State<AppState>, current: CurrentUser) 
             })
             .collect()
     };
-    let items: Vec<Value> = match current.principal.role {
+    let items: Vec<Box<serde_json::value::RawValue>> = match current.principal.role {
         Role::Fleetadmin => {
             let fleet = current.principal.id;
             let requested = bookings.iter().flat_map(|booking| booking.requestedDrivers.0.iter().copied()).collect();
@@ -118,9 +121,10 @@ pub(crate) async fn active(State(state): State<AppState>, current: CurrentUser) 
                             && booking.requestedDrivers.0.iter().any(|driver| is_theirs(*driver)))
                 })
                 .map(|booking| {
-                    let mut presented = present::booking_for_fleet(booking, fleet, &settings, is_theirs);
-                    presented["offered"] = json!(offered_to(booking, &is_theirs));
-                    presented
+                    let cut = present::fleet_cut(booking, is_theirs);
+                    let view = present::BookingView::of(&cut, &Principal::new(fleet, Role::Fleetadmin), &settings);
+                    let offered = json!(offered_to(booking, &is_theirs));
+                    present::BookingJson::new(&cut).view_with(view, vec![("offered", offered)])
                 })
                 .collect()
         }
@@ -129,14 +133,14 @@ pub(crate) async fn active(State(state): State<AppState>, current: CurrentUser) 
             bookings
                 .iter()
                 .map(|booking| {
-                    let mut presented = present::booking(booking, &viewer, &settings);
-                    presented["offered"] = json!(offered_to(booking, &|_| true));
-                    presented
+                    let view = present::BookingView::of(booking, &viewer, &settings);
+                    let offered = json!(offered_to(booking, &|_| true));
+                    present::BookingJson::new(booking).view_with(view, vec![("offered", offered)])
                 })
                 .collect()
         }
     };
-    Ok(Json(json!({ "items": items })))
+    Ok(Json(super::bookings::Items { items, next: None }))
 }
 
 /// The most entries one read of the recent log returns (the console keeps 500).

@@ -312,7 +312,7 @@ async fn parcel_image(
     PathParam(id): PathParam<BookingId>,
     headers: HeaderMap,
     multipart: Result<Multipart, MultipartRejection>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Box<serde_json::value::RawValue>>> {
     let catalog = state.runtime.catalog();
     if !Action::ParcelImageUpload.allowed_roles().contains(&current.principal.role) {
         return Err(ErrorKey::NotAllowed.into());

@@ -75,8 +75,10 @@ impl BookingJson {
     /// more than the booking (the console's `offered`).
     pub fn view_with(&self, view: BookingView, extra: Vec<(&'static str, Value)>) -> Box<RawValue> {
         // Field names are Rust identifiers: never escaped, so they borrow.
+        // Never the uncut text: it holds what the viewer may not see.
         let Ok(mut fields) = serde_json::from_str::<BTreeMap<&str, Field>>(&self.0) else {
-            return RawValue::from_string(self.0.clone()).unwrap_or_else(|_| null());
+            tracing::warn!("a booking's JSON did not split into fields; presented as null");
+            return null();
         };
         if !view.fare_split {
             for field in FARE_SPLIT {
@@ -430,6 +432,8 @@ mod tests {
         let with = BookingJson::new(&booking).view_with(view, vec![("offered", json!([1, 2]))]);
         let with: Value = serde_json::from_str(with.get()).unwrap();
         assert_eq!((with["offered"].clone(), with["id"].clone()), (json!([1, 2]), json!(booking.id)));
+        // Text that does not split into fields is never shown uncut.
+        assert_eq!(BookingJson("[\"otp\", 12345]".to_string()).view(view).get(), "null");
     }
 
     #[test]

@@ -416,7 +416,7 @@ async fn list(
     let page = super::page_request(query.limit, query.after)?;
     let found = state.storage.list_bookings(&filter, &page).await?;
     let items = presented(&state, &current, &found.items).await?;
-    Ok(Json(Items { items, next: Some(found.next) }).into_response())
+    Ok(Json(Page { items, next: found.next }).into_response())
 }
 
 /// Every booking of the filter, in its order, as a CSV or XLSX file: read in
@@ -488,13 +488,17 @@ async fn read(
 /// Bookings as the caller may see them. A fleet admin's come without other
 /// fleets' drivers in their offers and dispatch history (`declined`,
 /// `expired`): one primary-key read of the drivers they name.
-/// A list of presented bookings, written as presented (`next`: the page's
-/// cursor, on pages).
+/// Presented bookings, written as presented.
 #[derive(Serialize)]
 pub(crate) struct Items {
     pub items: Vec<Box<RawValue>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<Option<String>>,
+}
+
+/// A page of presented bookings and the next page's cursor.
+#[derive(Serialize)]
+struct Page {
+    items: Vec<Box<RawValue>>,
+    next: Option<String>,
 }
 
 pub(crate) async fn presented(
@@ -553,7 +557,7 @@ async fn tasks(State(state): State<AppState>, current: CurrentUser) -> ApiResult
     authorize(Some(&current.principal), Action::DriverTasks, Resource::None, &settings)?;
     let offered = state.storage.bookings_offered_to(current.principal.id).await?;
     let items = offered.iter().map(|booking| present::booking(booking, &current.principal, &settings)).collect();
-    Ok(Json(Items { items, next: None }))
+    Ok(Json(Items { items }))
 }
 
 // ---- commands --------------------------------------------------------------------

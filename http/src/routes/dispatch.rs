@@ -140,7 +140,7 @@ pub(crate) async fn active(
                 .collect()
         }
     };
-    Ok(Json(super::bookings::Items { items, next: None }))
+    Ok(Json(super::bookings::Items { items }))
 }
 
 /// The most entries one read of the recent log returns (the console keeps 500).

@@ -1,8 +1,9 @@
 //! The dispatch log's way to storage (a booking's timeline). Every entry
 //! goes through one unbounded channel — never the event bus, which drops
-//! what a slow reader missed — to one writer task, which writes whatever has
-//! queued up as one batch, so a busy minute costs a few transactions, not
-//! one per entry. A flush waits for every entry sent before it.
+//! what a slow reader missed — to one writer task, which writes what has
+//! queued up within [`LINGER`] as one batch, so a busy minute costs a few
+//! hundred transactions, not one per entry. A flush waits for every entry
+//! sent before it, and writes them at once.
 
 use crate::clock::Clock;
 use std::sync::Arc;
@@ -43,6 +44,11 @@ pub(crate) fn channel() -> (DispatchLogSender, UnboundedReceiver<LogMsg>) {
 
 /// The most entries one transaction writes.
 const BATCH: usize = 512;
+/// How long the writer gathers entries after the first before it writes
+/// (a flush writes at once): a busy second costs about ten transactions
+/// instead of one per entry, each a turn of SQLite's one writer that a
+/// booking's commit would otherwise queue behind.
+const LINGER: Duration = Duration::from_millis(100);
 /// Tries per batch before it is dropped (logged): storage down for longer
 /// must not grow the queue without end.
 const ATTEMPTS: u32 = 5;
@@ -55,14 +61,24 @@ pub(crate) async fn write_behind(
     let mut batch = Vec::new();
     let mut flushes = Vec::new();
     while let Some(first) = inbox.recv().await {
+        let deadline = tokio::time::Instant::now() + LINGER;
         let mut next = Some(first);
-        while let Some(message) = next.take() {
-            match message {
-                LogMsg::Entry(entry) => batch.push(entry),
-                LogMsg::Flush(done) => flushes.push(done),
+        loop {
+            while let Some(message) = next.take() {
+                match message {
+                    LogMsg::Entry(entry) => batch.push(entry),
+                    LogMsg::Flush(done) => flushes.push(done),
+                }
+                if batch.len() < BATCH {
+                    next = inbox.try_recv().ok();
+                }
             }
-            if batch.len() < BATCH {
-                next = inbox.try_recv().ok();
+            if !flushes.is_empty() || batch.len() >= BATCH {
+                break;
+            }
+            match tokio::time::timeout_at(deadline, inbox.recv()).await {
+                Ok(Some(message)) => next = Some(message),
+                Ok(None) | Err(_) => break,
             }
         }
         write(storage.as_ref(), clock.as_ref(), &batch).await;

@@ -382,6 +382,26 @@ fn dispatch_drivers() -> Vec<User> {
     drivers
 }
 
+both_backends!(the_dispatch_log_reaches_storage_without_a_flush, log_without_flush);
+
+/// The log's writer gathers entries for a moment, then writes them unasked.
+async fn log_without_flush(backend: Backend) {
+    let drivers = dispatch_drivers();
+    let mut world = World::start(backend, settings(), &drivers).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, booking.id)).await;
+    for _ in 0..250 {
+        // Straight from storage: `dispatch_timeline` would flush.
+        let stored = world.storage.dispatch_events(booking.id).await.unwrap();
+        if stored.iter().any(|entry| matches!(entry.log, DispatchLog::Offered { wave: 1, .. })) {
+            return world.finish().await;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the first wave's log entry was not written within 5 s");
+}
+
 both_backends!(waves_offer_the_nearest_then_the_next_and_stop, waves);
 
 async fn waves(backend: Backend) {

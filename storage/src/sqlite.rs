@@ -3,7 +3,9 @@
 //! The file is created when missing and opened in WAL mode (readers never
 //! wait for the writer), with foreign keys on, `synchronous = FULL` (a commit
 //! is on disk before it is acknowledged: DESIGN.md invariant 3; writes that
-//! acknowledge nothing use one `NORMAL` connection, see `begin_relaxed_write`) and a busy
+//! acknowledge nothing use one `NORMAL` connection, see `begin_relaxed_write`,
+//! and bookings' commits use it too, then wait for a shared fsync of the WAL,
+//! see `begin_grouped_write`) and a busy
 //! timeout so concurrent writers queue for the write lock instead of failing.
 //! Write transactions start with `BEGIN IMMEDIATE`. Text search uses FTS5
 //! tables kept in step by triggers (see the migration).
@@ -12,9 +14,10 @@ use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCou
 use crate::error::StorageResult;
 use crate::types::Backend;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::oneshot;
 
 // The one implementation of the trait, compiled here against this backend's
 // types (and once more in `postgres.rs`): see the top of `shared.rs`.
@@ -64,6 +67,60 @@ pub struct SqliteStorage {
     writes: WriteGate,
     /// Stops the checkpointer when the last clone goes.
     _checkpointer: Arc<Checkpointer>,
+    /// Syncs the WAL for commits made on `relaxed` that must be durable.
+    wal_sync: Arc<WalSync>,
+}
+
+/// Group commit: one thread fsyncs the WAL file for every commit that asked
+/// since its last fsync. A commit made with `synchronous = NORMAL` is in the
+/// WAL (the OS's cache) when it returns; an fsync begun after that puts it
+/// on disk. Waiters that arrive during an fsync share the next one.
+#[derive(Debug)]
+struct WalSync {
+    requests: std::sync::mpsc::Sender<oneshot::Sender<std::io::Result<()>>>,
+}
+
+/// An fsync of the WAL file.
+fn sync_file(wal: &Path) -> std::io::Result<()> {
+    match std::fs::File::open(wal) {
+        Ok(file) => file.sync_all(),
+        // No WAL: SQLite removes it only once all of it is in the synced database file.
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
+impl WalSync {
+    /// Starts the thread; it ends when the last storage clone is dropped.
+    fn start(wal: PathBuf) -> std::io::Result<Self> {
+        Self::start_with(move || sync_file(&wal))
+    }
+
+    fn start_with(sync: impl Fn() -> std::io::Result<()> + Send + 'static) -> std::io::Result<Self> {
+        let (requests, inbox) = std::sync::mpsc::channel::<oneshot::Sender<std::io::Result<()>>>();
+        std::thread::Builder::new().name("sqlite-wal-sync".into()).spawn(move || {
+            while let Ok(first) = inbox.recv() {
+                let waiting: Vec<_> = std::iter::once(first).chain(inbox.try_iter()).collect();
+                let synced = sync();
+                for waiter in waiting {
+                    let _ = waiter.send(match &synced {
+                        Ok(()) => Ok(()),
+                        Err(error) => Err(std::io::Error::new(error.kind(), error.to_string())),
+                    });
+                }
+            }
+        })?;
+        Ok(WalSync { requests })
+    }
+
+    /// Returns once every commit made before the call is on disk.
+    async fn sync(&self) -> StorageResult<()> {
+        let stopped = || sqlx::Error::Io(std::io::Error::other("the WAL sync thread stopped"));
+        let (done, synced) = oneshot::channel();
+        self.requests.send(done).map_err(|_| stopped())?;
+        synced.await.map_err(|_| stopped())?.map_err(sqlx::Error::Io)?;
+        Ok(())
+    }
 }
 
 /// The background checkpointer's task, aborted on drop.
@@ -111,23 +168,37 @@ impl SqliteStorage {
             .pragma("mmap_size", MMAP_BYTES.to_string())
             .pragma("temp_store", "memory")
             .pragma("wal_autocheckpoint", AUTOCHECKPOINT_PAGES.to_string());
+        // No ping before each acquire: the connection is in this process
+        // and cannot have been dropped by a server; the ping was a round
+        // trip to the connection's thread before every transaction and read.
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(BUSY_TIMEOUT)
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
         // In WAL mode a NORMAL commit is safe from corruption and survives
         // the process's death (it is in the OS's cache); only a power cut
         // may lose it, until the next FULL commit or checkpoint syncs the WAL.
+        // It also carries bookings' commits, which then wait for `wal_sync`.
         let relaxed = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(BUSY_TIMEOUT)
+            .test_before_acquire(false)
             .connect_with(options.synchronous(SqliteSynchronous::Normal).pragma("cache_size", "-8192"))
             .await?;
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let wal_sync = Arc::new(WalSync::start(PathBuf::from(wal)).map_err(sqlx::Error::Io)?);
         tracing::info!("sqlite storage open");
         let checkpointer = Arc::new(Checkpointer(tokio::spawn(checkpoint(pool.clone()))));
-        Ok(SqliteStorage { pool, relaxed, writes: WriteGate::serial(), _checkpointer: checkpointer })
+        Ok(SqliteStorage { pool, relaxed, writes: WriteGate::serial(), _checkpointer: checkpointer, wal_sync })
+    }
+
+    /// Waits until every commit made so far is on disk (see [`WalSync`]).
+    async fn sync_commits(&self) -> StorageResult<()> {
+        self.wal_sync.sync().await
     }
 
     /// The connection pool, for tools and tests that need raw SQL.
@@ -143,6 +214,7 @@ impl Dialect for SqliteDialect {
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
     const FOR_UPDATE: &'static str = "";
     const RELAXED_COMMIT: Option<&'static str> = None;
+    const GROUPS_SYNCS: bool = true;
     /// SQLite looks a parameter's name up by a linear scan (sqlx asks for
     /// each one), so a statement with n parameters costs n²: keep n small.
     const MAX_BINDS_PER_STATEMENT: usize = 1_000;
@@ -185,5 +257,79 @@ impl Dialect for SqliteDialect {
     /// SQLite names the columns: "UNIQUE constraint failed: users.email".
     fn duplicate_field(error: &dyn sqlx::error::DatabaseError) -> &'static str {
         unique_field(error.message())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+
+    /// Requests made while an fsync runs wait for, and share, the next one.
+    #[tokio::test]
+    async fn commits_waiting_during_an_fsync_share_the_next() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let (entered, first_entered) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        let released = std::sync::Mutex::new(released);
+        let counted = calls.clone();
+        let sync = WalSync::start_with(move || {
+            if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+                entered.send(()).unwrap();
+                released.lock().unwrap().recv().unwrap();
+            }
+            Ok(())
+        })
+        .unwrap();
+        let sync = Arc::new(sync);
+        let first = tokio::spawn({
+            let sync = sync.clone();
+            async move { sync.sync().await }
+        });
+        tokio::task::spawn_blocking(move || first_entered.recv().unwrap()).await.unwrap();
+        // The first fsync is under way: these ten are sent meanwhile.
+        let (sent, all_sent) = tokio::sync::mpsc::unbounded_channel();
+        let later: Vec<_> = (0..10)
+            .map(|_| {
+                let sync = sync.clone();
+                let sent = sent.clone();
+                tokio::spawn(async move {
+                    let (done, synced) = oneshot::channel();
+                    sync.requests.send(done).unwrap();
+                    sent.send(()).unwrap();
+                    synced.await.unwrap()
+                })
+            })
+            .collect();
+        let mut all_sent = all_sent;
+        for _ in 0..10 {
+            all_sent.recv().await.unwrap();
+        }
+        release.send(()).unwrap();
+        first.await.unwrap().expect("first sync");
+        for waiter in later {
+            waiter.await.unwrap().expect("a later sync");
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 2, "one fsync for the first, one shared by the ten");
+    }
+
+    #[tokio::test]
+    async fn a_failed_fsync_fails_the_commits_waiting_for_it() {
+        let sync = WalSync::start_with(|| Err(std::io::Error::other("disk gone"))).unwrap();
+        let error = sync.sync().await.expect_err("an fsync that failed");
+        assert!(error.to_string().contains("disk gone"), "{error}");
+        assert!(error.is_unavailable());
+    }
+
+    #[tokio::test]
+    async fn the_wal_file_is_synced_and_a_missing_one_needs_no_sync() {
+        let directory = tempfile::tempdir().unwrap();
+        let wal = directory.path().join("wayfare.db-wal");
+        sync_file(&wal).expect("no WAL: nothing to sync");
+        std::fs::write(&wal, b"frames").unwrap();
+        WalSync::start(wal.clone()).unwrap().sync().await.expect("the WAL synced");
+        let not_a_directory = wal.join("wayfare.db-wal");
+        assert!(sync_file(&not_a_directory).is_err(), "an fsync that cannot open its file fails");
     }
 }

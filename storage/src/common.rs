@@ -311,11 +311,6 @@ pub(crate) trait Dialect {
     /// off for that transaction; SQLite has no per-transaction switch, and
     /// uses a connection opened with `synchronous = NORMAL` instead.
     const RELAXED_COMMIT: Option<&'static str>;
-    /// Whether a booking's commit skips the disk inside its write turn and
-    /// waits for a shared sync after it (`begin_grouped_write`): SQLite,
-    /// whose one writer would otherwise hold every other writer through each
-    /// fsync. PostgreSQL groups its commits' flushes itself.
-    const GROUPS_SYNCS: bool;
     /// Bound values per statement of a bulk insert.
     const MAX_BINDS_PER_STATEMENT: usize;
     /// For a backend whose planner has no estimate of text matches (SQLite),

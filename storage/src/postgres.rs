@@ -76,7 +76,6 @@ impl Dialect for PostgresDialect {
     const BEGIN_WRITE: &'static str = "BEGIN";
     const FOR_UPDATE: &'static str = " FOR UPDATE";
     const RELAXED_COMMIT: Option<&'static str> = Some("SET LOCAL synchronous_commit TO OFF");
-    const GROUPS_SYNCS: bool = false;
     /// The protocol allows 65,535.
     const MAX_BINDS_PER_STATEMENT: usize = 30_000;
 

@@ -799,12 +799,13 @@ impl Store {
     /// and then waits in [`Store::sync_commits`] for one fsync of the WAL
     /// shared by every commit made meanwhile (group commit). It is on disk
     /// before it is acknowledged, as with `synchronous = FULL`, and a slow
-    /// fsync no longer queues every writer behind it. On PostgreSQL it is an
-    /// ordinary write transaction.
+    /// fsync no longer queues every writer behind it. On PostgreSQL
+    /// `relaxed` is the pool itself and nothing relaxes the commit (that is
+    /// `D::RELAXED_COMMIT`, run only by `begin_relaxed_write`): an ordinary
+    /// write transaction, and `sync_commits` has nothing to wait for.
     async fn begin_grouped_write(&self) -> StorageResult<(WriteTurn, sqlx::Transaction<'static, Db>)> {
         let turn = self.writes.turn().await;
-        let pool = if D::GROUPS_SYNCS { &self.relaxed } else { &self.pool };
-        let tx = pool.begin_with(D::BEGIN_WRITE).await?;
+        let tx = self.relaxed.begin_with(D::BEGIN_WRITE).await?;
         Ok((turn, tx))
     }
 

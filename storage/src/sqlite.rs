@@ -214,7 +214,6 @@ impl Dialect for SqliteDialect {
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
     const FOR_UPDATE: &'static str = "";
     const RELAXED_COMMIT: Option<&'static str> = None;
-    const GROUPS_SYNCS: bool = true;
     /// SQLite looks a parameter's name up by a linear scan (sqlx asks for
     /// each one), so a statement with n parameters costs n²: keep n small.
     const MAX_BINDS_PER_STATEMENT: usize = 1_000;

@@ -485,9 +485,6 @@ async fn read(
     Ok(Json(presented_one(&state, &current, &booking).await?))
 }
 
-/// Bookings as the caller may see them. A fleet admin's come without other
-/// fleets' drivers in their offers and dispatch history (`declined`,
-/// `expired`): one primary-key read of the drivers they name.
 /// Presented bookings, written as presented.
 #[derive(Serialize)]
 pub(crate) struct Items {
@@ -501,6 +498,9 @@ struct Page {
     next: Option<String>,
 }
 
+/// Bookings as the caller may see them. A fleet admin's come without other
+/// fleets' drivers in their offers and dispatch history (`declined`,
+/// `expired`): one primary-key read of the drivers they name.
 pub(crate) async fn presented(
     state: &AppState,
     current: &CurrentUser,

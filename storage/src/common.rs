@@ -313,6 +313,11 @@ pub(crate) trait Dialect {
     const RELAXED_COMMIT: Option<&'static str>;
     /// Bound values per statement of a bulk insert.
     const MAX_BINDS_PER_STATEMENT: usize;
+    /// Takes a script of several statements with bound values (numbered
+    /// across the script) in one call: SQLite, whose sqlx driver steps
+    /// through them on the connection's thread. PostgreSQL's extended
+    /// protocol takes one statement per call.
+    const SCRIPTS: bool;
     /// For a backend whose planner has no estimate of text matches (SQLite),
     /// the SQL the shared code counts with to choose a [`SearchPlan`]; `None`
     /// where the planner chooses (PostgreSQL).

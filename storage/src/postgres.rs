@@ -78,6 +78,7 @@ impl Dialect for PostgresDialect {
     const RELAXED_COMMIT: Option<&'static str> = Some("SET LOCAL synchronous_commit TO OFF");
     /// The protocol allows 65,535.
     const MAX_BINDS_PER_STATEMENT: usize = 30_000;
+    const SCRIPTS: bool = false;
 
     const YEAR_MONTH_OF_LOCAL_SECONDS: &'static str =
         "CAST(to_char(to_timestamp(l.local_s) AT TIME ZONE 'UTC', 'YYYYMM') AS BIGINT)";

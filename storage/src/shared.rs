@@ -415,19 +415,40 @@ async fn replace_offers(conn: &mut Conn, booking: &Booking, fresh: bool, now: Mi
     if !fresh {
         sqlx::query("DELETE FROM booking_offers WHERE booking_id = $1").bind(booking.id.0).execute(&mut *conn).await?;
     }
-    if booking.requestedDrivers.0.is_empty() {
-        return Ok(());
+    let mut builder = SqlBuilder::new("");
+    if push_offers(&mut builder, booking, now) {
+        built(builder).execute(&mut *conn).await?;
     }
-    let mut builder =
-        SqlBuilder::new("INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ");
+    Ok(())
+}
+
+/// Appends the insert of a booking's offer rows; false when it has none.
+fn push_offers(builder: &mut SqlBuilder, booking: &Booking, now: Millis) -> bool {
+    if booking.requestedDrivers.0.is_empty() {
+        return false;
+    }
+    builder.push("INSERT INTO booking_offers (booking_id, driver_id, created_at, updated_at) VALUES ");
     for (index, driver) in booking.requestedDrivers.0.iter().enumerate() {
         if index > 0 {
             builder.push(", ");
         }
-        push_row(&mut builder, [Bind::Uuid(booking.id.0), Bind::Uuid(driver.0), Bind::Int(now), Bind::Int(now)]);
+        push_row(builder, [Bind::Uuid(booking.id.0), Bind::Uuid(driver.0), Bind::Int(now), Bind::Int(now)]);
     }
-    built(builder).execute(&mut *conn).await?;
-    Ok(())
+    true
+}
+
+/// Whether a transition's effect is state to store (the others the actors
+/// publish).
+fn is_stored(effect: &Effect) -> bool {
+    !matches!(
+        effect,
+        Effect::Notify { .. }
+            | Effect::OfferMade { .. }
+            | Effect::OfferWithdrawn { .. }
+            | Effect::RequestDispatch
+            | Effect::TimerSet { .. }
+            | Effect::TimerCleared { .. }
+    )
 }
 
 /// Writes one ledger entry unless its (user, idempotency key) exists, and
@@ -769,6 +790,33 @@ impl std::ops::DerefMut for WriteConn {
     }
 }
 
+/// A connection running a script that begins and ends its own transaction,
+/// which sqlx does not track: a script cut short (an error, or its caller
+/// gone mid-call) is rolled back, and when that cannot be confirmed the
+/// connection is closed, which rolls it back, instead of going back to the
+/// pool inside a transaction.
+pub(super) struct ScriptConn {
+    pub(super) conn: sqlx::pool::PoolConnection<Db>,
+    /// The script's transaction may still be open.
+    pub(super) open: bool,
+}
+
+impl ScriptConn {
+    async fn roll_back(&mut self) {
+        if sqlx::query("ROLLBACK").execute(&mut *self.conn).await.is_ok() {
+            self.open = false;
+        }
+    }
+}
+
+impl Drop for ScriptConn {
+    fn drop(&mut self) {
+        if self.open {
+            self.conn.close_on_drop();
+        }
+    }
+}
+
 impl Store {
     /// A write transaction begun in turn (see [`WriteGate`]). Bind the turn
     /// first (`let (_turn, mut tx)`) so it is let go after the transaction.
@@ -807,6 +855,42 @@ impl Store {
         let turn = self.writes.turn().await;
         let tx = self.relaxed.begin_with(D::BEGIN_WRITE).await?;
         Ok((turn, tx))
+    }
+
+    /// A new booking with nothing but its offers to store (every booking's
+    /// creation), on SQLite: its transaction is one script, `BEGIN
+    /// IMMEDIATE; INSERT …; INSERT …; COMMIT`, which the connection's thread
+    /// steps through in one hand-off. Taken one statement at a time, each of
+    /// the four hand-offs waited for a runtime thread busy with sockets while
+    /// this held the write turn every other writer queues for. Group commit
+    /// as in [`Store::begin_grouped_write`].
+    async fn insert_booking_in_one_call(&self, booking: &Booking, now: Millis) -> StorageResult<Committed> {
+        let mut script = SqlBuilder::new(D::BEGIN_WRITE);
+        script.push("; ").push(INSERT_BOOKING);
+        push_booking_values(&mut script, booking, 1, now)?;
+        script.push("; ");
+        if push_offers(&mut script, booking, now) {
+            script.push("; ");
+        }
+        script.push("COMMIT");
+        let turn = self.writes.turn().await;
+        let mut conn = ScriptConn { conn: self.relaxed.acquire().await?, open: true };
+        match built(script).execute(&mut *conn.conn).await.map_err(write_error) {
+            Ok(_) => conn.open = false,
+            Err(error) => {
+                conn.roll_back().await;
+                return Err(match error {
+                    StorageError::Duplicate(_) => StorageError::Conflict,
+                    other => other,
+                });
+            }
+        }
+        drop(conn);
+        drop(turn);
+        self.sync_commits().await?;
+        let mut stored = booking.clone();
+        stored.version = 1;
+        Ok(Committed { booking: stored, balances: Vec::new() })
     }
 
     /// A connection for one statement that writes, in turn.
@@ -1107,11 +1191,15 @@ fn part_columns(booking: &Booking) -> StorageResult<PartColumns> {
     })
 }
 
+/// Whether a booking in this state has a part in the earnings roll-up.
+fn counts_in_rollup(columns: &PartColumns) -> bool {
+    EarningsPart::of(columns, 0).is_some()
+}
+
 /// Moves a booking's part in the roll-up from what it was to what it is, in
 /// the booking's transaction. Bookings that count for nothing cost one read.
 async fn update_rollup(conn: &mut Conn, before: Option<&PartColumns>, after: &PartColumns) -> StorageResult<()> {
-    let counts = |columns: &PartColumns| EarningsPart::of(columns, 0).is_some();
-    if !before.is_some_and(counts) && !counts(after) {
+    if !before.is_some_and(counts_in_rollup) && !counts_in_rollup(after) {
         return Ok(());
     }
     let Some(offset) = rollup_offset(conn).await? else {
@@ -1658,6 +1746,13 @@ impl Storage for Store {
         effects: &[Effect],
         now: Millis,
     ) -> StorageResult<Committed> {
+        if D::SCRIPTS
+            && expected_version.is_none()
+            && !effects.iter().any(is_stored)
+            && !counts_in_rollup(&part_columns(booking)?)
+        {
+            return self.insert_booking_in_one_call(booking, now).await;
+        }
         let (turn, mut tx) = self.begin_grouped_write().await?;
         let written = async {
             let before = match expected_version {

@@ -217,6 +217,7 @@ impl Dialect for SqliteDialect {
     /// SQLite looks a parameter's name up by a linear scan (sqlx asks for
     /// each one), so a statement with n parameters costs n²: keep n small.
     const MAX_BINDS_PER_STATEMENT: usize = 1_000;
+    const SCRIPTS: bool = true;
 
     /// Exact for years 0000..=9999 (the date functions' range).
     const YEAR_MONTH_OF_LOCAL_SECONDS: &'static str = "CAST(strftime('%Y%m', l.local_s, 'unixepoch') AS INTEGER)";
@@ -319,6 +320,20 @@ mod tests {
         let error = sync.sync().await.expect_err("an fsync that failed");
         assert!(error.to_string().contains("disk gone"), "{error}");
         assert!(error.is_unavailable());
+    }
+
+    #[tokio::test]
+    async fn a_script_cut_short_leaves_no_transaction_behind() {
+        let directory = tempfile::tempdir().unwrap();
+        let storage = SqliteStorage::open(&directory.path().join("wayfare.db")).await.unwrap();
+        let mut cut = shared::ScriptConn { conn: storage.relaxed.acquire().await.unwrap(), open: true };
+        sqlx::query("BEGIN IMMEDIATE").execute(&mut *cut.conn).await.unwrap();
+        // Its caller went away mid-script: the connection is closed, not
+        // pooled (pooled, it would refuse a BEGIN inside its open one).
+        drop(cut);
+        let mut next = storage.relaxed.acquire().await.unwrap();
+        sqlx::query("BEGIN IMMEDIATE").execute(&mut *next).await.unwrap();
+        sqlx::query("ROLLBACK").execute(&mut *next).await.unwrap();
     }
 
     #[tokio::test]

@@ -727,11 +727,24 @@ async fn bookings_round_trip_with_the_spec_field_names(fixture: Fixture) {
 
 async fn a_booking_version_conflict_is_reported_and_writes_nothing(fixture: Fixture) {
     let customer = rider(1);
-    insert_users(&fixture, &[&customer]).await;
-    let booking = booking(1, &customer, BookingStatus::New, NOW);
+    let drivers = [driver(10, None), driver(11, None)];
+    insert_users(&fixture, &[&customer, &drivers[0], &drivers[1]]).await;
+    let mut booking = booking(1, &customer, BookingStatus::New, NOW);
+    booking.requestedDrivers.0.insert(drivers[0].id);
     fixture.commit_booking(&booking, None, &[], NOW).await.unwrap();
-    // Inserting the same booking again is someone else having written first.
-    assert!(matches!(fixture.commit_booking(&booking, None, &[], NOW).await, Err(StorageError::Conflict)));
+    // Inserting the same booking again is someone else having written first,
+    // and none of the second copy's offers is written (on SQLite the insert
+    // and its offers are one script: the failed statement ends it).
+    let mut again = booking.clone();
+    again.requestedDrivers.0 = BTreeSet::from([drivers[1].id]);
+    assert!(matches!(fixture.commit_booking(&again, None, &[], NOW).await, Err(StorageError::Conflict)));
+    assert!(fixture.bookings_offered_to(drivers[1].id).await.unwrap().is_empty());
+    assert_eq!(ids(&fixture.bookings_offered_to(drivers[0].id).await.unwrap()), [booking.id]);
+    // The failed script left no transaction open: the next booking commits.
+    let mut next = self::booking(2, &customer, BookingStatus::New, NOW);
+    next.requestedDrivers.0.insert(drivers[1].id);
+    fixture.commit_booking(&next, None, &[], NOW).await.unwrap();
+    assert_eq!(ids(&fixture.bookings_offered_to(drivers[1].id).await.unwrap()), [next.id]);
     let accepted = Booking { status: BookingStatus::Accepted, ..booking.clone() };
     let second = fixture.commit_booking(&accepted, Some(1), &[], NOW).await.unwrap();
     assert_eq!(second.booking.version, 2);

@@ -362,38 +362,47 @@ async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> Stor
     }
 }
 
-async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: Millis) -> StorageResult<()> {
+/// [`UPDATE_BOOKING`] with its values bound; more statements may follow,
+/// numbered on from its 23 values.
+fn booking_update(booking: &Booking, expected: u64, now: Millis) -> StorageResult<SqlBuilder> {
     let columns = BookingColumns::of(booking)?;
     let expected_signed = i64::try_from(expected).map_err(|_| StorageError::Invalid("version"))?;
     let mut document = booking.clone();
     document.version = expected + 1;
-    let result = sqlx::query(UPDATE_BOOKING)
-        .bind(booking.id.0)
-        .bind(expected_signed)
-        .bind(&booking.reference)
-        .bind(columns.status)
-        .bind(columns.active)
-        .bind(booking.customer.0)
-        .bind(booking.driver.map(|driver| driver.0))
-        .bind(booking.fleetadmin.map(|fleetadmin| fleetadmin.0))
-        .bind(booking.tripdate)
-        .bind(booking.bookingDate)
-        .bind(columns.trip_cost)
-        .bind(columns.driver_share)
-        .bind(columns.convenience_fees)
-        .bind(columns.discount_amount)
-        .bind(columns.customer_paid)
-        .bind(columns.cancellation_fee)
-        .bind(&booking.driver_name)
-        .bind(&booking.vehicle_number)
-        .bind(columns.search_text)
-        .bind(now)
-        .bind(Json(&document))
-        .bind(&booking.customer_name)
-        .bind(&booking.carType)
-        .execute(&mut *conn)
-        .await
-        .map_err(write_error)?;
+    let mut builder = SqlBuilder::new(UPDATE_BOOKING);
+    builder.binds = vec![
+        Bind::Uuid(booking.id.0),
+        Bind::Int(expected_signed),
+        Bind::Text(booking.reference.clone()),
+        Bind::Text(columns.status.to_string()),
+        Bind::Bool(columns.active),
+        Bind::Uuid(booking.customer.0),
+        Bind::OptUuid(booking.driver.map(|driver| driver.0)),
+        Bind::OptUuid(booking.fleetadmin.map(|fleetadmin| fleetadmin.0)),
+        Bind::Int(booking.tripdate),
+        Bind::Int(booking.bookingDate),
+        Bind::Int(columns.trip_cost),
+        Bind::Int(columns.driver_share),
+        Bind::Int(columns.convenience_fees),
+        Bind::Int(columns.discount_amount),
+        Bind::Int(columns.customer_paid),
+        Bind::Int(columns.cancellation_fee),
+        Bind::Text(booking.driver_name.clone()),
+        Bind::Text(booking.vehicle_number.clone()),
+        Bind::Text(columns.search_text),
+        Bind::Int(now),
+        json(&document)?,
+        Bind::Text(booking.customer_name.clone()),
+        Bind::Text(booking.carType.clone()),
+    ];
+    debug_assert_eq!(builder.binds.len(), UPDATE_VALUES);
+    Ok(builder)
+}
+
+const UPDATE_VALUES: usize = 23;
+
+async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: Millis) -> StorageResult<()> {
+    let result = built(booking_update(booking, expected, now)?).execute(&mut *conn).await.map_err(write_error)?;
     if result.rows_affected() == 1 {
         return Ok(());
     }
@@ -435,6 +444,33 @@ fn push_offers(builder: &mut SqlBuilder, booking: &Booking, now: Millis) -> bool
         push_row(builder, [Bind::Uuid(booking.id.0), Bind::Uuid(driver.0), Bind::Int(now), Bind::Int(now)]);
     }
     true
+}
+
+/// Appends the end of a booking's scripted commit (see
+/// `commit_booking_in_scripts`): for a creation the booking's insert, for an
+/// update (appended to its [`booking_update`]) the removal of its offers;
+/// then its offers and `COMMIT`.
+fn push_closing(
+    builder: &mut SqlBuilder,
+    booking: &Booking,
+    expected_version: Option<u64>,
+    now: Millis,
+) -> StorageResult<()> {
+    match expected_version {
+        None => {
+            builder.push(INSERT_BOOKING);
+            push_booking_values(builder, booking, 1, now)?;
+        }
+        Some(_) => {
+            builder.push_bind("; DELETE FROM booking_offers WHERE booking_id = ", Bind::Uuid(booking.id.0));
+        }
+    }
+    builder.push("; ");
+    if push_offers(builder, booking, now) {
+        builder.push("; ");
+    }
+    builder.push("COMMIT");
+    Ok(())
 }
 
 /// Whether a transition's effect is state to store (the others the actors
@@ -857,40 +893,99 @@ impl Store {
         Ok((turn, tx))
     }
 
-    /// A new booking with nothing but its offers to store (every booking's
-    /// creation), on SQLite: its transaction is one script, `BEGIN
-    /// IMMEDIATE; INSERT …; INSERT …; COMMIT`, which the connection's thread
-    /// steps through in one hand-off. Taken one statement at a time, each of
-    /// the four hand-offs waited for a runtime thread busy with sockets while
-    /// this held the write turn every other writer queues for. Group commit
-    /// as in [`Store::begin_grouped_write`].
-    async fn insert_booking_in_one_call(&self, booking: &Booking, now: Millis) -> StorageResult<Committed> {
-        let mut script = SqlBuilder::new(D::BEGIN_WRITE);
-        script.push("; ").push(INSERT_BOOKING);
-        push_booking_values(&mut script, booking, 1, now)?;
-        script.push("; ");
-        if push_offers(&mut script, booking, now) {
-            script.push("; ");
-        }
-        script.push("COMMIT");
+    /// [`Storage::commit_booking`] on SQLite, in as few hand-offs to the
+    /// connection's thread as the commit allows. Taken one statement at a
+    /// time, each hand-off came back to a runtime thread busy with sockets
+    /// while the commit held the write turn every other writer queues for.
+    /// - the opening script, `BEGIN IMMEDIATE` and, for an update, the
+    ///   stored version and roll-up columns (the write lock is held from
+    ///   there, so the compare-and-set is decided by that read);
+    /// - the roll-up and the stored effects, a statement at a time, only
+    ///   when there are some (their statements read as they go);
+    /// - the closing script: the booking's insert or update, its offers,
+    ///   `COMMIT`.
+    ///
+    /// A creation with nothing between is one script (every booking's
+    /// creation but a prepaid one's). Group commit as in
+    /// [`Store::begin_grouped_write`].
+    async fn commit_booking_in_scripts(
+        &self,
+        booking: &Booking,
+        expected_version: Option<u64>,
+        effects: &[Effect],
+        now: Millis,
+    ) -> StorageResult<Committed> {
+        let after = part_columns(booking)?;
+        let mut opening = SqlBuilder::new(D::BEGIN_WRITE);
+        let closing = match expected_version {
+            None if !effects.iter().any(is_stored) && !counts_in_rollup(&after) => {
+                opening.push("; ");
+                push_closing(&mut opening, booking, None, now)?;
+                None
+            }
+            None => {
+                let mut closing = SqlBuilder::new("");
+                push_closing(&mut closing, booking, None, now)?;
+                Some(closing)
+            }
+            Some(expected) => {
+                opening.push("; ").push(VERSION_AND_PART_COLUMNS).push_bind(" WHERE b.id = ", Bind::Uuid(booking.id.0));
+                let mut closing = booking_update(booking, expected, now)?;
+                push_closing(&mut closing, booking, Some(expected), now)?;
+                Some(closing)
+            }
+        };
         let turn = self.writes.turn().await;
-        let mut conn = ScriptConn { conn: self.relaxed.acquire().await?, open: true };
-        match built(script).execute(&mut *conn.conn).await.map_err(write_error) {
-            Ok(_) => conn.open = false,
+        let mut script = ScriptConn { conn: self.relaxed.acquire().await?, open: true };
+        let conn = &mut *script.conn;
+        let written = async {
+            let Some(closing) = closing else {
+                built(opening).execute(&mut *conn).await.map_err(write_error)?;
+                return Ok(Vec::new());
+            };
+            let before = match expected_version {
+                None => {
+                    built(opening).execute(&mut *conn).await?;
+                    None
+                }
+                Some(expected) => {
+                    let row = built(opening).fetch_optional(&mut *conn).await?;
+                    let row = found(row)?;
+                    let version: i64 = sqlx::Row::try_get(&row, "version")?;
+                    if u64::try_from(version).ok() != Some(expected) {
+                        tracing::debug!(booking_id = %booking.id, expected, "booking version conflict");
+                        return Err(StorageError::Conflict);
+                    }
+                    Some(PartColumns::from_row(&row)?)
+                }
+            };
+            update_rollup(&mut *conn, before.as_ref(), &after).await?;
+            // No row locks to take (`lock_users`): SQLite has one writer.
+            let balances = apply_effects(&mut *conn, booking.id, effects, now).await?;
+            built(closing).execute(&mut *conn).await.map_err(write_error)?;
+            Ok(balances)
+        }
+        .await;
+        let balances = match written {
+            Ok(balances) => {
+                script.open = false;
+                balances
+            }
             Err(error) => {
-                conn.roll_back().await;
+                script.roll_back().await;
+                // Inserting a booking that exists is someone having written first.
                 return Err(match error {
                     StorageError::Duplicate(_) => StorageError::Conflict,
                     other => other,
                 });
             }
-        }
-        drop(conn);
+        };
+        drop(script);
         drop(turn);
         self.sync_commits().await?;
         let mut stored = booking.clone();
-        stored.version = 1;
-        Ok(Committed { booking: stored, balances: Vec::new() })
+        stored.version = expected_version.map_or(1, |expected| expected + 1);
+        Ok(Committed { booking: stored, balances })
     }
 
     /// A connection for one statement that writes, in turn.
@@ -1153,10 +1248,18 @@ impl Store {
 
 // ---- the monthly earnings roll-up (see rollup.rs) ----------------------------
 
-const PART_COLUMNS: &str = "SELECT b.id, b.status, b.tripdate, b.driver, b.fleetadmin, b.driver_name, b.vehicle_number,
+/// The columns of [`PartColumns`].
+macro_rules! part_columns {
+    () => {
+        "b.id, b.status, b.tripdate, b.driver, b.fleetadmin, b.driver_name, b.vehicle_number,
         b.driver_share_micros, b.trip_cost_micros, b.convenience_fees_micros, b.discount_amount_micros,
-        b.customer_paid_micros, b.cancellation_fee_micros
-    FROM bookings b";
+        b.customer_paid_micros, b.cancellation_fee_micros"
+    };
+}
+
+const PART_COLUMNS: &str = concat!("SELECT ", part_columns!(), " FROM bookings b");
+/// The same with the booking's version, for a compare-and-set decided by a read.
+const VERSION_AND_PART_COLUMNS: &str = concat!("SELECT b.version, ", part_columns!(), " FROM bookings b");
 
 /// The roll-up's offset when it holds every booking, else `None`.
 async fn rollup_offset(conn: &mut Conn) -> StorageResult<Option<i32>> {
@@ -1746,12 +1849,8 @@ impl Storage for Store {
         effects: &[Effect],
         now: Millis,
     ) -> StorageResult<Committed> {
-        if D::SCRIPTS
-            && expected_version.is_none()
-            && !effects.iter().any(is_stored)
-            && !counts_in_rollup(&part_columns(booking)?)
-        {
-            return self.insert_booking_in_one_call(booking, now).await;
+        if D::SCRIPTS {
+            return self.commit_booking_in_scripts(booking, expected_version, effects, now).await;
         }
         let (turn, mut tx) = self.begin_grouped_write().await?;
         let written = async {

@@ -1064,6 +1064,13 @@ async fn a_booking_commit_whose_wallet_debit_cannot_be_paid_writes_nothing(fixtu
     assert_eq!(fixture.wallet_balance(driver.id).await.unwrap(), Decimal::ZERO);
     assert_eq!(fixture.wallet_balance(customer.id).await.unwrap(), dec!(5));
     assert_eq!(fixture.raw_scalar("SELECT COUNT(*) FROM wallet_entries").await, 1);
+    // Nothing of it was left open: once the rider can pay, the same commit goes through.
+    fixture.apply_wallet(&credit(customer.id, dec!(10), "topup-2"), NOW + 2).await.unwrap();
+    let committed = fixture.commit_booking(&paid, Some(1), &effects, NOW + 3).await.unwrap();
+    assert_eq!(committed.booking.version, 2);
+    assert_eq!(fixture.booking(booking.id).await.unwrap().status, BookingStatus::Paid);
+    assert_eq!(fixture.wallet_balance(customer.id).await.unwrap(), dec!(2.5));
+    assert_eq!(fixture.wallet_balance(driver.id).await.unwrap(), dec!(10));
 }
 
 // ---- pagination ------------------------------------------------------------------

@@ -38,7 +38,8 @@ pub struct PostgresStorage {
 }
 
 impl PostgresStorage {
-    /// Every commit is on disk when it returns: nothing to wait for.
+    /// Every commit is on disk when it returns: nothing to wait for (the
+    /// shared code that calls this runs on SQLite only).
     async fn sync_commits(&self) -> StorageResult<()> {
         Ok(())
     }

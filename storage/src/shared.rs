@@ -877,22 +877,6 @@ impl Store {
         Ok((turn, tx))
     }
 
-    /// A write transaction for a booking's commit, the hot path. On SQLite
-    /// it runs on the `NORMAL` connection, so its `COMMIT` does not wait for
-    /// the disk while it holds the write turn; the caller lets the turn go
-    /// and then waits in [`Store::sync_commits`] for one fsync of the WAL
-    /// shared by every commit made meanwhile (group commit). It is on disk
-    /// before it is acknowledged, as with `synchronous = FULL`, and a slow
-    /// fsync no longer queues every writer behind it. On PostgreSQL
-    /// `relaxed` is the pool itself and nothing relaxes the commit (that is
-    /// `D::RELAXED_COMMIT`, run only by `begin_relaxed_write`): an ordinary
-    /// write transaction, and `sync_commits` has nothing to wait for.
-    async fn begin_grouped_write(&self) -> StorageResult<(WriteTurn, sqlx::Transaction<'static, Db>)> {
-        let turn = self.writes.turn().await;
-        let tx = self.relaxed.begin_with(D::BEGIN_WRITE).await?;
-        Ok((turn, tx))
-    }
-
     /// [`Storage::commit_booking`] on SQLite, in as few hand-offs to the
     /// connection's thread as the commit allows. Taken one statement at a
     /// time, each hand-off came back to a runtime thread busy with sockets
@@ -906,8 +890,14 @@ impl Store {
     ///   `COMMIT`.
     ///
     /// A creation with nothing between is one script (every booking's
-    /// creation but a prepaid one's). Group commit as in
-    /// [`Store::begin_grouped_write`].
+    /// creation but a prepaid one's).
+    ///
+    /// The scripts run on the `NORMAL` connection, so the `COMMIT` does not
+    /// wait for the disk while the write turn is held; the turn goes, and
+    /// then [`Store::sync_commits`] waits for one fsync of the WAL shared by
+    /// every commit made meanwhile (group commit). The booking is on disk
+    /// before it is acknowledged, as with `synchronous = FULL`, and a slow
+    /// fsync no longer queues every writer behind it.
     async fn commit_booking_in_scripts(
         &self,
         booking: &Booking,
@@ -1852,7 +1842,9 @@ impl Storage for Store {
         if D::SCRIPTS {
             return self.commit_booking_in_scripts(booking, expected_version, effects, now).await;
         }
-        let (turn, mut tx) = self.begin_grouped_write().await?;
+        // PostgreSQL: a statement per call, in an ordinary transaction (the
+        // server groups its flushes itself).
+        let (_turn, mut tx) = self.begin_write().await?;
         let written = async {
             let before = match expected_version {
                 Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
@@ -1877,8 +1869,6 @@ impl Storage for Store {
         .await;
         // A lost compare-and-set and a refused debit are routine here.
         let (version, balances) = settle(tx, written).await?;
-        drop(turn);
-        self.sync_commits().await?;
         let mut stored = booking.clone();
         stored.version = version;
         Ok(Committed { booking: stored, balances })

@@ -5,7 +5,7 @@
 //! is on disk before it is acknowledged: DESIGN.md invariant 3; writes that
 //! acknowledge nothing use one `NORMAL` connection, see `begin_relaxed_write`,
 //! and bookings' commits use it too, then wait for a shared fsync of the WAL,
-//! see `begin_grouped_write`) and a busy
+//! see `commit_booking_in_scripts`) and a busy
 //! timeout so concurrent writers queue for the write lock instead of failing.
 //! Write transactions start with `BEGIN IMMEDIATE`. Text search uses FTS5
 //! tables kept in step by triggers (see the migration).

@@ -289,17 +289,29 @@ const INSERT_BOOKING: &str = "INSERT INTO bookings (
     id, version, reference, status, active, customer, driver, fleetadmin, tripdate, booking_date,
     trip_cost_micros, driver_share_micros, convenience_fees_micros, discount_amount_micros,
     customer_paid_micros, cancellation_fee_micros, driver_name, vehicle_number, search_text,
-    created_at, updated_at, doc, customer_name, car_type
+    updated_at, doc, customer_name, car_type, created_at
 ) VALUES ";
 
-const BOOKING_VALUES: usize = 24;
+const BOOKING_VALUES: usize = UPDATE_VALUES + 1;
 
 /// Binds one new booking's values in [`INSERT_BOOKING`]'s column order.
 fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64, now: Millis) -> StorageResult<()> {
+    let mut values = booking_values(booking, version, version, now)?;
+    values.push(Bind::Int(now));
+    debug_assert_eq!(values.len(), BOOKING_VALUES);
+    push_row(builder, values);
+    Ok(())
+}
+
+/// A booking's values in [`UPDATE_BOOKING`]'s order, `$1` to `$23`: its id,
+/// `version` (the new row's, or the one an update expects), its columns,
+/// `updated_at`, its document (at `document_version`), customer name and
+/// car type. A new row adds `created_at` ([`INSERT_BOOKING`]).
+fn booking_values(booking: &Booking, version: u64, document_version: u64, now: Millis) -> StorageResult<Vec<Bind>> {
     let columns = BookingColumns::of(booking)?;
     let mut document = booking.clone();
-    document.version = version;
-    let values = [
+    document.version = document_version;
+    let values = vec![
         Bind::Uuid(booking.id.0),
         Bind::Int(i64::try_from(version).map_err(|_| StorageError::Invalid("version"))?),
         Bind::Text(booking.reference.clone()),
@@ -320,14 +332,12 @@ fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64
         Bind::Text(booking.vehicle_number.clone()),
         Bind::Text(columns.search_text),
         Bind::Int(now),
-        Bind::Int(now),
         json(&document)?,
         Bind::Text(booking.customer_name.clone()),
         Bind::Text(booking.carType.clone()),
     ];
-    debug_assert_eq!(values.len(), BOOKING_VALUES);
-    push_row(builder, values);
-    Ok(())
+    debug_assert_eq!(values.len(), UPDATE_VALUES);
+    Ok(values)
 }
 
 /// Appends `($a, $b, …)` binding the values.
@@ -365,37 +375,8 @@ async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> Stor
 /// [`UPDATE_BOOKING`] with its values bound; more statements may follow,
 /// numbered on from its 23 values.
 fn booking_update(booking: &Booking, expected: u64, now: Millis) -> StorageResult<SqlBuilder> {
-    let columns = BookingColumns::of(booking)?;
-    let expected_signed = i64::try_from(expected).map_err(|_| StorageError::Invalid("version"))?;
-    let mut document = booking.clone();
-    document.version = expected + 1;
     let mut builder = SqlBuilder::new(UPDATE_BOOKING);
-    builder.binds = vec![
-        Bind::Uuid(booking.id.0),
-        Bind::Int(expected_signed),
-        Bind::Text(booking.reference.clone()),
-        Bind::Text(columns.status.to_string()),
-        Bind::Bool(columns.active),
-        Bind::Uuid(booking.customer.0),
-        Bind::OptUuid(booking.driver.map(|driver| driver.0)),
-        Bind::OptUuid(booking.fleetadmin.map(|fleetadmin| fleetadmin.0)),
-        Bind::Int(booking.tripdate),
-        Bind::Int(booking.bookingDate),
-        Bind::Int(columns.trip_cost),
-        Bind::Int(columns.driver_share),
-        Bind::Int(columns.convenience_fees),
-        Bind::Int(columns.discount_amount),
-        Bind::Int(columns.customer_paid),
-        Bind::Int(columns.cancellation_fee),
-        Bind::Text(booking.driver_name.clone()),
-        Bind::Text(booking.vehicle_number.clone()),
-        Bind::Text(columns.search_text),
-        Bind::Int(now),
-        json(&document)?,
-        Bind::Text(booking.customer_name.clone()),
-        Bind::Text(booking.carType.clone()),
-    ];
-    debug_assert_eq!(builder.binds.len(), UPDATE_VALUES);
+    builder.binds = booking_values(booking, expected, expected + 1, now)?;
     Ok(builder)
 }
 

@@ -946,7 +946,7 @@ impl Store {
                 script.roll_back().await;
                 // Inserting a booking that exists is someone having written first.
                 return Err(match error {
-                    StorageError::Duplicate(_) => StorageError::Conflict,
+                    StorageError::Duplicate(_) if expected_version.is_none() => StorageError::Conflict,
                     other => other,
                 });
             }

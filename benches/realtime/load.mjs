@@ -8,7 +8,8 @@
 //
 // 1. signs in `--drivers` demo drivers (driver1@demo.wayfare, …) through the
 //    dev outbox, puts them online and connects one socket each, spread over
-//    `--workers` worker threads; one admin socket watches the console feed;
+//    `--workers` worker threads; one admin socket, on a thread of its own,
+//    watches the console feed;
 // 2. sends `location` updates with acks at `--rate` updates per second in
 //    total (open loop; `--rate 0` sends as fast as acks come back, one in
 //    flight per socket) for `--seconds`, and measures the acknowledged
@@ -37,7 +38,7 @@
 // refused or never acknowledged, a socket dropped, or a booking got no offer.
 
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { io } from 'socket.io-client';
 
@@ -150,6 +151,21 @@ async function dispatchBuckets(url) {
   }
 }
 
+/**
+ * How late this thread ran what was due (timers, sockets' frames) while
+ * `stop` was not yet called: a latency timed on this thread may include up to
+ * that much of the generator's own delay.
+ */
+function loopDelay() {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const ms = (nanoseconds) => Math.round(nanoseconds / 1e4) / 100;
+  return () => {
+    histogram.disable();
+    return { p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max) };
+  };
+}
+
 function percentile(sorted, fraction) {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
@@ -231,6 +247,11 @@ async function runWorker({ url, numbers }) {
     });
   };
 
+  let stopLoopDelay = null;
+  setTimeout(() => (stopLoopDelay = loopDelay()), measureFrom - now());
+  let delay = null;
+  setTimeout(() => (delay = stopLoopDelay?.()), end - now());
+
   if (plan.rate > 0) {
     // Open loop: keep to the planned rate whatever the acks do.
     let next = 0;
@@ -270,7 +291,22 @@ async function runWorker({ url, numbers }) {
   while (acked < sent && now() < drainUntil) await sleep(10);
   closing = true;
   for (const driver of drivers) driver.socket.close();
-  parentPort.postMessage({ type: 'done', latencies, sent, acked, ackedInWindow, refusals, dropped, received, windowSeconds: (end - measureFrom) / 1000 });
+  parentPort.postMessage({ type: 'done', latencies, sent, acked, ackedInWindow, refusals, dropped, received, delay, windowSeconds: (end - measureFrom) / 1000 });
+}
+
+// ---- worker: the admin's console -----------------------------------------------
+
+/** Watches the console's drivers feed until told to stop, then reports what came. */
+async function runConsole({ url, consoleToken }) {
+  const feed = { messages: 0, lastSize: 0 };
+  const socket = io(url, { auth: { token: consoleToken }, transports: ['websocket'] });
+  socket.on('drivers', (list) => {
+    feed.messages += 1;
+    feed.lastSize = list.length;
+  });
+  await new Promise((resolve) => parentPort.once('message', resolve));
+  socket.close();
+  parentPort.postMessage(feed);
 }
 
 // ---- main: the workers, the console and the bookings ----------------------------
@@ -286,12 +322,9 @@ async function main() {
 
   const riders = await Promise.all([1, 2, 3, 4, 5].map((number) => signIn(url, `rider${number}@demo.wayfare`)));
   const admin = await signIn(url, 'admin@demo.wayfare');
-  const feed = { messages: 0, lastSize: 0 };
-  const consoleSocket = options.console ? io(url, { auth: { token: admin.token }, transports: ['websocket'] }) : null;
-  consoleSocket?.on('drivers', (list) => {
-    feed.messages += 1;
-    feed.lastSize = list.length;
-  });
+  // The console's socket on a thread of its own: parsing the whole map (about
+  // 1 MB at 10,000 drivers) would otherwise hold up the bookings timed here.
+  const consoleWorker = options.console ? new Worker(new URL(import.meta.url), { workerData: { url, consoleToken: admin.token } }) : null;
 
   const numbers = Array.from({ length: options.drivers }, (_, index) => options.firstDriver + index);
   const shares = Array.from({ length: options.workers }, (_, worker) => numbers.filter((_, index) => index % options.workers === worker));
@@ -397,18 +430,27 @@ async function main() {
   const cpuAtStart = cpuSeconds(options.serverPid);
   const dispatchAtStart = await dispatchBuckets(url);
   const clientCpuAtStart = process.cpuUsage();
+  const stopLoopDelay = loopDelay();
   let cpuAtEnd = null;
   let clientCpu = null;
+  let mainDelay = null;
   setTimeout(() => {
     cpuAtEnd = cpuSeconds(options.serverPid);
     clientCpu = process.cpuUsage(clientCpuAtStart);
+    mainDelay = stopLoopDelay();
   }, plan.start + plan.seconds * 1000 - now());
   await bookRides(options.bookingRate, plan.start + plan.seconds * 1000 - 1000, true);
 
   const dispatchAtEnd = await dispatchBuckets(url);
   const done = await Promise.all(results);
   await keeping;
-  consoleSocket?.close();
+  const feed = { messages: 0, lastSize: 0 };
+  if (consoleWorker) {
+    const counted = new Promise((resolve) => consoleWorker.once('message', resolve));
+    consoleWorker.postMessage('stop');
+    Object.assign(feed, await counted);
+    await consoleWorker.terminate();
+  }
   for (const worker of workers) await worker.terminate();
 
   const latencies = done.flatMap((result) => result.latencies);
@@ -433,6 +475,8 @@ async function main() {
     drivers_feed: feed,
     kept_bookings: options.keepBookings ? { wanted: options.keepBookings, made: kept.made, active_at_last_count: kept.lastActive, errors: kept.errors.length } : undefined,
     driver_events: driverEvents,
+    // The generator's own event-loop delay: the bookings' thread, then each drivers' worker.
+    loop_delay: { bookings: mainDelay, drivers: done.map((result) => result.delay) },
   };
   if (dispatchAtStart && dispatchAtEnd) {
     const within = (bound) => (dispatchAtEnd[bound] ?? 0) - (dispatchAtStart[bound] ?? 0);
@@ -467,6 +511,8 @@ async function main() {
     console.log(`server CPU over the window: ${cpu.cores} cores (user ${cpu.user_seconds} s, system ${cpu.system_seconds} s), ${cpu.microseconds_per_update} µs per update including everything else it did`);
   }
   if (summary.client_cpu_cores !== undefined) console.log(`load generator CPU over the window: ${summary.client_cpu_cores} cores`);
+  const delays = [summary.loop_delay.bookings, ...summary.loop_delay.drivers].filter(Boolean);
+  console.log(`load generator's event-loop delay (p99/max ms), bookings' thread then drivers' workers: ${delays.map((delay) => `${delay.p99_ms}/${delay.max_ms}`).join(', ')}`);
   console.log(`console drivers feed: ${feed.messages} messages, the last with ${feed.lastSize} drivers`);
   console.log(`events the drivers were sent over the whole run: ${JSON.stringify(driverEvents)}`);
   if (kept.errors.length) console.log(`kept-booking errors: ${kept.errors.slice(0, 5).join('; ')}`);
@@ -482,7 +528,7 @@ if (isMainThread) {
     process.exit(1);
   });
 } else {
-  runWorker(workerData).catch((error) => {
+  (workerData.consoleToken ? runConsole(workerData) : runWorker(workerData)).catch((error) => {
     console.error(error);
     process.exit(1);
   });

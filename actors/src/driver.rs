@@ -10,7 +10,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tracing::warn;
-use wayfare_engine::{BookingId, BookingStatus, LatLng, Millis, TrackingPoint, User, UserId, geo};
+use wayfare_engine::{BookingId, BookingStatus, LatLng, Millis, TrackingPoint, User, UserId, fix, geo};
 
 /// The socket's `location` event (DESIGN.md API conventions).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -183,7 +183,9 @@ impl DriverActor {
 
     async fn location(&self, state: &mut DriverState, update: LocationUpdate, origin: Origin) {
         let point = update.point();
-        if !point.is_valid() {
+        // A vague fix would offer the driver the wrong pickups and draw a
+        // zigzag on the rider's map: it is not used at all.
+        if !point.is_valid() || !fix::is_usable(update.accuracy) {
             return;
         }
         let shared = &self.shared;
@@ -220,17 +222,20 @@ impl DriverActor {
                 at: now,
             });
         }
-        if let Some((booking, status)) = state.view.trip {
+        // A fix queued while the network was down keeps its own time, so the
+        // track has no hole where the driver was offline.
+        let tracked_at = fix::track_time(update.at, now, state.last_track.map(|(at, _)| at));
+        if let (Some((booking, status)), Some(at)) = (state.view.trip, tracked_at) {
             let due = match state.last_track {
                 None => true,
-                Some((at, last)) => {
-                    now - at >= shared.options.tracking_every_ms
+                Some((last_at, last)) => {
+                    at - last_at >= shared.options.tracking_every_ms
                         || geo::distance_km(last, point) >= shared.options.tracking_every_km
                 }
             };
             if due {
-                state.last_track = Some((now, point));
-                let tracked = TrackingPoint { at: now, status, lat: point.lat, lng: point.lng };
+                state.last_track = Some((at, point));
+                let tracked = TrackingPoint { at, status, lat: point.lat, lng: point.lng };
                 match shared.storage.append_tracking(booking, &tracked).await {
                     Ok(()) => shared.bus.publish(Event::Tracking { booking, point: tracked }),
                     Err(error) => warn!(booking_id = %booking, %error, "tracking point not stored"),

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tracing::{debug, warn};
 use wayfare_engine::console::{DriverState, driver_state};
 use wayfare_engine::dispatch::{self, BatchOffer, BatchProblem, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
-use wayfare_engine::{Booking, BookingId, BookingStatus, DispatchPolicy, DomainResult, LatLng, Millis, UserId};
+use wayfare_engine::{Booking, BookingId, BookingStatus, DispatchPolicy, DomainResult, LatLng, Millis, UserId, fix};
 
 pub enum IndexMsg {
     Upsert {
@@ -113,6 +113,10 @@ pub struct DriverPosition {
     pub state: DriverState,
     /// Degrees from north, when the device sent one.
     pub heading: Option<f64>,
+    /// No usable fix for `fix::STALE_AFTER_MS`: the map greys the driver out
+    /// rather than show an old place as current.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 /// What the console shows of a driver that dispatch does not need.
@@ -121,6 +125,8 @@ struct ConsoleFacts {
     heading: Option<f64>,
     holds_offer: bool,
     trip: Option<BookingStatus>,
+    /// When the driver's last usable fix arrived (the runtime's clock).
+    seen: Millis,
 }
 
 pub struct IndexState {
@@ -164,11 +170,14 @@ impl Actor for SpatialIndexActor {
         match message {
             IndexMsg::Upsert { driver, car_type, position, available } => {
                 index.upsert(driver, &car_type, position, available);
+                console.entry(driver).or_default().seen = self.shared.now();
             }
             IndexMsg::Move { driver, position, heading } => {
                 index.move_to(driver, position);
+                let facts = console.entry(driver).or_default();
+                facts.seen = self.shared.now();
                 if heading.is_some() {
-                    console.entry(driver).or_default().heading = heading;
+                    facts.heading = heading;
                 }
             }
             IndexMsg::Facts { driver, holds_offer, trip } => {
@@ -211,10 +220,11 @@ impl Actor for SpatialIndexActor {
             }
             IndexMsg::Positions(reply) => {
                 let facts = |driver: UserId| console.get(&driver).copied().unwrap_or_default();
+                let now = self.shared.now();
                 let mut positions = Vec::with_capacity(index.len());
                 for driver in index.iter() {
                     let car_type = shared_name(car_types, driver.car_type);
-                    positions.push(position_of(driver, car_type, facts(driver.driver)));
+                    positions.push(position_of(driver, car_type, facts(driver.driver), now));
                 }
                 let _ = reply.send(positions);
             }
@@ -236,8 +246,9 @@ fn shared_name(names: &mut Vec<Arc<str>>, name: &str) -> Arc<str> {
     shared
 }
 
-fn position_of(driver: IndexedDriver<'_>, car_type: Arc<str>, facts: ConsoleFacts) -> DriverPosition {
+fn position_of(driver: IndexedDriver<'_>, car_type: Arc<str>, facts: ConsoleFacts, now: Millis) -> DriverPosition {
     DriverPosition {
+        stale: fix::is_stale(facts.seen, now),
         id: driver.driver,
         carType: car_type,
         lat: driver.position.lat,

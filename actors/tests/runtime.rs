@@ -812,3 +812,98 @@ async fn runtime_restart(backend: Backend) {
     assert_eq!(done.status, BookingStatus::Complete);
     world.finish().await;
 }
+
+// ---- fixes from a real device ---------------------------------------------------------
+
+both_backends!(fixes_sent_late_keep_their_time_and_vague_ones_are_not_used, device_fixes);
+
+async fn device_fixes(backend: Backend) {
+    let the_driver = driver(1, "Economy", 0.5);
+    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, booking.id)).await;
+    let by = By::Driver(the_driver.id);
+    world.runtime.command(booking.id, by, Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    world.runtime.command(booking.id, by, Command::Arrive { location: Some(PICKUP) }).await.unwrap();
+    world.runtime.command(booking.id, by, Command::Start { otp: None, location: Some(PICKUP) }).await.unwrap();
+    world.settle().await;
+    let started_at = world.runtime.now();
+
+    // The network was down for 20 s: the phone sends what it queued, each
+    // fix with the time it was taken, and one vague fix among them.
+    world.clock.advance(Duration::from_secs(20));
+    let now = world.runtime.now();
+    let fix = |seconds_ago: i64, km: f64, accuracy: f64| wayfare_actors::LocationUpdate {
+        accuracy: Some(accuracy),
+        at: Some(now - seconds_ago * 1000),
+        ..wayfare_actors::LocationUpdate::at(LatLng::new(PICKUP.lat + km / 111.195, PICKUP.lng))
+    };
+    let queued = [fix(15, 0.2, 5.0), fix(10, 0.4, 5.0), fix(8, 3.0, 450.0), fix(5, 0.6, 5.0), fix(0, 0.8, 5.0)];
+    for update in queued {
+        world.runtime.driver_location(the_driver.id, update).unwrap();
+    }
+    let last = queued[4];
+    world
+        .wait_for(|event| {
+            matches!(event, Event::Tracking { booking: id, point } if *id == booking.id && point.lat == last.lat)
+                .then_some(())
+        })
+        .await;
+    let streamed: Vec<TrackingPoint> = world
+        .storage
+        .tracking(booking.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|point| point.status == BookingStatus::Started && point.at > started_at)
+        .collect();
+    let times: Vec<Millis> = streamed.iter().map(|point| point.at).collect();
+    assert_eq!(times, vec![now - 15_000, now - 10_000, now - 5_000, now], "each at its own time, in order");
+    assert!(streamed.iter().all(|point| point.lat < PICKUP.lat + 1.0 / 111.195), "the vague fix is not on the track");
+    let view = world.runtime.driver(the_driver.id).await.unwrap();
+    assert_eq!(view.position.map(|point| point.lat), Some(last.lat));
+
+    // A fix sent again (a retry) is not stored twice, nor one older than the track.
+    world.runtime.driver_location(the_driver.id, last).unwrap();
+    world.runtime.driver_location(the_driver.id, fix(12, 0.3, 5.0)).unwrap();
+    drain(&world, the_driver.id).await;
+    assert_eq!(
+        world.storage.tracking(booking.id).await.unwrap().len(),
+        3 + 4,
+        "accepted, arrived, started, four streamed"
+    );
+    world.finish().await;
+}
+
+both_backends!(a_driver_silent_for_thirty_seconds_is_shown_as_lost_until_the_next_fix, stale_driver);
+
+async fn stale_driver(backend: Backend) {
+    let the_driver = driver(1, "Economy", 0.5);
+    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    world.settle().await;
+    let lost = async |world: &World| {
+        let positions = world.runtime.driver_positions().await.unwrap();
+        positions.iter().find(|position| position.id == the_driver.id).expect("online").stale
+    };
+    assert!(!lost(&world).await);
+    world.clock.advance(Duration::from_secs(30));
+    assert!(!lost(&world).await, "30 s is not yet lost");
+    world.clock.advance(Duration::from_secs(1));
+    assert!(lost(&world).await);
+    // A vague fix does not bring them back: where they are is still unknown.
+    let vague = wayfare_actors::LocationUpdate { accuracy: Some(300.0), ..wayfare_actors::LocationUpdate::at(PICKUP) };
+    world.runtime.driver_location(the_driver.id, vague).unwrap();
+    drain(&world, the_driver.id).await;
+    assert!(lost(&world).await);
+    world.runtime.driver_location(the_driver.id, wayfare_actors::LocationUpdate::at(PICKUP)).unwrap();
+    drain(&world, the_driver.id).await;
+    assert!(!lost(&world).await);
+    world.finish().await;
+}
+
+/// Waits until the driver's actor has handled what it was sent, and the index after it.
+async fn drain(world: &World, driver: UserId) {
+    world.runtime.driver(driver).await.expect("online");
+    world.settle().await;
+}

@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod earnings;
 pub mod error;
 pub mod fare;
+pub mod fix;
 pub mod generate;
 pub mod geo;
 pub mod ids;

@@ -278,6 +278,7 @@ mod tests {
             available,
             state: DriverState::Available,
             heading: None,
+            stale: false,
         }
     }
 

@@ -702,6 +702,7 @@ mod tests {
             available: true,
             state: wayfare_actors::DriverState::Available,
             heading: None,
+            stale: false,
         }
     }
 

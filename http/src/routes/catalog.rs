@@ -33,19 +33,22 @@ const ADMIN_ONLY: [&str; 6] = [
     path = "/api/v1/settings",
     tag = "catalog",
     summary = "Platform settings",
-    description = "Everyone; admins also get the dispatch tuning (`dispatchPolicy`: `broadcast`, `waves`, `nearest` or `batch`; `dispatchWaveSize`, `dispatchOfferSeconds`, `dispatchMaxWaves`, `dispatchRadiusStep`, `dispatchBatchSeconds`).",
+    description = "Everyone. `demoCity` (read-only, not a setting) is true when the server runs the demo city (`--demo`). Admins also get the dispatch tuning (`dispatchPolicy`: `broadcast`, `waves`, `nearest` or `batch`; `dispatchWaveSize`, `dispatchOfferSeconds`, `dispatchMaxWaves`, `dispatchRadiusStep`, `dispatchBatchSeconds`).",
     responses((status = 200, description = "The settings", body = wayfare_engine::Settings))
 )]
 async fn settings(State(state): State<AppState>, MaybeUser(user): MaybeUser) -> ApiResult<Json<Value>> {
     let catalog = state.runtime.catalog();
     let mut value = serde_json::to_value(&catalog.settings).unwrap_or(Value::Null);
     let is_admin = user.is_some_and(|user| user.principal.role == Role::Admin);
-    if let Value::Object(fields) = &mut value
-        && !is_admin
-    {
-        for field in ADMIN_ONLY {
-            fields.remove(field);
+    if let Value::Object(fields) = &mut value {
+        if !is_admin {
+            for field in ADMIN_ONLY {
+                fields.remove(field);
+            }
         }
+        // Not a setting: whether this server runs the demo city (`--demo`),
+        // where the driver's console may simulate driving.
+        fields.insert("demoCity".into(), Value::Bool(state.config.demo));
     }
     Ok(Json(value))
 }

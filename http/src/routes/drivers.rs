@@ -22,6 +22,11 @@ pub fn router() -> Router<AppState> {
 #[allow(non_snake_case)]
 pub struct StatusBody {
     pub driverActiveStatus: bool,
+    /// Where the driver is as they go online (the app sends its current
+    /// fix): dispatch starts from here, not from where they were last seen.
+    #[serde(default)]
+    #[schema(value_type = Option<crate::openapi::schemas::LocationUpdate>)]
+    pub location: Option<LocationUpdate>,
 }
 
 #[utoipa::path(
@@ -29,7 +34,7 @@ pub struct StatusBody {
     path = "/api/v1/drivers/me/status",
     tag = "drivers",
     summary = "Go online or offline",
-    description = "An online driver is in the dispatch index and receives offers.",
+    description = "An online driver is in the dispatch index and receives offers. The app sends its current fix as `location` (`{lat, lng, accuracy?, at?}`) so dispatch starts from where the driver is, not where they were last seen; a fix that is not a position or is vaguer than 100 m is refused with `invalid_input`.",
     request_body = StatusBody,
     responses((status = 200, description = "The new status", body = crate::openapi::schemas::DriverStatusResponse))
 )]
@@ -46,7 +51,20 @@ async fn status(
         if car_type.is_none_or(|name| state.runtime.catalog().car_type(name).is_none()) {
             return Err(crate::error::ApiError::field(ErrorKey::DriverNotEligible, "carType"));
         }
-        state.runtime.driver_online(&current.user).await?;
+        let fix = body.location.filter(|fix| fix.point().is_valid() && wayfare_engine::fix::is_usable(fix.accuracy));
+        if body.location.is_some() && fix.is_none() {
+            return Err(crate::error::ApiError::field(ErrorKey::InvalidInput, "location"));
+        }
+        match fix {
+            Some(fix) => {
+                let mut driver = current.user.clone();
+                driver.location = Some(fix.point());
+                state.runtime.driver_online(&driver).await?;
+                // Stored and shown like any later fix.
+                state.runtime.driver_location(current.principal.id, fix)?;
+            }
+            None => state.runtime.driver_online(&current.user).await?,
+        }
     } else {
         state.runtime.driver_offline(current.principal.id).await?;
     }

@@ -105,3 +105,19 @@ async fn health_is_ok() {
     let app = TestApp::demo().await;
     assert_eq!(app.get("/healthz", None).await.expect(200), &json!({ "status": "ok" }));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_say_whether_the_server_runs_the_demo_city_and_no_one_can_set_it() {
+    let plain = TestApp::demo().await;
+    assert_eq!(plain.get("/api/v1/settings", None).await.expect(200)["demoCity"], false);
+    let admin = plain.sign_in("admin@demo.wayfare").await;
+    let changed =
+        crate::admin_support::patch(&plain, "/api/v1/settings", Some(&admin), json!({ "demoCity": true })).await;
+    assert!(changed.expect(200).get("demoCity").is_none(), "not a setting");
+    assert_eq!(plain.get("/api/v1/settings", None).await.expect(200)["demoCity"], false);
+
+    let mut setup = Setup::default();
+    setup.config.demo = true;
+    let demo = TestApp::start(setup).await;
+    assert_eq!(demo.get("/api/v1/settings", None).await.expect(200)["demoCity"], true);
+}

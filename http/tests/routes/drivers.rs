@@ -102,3 +102,49 @@ async fn tasks_list_only_the_bookings_offered_to_this_driver() {
         assert!(task.get(field).is_some(), "a task shows {field}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_driver_goes_online_where_the_device_says_not_where_they_were_last_seen() {
+    let app = TestApp::demo().await;
+    let driver = app.sign_in("driver1@demo.wayfare").await;
+    let status = "/api/v1/drivers/me/status";
+    let here = json!({ "lat": 39.2846, "lng": -76.5936, "accuracy": 8.0, "at": T0 });
+    app.post(status, Some(&driver), json!({ "driverActiveStatus": true, "location": here })).await.expect(200);
+    let view = app.runtime().driver(driver.id).await.expect("online");
+    assert_eq!(view.position, Some(LatLng::new(39.2846, -76.5936)));
+    let positions = app.runtime().driver_positions().await.unwrap();
+    let mine = positions.iter().find(|position| position.id == driver.id).expect("on the map");
+    assert_eq!((mine.lat, mine.lng, mine.stale), (39.2846, -76.5936, false));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn going_online_with_a_vague_or_broken_fix_is_refused() {
+    let app = TestApp::demo().await;
+    let driver = app.sign_in("driver2@demo.wayfare").await;
+    let status = "/api/v1/drivers/me/status";
+    for location in [
+        json!({ "lat": 39.2846, "lng": -76.5936, "accuracy": 350.0 }),
+        json!({ "lat": 95.0, "lng": -76.5936, "accuracy": 5.0 }),
+    ] {
+        app.post(status, Some(&driver), json!({ "driverActiveStatus": true, "location": location })).await.refused_on(
+            400,
+            "invalid_input",
+            "location",
+        );
+        assert!(!app.runtime().is_online(driver.id));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vague_fix_is_acknowledged_but_does_not_move_the_driver() {
+    let app = TestApp::demo().await;
+    let driver = app.sign_in("driver3@demo.wayfare").await;
+    let here = json!({ "lat": 39.2846, "lng": -76.5936, "accuracy": 5.0 });
+    app.post("/api/v1/drivers/me/status", Some(&driver), json!({ "driverActiveStatus": true, "location": here }))
+        .await
+        .expect(200);
+    let vague = json!({ "lat": 39.31, "lng": -76.62, "accuracy": 500.0 });
+    app.post("/api/v1/drivers/me/location", Some(&driver), vague).await.expect(200);
+    let view = app.runtime().driver(driver.id).await.expect("online");
+    assert_eq!(view.position, Some(LatLng::new(39.2846, -76.5936)));
+}

@@ -48,6 +48,8 @@ export interface Settings {
   AllowDeliveryPickupImageCapture: boolean;
   AllowFinalDeliveryImageCapture: boolean;
   RiderWithDraw: boolean;
+  /** Not a setting: the server runs the demo city (`--demo`), where a driver may simulate driving. */
+  demoCity?: boolean;
   autoDispatch: boolean;
   bank_fields: boolean;
   showLiveRoute: boolean;
@@ -132,6 +134,8 @@ export interface LiveDriver extends LatLng {
   carType: string | null;
   /** Free for an offer: not on a trip. */
   available: boolean;
+  /** No usable fix for 30 s: where they were, not where they are. */
+  stale?: boolean;
 }
 
 export interface Booking {

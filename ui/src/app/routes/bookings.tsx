@@ -75,13 +75,20 @@ function DriverBookings({ user }: { user: User }) {
   const trip = useBooking(tripId);
   const active = trip.data && isDriverTrip(trip.data, user.id) ? trip.data : null;
   const viewing = useBooking(selectedId && selectedId !== tripId ? selectedId : null);
+  // Spec §4: PENDING and PAID leave the driver free for the next booking.
+  const running = active && !['PENDING', 'PAID'].includes(active.status) ? active : null;
   return (
-    <Stack spacing={3}>
+    <Stack spacing={{ xs: 2, md: 3 }}>
+      {/* A phone in a car: the trip under way comes first, its next action without scrolling. */}
+      {active && (
+        <DriverTripPanel booking={active} position={position} chat={chatFor(active, user)} uploads={<ParcelPhotos booking={active} />} />
+      )}
+      <DriverConsole user={user} trip={running} onAccepted={(booking) => select(booking.id)} />
       <PushPrompt role="driver" />
+      {!active && viewing.data && <TripView booking={viewing.data} />}
       <Grid container spacing={3}>
         <Grid size={{ xs: 12, lg: 8 }}>
-          {/* Spec §4: PENDING and PAID leave the driver free for the next booking. */}
-          <DriverConsole user={user} trip={active && !['PENDING', 'PAID'].includes(active.status) ? active : null} onAccepted={(booking) => select(booking.id)} />
+          <BookingsTable role="driver" selectedId={selectedId ?? tripId} onSelect={(booking) => select(booking.id)} />
         </Grid>
         <Grid size={{ xs: 12, lg: 4 }}>
           <Stack spacing={3}>
@@ -94,11 +101,6 @@ function DriverBookings({ user }: { user: User }) {
           </Stack>
         </Grid>
       </Grid>
-      {active && (
-        <DriverTripPanel booking={active} position={position} chat={chatFor(active, user)} uploads={<ParcelPhotos booking={active} />} />
-      )}
-      {!active && viewing.data && <TripView booking={viewing.data} />}
-      <BookingsTable role="driver" selectedId={selectedId ?? tripId} onSelect={(booking) => select(booking.id)} />
     </Stack>
   );
 }
@@ -108,9 +110,13 @@ export default function BookingsRoute() {
   const { data: user } = useUser();
   if (!user) return null;
   return (
-    <Box sx={{ py: { xs: 2, md: 4 }, bgcolor: 'background.default' }}>
+    <Box sx={{ py: { xs: 1.5, md: 4 }, bgcolor: 'background.default' }}>
       <Container maxWidth="xl">
-        <Typography variant="h4" component="h1" sx={{ mb: 3 }}>
+        <Typography
+          variant="h4"
+          component="h1"
+          sx={user.usertype === 'driver' ? { mb: { xs: 1.5, md: 3 }, fontSize: { xs: '1.5rem', md: undefined } } : { mb: 3 }}
+        >
           {user.usertype === 'driver' ? t('driver.console_title') : t('bookings.title')}
         </Typography>
         {user.usertype === 'driver' ? <DriverBookings user={user} /> : <RiderBookings user={user} />}

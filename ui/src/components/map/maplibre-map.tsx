@@ -107,9 +107,10 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
               data-testid={`map-marker-${marker.kind}`}
               data-lat={marker.lat.toFixed(6)}
               data-lng={marker.lng.toFixed(6)}
+              data-lost={marker.lost ? 'true' : undefined}
               title={marker.label}
             >
-              <MarkerGraphic kind={marker.kind} heading={marker.heading} />
+              <MarkerGraphic kind={marker.kind} heading={marker.heading} lost={marker.lost} />
             </div>
           </Marker>
         ))}

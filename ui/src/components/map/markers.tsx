@@ -6,15 +6,15 @@ const PIN_COLOURS: Record<Exclude<MarkerKind, 'car' | 'car-busy' | 'me'>, string
 };
 
 /** A pin for pickup and drop, a car (35 × 25) for the driver (grey while busy). */
-export function MarkerGraphic({ kind, heading = 0 }: { kind: MarkerKind; heading?: number }) {
+export function MarkerGraphic({ kind, heading = 0, lost = false }: { kind: MarkerKind; heading?: number; lost?: boolean }) {
   if (kind === 'car' || kind === 'car-busy' || kind === 'me') {
-    const body = kind === 'me' ? '#0b5c56' : kind === 'car-busy' ? '#9aa3a8' : '#f2a93b';
+    const body = lost ? '#c5cacd' : kind === 'me' ? '#0b5c56' : kind === 'car-busy' ? '#9aa3a8' : '#f2a93b';
     return (
       <svg
         width={CAR_MARKER_SIZE.width}
         height={CAR_MARKER_SIZE.height}
         viewBox="0 0 35 25"
-        style={{ transform: `rotate(${heading - 90}deg)`, transition: 'transform 400ms linear', display: 'block' }}
+        style={{ transform: `rotate(${heading - 90}deg)`, transition: 'transform 400ms linear', display: 'block', opacity: lost ? 0.45 : 1 }}
         aria-hidden="true"
       >
         <rect x="2" y="4" width="31" height="17" rx="6" fill={body} stroke="#1d1d1d" strokeWidth="1.5" />

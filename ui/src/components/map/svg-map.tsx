@@ -42,6 +42,7 @@ export function SvgMap({ markers, route = [], height = MAP_HEIGHT }: MapViewProp
             data-testid={`map-marker-${marker.kind}`}
             data-lat={marker.lat.toFixed(6)}
             data-lng={marker.lng.toFixed(6)}
+            data-lost={marker.lost ? 'true' : undefined}
             title={marker.label}
             sx={{
               position: 'absolute',
@@ -51,7 +52,7 @@ export function SvgMap({ markers, route = [], height = MAP_HEIGHT }: MapViewProp
               transition: 'left 900ms linear, top 900ms linear',
             }}
           >
-            <MarkerGraphic kind={marker.kind} heading={marker.heading} />
+            <MarkerGraphic kind={marker.kind} heading={marker.heading} lost={marker.lost} />
           </Box>
         );
       })}

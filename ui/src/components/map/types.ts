@@ -9,6 +9,8 @@ export interface MapMarker extends LatLng {
   label?: string;
   /** Degrees clockwise from north, for the car. */
   heading?: number;
+  /** No fix for a while: drawn faded, where it was last seen. */
+  lost?: boolean;
 }
 
 /** A height, or one per breakpoint (MUI's sx), e.g. `{ xs: 300, md: 480 }`. */

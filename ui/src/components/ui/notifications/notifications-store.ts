@@ -12,6 +12,8 @@ export interface AppNotification {
   translated?: boolean;
   /** A heading above the message, as given (an admin's broadcast title). */
   title?: string;
+  /** The booking it is about: gone once that booking's offer is answered. */
+  booking?: string;
 }
 
 export const notificationsAtom = atom<AppNotification[]>([]);
@@ -26,4 +28,9 @@ export function notify(notification: Omit<AppNotification, 'id'>) {
 
 export function dismissNotification(id: number) {
   appStore.set(notificationsAtom, (current) => current.filter((entry) => entry.id !== id));
+}
+
+/** Takes away the toasts about a booking (an offer the driver answered, or that went away). */
+export function dismissBookingNotifications(booking: string) {
+  appStore.set(notificationsAtom, (current) => (current.some((entry) => entry.booking === booking) ? current.filter((entry) => entry.booking !== booking) : current));
 }

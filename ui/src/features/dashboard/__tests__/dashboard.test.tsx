@@ -78,7 +78,12 @@ describe('the dashboard', () => {
 
   it('turns feed entries into markers without inventing any', () => {
     expect(driverMarkers([{ id: 'd1', carType: null, lat: 1, lng: 2, available: false }])).toEqual([
-      { id: 'd1', kind: 'car-busy', lat: 1, lng: 2, label: undefined },
+      { id: 'd1', kind: 'car-busy', lat: 1, lng: 2, label: undefined, lost: false },
     ]);
+  });
+
+  it('fades a driver whose position went stale instead of showing it as current', () => {
+    const [marker] = driverMarkers([{ id: 'd1', carType: 'Economy', lat: 1, lng: 2, available: true, stale: true }]);
+    expect(marker).toMatchObject({ kind: 'car', lost: true });
   });
 });

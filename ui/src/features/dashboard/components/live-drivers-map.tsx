@@ -40,6 +40,7 @@ export function driverMarkers(drivers: LiveDriver[]): MapMarker[] {
     lat: driver.lat,
     lng: driver.lng,
     label: driver.carType ?? undefined,
+    lost: driver.stale === true,
   }));
 }
 

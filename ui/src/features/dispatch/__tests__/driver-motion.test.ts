@@ -47,6 +47,16 @@ describe('drivers moving between feed messages', () => {
     expect(tracks.get('b')!.state).toBe('on_trip');
   });
 
+  it('grey out while the server says their position is stale, and come back with the next fix', () => {
+    const tracks = new Map<string, DriverTrack>();
+    applyDriversFeed(tracks, [driver('a', 0, 0)], 0);
+    expect(tracks.get('a')!.stale).toBe(false);
+    applyDriversFeed(tracks, [driver('a', 0, 0, { stale: true })], 1000);
+    expect(tracks.get('a')!.stale).toBe(true);
+    applyDriversFeed(tracks, [driver('a', 0.001, 0)], 2000);
+    expect(tracks.get('a')!.stale).toBe(false);
+  });
+
   it('derive a state from `available` when the server sends none', () => {
     const tracks = new Map<string, DriverTrack>();
     applyDriversFeed(tracks, [driver('a', 0, 0, { state: undefined, available: false }), driver('b', 0, 0, { state: undefined })], 0);

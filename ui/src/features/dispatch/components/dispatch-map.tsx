@@ -14,6 +14,7 @@ import { ARROW_SIZE, arrowPixels } from '../lib/arrow-image';
 import {
   ASSIGNED_LINE_COLOUR,
   DRIVER_COLOURS,
+  STALE_DRIVER_COLOUR,
   HEX_DEMAND_COLOUR,
   HEX_SHORT_COLOUR,
   HEX_SUPPLY_COLOUR,
@@ -110,7 +111,13 @@ function addLayers(map: maplibregl.Map) {
     source: 'wf-drivers',
     paint: {
       'circle-radius': ['interpolate', ['linear'], ['zoom'], 8, 2.5, 12, 5, 16, 8],
-      'circle-color': ['match', ['get', 'state'], ...Object.entries(DRIVER_COLOURS).flat(), DRIVER_COLOURS.busy] as unknown as string,
+      'circle-color': [
+        'case',
+        ['==', ['get', 'stale'], true],
+        STALE_DRIVER_COLOUR,
+        ['match', ['get', 'state'], ...Object.entries(DRIVER_COLOURS).flat(), DRIVER_COLOURS.busy],
+      ] as unknown as string,
+      'circle-opacity': ['case', ['==', ['get', 'stale'], true], 0.55, 1],
       'circle-stroke-color': '#ffffff',
       'circle-stroke-width': ['interpolate', ['linear'], ['zoom'], 8, 0, 12, 1],
     },

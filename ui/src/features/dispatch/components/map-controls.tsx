@@ -1,6 +1,6 @@
 import { Box, FormControlLabel, MenuItem, Paper, Stack, Switch, TextField, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { DRIVER_COLOURS, HEX_DEMAND_COLOUR, HEX_SHORT_COLOUR, HEX_SUPPLY_COLOUR, OFFER_LINE_COLOUR, ASSIGNED_LINE_COLOUR, WAIT_COLOURS } from '../lib/colours';
+import { DRIVER_COLOURS, STALE_DRIVER_COLOUR, HEX_DEMAND_COLOUR, HEX_SHORT_COLOUR, HEX_SUPPLY_COLOUR, OFFER_LINE_COLOUR, ASSIGNED_LINE_COLOUR, WAIT_COLOURS } from '../lib/colours';
 import { DRIVER_STATES, HEX_RESOLUTIONS } from '../lib/types';
 
 function Swatch({ colour, round = true }: { colour: string; round?: boolean }) {
@@ -74,6 +74,7 @@ export function MapLegend() {
           {DRIVER_STATES.map((state) => (
             <Key key={state} colour={DRIVER_COLOURS[state]} label={t(`dispatch.state.${state}`)} />
           ))}
+          <Key colour={STALE_DRIVER_COLOUR} label={t('dispatch.state.stale')} />
         </Stack>
         <Typography variant="caption" fontWeight={700}>
           {t('dispatch.legend.pickups')}

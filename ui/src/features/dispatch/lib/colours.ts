@@ -17,6 +17,9 @@ export const WAIT_COLOURS: Record<Exclude<WaitBucket, 'served'>, string> = {
   over_5: '#c62828',
 };
 
+/** A driver with no fix for 30 s, whatever they were doing. */
+export const STALE_DRIVER_COLOUR = '#bdbdbd';
+
 export const PICKUP_GOING_COLOUR = '#1565c0';
 export const PICKUP_ON_TRIP_COLOUR = '#6a1b9a';
 export const OFFER_LINE_COLOUR = '#f9a825';

@@ -14,6 +14,8 @@ export interface DriverTrack {
   id: string;
   carType: string | null;
   state: DriverState;
+  /** No usable fix for 30 s. */
+  stale: boolean;
   fromLat: number;
   fromLng: number;
   fromHeading: number | null;
@@ -85,6 +87,7 @@ export function applyDriversFeed(tracks: Map<string, DriverTrack>, feed: readonl
         id: driver.id,
         carType: driver.carType,
         state: stateOf(driver),
+        stale: driver.stale === true,
         fromLat: driver.lat,
         fromLng: driver.lng,
         fromHeading: reportedHeading,
@@ -102,6 +105,7 @@ export function applyDriversFeed(tracks: Map<string, DriverTrack>, feed: readonl
     const heading = reportedHeading ?? (moved ? bearing(here.lat, here.lng, driver.lat, driver.lng) : here.heading);
     track.carType = driver.carType;
     track.state = stateOf(driver);
+    track.stale = driver.stale === true;
     track.fromLat = far ? driver.lat : here.lat;
     track.fromLng = far ? driver.lng : here.lng;
     track.fromHeading = far ? heading : here.heading;

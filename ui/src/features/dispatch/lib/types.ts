@@ -19,6 +19,8 @@ export interface FeedDriver {
   state?: DriverState;
   /** Degrees clockwise from north, or null when unknown. */
   heading?: number | null;
+  /** No usable fix for 30 s: drawn greyed where last seen. */
+  stale?: boolean;
 }
 
 export type DispatchKind = 'offered' | 'withdrawn' | 'accepted' | 'no_candidates' | 'exhausted' | 'cancelled';

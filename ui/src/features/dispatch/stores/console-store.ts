@@ -38,7 +38,7 @@ const CLOCK_SAMPLES = 20;
 /** Panels hear of changes at most this often; the map draws every frame anyway. */
 const PANEL_NOTIFY_MS = 250;
 
-type DriverFeature = GeoJSON.Feature<GeoJSON.Point, { id: string; state: string; carType: string; heading: number; hasHeading: boolean }>;
+type DriverFeature = GeoJSON.Feature<GeoJSON.Point, { id: string; state: string; stale: boolean; carType: string; heading: number; hasHeading: boolean }>;
 
 export class ConsoleStore {
   readonly tracks = new Map<string, DriverTrack>();
@@ -228,7 +228,7 @@ export class ConsoleStore {
     this.driverFeatures = [...this.tracks.values()].map((track) => ({
       type: 'Feature',
       id: track.id,
-      properties: { id: track.id, state: track.state, carType: track.carType ?? '', heading: 0, hasHeading: false },
+      properties: { id: track.id, state: track.state, stale: track.stale, carType: track.carType ?? '', heading: 0, hasHeading: false },
       geometry: { type: 'Point', coordinates: [track.toLng, track.toLat] },
     }));
     this.driverCollection.features = this.driverFeatures;
@@ -239,6 +239,7 @@ export class ConsoleStore {
       const track = this.tracks.get(feature.properties.id);
       if (!track) continue;
       feature.properties.state = track.state;
+      feature.properties.stale = track.stale;
       feature.properties.carType = track.carType ?? '';
     }
   }

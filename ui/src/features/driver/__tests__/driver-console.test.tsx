@@ -1,14 +1,18 @@
-import { screen } from '@testing-library/react';
+import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { notificationsAtom, notify } from '@/components/ui/notifications/notifications-store';
 import { queryKeys } from '@/lib/query-keys';
+import { appStore } from '@/lib/store';
 import { assigned, testBooking } from '@/testing/fixtures';
+import { fakeGeolocation } from '@/testing/geolocation';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
 import type { Offer } from '@/types/api';
 import { keepOfferDistances } from '../api/driver';
 import { DriverConsole } from '../components/driver-console';
 import { playOfferSound } from '../lib/offer-sound';
+import { driverPositionAtom, fixStatusAtom, sharingModeAtom, unsentPositionsAtom } from '../stores/driver-position';
 
 vi.mock('../lib/offer-sound', () => ({ playOfferSound: vi.fn(), unlockOfferSound: vi.fn() }));
 
@@ -18,16 +22,94 @@ function offered(id: string, deadline = Date.now() + 20_000): Offer {
   return { booking: testBooking({ id, reference: id.toUpperCase(), updatedAt: Date.now() }), deadline };
 }
 
+let gps: ReturnType<typeof fakeGeolocation>;
+
+beforeEach(() => {
+  gps = fakeGeolocation();
+  appStore.set(driverPositionAtom, null);
+  appStore.set(fixStatusAtom, { state: 'waiting' });
+  appStore.set(unsentPositionsAtom, 0);
+  appStore.set(sharingModeAtom, 'device');
+  appStore.set(notificationsAtom, []);
+});
+
+afterEach(() => {
+  gps.restore();
+  vi.useRealTimers();
+});
+
 describe("the driver's console", () => {
-  it('goes online and offline', async () => {
-    const api = mockApi({ 'POST /api/v1/drivers/me/status': ({ body }) => body });
+  it('goes online only with a position, and sends it with the status', async () => {
+    const api = mockApi({ 'POST /api/v1/drivers/me/status': ({ body }) => body, 'POST /api/v1/drivers/me/location': () => ({ ok: true }) });
     const user = userEvent.setup();
     const client = seededClient({ ...driver, driverActiveStatus: false });
     renderWithProviders(<DriverConsole user={{ ...driver, driverActiveStatus: false }} trip={null} onAccepted={vi.fn()} />, { client });
     expect(screen.getByTestId('driver-online-label')).toHaveTextContent('You are offline');
+    expect(screen.getByTestId('driver-online-toggle')).toBeDisabled();
+    expect(screen.getByTestId('position-problem')).toHaveTextContent('Waiting for your position');
+    gps.fix(39.2901, -76.6012, { accuracy: 12 });
+    expect(screen.getByTestId('position-ok')).toHaveTextContent('GPS ±12 m');
     await user.click(screen.getByTestId('driver-online-toggle'));
-    await vi.waitFor(() => expect(api.calls[0]).toMatchObject({ path: '/api/v1/drivers/me/status', body: { driverActiveStatus: true } }));
+    await vi.waitFor(() =>
+      expect(api.calls[0]).toMatchObject({
+        path: '/api/v1/drivers/me/status',
+        body: { driverActiveStatus: true, location: { lat: 39.2901, lng: -76.6012, accuracy: 12 } },
+      }),
+    );
     await vi.waitFor(() => expect(client.getQueryData<{ driverActiveStatus: boolean }>(queryKeys.me)?.driverActiveStatus).toBe(true));
+  });
+
+  it('says the position is blocked and keeps the driver offline', () => {
+    mockApi({});
+    renderWithProviders(<DriverConsole user={{ ...driver, driverActiveStatus: false }} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    gps.deny();
+    expect(screen.getByTestId('position-problem')).toHaveAttribute('data-state', 'denied');
+    expect(screen.getByTestId('position-problem')).toHaveTextContent('Location is blocked');
+    expect(screen.getByTestId('driver-online-toggle')).toBeDisabled();
+  });
+
+  it('does not send a fix vaguer than 100 m, and says why', async () => {
+    const api = mockApi({ 'POST /api/v1/drivers/me/location': () => ({ ok: true }), 'GET /api/v1/tasks': () => ({ items: [] }) });
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    gps.fix(39.29, -76.6, { accuracy: 250 });
+    expect(screen.getByTestId('position-problem')).toHaveAttribute('data-state', 'weak');
+    expect(screen.getByTestId('position-problem')).toHaveTextContent('±250 m');
+    gps.fix(39.2901, -76.6001, { accuracy: 9 });
+    await vi.waitFor(() => expect(api.calls.filter((call) => call.path === '/api/v1/drivers/me/location')).toHaveLength(1));
+    expect(api.calls.find((call) => call.path === '/api/v1/drivers/me/location')?.body).toMatchObject({ lat: 39.2901, lng: -76.6001, accuracy: 9 });
+  });
+
+  it('says when no position came for 30 seconds', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    mockApi({ 'POST /api/v1/drivers/me/location': () => ({ ok: true }), 'GET /api/v1/tasks': () => ({ items: [] }) });
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    gps.fix(39.29, -76.6);
+    // The device goes quiet: asking it again brings nothing new.
+    gps.geolocation.getCurrentPosition.mockImplementation(() => {});
+    act(() => vi.advanceTimersByTime(31_000));
+    expect(screen.getByTestId('position-problem')).toHaveAttribute('data-state', 'stale');
+    expect(screen.getByTestId('position-problem')).toHaveTextContent('No position from your phone');
+  });
+
+  it('offers simulated driving only on the demo city', () => {
+    mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }) });
+    const { unmount } = renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    expect(screen.queryByTestId('share-simulate')).not.toBeInTheDocument();
+    unmount();
+    // A choice left from the demo does not simulate on a real server.
+    appStore.set(sharingModeAtom, 'simulate');
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    expect(screen.queryByTestId('simulating')).not.toBeInTheDocument();
+    expect(screen.getByTestId('driver-console')).toHaveAttribute('data-fix', 'waiting');
+  });
+
+  it('simulates on the demo city when chosen, labelled as such', () => {
+    mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }), 'POST /api/v1/drivers/me/location': () => ({ ok: true }) });
+    appStore.set(sharingModeAtom, 'simulate');
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver, { demoCity: true }) });
+    expect(screen.getByTestId('share-simulate')).toHaveTextContent('Simulate driving (demo)');
+    expect(screen.getByTestId('simulating')).toBeInTheDocument();
+    expect(screen.getByTestId('driver-online-toggle')).not.toBeDisabled();
   });
 
   it('shows each offer with pickup, drop, distance, fare and the seconds left, with a sound', async () => {
@@ -44,13 +126,14 @@ describe("the driver's console", () => {
     expect(playOfferSound).toHaveBeenCalled();
   });
 
-  it('says how far away the pickup is: as the server measured it, else from where the driver is', async () => {
+  it('says how far away the pickup is: as the server measured it, else from where the device is', async () => {
     mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }), 'POST /api/v1/drivers/me/location': () => ({ ok: true }) });
     const client = seededClient(driver);
     client.setQueryData<Offer[]>(queryKeys.tasks, [{ ...offered('a'), distanceKm: 3.04 }, offered('b')]);
     renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client });
     await screen.findAllByTestId('offer-card');
-    // The driver stands about 1.2 km from the fixture's pickup at Fells Point.
+    // The device puts the driver about 1.2 km from the fixture's pickup at Fells Point.
+    gps.fix(39.286, -76.58);
     await vi.waitFor(() => expect(screen.getAllByTestId('offer-away').map((entry) => entry.textContent)).toEqual([' · 3 km away', ' · 1.2 km away']));
   });
 
@@ -74,12 +157,14 @@ describe("the driver's console", () => {
     expect(screen.queryByTestId('offer-card')).not.toBeInTheDocument();
   });
 
-  it('hands the accepted booking on', async () => {
+  it('hands the accepted booking on, and the offer toast goes away', async () => {
     mockApi({
       'GET /api/v1/tasks': () => ({ items: [] }),
       'POST /api/v1/drivers/me/location': () => ({ ok: true }),
       'POST /api/v1/bookings/a/accept': () => assigned({ id: 'a' }),
     });
+    notify({ severity: 'info', message: 'accept_booking_request', booking: 'a' });
+    notify({ severity: 'info', message: 'wallet_updated' });
     const onAccepted = vi.fn();
     const user = userEvent.setup();
     const client = seededClient(driver);
@@ -87,5 +172,6 @@ describe("the driver's console", () => {
     renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={onAccepted} />, { client });
     await user.click(await screen.findByTestId('offer-accept'));
     await vi.waitFor(() => expect(onAccepted).toHaveBeenCalledWith(expect.objectContaining({ id: 'a', status: 'ACCEPTED' })));
+    expect(appStore.get(notificationsAtom).map((entry) => entry.message)).toEqual(['wallet_updated']);
   });
 });

@@ -4,9 +4,10 @@ import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import { emitLocation, type LocationPayload } from '@/lib/socket';
 import type { Booking, Offer, User } from '@/types/api';
+import type { SendOutcome } from '../lib/position-outbox';
 
-export function setDriverStatus(driverActiveStatus: boolean) {
-  return api.post<{ driverActiveStatus: boolean }>('/drivers/me/status', { driverActiveStatus });
+export function setDriverStatus({ online, location }: { online: boolean; location?: LocationPayload | null }) {
+  return api.post<{ driverActiveStatus: boolean }>('/drivers/me/status', { driverActiveStatus: online, ...(online && location ? { location } : {}) });
 }
 
 export function useDriverStatus() {
@@ -22,15 +23,21 @@ export function useDriverStatus() {
 }
 
 /** Over the socket when it is connected (with its ack), else over REST: the
- * server treats both the same. */
-export async function sendLocation(payload: LocationPayload) {
+ * server treats both the same. `failed` when neither answered (the fix is
+ * kept for later), `refused` when the server said no (it never will take it). */
+export async function sendLocation(payload: LocationPayload): Promise<SendOutcome> {
   const acked = emitLocation(payload);
   if (acked) {
     const answer = await acked;
-    if ('ok' in answer) return;
-    if (answer.error.code !== 'unavailable') throw new Error(answer.error.code);
+    if ('ok' in answer) return 'sent';
+    if (answer.error.code !== 'unavailable' && answer.error.code !== 'internal_error') return 'refused';
   }
-  await api.post('/drivers/me/location', payload);
+  try {
+    await api.post('/drivers/me/location', payload);
+    return 'sent';
+  } catch (error) {
+    return isApiError(error) && error.status >= 400 && error.status < 500 && error.status !== 429 ? 'refused' : 'failed';
+  }
 }
 
 export async function getTasks(): Promise<Offer[]> {

@@ -1,69 +1,158 @@
 import { useAtom, useAtomValue, useSetAtom } from 'jotai';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { decodePolyline } from '@/lib/polyline';
+import { socketStatusAtom, type LocationPayload } from '@/lib/socket';
 import type { Booking, LatLng } from '@/types/api';
 import { getRoute, sendLocation } from '../api/driver';
+import { isStale, isUsableFix, POLL_AFTER_MS } from '../lib/fix';
+import { PositionOutbox } from '../lib/position-outbox';
 import { advance, IDLE_HEARTBEAT_TICKS, legFor, speedFor, TICK_MS, tripPath } from '../lib/simulation';
-import { driverPositionAtom, locationErrorAtom, sharingModeAtom, simulationAtom, type DriverPosition } from '../stores/driver-position';
+import {
+  driverPositionAtom,
+  fixStatusAtom,
+  sharingModeAtom,
+  simulationAtom,
+  unsentPositionsAtom,
+  type DriverPosition,
+  type SharingMode,
+} from '../stores/driver-position';
 
-/** Shares the online driver's position: from the browser's geolocation, or
- * by simulating the drive along the trip's route. */
-export function usePositionSharing({ online, trip, home }: { online: boolean; trip: Booking | null; home: LatLng | null }) {
+function payloadOf(position: DriverPosition): LocationPayload {
+  return { lat: position.lat, lng: position.lng, heading: position.heading, speed: position.speed, accuracy: position.accuracy, at: position.at };
+}
+
+/** The mode in force: simulating only where the server runs the demo city. */
+export function useEffectiveMode(demoCity: boolean): SharingMode {
   const mode = useAtomValue(sharingModeAtom);
+  return demoCity ? mode : 'device';
+}
+
+/**
+ * Shares the driver's position. The device's geolocation is watched while
+ * the console is open (so going online starts from a real fix) and, while
+ * online, every usable fix is sent with its own time through an outbox that
+ * keeps them in order across a lost network. On the demo city the driver
+ * may instead simulate driving along the trip's route.
+ */
+export function usePositionSharing({ online, trip, home, demoCity }: { online: boolean; trip: Booking | null; home: LatLng | null; demoCity: boolean }) {
+  const mode = useEffectiveMode(demoCity);
   const [position, setPosition] = useAtom(driverPositionAtom);
-  const setError = useSetAtom(locationErrorAtom);
+  const setFix = useSetAtom(fixStatusAtom);
+  const setUnsent = useSetAtom(unsentPositionsAtom);
   const setSimulation = useSetAtom(simulationAtom);
+  const socketStatus = useAtomValue(socketStatusAtom);
   const positionRef = useRef<DriverPosition | null>(position);
   positionRef.current = position;
+  const onlineRef = useRef(online);
+  onlineRef.current = online;
 
+  const outbox = useMemo(
+    () =>
+      new PositionOutbox({
+        send: sendLocation,
+        isOnline: () => typeof navigator === 'undefined' || navigator.onLine !== false,
+        onSizeChange: setUnsent,
+      }),
+    [setUnsent],
+  );
+
+  // What waits goes out as soon as there is a way: the socket back, or the network.
   useEffect(() => {
-    if (!positionRef.current && home) setPosition({ ...home, at: Date.now() });
-  }, [home, setPosition]);
+    if (socketStatus === 'connected') void outbox.flush();
+  }, [socketStatus, outbox]);
+  useEffect(() => {
+    const retry = () => void outbox.flush();
+    window.addEventListener('online', retry);
+    const timer = setInterval(() => outbox.size > 0 && retry(), 5_000);
+    return () => {
+      window.removeEventListener('online', retry);
+      clearInterval(timer);
+    };
+  }, [outbox]);
+  useEffect(() => {
+    if (!online) outbox.clear();
+  }, [online, outbox]);
 
-  const publish = (next: DriverPosition, speed?: number, accuracy?: number) => {
+  const lastSent = useRef(0);
+  const publish = (next: DriverPosition, force = false) => {
     setPosition(next);
-    sendLocation({ lat: next.lat, lng: next.lng, heading: next.heading, speed, accuracy, at: next.at }).catch(() => {
-      // A lost position is replaced by the next one.
-    });
+    if (!onlineRef.current) return;
+    const now = Date.now();
+    if (!force && now - lastSent.current < TICK_MS) return;
+    lastSent.current = now;
+    void outbox.push(payloadOf(next));
   };
   const publishRef = useRef(publish);
   publishRef.current = publish;
 
-  // The browser's own position.
+  // The device's own position.
   useEffect(() => {
-    if (!online || mode !== 'device') return;
-    if (!('geolocation' in navigator)) {
-      setError('allow_location');
+    if (mode !== 'device') return;
+    if (typeof navigator === 'undefined' || !('geolocation' in navigator)) {
+      setFix({ state: 'unsupported' });
       return;
     }
-    setError(null);
-    let last = 0;
-    const watch = navigator.geolocation.watchPosition(
-      (fix) => {
-        setError(null);
-        const now = Date.now();
-        if (now - last < TICK_MS) return;
-        last = now;
-        publishRef.current(
-          { lat: fix.coords.latitude, lng: fix.coords.longitude, heading: fix.coords.heading ?? undefined, at: fix.timestamp || now },
-          fix.coords.speed ?? undefined,
-          fix.coords.accuracy,
-        );
-      },
-      () => setError('allow_location'),
-      { enableHighAccuracy: true, maximumAge: 5000, timeout: 20_000 },
-    );
-    return () => navigator.geolocation.clearWatch(watch);
-  }, [online, mode, setError]);
+    const geolocation = navigator.geolocation;
+    let lastUsableAt: number | undefined;
+    let lastFixAt = Date.now();
+    setFix({ state: 'waiting' });
+    const onFix = (fix: GeolocationPosition) => {
+      const now = Date.now();
+      lastFixAt = now;
+      const accuracy = Number.isFinite(fix.coords.accuracy) ? fix.coords.accuracy : undefined;
+      if (!isUsableFix(accuracy)) {
+        setFix({ state: 'weak', accuracy, lastAt: lastUsableAt });
+        return;
+      }
+      lastUsableAt = now;
+      setFix({ state: 'ok', accuracy, lastAt: now });
+      publishRef.current({
+        lat: fix.coords.latitude,
+        lng: fix.coords.longitude,
+        heading: fix.coords.heading ?? undefined,
+        speed: fix.coords.speed ?? undefined,
+        accuracy,
+        at: fix.timestamp || now,
+      });
+    };
+    const onError = (error: GeolocationPositionError) => {
+      if (error.code === error.PERMISSION_DENIED) setFix({ state: 'denied' });
+    };
+    const options = { enableHighAccuracy: true, maximumAge: 0, timeout: 30_000 };
+    const watch = geolocation.watchPosition(onFix, onError, options);
+    const timer = setInterval(() => {
+      const now = Date.now();
+      // A parked phone may say nothing while it stays put: ask it.
+      if (now - lastFixAt >= POLL_AFTER_MS) {
+        lastFixAt = now;
+        geolocation.getCurrentPosition(onFix, onError, { ...options, maximumAge: POLL_AFTER_MS / 2 });
+      }
+      if (lastUsableAt !== undefined && isStale(lastUsableAt, now)) {
+        setFix((current) => (current.state === 'denied' ? current : { ...current, state: 'stale' }));
+      }
+    }, 1_000);
+    return () => {
+      geolocation.clearWatch(watch);
+      clearInterval(timer);
+    };
+  }, [mode, setFix]);
 
-  // Simulated driving along the route of the current leg.
+  // Going online (or coming back to the console) sends where the device is now.
+  useEffect(() => {
+    if (online && positionRef.current && mode === 'device') publishRef.current({ ...positionRef.current }, true);
+  }, [online, mode]);
+
+  // Simulated driving along the route of the current leg (the demo city only).
   const leg = legFor(trip);
   const tripId = trip?.id;
   const tripRef = useRef(trip);
   tripRef.current = trip;
   useEffect(() => {
-    if (!online || mode !== 'simulate') return;
-    setError(null);
+    if (mode !== 'simulate') return;
+    setFix({ state: 'ok' });
+    const start = positionRef.current ?? (home ? { ...home, at: Date.now() } : null);
+    if (!positionRef.current && start) setPosition(start);
+    if (!online) return;
     let cancelled = false;
     let path: LatLng[] | null = null;
     let speed = 0;
@@ -93,7 +182,7 @@ export function usePositionSharing({ online, trip, home }: { online: boolean; tr
       if (path) {
         const step = advance(path, travelled, speed);
         travelled = step.travelled;
-        publishRef.current({ ...step.point, heading: step.heading, at: Date.now() }, step.done ? 0 : undefined);
+        publishRef.current({ ...step.point, heading: step.heading, at: Date.now(), speed: step.done ? 0 : undefined }, true);
         if (step.done) {
           path = null;
           setSimulation({ leg, arrived: true });
@@ -103,14 +192,15 @@ export function usePositionSharing({ online, trip, home }: { online: boolean; tr
       idleTicks += 1;
       if (current && idleTicks >= IDLE_HEARTBEAT_TICKS) {
         idleTicks = 0;
-        publishRef.current({ ...current, at: Date.now() }, 0);
+        publishRef.current({ ...current, at: Date.now(), speed: 0 }, true);
       }
     }, TICK_MS);
     return () => {
       cancelled = true;
       clearInterval(timer);
     };
-  }, [online, mode, leg, tripId, home, setError, setSimulation]);
+  }, [online, mode, leg, tripId, home, setFix, setSimulation, setPosition]);
 
   return position;
 }
+

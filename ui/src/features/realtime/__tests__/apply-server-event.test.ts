@@ -9,8 +9,9 @@ import { serverEventHandlers } from '../lib/apply-server-event';
 function setup(userId = 'user-driver-1') {
   const client = new QueryClient();
   const notify = vi.fn();
-  const handlers = serverEventHandlers(client, { userId, notify });
-  return { client, notify, handlers };
+  const context = { userId, notify, dismissBooking: vi.fn() };
+  const handlers = serverEventHandlers(client, context);
+  return { client, notify, handlers, context };
 }
 
 const message = (overrides: Partial<ChatMessage> = {}): ChatMessage => ({
@@ -138,7 +139,14 @@ describe('socket events written into the query cache', () => {
   it('a notification is shown by its translation key, with the server text as a fallback', () => {
     const { notify, handlers } = setup('user-rider-1');
     handlers.notification({ key: 'driver_arrived', title: 'Wayfare', body: 'Your driver has arrived.', booking: 'booking-1' });
-    expect(notify).toHaveBeenCalledWith({ key: 'driver_arrived', text: 'Your driver has arrived.', title: undefined, severity: 'info' });
+    // Tagged with its booking, so answering that booking's offer takes the toast away.
+    expect(notify).toHaveBeenCalledWith({ key: 'driver_arrived', text: 'Your driver has arrived.', title: undefined, severity: 'info', booking: 'booking-1' });
+  });
+
+  it("a withdrawn offer takes that booking's toasts away", () => {
+    const { handlers, context } = setup('user-driver-1');
+    handlers.offer_withdrawn({ booking: 'booking-1', reason: 'expired' });
+    expect(context.dismissBooking).toHaveBeenCalledWith('booking-1');
   });
 
   it('an admin broadcast is shown with its own title', () => {

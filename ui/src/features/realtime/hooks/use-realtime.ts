@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { notify } from '@/components/ui/notifications/notifications-store';
+import { dismissBookingNotifications, notify } from '@/components/ui/notifications/notifications-store';
 import { connectSocket, disconnectSocket } from '@/lib/socket';
 import { refreshLiveQueries, serverEventHandlers } from '../lib/apply-server-event';
 
@@ -14,12 +14,13 @@ export function useRealtime(userId: string | undefined) {
     const socket = connectSocket();
     const handlers = serverEventHandlers(client, {
       userId,
-      notify: ({ key, text, title, severity }) => {
+      notify: ({ key, text, title, severity, booking }) => {
         // A key we know is shown in this browser's language; otherwise the server's text
         // (in the user's language as the server knows it, or an admin's broadcast).
-        if (key && i18n.exists(key)) notify({ severity: severity ?? 'info', message: key });
-        else if (text) notify({ severity: severity ?? 'info', message: text, title, translated: true });
+        if (key && i18n.exists(key)) notify({ severity: severity ?? 'info', message: key, booking });
+        else if (text) notify({ severity: severity ?? 'info', message: text, title, translated: true, booking });
       },
+      dismissBooking: dismissBookingNotifications,
     });
     const onConnect = () => refreshLiveQueries(client);
     socket.on('connect', onConnect);

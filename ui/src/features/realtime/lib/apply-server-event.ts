@@ -18,7 +18,9 @@ export interface EventContext {
   /** The signed-in user's id. */
   userId: string;
   /** Shows a toast: a translation key, or server text when `translated`. */
-  notify: (notice: { key: string; text?: string; title?: string; severity?: 'info' | 'success' | 'warning' }) => void;
+  notify: (notice: { key: string; text?: string; title?: string; severity?: 'info' | 'success' | 'warning'; booking?: string }) => void;
+  /** Takes away the toasts about a booking (its offer was answered or went away). */
+  dismissBooking?: (booking: string) => void;
 }
 
 export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
@@ -98,6 +100,7 @@ export function applyOfferWithdrawn(
   const offers = client.getQueryData<Offer[]>(queryKeys.tasks);
   const hadIt = offers?.some((offer) => offer.booking.id === payload.booking) ?? false;
   removeOffer(client, payload.booking);
+  context.dismissBooking?.(payload.booking);
   if (hadIt && payload.reason === 'taken') context.notify({ key: 'driver.offer_taken', severity: 'warning' });
   if (hadIt && payload.reason === 'cancelled') context.notify({ key: 'driver.offer_cancelled', severity: 'info' });
   if (hadIt && payload.reason === 'expired') context.notify({ key: 'driver.offer_expired', severity: 'info' });
@@ -149,7 +152,7 @@ export function applyNotification(
   // An admin's broadcast is its own title and text; a booking notice's title
   // is only the app's name.
   const title = payload.key === 'broadcast' ? payload.title : undefined;
-  context.notify({ key: payload.key ?? '', text: payload.body, title, severity: 'info' });
+  context.notify({ key: payload.key ?? '', text: payload.body, title, severity: 'info', booking: payload.booking ?? undefined });
 }
 
 /** Every event the app listens to, for one place to subscribe and unsubscribe. */

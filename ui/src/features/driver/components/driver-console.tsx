@@ -167,7 +167,7 @@ export function DriverConsole({
 
         <PositionLine mode={mode} fix={fix} online={online} position={position} simulationLabel={trip ? t(`driver.sim_${simulation.leg}${simulation.arrived ? '_done' : ''}`) : null} simulation={simulation} />
         {unsent > 0 && (
-          <Typography variant="body2" color="warning.main" sx={{ mt: 0.5 }} data-testid="unsent-positions">
+          <Typography variant="body2" color="warning.main" sx={{ mt: 0.5 }} data-testid="unsent-positions" data-count={unsent}>
             {t('driver.unsent_positions', { count: unsent })}
           </Typography>
         )}

@@ -880,7 +880,7 @@ both_backends!(a_driver_silent_for_thirty_seconds_is_shown_as_lost_until_the_nex
 
 async fn stale_driver(backend: Backend) {
     let the_driver = driver(1, "Economy", 0.5);
-    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    let world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
     world.settle().await;
     let lost = async |world: &World| {
         let positions = world.runtime.driver_positions().await.unwrap();

@@ -28,7 +28,7 @@ pub const MAX_LATE_MS: Millis = 30 * 60_000;
 pub fn is_usable(accuracy: Option<f64>) -> bool {
     match accuracy {
         None => true,
-        Some(metres) => metres.is_finite() && metres >= 0.0 && metres <= MAX_ACCURACY_M,
+        Some(metres) => (0.0..=MAX_ACCURACY_M).contains(&metres),
     }
 }
 

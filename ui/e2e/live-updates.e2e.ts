@@ -41,6 +41,8 @@ describe('live updates over the socket', () => {
       [rival, 'driver7@demo.wayfare'],
     ] as const) {
       await signIn(person, email);
+      // These browsers have no position to give: the demo city's simulated drive moves the car.
+      await person.page.getByTestId('share-simulate').click();
       await person.page.getByTestId('driver-online-toggle').click();
       await waitForAttribute(person.page, 'driver-console', 'data-online', 'true');
     }

@@ -64,6 +64,8 @@ describe('the panel: dashboard, bookings and Add booking', () => {
     await signIn(admin, 'admin@demo.wayfare');
     // driver10 drives an Economy car for the demo fleet.
     await signIn(driver, 'driver10@demo.wayfare');
+    // No position in this browser: on the demo city the driver simulates, from where the seed put them.
+    await driver.page.getByTestId('share-simulate').click();
     await driver.page.getByTestId('driver-online-toggle').click();
     await waitForAttribute(driver.page, 'driver-console', 'data-online', 'true');
   });

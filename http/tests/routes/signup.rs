@@ -384,7 +384,11 @@ async fn one_reminder_goes_out_for_a_document_expiring_within_thirty_days(app: T
     let driver = sign_up(&app, contact, json!({})).await;
     upload_all(&app, &driver).await;
     upload_kind(&app, &driver, "insurance", app.now() + 40 * DAY).await.expect(200);
-    let sweep = |now| async move { wayfare_http::routes::applications::sweep_documents(&app.state, now).await.unwrap() };
+    let state = app.state.clone();
+    let sweep = |now| {
+        let state = state.clone();
+        async move { wayfare_http::routes::applications::sweep_documents(&state, now).await.unwrap() }
+    };
     assert_eq!(sweep(app.now()).await.reminded, 0, "40 days out is not yet due");
     let mut notices = app.state.notifier.subscribe();
     let later = app.now() + 15 * DAY;

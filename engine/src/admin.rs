@@ -186,7 +186,8 @@ fn apply_details(user: &mut User, fields: &AccountFields, car_types: &[CarType])
         user.carType = check_car_type_name(name, car_types)?;
     }
     if let Some(year) = fields.vehicleYear.as_deref() {
-        user.vehicleYear = if year.trim().is_empty() { String::new() } else { crate::signup::check_vehicle_year(year)? };
+        user.vehicleYear =
+            if year.trim().is_empty() { String::new() } else { crate::signup::check_vehicle_year(year)? };
     }
     let texts: [(&Option<String>, &mut String, usize, &'static str); 7] = [
         (&fields.vehicleMake, &mut user.vehicleMake, MAX_SHORT_TEXT_CHARS, "vehicleMake"),

@@ -105,7 +105,9 @@ pub fn check_signup(fields: &SignupFields, car_types: &[CarType], now: Millis) -
     let first_name = name(&fields.firstName, "firstName")?;
     let last_name = name(&fields.lastName, "lastName")?;
     let email = match fields.email.as_deref().map(str::trim).filter(|email| !email.is_empty()) {
-        Some(email) => Some(validation::validate_email(email).map_err(|_| DomainError::on_field(ErrorKey::ProperEmail, "email"))?),
+        Some(email) => {
+            Some(validation::validate_email(email).map_err(|_| DomainError::on_field(ErrorKey::ProperEmail, "email"))?)
+        }
         None => None,
     };
     let mut checked = CheckedSignup {
@@ -147,7 +149,20 @@ mod tests {
     const NOW: Millis = 1_800_000_000_000; // January 2027
 
     fn economy() -> Vec<CarType> {
-        vec![CarType { name: "Economy".into(), ..CarType::default() }]
+        let mut economy: CarType = serde_json::from_value(serde_json::json!({
+            "id": crate::CarTypeId::from_u128(1),
+            "name": "Economy",
+            "image": "",
+            "base_fare": 2.5,
+            "rate_per_unit_distance": 1.1,
+            "rate_per_hour": 15,
+            "min_fare": 7,
+            "convenience_fees": 10,
+            "convenience_fee_type": "flat",
+        }))
+        .expect("a car type");
+        economy.name = "Economy".into();
+        vec![economy]
     }
 
     fn driver_form() -> SignupFields {

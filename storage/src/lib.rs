@@ -24,9 +24,8 @@ use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::dispatch::DispatchEntry;
 use wayfare_engine::{
     Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DocumentKind, DocumentStatus,
-    DriverDocument, EarningsReportRow, EarningsRow, Language,
-    LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings,
-    TrackingPoint, User, UserId, WithdrawId, WithdrawRequest,
+    DriverDocument, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId,
+    PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User, UserId, WithdrawId, WithdrawRequest,
 };
 
 /// Everything the product keeps. Object safe: the server holds an

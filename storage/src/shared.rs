@@ -31,9 +31,9 @@ use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::dispatch::DispatchEntry;
 use wayfare_engine::{
     Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DashboardRides, DocumentKind,
-    DocumentStatus, DriverDocument, EarningsReportRow,
-    EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId,
-    Ratings, Settings, TrackingPoint, User, UserId, WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
+    DocumentStatus, DriverDocument, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification,
+    NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User, UserId, WalletEntry,
+    WalletEntryType, WithdrawId, WithdrawRequest,
 };
 
 type Conn = <Db as Database>::Connection;

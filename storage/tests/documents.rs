@@ -118,7 +118,12 @@ async fn the_queue_holds_drivers_with_everything_uploaded_or_a_replacement_waiti
         .unwrap();
     upload_all(&fixture, replacing.id, DocumentStatus::Approved).await;
     fixture
-        .save_driver_document(&document(replacing.id, DocumentKind::Insurance, DocumentStatus::Pending, Some(NOW + DAY)))
+        .save_driver_document(&document(
+            replacing.id,
+            DocumentKind::Insurance,
+            DocumentStatus::Pending,
+            Some(NOW + DAY),
+        ))
         .await
         .unwrap();
     upload_all(&fixture, settled.id, DocumentStatus::Approved).await;
@@ -207,10 +212,10 @@ async fn expired_documents_of_online_drivers_are_found(fixture: Fixture) {
     }
     fixture.set_driver_active(online.id, true, NOW).await.unwrap();
     let found = fixture.online_expired_documents(NOW).await.unwrap();
-    assert_eq!(found.iter().map(|document| (document.driver, document.kind)).collect::<Vec<_>>(), vec![(
-        online.id,
-        DocumentKind::Insurance
-    )]);
+    assert_eq!(
+        found.iter().map(|document| (document.driver, document.kind)).collect::<Vec<_>>(),
+        vec![(online.id, DocumentKind::Insurance)]
+    );
     assert!(fixture.online_expired_documents(NOW - 2 * DAY).await.unwrap().is_empty());
 }
 

@@ -69,7 +69,8 @@ async fn authenticate_as(state: &AppState, token: &str, admit_applicant: bool) -
             _ => return Err(ErrorKey::NotLoggedIn.into()),
         },
     };
-    if !user.approved && !(admit_applicant && user.usertype == wayfare_engine::Role::Driver) {
+    let waiting_driver = admit_applicant && user.usertype == wayfare_engine::Role::Driver;
+    if !(user.approved || waiting_driver) {
         return Err(ErrorKey::RequireApproval.into());
     }
     Ok(CurrentUser { principal: Principal::from_user(&user), user, token_hash })

@@ -334,10 +334,7 @@ async fn me(Applicant(current): Applicant) -> Json<Me> {
     description = "Revokes the session and clears the cookie; a driver also goes offline.",
     responses((status = 200, description = "Signed out", body = crate::openapi::schemas::SignedOut))
 )]
-async fn logout(
-    state: axum::extract::State<AppState>,
-    Applicant(current): Applicant,
-) -> ApiResult<impl IntoResponse> {
+async fn logout(state: axum::extract::State<AppState>, Applicant(current): Applicant) -> ApiResult<impl IntoResponse> {
     let now = state.now();
     state.storage.revoke_session(&current.token_hash, now).await?;
     if current.principal.role == Role::Driver {

@@ -18,9 +18,9 @@ use crate::present;
 use crate::routes::files::{Upload, store_image};
 use crate::routes::users::edit_user;
 use crate::state::AppState;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
-use axum::extract::DefaultBodyLimit;
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
@@ -28,10 +28,10 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wayfare_engine::booking::NOTIFICATION_TITLE_KEY;
+use wayfare_engine::model::document;
 use wayfare_engine::permissions::{self, Action, Resource, UserRef, authorize};
 use wayfare_engine::signup::{SignupFields, check_signup};
 use wayfare_engine::validation::{self, Contact};
-use wayfare_engine::model::document;
 use wayfare_engine::{
     Application, DocumentKind, DocumentStatus, DriverDocument, ErrorKey, Millis, RegType, Role, User, UserId,
 };
@@ -416,8 +416,10 @@ async fn reject(
     let driver = reviewed_driver(&state, &current, id).await?;
     let reason = document::validate_reason(body.reason.as_deref())?;
     let now = state.now();
-    let rejected =
-        state.storage.review_driver_documents(id, DocumentStatus::Rejected, Some(&reason), current.principal.id, now).await?;
+    let rejected = state
+        .storage
+        .review_driver_documents(id, DocumentStatus::Rejected, Some(&reason), current.principal.id, now)
+        .await?;
     if rejected.is_empty() {
         return Err(ErrorKey::StatusNotAllowed.into());
     }
@@ -434,7 +436,8 @@ pub(crate) async fn on_approved(state: &AppState, by: UserId, driver: &User, new
     if driver.usertype != Role::Driver {
         return Ok(());
     }
-    let approved = state.storage.review_driver_documents(driver.id, DocumentStatus::Approved, None, by, state.now()).await?;
+    let approved =
+        state.storage.review_driver_documents(driver.id, DocumentStatus::Approved, None, by, state.now()).await?;
     if newly_approved || !approved.is_empty() {
         tell_driver(state, driver, Notice::Approved).await;
     }
@@ -457,7 +460,9 @@ enum Notice<'a> {
 async fn tell_driver(state: &AppState, driver: &User, notice: Notice<'_>) {
     let texts = state.languages.for_user(state.storage.as_ref(), driver).await;
     let (key, subject, body) = match notice {
-        Notice::Approved => ("driver_approved", texts.text("driver_approved_subject"), texts.text("driver_approved_body")),
+        Notice::Approved => {
+            ("driver_approved", texts.text("driver_approved_subject"), texts.text("driver_approved_body"))
+        }
         Notice::Rejected { reason } => (
             "driver_rejected",
             texts.text("driver_rejected_subject"),

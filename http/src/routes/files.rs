@@ -148,7 +148,8 @@ impl Upload {
     /// (the error names the part).
     pub(crate) fn image_of(&self, part: &'static str) -> ApiResult<(ImageKind, Bytes)> {
         let file = self.files.get(part);
-        let kind = validate_image(file.map(|bytes| bytes.as_ref())).map_err(|error| ApiError::field(error.key, part))?;
+        let kind =
+            validate_image(file.map(|bytes| bytes.as_ref())).map_err(|error| ApiError::field(error.key, part))?;
         Ok((kind, file.cloned().unwrap_or_default()))
     }
 

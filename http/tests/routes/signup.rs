@@ -210,8 +210,12 @@ async fn a_new_driver_signs_up_waits_is_approved_and_goes_online(app: TestApp) {
     assert!(me["user"]["profile_image"].as_str().is_some());
     let file = app.get(&licence_url, Some(&driver)).await;
     assert_eq!(file.status.as_u16(), 200);
-    let insurance_url = waiting["documents"].as_array().unwrap().iter().find(|document| document["kind"] == "insurance").unwrap()
-        ["front"]
+    let insurance_url = waiting["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|document| document["kind"] == "insurance")
+        .unwrap()["front"]
         .as_str()
         .unwrap()
         .to_string();
@@ -398,7 +402,13 @@ async fn one_reminder_goes_out_for_a_document_expiring_within_thirty_days(app: T
     assert_eq!(notices.try_recv().expect("an in-app notice").payload["key"], "document_expiring");
     assert_eq!(sweep(later + DAY).await.reminded, 0, "once");
     let reminded = application(&app, &driver).await;
-    let insurance = reminded["documents"].as_array().unwrap().iter().find(|document| document["kind"] == "insurance").unwrap().clone();
+    let insurance = reminded["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|document| document["kind"] == "insurance")
+        .unwrap()
+        .clone();
     assert_eq!(insurance["remindedAt"], later);
 }
 
@@ -438,20 +448,26 @@ async fn document_uploads_check_their_fields() {
     no_number.refused_on(400, "document_number_missing", "number");
     let no_expiry = upload(&app, path, Some(&driver), &[front(png(2)), field("number", "X1")]).await;
     no_expiry.refused_on(400, "document_expiry_invalid", "expiry");
-    let bad_date = upload(&app, path, Some(&driver), &[front(png(2)), field("number", "X1"), field("expiry", "soon")]).await;
+    let bad_date =
+        upload(&app, path, Some(&driver), &[front(png(2)), field("number", "X1"), field("expiry", "soon")]).await;
     bad_date.refused_on(400, "document_expiry_invalid", "expiry");
     let no_image = upload(&app, path, Some(&driver), &[field("number", "X1"), field("expiry", "2030-01-01")]).await;
     no_image.refused_on(400, "choose_image_first", "front");
     let text = Part { bytes: b"not an image".to_vec(), ..front(Vec::new()) };
-    let not_image = upload(&app, path, Some(&driver), &[text, field("number", "X1"), field("expiry", "2030-01-01")]).await;
+    let not_image =
+        upload(&app, path, Some(&driver), &[text, field("number", "X1"), field("expiry", "2030-01-01")]).await;
     not_image.refused_on(400, "invalid_input", "front");
     let unknown = upload(&app, "/api/v1/drivers/me/documents/passport", Some(&driver), &[front(png(2))]).await;
     unknown.refused_on(400, "invalid_input", "kind");
-    let stored = upload(&app, path, Some(&driver), &[front(png(2)), field("number", " X1 "), field("expiry", "2030-01-01")]).await;
+    let stored =
+        upload(&app, path, Some(&driver), &[front(png(2)), field("number", " X1 "), field("expiry", "2030-01-01")])
+            .await;
     let stored = stored.expect(200);
     assert_eq!((&stored["number"], &stored["expiresAt"]), (&json!("X1"), &json!(1_893_542_399_999_i64)));
     // Riders have no documents.
     let rider = app.sign_in("rider1@demo.wayfare").await;
-    upload(&app, "/api/v1/drivers/me/documents/photo", Some(&rider), &[front(png(2))]).await.refused(403, "not_allowed");
+    upload(&app, "/api/v1/drivers/me/documents/photo", Some(&rider), &[front(png(2))])
+        .await
+        .refused(403, "not_allowed");
     app.get("/api/v1/drivers/me/application", Some(&rider)).await.refused(403, "not_allowed");
 }

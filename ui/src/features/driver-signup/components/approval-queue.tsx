@@ -34,7 +34,7 @@ import { formatDateTime } from '@/lib/format';
 import { errorText } from '@/lib/server-errors';
 import type { DriverDocument, User } from '@/types/api';
 import { applicationKeys, fetchQueuePage, useApproveDriver, useDriverApplication, useRejectDriver } from '../api/applications';
-import { attentionOf, dayOf } from '../lib/documents';
+import { ALL_KINDS, attentionOf, dayOf } from '../lib/documents';
 
 const STATUS_COLOR = { pending: 'info', approved: 'success', rejected: 'error' } as const;
 
@@ -106,7 +106,7 @@ function Vehicle({ user }: { user: User }) {
           <Typography variant="caption" color="text.secondary" display="block">
             {t(label)}
           </Typography>
-          <Typography variant="body2" fontWeight={600}>
+          <Typography variant="body2" fontWeight={600} sx={{ overflowWrap: 'anywhere' }}>
             <bdi>{value || '—'}</bdi>
           </Typography>
         </Grid>
@@ -128,6 +128,8 @@ export function ReviewDialog({ id, onClose }: { id: string; onClose: () => void 
   const failed = (error: unknown) => notify({ severity: 'error', message: errorText(error, t, (key) => i18n.exists(key)), translated: true });
   const busy = approve.isPending || reject.isPending;
   const data = review.data;
+  // In the order the sign-up asks for them.
+  const documents = [...(data?.application.documents ?? [])].sort((a, b) => ALL_KINDS.indexOf(a.kind) - ALL_KINDS.indexOf(b.kind));
 
   const doReject = () => {
     if (reason.trim() === '') {
@@ -155,10 +157,10 @@ export function ReviewDialog({ id, onClose }: { id: string; onClose: () => void 
         {data && (
           <Stack spacing={2}>
             <Vehicle user={data.user} />
-            {data.application.documents.length === 0 && <Alert severity="info">{t('signup.no_documents')}</Alert>}
+            {documents.length === 0 && <Alert severity="info">{t('signup.no_documents')}</Alert>}
             <Grid container spacing={2}>
-              {data.application.documents.map((document) => (
-                <Grid key={document.kind} size={{ xs: 12, sm: 6, md: data.application.documents.length >= 4 ? 3 : 4 }}>
+              {documents.map((document) => (
+                <Grid key={document.kind} size={{ xs: 12, sm: 6, md: documents.length >= 4 ? 3 : 4 }}>
                   <DocumentPanel document={document} />
                 </Grid>
               ))}

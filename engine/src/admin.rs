@@ -94,6 +94,9 @@ pub struct AccountFields {
     pub vehicleMake: Option<String>,
     pub vehicleModel: Option<String>,
     pub vehicleNumber: Option<String>,
+    pub vehicleColor: Option<String>,
+    /// Four digits; blank clears it.
+    pub vehicleYear: Option<String>,
     pub other_info: Option<String>,
     pub bankName: Option<String>,
     pub bankCode: Option<String>,
@@ -170,6 +173,8 @@ fn apply_details(user: &mut User, fields: &AccountFields, car_types: &[CarType])
         (given(&fields.vehicleMake), "vehicleMake"),
         (given(&fields.vehicleModel), "vehicleModel"),
         (given(&fields.vehicleNumber), "vehicleNumber"),
+        (given(&fields.vehicleColor), "vehicleColor"),
+        (given(&fields.vehicleYear), "vehicleYear"),
         (given(&fields.other_info), "other_info"),
     ];
     if user.usertype != Role::Driver
@@ -180,10 +185,15 @@ fn apply_details(user: &mut User, fields: &AccountFields, car_types: &[CarType])
     if let Some(name) = fields.carType.as_deref() {
         user.carType = check_car_type_name(name, car_types)?;
     }
-    let texts: [(&Option<String>, &mut String, usize, &'static str); 6] = [
+    if let Some(year) = fields.vehicleYear.as_deref() {
+        user.vehicleYear =
+            if year.trim().is_empty() { String::new() } else { crate::signup::check_vehicle_year(year)? };
+    }
+    let texts: [(&Option<String>, &mut String, usize, &'static str); 7] = [
         (&fields.vehicleMake, &mut user.vehicleMake, MAX_SHORT_TEXT_CHARS, "vehicleMake"),
         (&fields.vehicleModel, &mut user.vehicleModel, MAX_SHORT_TEXT_CHARS, "vehicleModel"),
         (&fields.vehicleNumber, &mut user.vehicleNumber, MAX_SHORT_TEXT_CHARS, "vehicleNumber"),
+        (&fields.vehicleColor, &mut user.vehicleColor, MAX_SHORT_TEXT_CHARS, "vehicleColor"),
         (&fields.other_info, &mut user.other_info, MAX_INFO_CHARS, "other_info"),
         (&fields.bankName, &mut user.bankName, MAX_SHORT_TEXT_CHARS, "bankName"),
         (&fields.bankCode, &mut user.bankCode, MAX_SHORT_TEXT_CHARS, "bankCode"),

@@ -127,6 +127,15 @@ error_keys! {
     ExportTooLarge => "export_too_large", TooLarge;
     // A referral code no user has (spec §7 validate_referrer).
     ReferralInvalid => "referral_invalid", NotFound;
+    // Drivers' sign-up, documents and approval (issue #33).
+    FleetCodeInvalid => "fleet_code_invalid", Invalid;
+    VehicleDetailsMissing => "vehicle_details_missing", Invalid;
+    VehicleYearInvalid => "vehicle_year_invalid", Invalid;
+    DocumentNumberMissing => "document_number_missing", Invalid;
+    DocumentExpiryInvalid => "document_expiry_invalid", Invalid;
+    DocumentsMissing => "documents_missing", Conflict;
+    DocumentExpired => "document_expired", Conflict;
+    ReasonRequired => "reason_required", Invalid;
 }
 
 impl std::fmt::Display for ErrorKey {

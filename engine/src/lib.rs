@@ -23,6 +23,7 @@ pub mod money;
 pub mod payment;
 pub mod permissions;
 pub mod promo;
+pub mod signup;
 pub mod timefmt;
 pub mod validation;
 pub mod wallet;

@@ -72,6 +72,7 @@ fn routes(state: AppState) -> Router {
         .merge(routes::wallet::router())
         // admin panel: users, profile, car types, cancel reasons, settings, app info
         .merge(routes::users::router())
+        .merge(routes::applications::router())
         .merge(routes::admin_catalog::router())
         // money: withdraws and earnings reports
         .merge(routes::withdraws::router())
@@ -193,6 +194,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listen = config.listen;
     let state = start(config).await?;
     let runtime = state.runtime.clone();
+    // Reminders of expiring documents; expired ones take drivers offline.
+    let sweep = routes::applications::spawn_document_sweep(state.clone());
     let (router, sockets) = app_with_sockets(state);
     let listener = tokio::net::TcpListener::bind(listen).await?;
     tracing::info!(address = %listener.local_addr()?, "wayfare listening");
@@ -211,6 +214,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await?;
+    sweep.abort();
     tracing::info!("stopping the runtime");
     runtime.shutdown().await;
     Ok(())

@@ -23,9 +23,9 @@ use std::sync::Arc;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::dispatch::DispatchEntry;
 use wayfare_engine::{
-    Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, EarningsReportRow, EarningsRow, Language,
-    LanguageId, LatLng, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings,
-    TrackingPoint, User, UserId, WithdrawId, WithdrawRequest,
+    Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DocumentKind, DocumentStatus,
+    DriverDocument, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId,
+    PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User, UserId, WithdrawId, WithdrawRequest,
 };
 
 /// Everything the product keeps. Object safe: the server holds an
@@ -277,6 +277,42 @@ pub trait Storage: Send + Sync + 'static {
     /// Lets every lease of `node` lapse now (a graceful stop hands over at
     /// once: the other nodes take them over at their next round).
     async fn release_node_leases(&self, node: &str) -> StorageResult<u64>;
+
+    // ---- drivers' documents (issue #33) -----------------------------------
+    /// Inserts the driver's document of its kind, or replaces the current one.
+    async fn save_driver_document(&self, document: &DriverDocument) -> StorageResult<()>;
+    /// The driver's current documents, by kind (a primary-key range read).
+    async fn driver_documents(&self, driver: UserId) -> StorageResult<Vec<DriverDocument>>;
+    /// Sets every pending document of the driver to `status`, with who
+    /// reviewed it, when, and (a rejection) why; returns those documents.
+    async fn review_driver_documents(
+        &self,
+        driver: UserId,
+        status: DocumentStatus,
+        reason: Option<&str>,
+        by: UserId,
+        now: Millis,
+    ) -> StorageResult<Vec<DriverDocument>>;
+    /// The approval queue: drivers (of `fleet`, when given) with a document
+    /// waiting for review who are approved already (a replacement) or have
+    /// every `required` kind uploaded and not rejected; by id, keyset-paged.
+    /// Read from the pending index, so it costs what the queue holds.
+    async fn driver_applications(
+        &self,
+        fleet: Option<UserId>,
+        required: &[DocumentKind],
+        page: &PageRequest,
+    ) -> StorageResult<Page<User>>;
+    /// How many drivers [`Storage::driver_applications`] lists.
+    async fn count_driver_applications(&self, fleet: Option<UserId>, required: &[DocumentKind]) -> StorageResult<u64>;
+    /// Documents expiring by `before` that were not reminded of yet,
+    /// soonest first, at most `limit`.
+    async fn documents_to_remind(&self, before: Millis, limit: u32) -> StorageResult<Vec<DriverDocument>>;
+    /// Marks the reminder sent unless it already was: true when this call
+    /// did (two nodes sweeping at once remind once).
+    async fn mark_document_reminded(&self, driver: UserId, kind: DocumentKind, now: Millis) -> StorageResult<bool>;
+    /// The documents of online drivers that expired by `now`.
+    async fn online_expired_documents(&self, now: Millis) -> StorageResult<Vec<DriverDocument>>;
 
     // ---- consistency -----------------------------------------------------
     /// Checks the invariants a crash must never break (ledger against

@@ -5,6 +5,7 @@
 
 mod booking;
 mod car_type;
+pub mod document;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod records;
@@ -13,6 +14,7 @@ mod user;
 
 pub use booking::*;
 pub use car_type::*;
+pub use document::{Application, ApplicationStatus, DocumentKind, DocumentStatus, DriverDocument};
 pub use records::*;
 pub use settings::*;
 pub use user::*;

@@ -1,4 +1,4 @@
-use super::AppCategory;
+use super::{AppCategory, DocumentKind};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +114,9 @@ pub struct Settings {
     /// gathered before they are matched, in seconds (1 to 60).
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 60))]
     pub dispatchBatchSeconds: u32,
+    /// The documents a driver must upload and have approved to go online
+    /// (issue #33): `licence`, `registration`, `insurance`, `photo`.
+    pub driverDocuments: Vec<DocumentKind>,
 }
 
 /// Spec §9 default driver radius.
@@ -167,6 +170,7 @@ impl Default for Settings {
             dispatchMaxWaves: 3,
             dispatchRadiusStep: 0.0,
             dispatchBatchSeconds: 5,
+            driverDocuments: DocumentKind::ALL.to_vec(),
         }
     }
 }

@@ -123,6 +123,11 @@ pub struct User {
     #[serde(default)]
     pub vehicleNumber: String,
     #[serde(default)]
+    pub vehicleColor: String,
+    /// Four digits, e.g. "2019".
+    #[serde(default)]
+    pub vehicleYear: String,
+    #[serde(default)]
     pub other_info: String,
     /// The car type name a driver drives.
     #[serde(default)]
@@ -165,6 +170,8 @@ impl User {
             vehicleMake: String::new(),
             vehicleModel: String::new(),
             vehicleNumber: String::new(),
+            vehicleColor: String::new(),
+            vehicleYear: String::new(),
             other_info: String::new(),
             carType: None,
             driverActiveStatus: false,

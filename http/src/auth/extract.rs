@@ -51,6 +51,12 @@ pub fn token_of(parts: &Parts) -> Option<String> {
 
 /// The user a token belongs to, if the session is live and the account may sign in.
 pub async fn authenticate(state: &AppState, token: &str) -> Result<CurrentUser, ApiError> {
+    authenticate_as(state, token, false).await
+}
+
+/// As [`authenticate`]; with `admit_applicant`, a driver whose account is
+/// not approved yet passes too (they follow their application).
+async fn authenticate_as(state: &AppState, token: &str, admit_applicant: bool) -> Result<CurrentUser, ApiError> {
     let token_hash = tokens::hash(token);
     let live = |session: &wayfare_storage::Session| session.revoked_at.is_none() && session.expires_at > state.now();
     let user = match state.storage.session_with_user(&token_hash).await? {
@@ -63,7 +69,8 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<CurrentUser, 
             _ => return Err(ErrorKey::NotLoggedIn.into()),
         },
     };
-    if !user.approved {
+    let waiting_driver = admit_applicant && user.usertype == wayfare_engine::Role::Driver;
+    if !(user.approved || waiting_driver) {
         return Err(ErrorKey::RequireApproval.into());
     }
     Ok(CurrentUser { principal: Principal::from_user(&user), user, token_hash })
@@ -114,6 +121,45 @@ impl FromRequestParts<AppState> for MaybeUser {
                     Ok(MaybeUser(Some(user)))
                 }
                 Err(ApiError::Domain(_)) => Ok(MaybeUser(None)),
+                Err(other) => Err(other),
+            },
+        }
+    }
+}
+
+/// A signed-in user who may also be a driver waiting for approval: only the
+/// routes a pending driver needs take it (who am I, sign out, their
+/// application and documents, their own files). Every other route takes
+/// [`CurrentUser`], which refuses them with `require_approval`.
+#[derive(Debug, Clone)]
+pub struct Applicant(pub CurrentUser);
+
+impl FromRequestParts<AppState> for Applicant {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let token = token_of(parts).ok_or(ErrorKey::NotLoggedIn)?;
+        let current = authenticate_as(state, &token, true).await?;
+        remember_reader(parts, &current);
+        Ok(Applicant(current))
+    }
+}
+
+/// [`MaybeUser`] that also admits a pending driver (file downloads).
+pub struct MaybeApplicant(pub Option<CurrentUser>);
+
+impl FromRequestParts<AppState> for MaybeApplicant {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match token_of(parts) {
+            None => Ok(MaybeApplicant(None)),
+            Some(token) => match authenticate_as(state, &token, true).await {
+                Ok(user) => {
+                    remember_reader(parts, &user);
+                    Ok(MaybeApplicant(Some(user)))
+                }
+                Err(ApiError::Domain(_)) => Ok(MaybeApplicant(None)),
                 Err(other) => Err(other),
             },
         }

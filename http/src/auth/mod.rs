@@ -12,4 +12,4 @@ pub mod routes;
 pub mod tokens;
 
 pub use delivery::{Channel, CodeDelivery, DevOutbox, OutboxEntry, Outgoing};
-pub use extract::{CurrentUser, MaybeUser};
+pub use extract::{Applicant, CurrentUser, MaybeApplicant, MaybeUser};

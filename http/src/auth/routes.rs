@@ -1,7 +1,7 @@
 //! `/api/v1/auth/*` and the dev outbox.
 
 use super::delivery::{Channel, Outgoing};
-use super::extract::{CurrentUser, SESSION_COOKIE};
+use super::extract::{Applicant, SESSION_COOKIE};
 use super::tokens;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, ClientAddress, QueryParams};
@@ -127,7 +127,7 @@ pub struct SignedIn {
     path = "/api/v1/auth/otp/verify",
     tag = "auth",
     summary = "Sign in with the code",
-    description = "At most 5 wrong tries per code. The first sign-in of a new contact creates a rider (a valid `referralId` credits the referral bonus to both). Answers the session token and sets it as the HttpOnly `wayfare_session` cookie.",
+    description = "At most 5 wrong tries per code. The first sign-in of a new contact creates a rider (a valid `referralId` credits the referral bonus to both). An account waiting for approval is `require_approval`, except a driver's: they sign in to follow their application, and every route but `/auth/me`, `/auth/logout`, their application and documents still answers them `require_approval`. Answers the session token and sets it as the HttpOnly `wayfare_session` cookie.",
     request_body = VerifyRequest,
     responses((status = 200, description = "Signed in; the token is also set as the `wayfare_session` cookie", body = SignedIn, headers(("Set-Cookie" = String, description = "`wayfare_session=<token>; HttpOnly; SameSite=Lax; Path=/`"))))
 )]
@@ -136,7 +136,24 @@ async fn verify_code(
     Body(request): Body<VerifyRequest>,
 ) -> ApiResult<impl IntoResponse> {
     let contact = validation::validate_login_contact(&request.contact, None, false)?;
-    let code = validation::validate_sign_in_code(&request.code)?;
+    check_code(&state, &contact, &request.code).await?;
+    let user = match find_user(&state, &contact).await? {
+        Some(user) => user,
+        None => create_rider(&state, &contact, request.referralId.as_deref()).await?,
+    };
+    // A driver waiting for approval signs in to follow their application;
+    // every other route still refuses them (`Applicant` vs `CurrentUser`).
+    if !user.approved && user.usertype != Role::Driver {
+        return Err(ErrorKey::RequireApproval.into());
+    }
+    signed_in(&state, user).await
+}
+
+/// Checks a one-time code against the contact's latest challenge and
+/// consumes it: expired, wrong (counted, at most `max_attempts`) or used up
+/// codes are refused. Sign-in and sign-up share it.
+pub(crate) async fn check_code(state: &AppState, contact: &Contact, code: &str) -> ApiResult<()> {
+    let code = validation::validate_sign_in_code(code)?;
     let now = state.now();
     let challenge = state.storage.latest_challenge(contact.as_str()).await?.ok_or(ErrorKey::CodeExpired)?;
     if challenge.expires_at <= now {
@@ -152,13 +169,12 @@ async fn verify_code(
         return Err(key.into());
     }
     state.storage.consume_challenge(challenge.id, now).await?;
-    let user = match find_user(&state, &contact).await? {
-        Some(user) => user,
-        None => create_rider(&state, &contact, request.referralId.as_deref()).await?,
-    };
-    if !user.approved {
-        return Err(ErrorKey::RequireApproval.into());
-    }
+    Ok(())
+}
+
+/// A new session for the user: the token in the answer and as the HttpOnly cookie.
+pub(crate) async fn signed_in(state: &AppState, user: User) -> ApiResult<(HeaderMap, Json<SignedIn>)> {
+    let now = state.now();
     let token = tokens::new_token();
     let days = i64::from(state.config.auth.session_days);
     let session = Session {
@@ -224,7 +240,7 @@ async fn check_referral(
     }
 }
 
-async fn find_user(state: &AppState, contact: &Contact) -> ApiResult<Option<User>> {
+pub(crate) async fn find_user(state: &AppState, contact: &Contact) -> ApiResult<Option<User>> {
     Ok(match contact {
         Contact::Email(email) => state.storage.user_by_email(email).await?,
         Contact::Phone(phone) => state.storage.user_by_mobile(phone).await?,
@@ -248,6 +264,14 @@ async fn create_rider(state: &AppState, contact: &Contact, referral: Option<&str
         }
     }
     user.approved = true;
+    insert_new_user(state, user, referral).await
+}
+
+/// Stores a user who signed themself up: a fresh referral code (drawn again
+/// on a collision); a valid referral code of someone else credits the
+/// referral bonus to both (DESIGN.md). An unknown referral code is ignored.
+pub(crate) async fn insert_new_user(state: &AppState, mut user: User, referral: Option<&str>) -> ApiResult<User> {
+    let now = state.now();
     let referrer = match referral.map(str::trim).filter(|code| !code.is_empty()) {
         Some(code) => state.storage.user_by_referral(&code.to_uppercase()).await?,
         None => None,
@@ -260,6 +284,9 @@ async fn create_rider(state: &AppState, contact: &Contact, referral: Option<&str
             Ok(()) => break,
             // A referral code collision: draw another.
             Err(StorageError::Duplicate("referral")) if attempts < 5 => attempts += 1,
+            Err(StorageError::Duplicate(field @ ("email" | "mobile"))) => {
+                return Err(ApiError::field(ErrorKey::UserExists, field));
+            }
             Err(error) => return Err(error.into()),
         }
     }
@@ -295,7 +322,7 @@ pub struct Me {
     summary = "Who am I",
     responses((status = 200, description = "The signed-in user", body = Me))
 )]
-async fn me(current: CurrentUser) -> Json<Me> {
+async fn me(Applicant(current): Applicant) -> Json<Me> {
     Json(Me { user: current.user })
 }
 
@@ -307,7 +334,7 @@ async fn me(current: CurrentUser) -> Json<Me> {
     description = "Revokes the session and clears the cookie; a driver also goes offline.",
     responses((status = 200, description = "Signed out", body = crate::openapi::schemas::SignedOut))
 )]
-async fn logout(state: axum::extract::State<AppState>, current: CurrentUser) -> ApiResult<impl IntoResponse> {
+async fn logout(state: axum::extract::State<AppState>, Applicant(current): Applicant) -> ApiResult<impl IntoResponse> {
     let now = state.now();
     state.storage.revoke_session(&current.token_hash, now).await?;
     if current.principal.role == Role::Driver {

@@ -280,6 +280,8 @@ pub const ROUTES: &[RouteDoc] = &[
             FileTooLarge,
             NotAllowed,
             DriverNotEligible,
+            DocumentsMissing,
+            DocumentExpired,
         ],
     ),
     route(
@@ -315,6 +317,51 @@ pub const ROUTES: &[RouteDoc] = &[
     route("get", "/api/v1/users/{id}", Access::Session, session![NotAllowed, NotFound]),
     route("patch", "/api/v1/users/{id}", Access::Session, session_with_body![NotAllowed, NotFound, ContactNotEditable]),
     route("post", "/api/v1/users/{id}/approve", Access::Session, session![NotAllowed, NotFound]),
+    // ---- drivers' sign-up, documents and approval (issue #33)
+    route(
+        "post",
+        "/api/v1/auth/signup",
+        Access::Public,
+        with_body![
+            ProperEmail,
+            MobileNoBlankError,
+            CountryBlankError,
+            ContactInputError,
+            OtpValidateError,
+            CodeExpired,
+            InvalidCode,
+            TooManyAttempts,
+            UserExists,
+            NotValidUserType,
+            ProfileIncomplete,
+            SelectProper,
+            VehicleDetailsMissing,
+            VehicleYearInvalid,
+            FleetCodeInvalid
+        ],
+    ),
+    route(
+        "post",
+        "/api/v1/drivers/me/documents/{kind}",
+        Access::Session,
+        session![
+            NotAllowed,
+            InvalidInput,
+            FileTooLarge,
+            ChooseImageFirst,
+            DocumentNumberMissing,
+            DocumentExpiryInvalid
+        ],
+    ),
+    route("get", "/api/v1/drivers/me/application", Access::Session, session![NotAllowed]),
+    route("get", "/api/v1/drivers/applications", Access::Session, session![NotAllowed, InvalidInput]),
+    route("get", "/api/v1/users/{id}/documents", Access::Session, session![NotAllowed, NotFound, NotValidUserType]),
+    route(
+        "post",
+        "/api/v1/users/{id}/reject",
+        Access::Session,
+        session_with_body![NotAllowed, NotFound, NotValidUserType, ReasonRequired, StatusNotAllowed],
+    ),
     route(
         "delete",
         "/api/v1/users/{id}",

@@ -46,6 +46,8 @@ async fn status(
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::DriverStatus, Resource::None, &settings)?;
     if body.driverActiveStatus {
+        // Approval and documents first (issue #33): expired or missing ones keep the driver offline.
+        crate::routes::applications::check_may_go_online(&state, &current.user).await?;
         // A driver without a car type could never be offered anything.
         let car_type = current.user.carType.as_deref().filter(|name| !name.is_empty());
         if car_type.is_none_or(|name| state.runtime.catalog().car_type(name).is_none()) {

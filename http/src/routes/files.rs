@@ -14,7 +14,7 @@
 //! driver, their fleet admin and admins, a parcel photo for the booking's
 //! parties.
 
-use crate::auth::{CurrentUser, MaybeUser};
+use crate::auth::{CurrentUser, MaybeApplicant};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::PathParam;
 use crate::present;
@@ -75,18 +75,21 @@ const TEXT_FIELD_LIMIT: usize = 1024;
 /// Room for the multipart boundaries and part headers around the file.
 const MULTIPART_OVERHEAD: usize = 16 * 1024;
 
-/// A multipart form as received: the file (if one with bytes came) and the
-/// other fields as text.
+/// Parts that carry images: `file`, and a document's `front` and `back`.
+const FILE_PARTS: [&str; 3] = ["file", "front", "back"];
+
+/// A multipart form as received: the images (those with bytes) by part
+/// name and the other fields as text.
 #[derive(Debug, Default)]
-struct Upload {
-    file: Option<Bytes>,
-    fields: BTreeMap<String, String>,
+pub(crate) struct Upload {
+    files: BTreeMap<String, Bytes>,
+    pub(crate) fields: BTreeMap<String, String>,
 }
 
 impl Upload {
     /// Reads the form, refusing a body over the limit as soon as it shows:
     /// by its declared length before reading, else while streaming.
-    async fn read(
+    pub(crate) async fn read(
         state: &AppState,
         headers: &HeaderMap,
         multipart: Result<Multipart, MultipartRejection>,
@@ -106,11 +109,14 @@ impl Upload {
         let mut upload = Upload::default();
         while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
             let name = field.name().unwrap_or_default().to_string();
-            let field_limit = if name == "file" { limit } else { TEXT_FIELD_LIMIT };
+            let is_file = FILE_PARTS.contains(&name.as_str());
+            // Together the images stay within the limit.
+            let taken: usize = upload.files.values().map(Bytes::len).sum();
+            let field_limit = if is_file { limit.saturating_sub(taken) } else { TEXT_FIELD_LIMIT };
             let mut bytes = Vec::new();
             while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
                 if bytes.len() + chunk.len() > field_limit {
-                    return Err(if name == "file" {
+                    return Err(if is_file {
                         ApiError::field(ErrorKey::FileTooLarge, "file")
                     } else {
                         ApiError::field(ErrorKey::InvalidInput, "form")
@@ -118,8 +124,10 @@ impl Upload {
                 }
                 bytes.extend_from_slice(&chunk);
             }
-            if name == "file" {
-                upload.file = (!bytes.is_empty()).then(|| Bytes::from(bytes));
+            if is_file {
+                if !bytes.is_empty() {
+                    upload.files.insert(name, Bytes::from(bytes));
+                }
             } else {
                 let text = String::from_utf8(bytes).map_err(|_| ApiError::field(ErrorKey::InvalidInput, "form"))?;
                 upload.fields.insert(name, text);
@@ -131,8 +139,23 @@ impl Upload {
     /// The file, if it is an image by its content (`choose_image_first` when
     /// none came, `invalid_input` on `image` when it is not an image).
     fn image(&self) -> ApiResult<(ImageKind, Bytes)> {
-        let kind = validate_image(self.file.as_deref())?;
-        Ok((kind, self.file.clone().unwrap_or_default()))
+        let file = self.files.get("file");
+        let kind = validate_image(file.map(|bytes| bytes.as_ref()))?;
+        Ok((kind, file.cloned().unwrap_or_default()))
+    }
+
+    /// The image of one part, checked as [`Upload::image`] checks `file`
+    /// (the error names the part).
+    pub(crate) fn image_of(&self, part: &'static str) -> ApiResult<(ImageKind, Bytes)> {
+        let file = self.files.get(part);
+        let kind =
+            validate_image(file.map(|bytes| bytes.as_ref())).map_err(|error| ApiError::field(error.key, part))?;
+        Ok((kind, file.cloned().unwrap_or_default()))
+    }
+
+    /// Whether an image came in this part.
+    pub(crate) fn has(&self, part: &str) -> bool {
+        self.files.contains_key(part)
     }
 }
 
@@ -147,7 +170,7 @@ fn multipart_error(error: MultipartError) -> ApiError {
 
 /// Puts the bytes in the file store and records them; returns the URL the
 /// record's field gets.
-async fn store_image(
+pub(crate) async fn store_image(
     state: &AppState,
     owner: Option<UserId>,
     folder: &str,
@@ -349,6 +372,8 @@ enum Stored {
     ProfileImage,
     CarTypeImage,
     License(UserId),
+    /// A driver's registration or insurance: read like a licence.
+    Document(UserId),
     ParcelPhoto(BookingId),
 }
 
@@ -358,6 +383,7 @@ impl Stored {
         match parts.as_slice() {
             ["users", _, "profileImage", _] => Some(Stored::ProfileImage),
             ["users", user, "license", _] => user.parse().ok().map(Stored::License),
+            ["users", user, "documents", _, _] => user.parse().ok().map(Stored::Document),
             ["cartypes", _, _] => Some(Stored::CarTypeImage),
             ["bookings", booking, "pickup_image" | "deliver_image", _] => booking.parse().ok().map(Stored::ParcelPhoto),
             _ => None,
@@ -376,7 +402,8 @@ impl Stored {
 )]
 async fn download_file(
     State(state): State<AppState>,
-    MaybeUser(current): MaybeUser,
+    // A driver waiting for approval reads their own documents too.
+    MaybeApplicant(current): MaybeApplicant,
     PathParam(id): PathParam<Uuid>,
 ) -> ApiResult<Response> {
     let record = state.storage.file(id).await?;
@@ -385,7 +412,7 @@ async fn download_file(
     let principal = current.as_ref().map(|current| &current.principal);
     let public = match stored {
         Stored::ProfileImage | Stored::CarTypeImage => true,
-        Stored::License(driver) => {
+        Stored::License(driver) | Stored::Document(driver) => {
             let Some(principal) = principal else { return Err(ErrorKey::NotLoggedIn.into()) };
             if !Action::LicenseRead.allowed_roles().contains(&principal.role) && principal.id != driver {
                 return Err(ErrorKey::NotAllowed.into());
@@ -430,6 +457,7 @@ mod tests {
         assert_eq!(Stored::of_key(&format!("users/{user}/profileImage/a.png")), Some(Stored::ProfileImage));
         assert_eq!(Stored::of_key(&format!("users/{user}/license/a.png")), Some(Stored::License(user)));
         assert_eq!(Stored::of_key("cartypes/1/a.webp"), Some(Stored::CarTypeImage));
+        assert_eq!(Stored::of_key(&format!("users/{user}/documents/insurance/a.png")), Some(Stored::Document(user)));
         assert_eq!(
             Stored::of_key(&format!("bookings/{booking}/deliver_image/a.jpg")),
             Some(Stored::ParcelPhoto(booking))

@@ -1,6 +1,7 @@
 //! The REST routes, one module per resource; each exposes `router()`.
 
 pub mod admin_catalog;
+pub mod applications;
 pub mod bookings;
 pub mod catalog;
 pub mod dashboard;

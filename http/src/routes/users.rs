@@ -416,7 +416,7 @@ pub(crate) async fn edit(
     path = "/api/v1/users/{id}/approve",
     tag = "users",
     summary = "Approve a user",
-    description = "Lets an account sign in (drivers wait for approval when `driver_approval` is on). Admins approve anyone, fleet admins their drivers; withdrawing approval is `PATCH /api/v1/users/{id}` with `approved: false`. Allowed in demo mode.",
+    description = "Lets an account sign in (drivers wait for approval when `driver_approval` is on); a driver's documents waiting for review are approved too, and the driver is told in the app and by e-mail. Admins approve anyone, fleet admins their drivers; withdrawing approval is `PATCH /api/v1/users/{id}` with `approved: false`. Allowed in demo mode.",
     params(("id" = UserId, Path, description = "The user's id")),
     responses((status = 200, description = "The approved user", body = User))
 )]
@@ -427,7 +427,8 @@ pub(crate) async fn approve(
 ) -> ApiResult<Json<Value>> {
     let account = managed_account(&state, &current, id, Action::UserApprove).await?;
     let mut stored = account.clone();
-    if admin::set_approval(&current.principal, &account, true)? != account {
+    let newly_approved = admin::set_approval(&current.principal, &account, true)? != account;
+    if newly_approved {
         let settings = &state.runtime.catalog().settings;
         stored = edit_user(&state, id, |user| {
             authorize(Some(&current.principal), Action::UserApprove, Resource::User(UserRef::from(&*user)), settings)?;
@@ -436,6 +437,8 @@ pub(crate) async fn approve(
         })
         .await?;
     }
+    // A driver's waiting documents are approved with them (issue #33).
+    crate::routes::applications::on_approved(&state, current.principal.id, &stored, newly_approved).await?;
     Ok(Json(present::user(&stored, &current.principal, &state.runtime.catalog().settings)))
 }
 

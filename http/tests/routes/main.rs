@@ -27,6 +27,7 @@ mod matrix;
 mod matrix_files;
 mod payments;
 mod sign_in;
+mod signup;
 mod trips;
 mod visibility;
 mod wallet;

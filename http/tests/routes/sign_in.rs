@@ -240,9 +240,18 @@ async fn an_account_waiting_for_approval_gets_require_approval() {
     waiting.referralId = "QWAIT".into();
     waiting.approved = false;
     app.insert_user(&waiting).await;
-    app.request_code("waiting@example.com").await.expect(200);
-    let code = app.latest_code("waiting@example.com").await;
-    app.verify("waiting@example.com", &code).await.refused(403, "require_approval");
+    // A waiting driver signs in to follow their application (issue #33)…
+    let session = app.sign_in("waiting@example.com").await;
+    assert_eq!(app.get("/api/v1/auth/me", Some(&session)).await.expect(200)["user"]["approved"], false);
+    // …and nothing else answers them.
+    app.get("/api/v1/bookings", Some(&session)).await.refused(403, "require_approval");
+    // Any other account waiting is refused at sign-in, as before.
+    let mut fleet = other_fleet_admin();
+    fleet.approved = false;
+    app.insert_user(&fleet).await;
+    app.request_code(&fleet.email).await.expect(200);
+    let code = app.latest_code(&fleet.email).await;
+    app.verify(&fleet.email, &code).await.refused(403, "require_approval");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -253,7 +262,10 @@ async fn a_session_of_an_account_that_loses_its_approval_gets_require_approval()
     let mut user = app.state.storage.user(session.id).await.unwrap();
     user.approved = false;
     app.state.storage.update_user(&user, app.now()).await.unwrap();
-    app.get("/api/v1/auth/me", Some(&session)).await.refused(403, "require_approval");
+    app.get("/api/v1/bookings", Some(&session)).await.refused(403, "require_approval");
+    app.post("/api/v1/drivers/me/status", Some(&session), json!({ "driverActiveStatus": true }))
+        .await
+        .refused(403, "require_approval");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

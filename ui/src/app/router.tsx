@@ -86,6 +86,7 @@ export function createAppRouter() {
       children: [
         { path: '/', element: <Loading>{lazyRoute(() => import('./routes/landing'))}</Loading> },
         { path: '/login', element: <Loading>{lazyRoute(() => import('./routes/login'))}</Loading> },
+        { path: '/drive', element: <Loading>{lazyRoute(() => import('./routes/drive'))}</Loading> },
         { path: '/about-us', element: <Loading>{lazyRoute(() => import('./routes/about'))}</Loading> },
         { path: '/privacy-policy', element: <Loading>{lazyRoute(() => import('./routes/privacy'))}</Loading> },
         { path: '/contact-us', element: <Loading>{lazyRoute(() => import('./routes/contact'))}</Loading> },

@@ -68,6 +68,8 @@ export interface Settings {
   PlayStoreLink: string;
   /** A MapLibre style URL; the built-in offline style when absent. */
   mapStyleUrl?: string;
+  /** The documents a driver must have approved to go online (issue #33). */
+  driverDocuments?: DocumentKind[];
   [key: string]: unknown;
 }
 
@@ -120,6 +122,8 @@ export interface User {
   vehicleMake: string;
   vehicleModel: string;
   vehicleNumber: string;
+  vehicleColor?: string;
+  vehicleYear?: string;
   carType: string | null;
   driverActiveStatus: boolean;
   queue: boolean;
@@ -313,4 +317,34 @@ export interface Directions {
   time_in_secs: number;
   polylinePoints: string;
   coords: Coord[];
+}
+
+// ---- drivers' sign-up and documents (issue #33) ----
+
+export type DocumentKind = 'licence' | 'registration' | 'insurance' | 'photo';
+export type DocumentStatus = 'pending' | 'approved' | 'rejected';
+export type ApplicationStatus = 'incomplete' | 'pending' | 'approved' | 'rejected';
+
+export interface DriverDocument {
+  driver: string;
+  kind: DocumentKind;
+  number: string;
+  expiresAt: number | null;
+  front: string;
+  back: string | null;
+  status: DocumentStatus;
+  reason: string | null;
+  reviewedBy: string | null;
+  reviewedAt: number | null;
+  remindedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Application {
+  status: ApplicationStatus;
+  reason: string | null;
+  required: DocumentKind[];
+  missing: DocumentKind[];
+  documents: DriverDocument[];
 }

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { ChatPanel } from '@/features/chat/components/chat-panel';
 import { DriverConsole } from '@/features/driver/components/driver-console';
+import { DriverGate } from '@/features/driver-signup/components/driver-gate';
 import { driverPositionAtom } from '@/features/driver/stores/driver-position';
 import { LicenceUpload } from '@/features/profile/components/licence-upload';
 import { useBooking, useBookings } from '@/features/trips/api/bookings';
@@ -119,7 +120,13 @@ export default function BookingsRoute() {
         >
           {user.usertype === 'driver' ? t('driver.console_title') : t('bookings.title')}
         </Typography>
-        {user.usertype === 'driver' ? <DriverBookings user={user} /> : <RiderBookings user={user} />}
+        {user.usertype === 'driver' ? (
+          <DriverGate user={user}>
+            <DriverBookings user={user} />
+          </DriverGate>
+        ) : (
+          <RiderBookings user={user} />
+        )}
       </Container>
     </Box>
   );

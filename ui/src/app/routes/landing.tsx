@@ -1,4 +1,5 @@
 import { BookingForm } from '@/features/booking/components/booking-form';
+import { DriveWithUs } from '@/features/driver-signup/components/drive-with-us';
 import { Hero, Slogan } from '@/features/landing/components/hero';
 import { AppLinks, Highlights } from '@/features/landing/components/highlights';
 import { useUser } from '@/lib/auth';
@@ -16,6 +17,7 @@ export default function LandingRoute() {
   return (
     <>
       <Hero>{showsBookingForm(user?.usertype) ? <BookingForm /> : <Slogan role={user?.usertype === 'fleetadmin' ? 'fleetadmin' : 'driver'} />}</Hero>
+      {!user && <DriveWithUs />}
       <Highlights />
       <AppLinks />
     </>

@@ -44,6 +44,8 @@ export function Header() {
     { to: '/bookings', label: user ? t('nav.my_account') : t('nav.login_signup'), testId: 'nav-account' },
     { to: '/about-us', label: t('nav.about') },
     { to: '/contact-us', label: t('nav.contact') },
+    // Issue #33: a visitor signs up to drive.
+    ...(user ? [] : [{ to: '/drive', label: t('nav.drive_with_us'), testId: 'nav-drive' }]),
   ];
 
   const doSignOut = () => {

@@ -85,6 +85,37 @@ export function SettingsForm({ sections, path, testId }: { sections: SettingsSec
         </Box>
       );
     }
+    if (field.kind === 'multi') {
+      const chosen = String(values[field.name] ?? '').split(',').filter(Boolean);
+      return (
+        <TextField
+          select
+          fullWidth
+          label={label}
+          value={chosen}
+          onChange={(event) => {
+            const picked = event.target.value as unknown as string[];
+            // Kept in the options' order, whatever order they were picked in.
+            set(field.name, field.options!.filter((option) => picked.includes(option)).join(','));
+          }}
+          helperText={help}
+          disabled={disabled}
+          slotProps={{
+            select: {
+              multiple: true,
+              SelectDisplayProps: common as React.HTMLAttributes<HTMLDivElement>,
+              renderValue: (value) => (value as string[]).map((option) => t(`document_kind_${option}`)).join(', '),
+            },
+          }}
+        >
+          {field.options!.map((option) => (
+            <MenuItem key={option} value={option} data-testid={`option-${option}`}>
+              <ListItemText primary={t(`document_kind_${option}`)} />
+            </MenuItem>
+          ))}
+        </TextField>
+      );
+    }
     if (field.kind === 'select') {
       return (
         <TextField

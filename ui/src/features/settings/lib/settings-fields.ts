@@ -2,7 +2,8 @@
 // "Admin panel"): every field the server keeps, grouped as the spec groups
 // them, each with a line of help and the bounds the server checks.
 
-export type FieldKind = 'text' | 'number' | 'switch' | 'select';
+/** `multi`: several of `options`, kept as a list (edited as comma-joined text). */
+export type FieldKind = 'text' | 'number' | 'switch' | 'select' | 'multi';
 
 export interface SettingsField {
   name: string;
@@ -34,7 +35,16 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
   },
   {
     title: 'settings.section.security',
-    fields: [toggle('otp_secure'), toggle('driver_approval'), toggle('AllowCountrySelection'), text('country'), text('restrictCountry'), toggle('FacebookLoginEnabled')],
+    fields: [
+      toggle('otp_secure'),
+      toggle('driver_approval'),
+      // Issue #33: what a driver must upload, and have approved, to go online.
+      { name: 'driverDocuments', kind: 'multi', options: ['licence', 'registration', 'insurance', 'photo'] },
+      toggle('AllowCountrySelection'),
+      text('country'),
+      text('restrictCountry'),
+      toggle('FacebookLoginEnabled'),
+    ],
   },
   { title: 'settings.section.referral', fields: [{ name: 'bonus', kind: 'number', min: 0, max: 1_000_000 }] },
   { title: 'settings.section.wallet', fields: [text('walletMoneyField'), toggle('RiderWithDraw'), toggle('negativeBalance'), toggle('bank_fields')] },
@@ -79,7 +89,8 @@ export function formValues(sections: SettingsSection[], source: Record<string, u
   const values: FormValues = {};
   for (const field of sections.flatMap((section) => section.fields)) {
     const value = source[field.name];
-    values[field.name] = field.kind === 'switch' ? Boolean(value) : value === undefined || value === null ? '' : String(value);
+    values[field.name] =
+      field.kind === 'switch' ? Boolean(value) : field.kind === 'multi' && Array.isArray(value) ? value.join(',') : value === undefined || value === null ? '' : String(value);
   }
   return values;
 }
@@ -101,7 +112,14 @@ export function changedFields(sections: SettingsSection[], before: FormValues, a
   for (const field of sections.flatMap((section) => section.fields)) {
     if (before[field.name] === after[field.name]) continue;
     const value = after[field.name];
-    body[field.name] = field.kind === 'number' ? Number(String(value).trim()) : typeof value === 'string' ? value.trim() : value;
+    body[field.name] =
+      field.kind === 'number'
+        ? Number(String(value).trim())
+        : field.kind === 'multi'
+          ? String(value).split(',').filter(Boolean)
+          : typeof value === 'string'
+            ? value.trim()
+            : value;
   }
   return body;
 }

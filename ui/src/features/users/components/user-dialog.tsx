@@ -32,7 +32,7 @@ import type { Page, Role, User } from '@/types/api';
 import { useAddUser, useEditUser, userExists } from '../api/users';
 import { formValuesOf, userBody, userFormSchema, type UserFormValues } from '../lib/user-rules';
 
-const FORM_FIELDS = ['firstName', 'lastName', 'email', 'mobile', 'carType', 'vehicleMake', 'vehicleModel', 'vehicleNumber', 'other_info', 'fleetadmin'] as const;
+const FORM_FIELDS = ['firstName', 'lastName', 'email', 'mobile', 'carType', 'vehicleMake', 'vehicleModel', 'vehicleNumber', 'vehicleColor', 'vehicleYear', 'other_info', 'fleetadmin'] as const;
 
 export function UserDialog({ role, viewer, user, onClose }: { role: Role; viewer: Role; user: User | null; onClose: (saved: User | null) => void }) {
   const { t, i18n } = useTranslation();
@@ -145,6 +145,10 @@ export function UserDialog({ role, viewer, user, onClose }: { role: Role; viewer
                 {text('vehicleModel', 'users.vehicle_model')}
               </Stack>
               {text('vehicleNumber', 'table.vehicle_number', { dir: 'ltr' })}
+              <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
+                {text('vehicleColor', 'signup.field.vehicleColor')}
+                {text('vehicleYear', 'signup.field.vehicleYear', { dir: 'ltr' })}
+              </Stack>
               {text('other_info', 'users.other_info')}
               {!adding && (
                 <Stack direction="row" spacing={2} alignItems="center" data-testid="user-licence">

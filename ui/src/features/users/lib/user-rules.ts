@@ -51,6 +51,11 @@ export const userFormSchema = z
     vehicleMake: z.string().trim().max(100, 'invalid_input'),
     vehicleModel: z.string().trim().max(100, 'invalid_input'),
     vehicleNumber: z.string().trim().max(100, 'invalid_input'),
+    vehicleColor: z.string().trim().max(100, 'invalid_input'),
+    vehicleYear: z
+      .string()
+      .trim()
+      .refine((year) => year === '' || /^\d{4}$/.test(year), 'vehicle_year_invalid'),
     other_info: z.string().trim().max(500, 'invalid_input'),
     fleetadmin: z.string(),
   })
@@ -74,6 +79,8 @@ export function formValuesOf(user: User | null): UserFormValues {
     vehicleMake: user?.vehicleMake ?? '',
     vehicleModel: user?.vehicleModel ?? '',
     vehicleNumber: user?.vehicleNumber ?? '',
+    vehicleColor: user?.vehicleColor ?? '',
+    vehicleYear: user?.vehicleYear ?? '',
     other_info: user?.other_info ?? '',
     fleetadmin: user?.fleetadmin ?? '',
   };
@@ -93,6 +100,8 @@ export function userBody(values: UserFormValues, role: Role, viewer: Role, addin
     body.vehicleMake = values.vehicleMake.trim();
     body.vehicleModel = values.vehicleModel.trim();
     body.vehicleNumber = values.vehicleNumber.trim();
+    body.vehicleColor = values.vehicleColor.trim();
+    body.vehicleYear = values.vehicleYear.trim();
     body.other_info = values.other_info.trim();
     if (viewer === 'admin') body.fleetadmin = values.fleetadmin || null;
   }

@@ -127,6 +127,11 @@ error_keys! {
     ExportTooLarge => "export_too_large", TooLarge;
     // A referral code no user has (spec §7 validate_referrer).
     ReferralInvalid => "referral_invalid", NotFound;
+    // SOS (issue 33): only during a trip; handled once, with a note.
+    SosNoTrip => "sos_no_trip", Conflict;
+    SosNoteRequired => "sos_note_required", Invalid;
+    SosAlreadyTaken => "sos_already_taken", Conflict;
+    SosAlreadyResolved => "sos_already_resolved", Conflict;
 }
 
 impl std::fmt::Display for ErrorKey {

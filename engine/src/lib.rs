@@ -22,6 +22,7 @@ pub mod money;
 pub mod payment;
 pub mod permissions;
 pub mod promo;
+pub mod sos;
 pub mod timefmt;
 pub mod validation;
 pub mod wallet;

@@ -4,6 +4,7 @@ import TripOriginIcon from '@mui/icons-material/TripOrigin';
 import { Alert, Avatar, Box, Button, Card, CardContent, Grid, Stack, TextField, Typography } from '@mui/material';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
 import { MAP_HEIGHT } from '@/components/map/types';
 import { useSettings } from '@/lib/app-data';
@@ -64,6 +65,7 @@ export function DriverTripPanel({
           <StatusChip status={booking.status} size="medium" />
         </Stack>
         <TripProgress status={booking.status} />
+        <SosButton booking={booking} lastPosition={position} />
         <Grid container spacing={3} sx={{ mt: 1 }}>
           <Grid size={{ xs: 12, md: 7 }}>
             <TripMap booking={booking} car={position} carKind="me" height={{ xs: 300, md: MAP_HEIGHT }} />

@@ -80,8 +80,11 @@ describe('SOS: a rider raises it, an admin resolves it', () => {
     const { page } = rider;
     await page.goto(`/bookings?trip=${booking.id}`);
     await page.getByTestId('trip-view').waitFor();
+    await page.getByTestId('sos-button').waitFor();
+    await screenshot(page, 'sos-button-phone');
     await page.getByTestId('sos-button').click();
     await page.getByTestId('confirm-dialog').waitFor();
+    await screenshot(page, 'sos-confirm-phone');
     await page.getByTestId('confirm-ok').click();
     await page.getByTestId('sos-sent').waitFor();
     const told = Date.now();
@@ -131,6 +134,56 @@ describe('SOS: a rider raises it, an admin resolves it', () => {
     expect(await row.getByTestId('sos-state').getAttribute('data-state')).toBe('resolved');
     expect(await row.textContent()).toContain(note);
     await screenshot(page, 'sos-screen-resolved');
+  });
+
+  it('the driver raises one too; the banner and the SOS screen read right to left in Arabic, on a desktop and a phone', async () => {
+    const raised = (await call('POST', `/bookings/${booking.id}/sos`, driverToken, { lat: 39.2866, lng: -76.6051 })) as {
+      alert: { id: string; raised_by_role: string };
+    };
+    expect(raised.alert.raised_by_role).toBe('driver');
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 800 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      const arabic = await newPerson(browser, `admin-ar-${name}`, { locale: 'ar', viewport });
+      await signIn(arabic, 'admin@demo.wayfare');
+      await arabic.page.evaluate(() => window.localStorage.setItem('wayfare.lang', 'ar'));
+      await arabic.page.reload();
+      await expect.poll(() => arabic.page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+      await arabic.page.getByTestId('sos-banner').waitFor();
+      expect(await arabic.page.getByTestId('sos-banner').textContent()).toContain('سائق');
+      await screenshot(arabic.page, `sos-banner-${name}-ar`);
+      await arabic.page.getByTestId('sos-banner-open').first().click();
+      await arabic.page.getByTestId('sos-details').waitFor();
+      // Nothing wider than the screen.
+      expect(await arabic.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      await screenshot(arabic.page, `sos-screen-${name}-ar`);
+      expectNoErrors(arabic);
+      await arabic.context.close();
+    }
+    await call('POST', `/sos/${raised.alert.id}/resolve`, adminToken, { note: 'Spoke to the driver.' });
+  });
+
+  it('the rider\'s button and call link read right to left in Arabic on a phone', async () => {
+    const arabic = await newPerson(browser, 'rider-ar', { locale: 'ar', viewport: { width: 390, height: 844 } });
+    await arabic.context.grantPermissions(['geolocation']);
+    await arabic.context.setGeolocation(RIDER_AT);
+    await signIn(arabic, 'rider1@demo.wayfare');
+    await arabic.page.evaluate(() => window.localStorage.setItem('wayfare.lang', 'ar'));
+    await arabic.page.goto(`/bookings?trip=${booking.id}`);
+    await expect.poll(() => arabic.page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+    await arabic.page.getByTestId('sos-button').click();
+    await arabic.page.getByTestId('confirm-ok').click();
+    await arabic.page.getByTestId('sos-sent').waitFor();
+    expect(await arabic.page.getByTestId('sos-call').textContent()).toContain(PANIC);
+    expect(await arabic.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(arabic.page, 'sos-rider-phone-ar');
+    expectNoErrors(arabic);
+    await arabic.context.close();
+    const open = (await call('GET', '/sos?state=open', adminToken)) as { items: { id: string; booking: string }[] };
+    for (const alert of open.items.filter((item) => item.booking === booking.id)) {
+      await call('POST', `/sos/${alert.id}/resolve`, adminToken, { note: 'Arabic screenshot.' });
+    }
   });
 
   it('nothing went wrong in either browser', () => {

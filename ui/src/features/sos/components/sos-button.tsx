@@ -62,13 +62,26 @@ export function SosButton({ booking, lastPosition }: { booking: Booking; lastPos
               href={`tel:${sent.panic.replace(/[^\d+]/g, '')}`}
               variant="contained"
               size="large"
+              fullWidth
               startIcon={<CallIcon />}
               data-testid="sos-call"
-              sx={{ bgcolor: 'common.white', color: 'error.main', fontWeight: 800, fontSize: '1.25rem', py: 1.5, '&:hover': { bgcolor: 'grey.100' } }}
+              sx={{
+                bgcolor: 'common.white',
+                color: 'error.main',
+                fontWeight: 800,
+                fontSize: { xs: '1.1rem', sm: '1.25rem' },
+                py: 1.5,
+                gap: 0.5,
+                flexWrap: 'wrap',
+                '&:hover': { bgcolor: 'grey.100' },
+              }}
             >
-              {t('sos.call')}&nbsp;
-              {/* A phone number reads left to right in every language. */}
-              <bdi dir="ltr">{sent.panic}</bdi>
+              {t('sos.call')}{' '}
+              {/* A phone number reads left to right in every language, on one line. */}
+              {/* An inline style: the right-to-left stylesheet flips `direction` in `sx`. */}
+              <span dir="ltr" style={{ direction: 'ltr', unicodeBidi: 'isolate', whiteSpace: 'nowrap' }}>
+                {sent.panic}
+              </span>
             </Button>
           )}
         </Stack>

@@ -84,6 +84,17 @@ function ResolveDialog({ alert, onClose }: { alert: SosAlert; onClose: () => voi
   );
 }
 
+/** Numbers and phone numbers read left to right inside a right-to-left
+ * line. An inline style: the right-to-left stylesheet flips `direction` in
+ * `sx`. */
+function Ltr({ children }: { children: React.ReactNode }) {
+  return (
+    <span dir="ltr" style={{ direction: 'ltr', unicodeBidi: 'isolate', whiteSpace: 'nowrap' }}>
+      {children}
+    </span>
+  );
+}
+
 function Line({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <Stack direction="row" spacing={1}>
@@ -120,8 +131,13 @@ function AlertDetails({ id, onResolve }: { id: string; onResolve: (alert: SosAle
         </Stack>
         <Grid container spacing={2}>
           <Grid size={{ xs: 12, md: 7 }}>
+            {/* The red pin is where the alert was raised; the green one the
+                trip's pickup, so the map frames both. */}
             <MapView
-              markers={[{ id: shown.id, kind: 'me', lat: shown.lat, lng: shown.lng, label: shown.raised_by_name }]}
+              markers={[
+                { id: shown.id, kind: 'drop', lat: shown.lat, lng: shown.lng, label: shown.raised_by_name },
+                ...(trip ? [{ id: 'pickup', kind: 'pickup' as const, lat: trip.pickup.lat, lng: trip.pickup.lng, label: trip.pickup.add }] : []),
+              ]}
               height={{ xs: 260, md: 340 }}
             />
           </Grid>
@@ -134,19 +150,22 @@ function AlertDetails({ id, onResolve }: { id: string; onResolve: (alert: SosAle
                 <bdi>{formatDateTime(shown.created_at)}</bdi>
               </Line>
               <Line label={t('sos.position')}>
-                <bdi dir="ltr">
-                  {shown.lat.toFixed(5)}, {shown.lng.toFixed(5)}
-                </bdi>
+                <Ltr>{`${shown.lat.toFixed(5)}, ${shown.lng.toFixed(5)}`}</Ltr>
               </Line>
               {trip && (
                 <>
                   <Line label={t('sos.booking_status')}>{t(`status.${trip.status}`, { defaultValue: trip.status })}</Line>
                   <Line label={t('sos.rider')}>
-                    {trip.customer_name} {trip.customer_contact && <bdi dir="ltr">{trip.customer_contact}</bdi>}
+                    {trip.customer_name} {trip.customer_contact && <Ltr>{trip.customer_contact}</Ltr>}
                   </Line>
                   <Line label={t('sos.driver')}>
-                    {trip.driver_name} {trip.driver_contact && <bdi dir="ltr">{trip.driver_contact}</bdi>}
-                    {trip.vehicle_number && ` · ${trip.vehicle_number}`}
+                    {trip.driver_name} {trip.driver_contact && <Ltr>{trip.driver_contact}</Ltr>}
+                    {trip.vehicle_number && (
+                      <>
+                        {' · '}
+                        <Ltr>{trip.vehicle_number}</Ltr>
+                      </>
+                    )}
                   </Line>
                   <Line label={t('sos.pickup')}>{trip.pickup.add}</Line>
                   <Line label={t('sos.drop')}>{trip.drop.add}</Line>

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use tokio::sync::broadcast;
 use wayfare_engine::booking::{NoticeKey, WithdrawReason};
+use wayfare_engine::sos::SosAlert;
 use wayfare_engine::{Booking, BookingId, ChatMessage, LatLng, Millis, TrackingPoint, UserId};
 
 /// The dispatch log lives in the engine (storage keeps it too).
@@ -50,6 +51,9 @@ pub enum Event {
         booking: Option<BookingId>,
     },
     Dispatch(DispatchEntry),
+    /// An SOS alert raised, taken or resolved: for the admins and the
+    /// fleet admin of the booking's driver.
+    Sos(Arc<SosAlert>),
 }
 
 /// A broadcast channel of events. Slow subscribers lag and skip, they never

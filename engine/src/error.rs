@@ -136,6 +136,11 @@ error_keys! {
     DocumentsMissing => "documents_missing", Conflict;
     DocumentExpired => "document_expired", Conflict;
     ReasonRequired => "reason_required", Invalid;
+    // SOS (issue 33): only during a trip; handled once, with a note.
+    SosNoTrip => "sos_no_trip", Conflict;
+    SosNoteRequired => "sos_note_required", Invalid;
+    SosAlreadyTaken => "sos_already_taken", Conflict;
+    SosAlreadyResolved => "sos_already_resolved", Conflict;
 }
 
 impl std::fmt::Display for ErrorKey {

@@ -63,3 +63,7 @@ id_type!(
     /// A broadcast notification.
     NotificationId
 );
+id_type!(
+    /// An SOS alert.
+    SosId
+);

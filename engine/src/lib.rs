@@ -24,6 +24,7 @@ pub mod payment;
 pub mod permissions;
 pub mod promo;
 pub mod signup;
+pub mod sos;
 pub mod timefmt;
 pub mod validation;
 pub mod wallet;

@@ -258,6 +258,13 @@ pub enum Action {
     BookingExport,
     /// The drivers an admin may assign a booking to (spec §4 "Assign driver").
     BookingCandidates,
+    /// An SOS during a trip: the booking's rider or its assigned driver.
+    SosRaise,
+    /// The SOS alerts: admins all, fleet admins their fleet's ([`sos_scope`]).
+    SosRead,
+    /// Taking and resolving an SOS alert; a safety action, so not refused
+    /// in demo mode.
+    SosManage,
 }
 
 /// What kind of resource an action is checked against.
@@ -270,7 +277,7 @@ enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 54] = [
+    pub const ALL: [Action; 57] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -325,6 +332,9 @@ impl Action {
         Action::DashboardRead,
         Action::BookingExport,
         Action::BookingCandidates,
+        Action::SosRaise,
+        Action::SosRead,
+        Action::SosManage,
     ];
 
     /// Open to visitors who are not signed in: what the landing page loads
@@ -384,6 +394,8 @@ impl Action {
             Action::ParcelImageUpload => &[Driver],
             // Drivers get earnings per month per driver (spec §6), their own only.
             Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
+            Action::SosRaise => &[Rider, Driver],
+            Action::SosRead | Action::SosManage => ADMIN_AND_FLEET,
         }
     }
 
@@ -402,6 +414,7 @@ impl Action {
             | Action::BookingChat
             | Action::BookingTracking
             | Action::BookingCandidates
+            | Action::SosRaise
             | Action::ParcelImageUpload => Target::Booking,
             Action::WalletRead
             | Action::UserEdit
@@ -564,6 +577,7 @@ fn check_booking(principal: &Principal, action: Action, booking: BookingRef<'_>)
             | Action::BookingChat
             | Action::BookingTracking
             | Action::ParcelImageUpload
+            | Action::SosRaise
     );
     if is_driver && needs_assigned_driver && booking.driver != Some(principal.id) {
         return Err(ErrorKey::NotAllowed.into());
@@ -691,6 +705,35 @@ pub fn withdraw_list_scope(principal: &Principal) -> WithdrawScope {
     match principal.role {
         Role::Admin => WithdrawScope::All,
         _ => WithdrawScope::Owner(principal.id),
+    }
+}
+
+/// Whose SOS alerts a principal sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SosScope {
+    All,
+    /// Those raised on bookings driven by this fleet admin's drivers.
+    Fleet(UserId),
+}
+
+/// Admins see every SOS alert; fleet admins their fleet's; riders and
+/// drivers none (they raise alerts, they do not handle them).
+pub fn sos_scope(principal: &Principal) -> DomainResult<SosScope> {
+    match principal.role {
+        Role::Admin => Ok(SosScope::All),
+        Role::Fleetadmin => Ok(SosScope::Fleet(principal.id)),
+        Role::Rider | Role::Driver => Err(ErrorKey::NotAllowed.into()),
+    }
+}
+
+impl SosScope {
+    /// Whether an alert whose booking belongs to `fleetadmin` is in scope;
+    /// one that is not is `not_found` to its caller, so ids cannot be probed.
+    pub fn sees(&self, fleetadmin: Option<UserId>) -> bool {
+        match *self {
+            SosScope::All => true,
+            SosScope::Fleet(id) => fleetadmin == Some(id),
+        }
     }
 }
 
@@ -879,6 +922,7 @@ mod tests {
             Action::BookingChat => [Visible, Assigned, Never, Never],
             Action::BookingTracking => [Visible, Assigned, Visible, Any],
             Action::ParcelImageUpload => [Never, Assigned, Never, Never],
+            Action::SosRaise => [Visible, Assigned, Never, Never],
             other => panic!("{other:?} is not a booking action"),
         }
     }
@@ -1027,6 +1071,7 @@ mod tests {
             Action::ReportsRead | Action::ReportsExport => &[Fleetadmin, Admin],
             Action::DashboardRead | Action::BookingExport => &[Fleetadmin, Admin],
             Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
+            Action::SosRead | Action::SosManage => &[Fleetadmin, Admin],
             other => panic!("{other:?} needs a resource"),
         };
         if allowed.contains(&role) { Outcome::Allowed } else { Outcome::NotAllowed }
@@ -1079,6 +1124,7 @@ mod tests {
             | Action::BookingChat
             | Action::BookingTracking
             | Action::BookingCandidates
+            | Action::SosRaise
             | Action::ParcelImageUpload => Kind::Booking,
             Action::WalletRead
             | Action::UserEdit
@@ -1119,6 +1165,8 @@ mod tests {
             | Action::DriverEarningsRead
             | Action::DashboardRead
             | Action::BookingExport
+            | Action::SosRead
+            | Action::SosManage
             | Action::Upload => Kind::Nothing,
         }
     }

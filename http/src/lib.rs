@@ -76,6 +76,7 @@ fn routes(state: AppState) -> Router {
         .merge(routes::admin_catalog::router())
         // money: withdraws and earnings reports
         .merge(routes::withdraws::router())
+        .merge(routes::sos::router())
         .merge(routes::reports::router())
         .merge(routes::dashboard::router())
         .merge(routes::geo::router())

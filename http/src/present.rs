@@ -262,6 +262,17 @@ pub fn withdraw(request: &WithdrawRequest, viewer: &Principal, settings: &Settin
     value
 }
 
+/// An SOS alert with its `state` (`open`, `taken`, `resolved`), as the
+/// list, the routes and the socket's `sos` event show it. Only admins and
+/// the booking's fleet admin see alerts, so nothing is masked.
+pub fn sos(alert: &wayfare_engine::sos::SosAlert) -> Value {
+    let mut value = serde_json::to_value(alert).unwrap_or(Value::Null);
+    if let Value::Object(fields) = &mut value {
+        fields.insert("state".to_string(), serde_json::to_value(alert.state()).unwrap_or(Value::Null));
+    }
+    value
+}
+
 fn mask(fields: &mut serde_json::Map<String, Value>, names: &[&str]) {
     for name in names {
         if let Some(Value::String(text)) = fields.get_mut(*name) {

@@ -140,6 +140,18 @@ fn the_console_sees_dispatch_and_a_fleet_admin_only_their_fleet() {
     assert!(output.contains("console: passed"), "{output}");
 }
 
+/// Issue #33: a rider's SOS reaches the admins' and the right fleet admin's
+/// sockets within a second, and nobody else's.
+#[test]
+fn an_sos_reaches_the_admins_and_the_right_fleet_admin_only() {
+    require_node(&scripts_dir());
+    let directory = tempfile::tempdir().expect("temp dir");
+    let mut server = Server::start(directory.path(), &[WAVES]);
+    let (status, output) = run_script("sos.mjs", &mut server, |_, _, _| {});
+    assert!(status.success(), "sos.mjs failed ({status})\n{output}\n{}", server.log_tail());
+    assert!(output.contains("sos: passed"), "{output}");
+}
+
 /// SIGTERM with a console and a driver connected: the server closes their
 /// sockets, its fan-out (still ticking) does not panic on the closed
 /// namespace, and it exits 0 within a few seconds.

@@ -9,9 +9,10 @@ use crate::types::{BookingSort, EarningsScope, PaymentOrder, PaymentRecord, Paym
 use rust_decimal::Decimal;
 use sqlx::types::Json;
 use uuid::Uuid;
+use wayfare_engine::sos::{SosAlert, SosRaiser};
 use wayfare_engine::{
-    Booking, BookingStatus, ChatMessage, EarningsReportRow, EarningsRow, LatLng, Promo, Ratings, Role, User, UserId,
-    UserPlatform, WalletEntryType, WithdrawRequest, money, timefmt,
+    Booking, BookingId, BookingStatus, ChatMessage, EarningsReportRow, EarningsRow, LatLng, Promo, Ratings, Role,
+    SosId, User, UserId, UserPlatform, WalletEntryType, WithdrawRequest, money, timefmt,
 };
 
 // ---- money -----------------------------------------------------------------
@@ -521,6 +522,76 @@ pub(crate) struct WithdrawRow {
     pub processed: bool,
     pub proces_date: Option<i64>,
     pub doc: Json<WithdrawRequest>,
+}
+
+/// An `sos_alerts` row.
+#[derive(sqlx::FromRow)]
+pub(crate) struct SosRow {
+    pub id: Uuid,
+    pub booking_id: Uuid,
+    pub reference: String,
+    pub raised_by: Uuid,
+    pub raised_by_role: String,
+    pub raised_by_name: String,
+    pub lat: f64,
+    pub lng: f64,
+    pub fleetadmin: Option<Uuid>,
+    pub taken_by: Option<Uuid>,
+    pub taken_by_name: String,
+    pub taken_at: Option<i64>,
+    pub resolved_by: Option<Uuid>,
+    pub resolved_by_name: String,
+    pub resolved_at: Option<i64>,
+    pub note: String,
+    pub created_at: i64,
+}
+
+/// The columns of [`SosRow`], for `SELECT` and `RETURNING`.
+pub(crate) const SOS_COLUMNS: &str = "id, booking_id, reference, raised_by, raised_by_role, raised_by_name, lat, lng, \
+     fleetadmin, taken_by, taken_by_name, taken_at, resolved_by, resolved_by_name, resolved_at, note, created_at";
+
+/// Added to an unresolved alert's `list_rank` so it sorts before every
+/// resolved one (2^45 ms is a thousand years; epoch times stay below 2^42
+/// until 2109).
+pub(crate) const SOS_OPEN_RANK: i64 = 1 << 45;
+
+/// The `list_rank` of an alert: open first, newest first, in one column.
+pub(crate) fn sos_rank(alert: &SosAlert) -> i64 {
+    if alert.resolved_at.is_some() { alert.created_at } else { alert.created_at + SOS_OPEN_RANK }
+}
+
+/// A [`SosRow`] with its rank, for a page's cursor.
+#[derive(sqlx::FromRow)]
+pub(crate) struct RankedSosRow {
+    #[sqlx(flatten)]
+    pub row: SosRow,
+    pub list_rank: i64,
+}
+
+impl SosRow {
+    pub fn into_alert(self) -> StorageResult<SosAlert> {
+        let raised_by_role = SosRaiser::parse(&self.raised_by_role)
+            .ok_or_else(|| StorageError::Corrupt(format!("sos raised_by_role {:?}", self.raised_by_role)))?;
+        Ok(SosAlert {
+            id: SosId(self.id),
+            booking: BookingId(self.booking_id),
+            reference: self.reference,
+            raised_by: UserId(self.raised_by),
+            raised_by_role,
+            raised_by_name: self.raised_by_name,
+            lat: self.lat,
+            lng: self.lng,
+            created_at: self.created_at,
+            fleetadmin: self.fleetadmin.map(UserId),
+            taken_by: self.taken_by.map(UserId),
+            taken_by_name: self.taken_by_name,
+            taken_at: self.taken_at,
+            resolved_by: self.resolved_by.map(UserId),
+            resolved_by_name: self.resolved_by_name,
+            resolved_at: self.resolved_at,
+            note: self.note,
+        })
+    }
 }
 
 impl WithdrawRow {

@@ -22,10 +22,12 @@ use rust_decimal::Decimal;
 use std::sync::Arc;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::dispatch::DispatchEntry;
+use wayfare_engine::sos::{SosAlert, SosState};
 use wayfare_engine::{
     Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DocumentKind, DocumentStatus,
     DriverDocument, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId,
-    PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User, UserId, WithdrawId, WithdrawRequest,
+    PaymentProvider, Promo, PromoId, Ratings, Settings, SosId, TrackingPoint, User, UserId, WithdrawId,
+    WithdrawRequest,
 };
 
 /// Everything the product keeps. Object safe: the server holds an
@@ -135,6 +137,18 @@ pub trait Storage: Send + Sync + 'static {
     async fn withdraw(&self, id: WithdrawId) -> StorageResult<WithdrawRequest>;
     /// Newest first; all users when `user` is `None`.
     async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>>;
+
+    // ---- SOS alerts --------------------------------------------------------
+    /// Stores a new alert, unless its raiser already has an open one on the
+    /// same booking: then that one, and `false`.
+    async fn raise_sos(&self, alert: &SosAlert, now: Millis) -> StorageResult<(SosAlert, bool)>;
+    async fn sos_alert(&self, id: SosId) -> StorageResult<SosAlert>;
+    /// Unresolved first, then newest first (an index seek per page).
+    async fn sos_alerts(&self, filter: &SosFilter, page: &PageRequest) -> StorageResult<Page<SosAlert>>;
+    /// Writes who took or resolved an alert (the engine decided it), only
+    /// if the stored alert is still in the `from` state: `Conflict` if
+    /// someone else moved it first, `NotFound` if there is no such alert.
+    async fn update_sos(&self, alert: &SosAlert, from: SosState, now: Millis) -> StorageResult<()>;
 
     // ---- tracking and chat -----------------------------------------------
     async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()>;

@@ -29,11 +29,12 @@ use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::dispatch::DispatchEntry;
+use wayfare_engine::sos::{SosAlert, SosState};
 use wayfare_engine::{
     Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DashboardRides, DocumentKind,
     DocumentStatus, DriverDocument, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification,
-    NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, TrackingPoint, User, UserId, WalletEntry,
-    WalletEntryType, WithdrawId, WithdrawRequest,
+    NotificationId, PaymentProvider, Promo, PromoId, Ratings, Settings, SosId, TrackingPoint, User, UserId,
+    WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
 };
 
 type Conn = <Db as Database>::Connection;
@@ -2072,6 +2073,124 @@ impl Storage for Store {
         let rows: Vec<WithdrawRow> = fetch_all(&self.pool, builder).await?;
         let requests = rows.into_iter().map(WithdrawRow::into_withdraw).collect();
         Ok(page_of(requests, limit, |request: &WithdrawRequest| encode_cursor(request.date, request.id.0)))
+    }
+
+    // ---- SOS alerts ---------------------------------------------------------------
+
+    #[instrument(skip_all, fields(sos_id = %alert.id, booking_id = %alert.booking))]
+    async fn raise_sos(&self, alert: &SosAlert, now: Millis) -> StorageResult<(SosAlert, bool)> {
+        let mut conn = self.write_conn().await?;
+        // The partial unique index on (booking, raiser) while unresolved
+        // makes a second press find the first alert instead of a new one.
+        let inserted: Option<SosRow> = sqlx::query_as(AssertSqlSafe(format!(
+            "INSERT INTO sos_alerts (id, booking_id, reference, raised_by, raised_by_role, raised_by_name, lat, lng,
+                 fleetadmin, list_rank, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             ON CONFLICT DO NOTHING
+             RETURNING {SOS_COLUMNS}"
+        )))
+        .bind(alert.id.0)
+        .bind(alert.booking.0)
+        .bind(&alert.reference)
+        .bind(alert.raised_by.0)
+        .bind(alert.raised_by_role.as_str())
+        .bind(&alert.raised_by_name)
+        .bind(alert.lat)
+        .bind(alert.lng)
+        .bind(alert.fleetadmin.map(|id| id.0))
+        .bind(sos_rank(alert))
+        .bind(alert.created_at)
+        .bind(now)
+        .fetch_optional(&mut *conn.conn)
+        .await
+        .map_err(write_error)?;
+        if let Some(row) = inserted {
+            return Ok((row.into_alert()?, true));
+        }
+        let open: Option<SosRow> = sqlx::query_as(AssertSqlSafe(format!(
+            "SELECT {SOS_COLUMNS} FROM sos_alerts WHERE booking_id = $1 AND raised_by = $2 AND resolved_at IS NULL"
+        )))
+        .bind(alert.booking.0)
+        .bind(alert.raised_by.0)
+        .fetch_optional(&mut *conn.conn)
+        .await?;
+        // Nothing open and nothing inserted: the id was taken by another alert.
+        let open = open.ok_or(StorageError::Duplicate("id"))?;
+        Ok((open.into_alert()?, false))
+    }
+
+    async fn sos_alert(&self, id: SosId) -> StorageResult<SosAlert> {
+        let row: Option<SosRow> =
+            sqlx::query_as(AssertSqlSafe(format!("SELECT {SOS_COLUMNS} FROM sos_alerts WHERE id = $1")))
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        found(row)?.into_alert()
+    }
+
+    async fn sos_alerts(&self, filter: &SosFilter, page: &PageRequest) -> StorageResult<Page<SosAlert>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new(
+            "SELECT s.id, s.booking_id, s.reference, s.raised_by, s.raised_by_role, s.raised_by_name, s.lat, s.lng, \
+             s.fleetadmin, s.taken_by, s.taken_by_name, s.taken_at, s.resolved_by, s.resolved_by_name, s.resolved_at, \
+             s.note, s.created_at, s.list_rank FROM sos_alerts s WHERE TRUE",
+        );
+        if let Some(fleet) = filter.fleetadmin {
+            builder.push_bind(" AND s.fleetadmin = ", Bind::Uuid(fleet.0));
+        }
+        if filter.open_only {
+            // The unresolved ones are the top of the rank index: a range, not a scan.
+            builder.push_bind(" AND s.list_rank >= ", Bind::Int(SOS_OPEN_RANK));
+            builder.push(" AND s.taken_at IS NULL");
+        }
+        push_keyset(&mut builder, "s.list_rank", "s.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "s.list_rank", "s.id", order, limit);
+        let rows: Vec<RankedSosRow> = fetch_all(&self.pool, builder).await?;
+        let alerts = rows
+            .into_iter()
+            .map(|ranked| Ok((ranked.row.into_alert()?, ranked.list_rank)))
+            .collect::<StorageResult<Vec<_>>>()?;
+        let page = page_of(alerts, limit, |(alert, rank)| encode_cursor(*rank, alert.id.0));
+        Ok(Page { items: page.items.into_iter().map(|(alert, _)| alert).collect(), next: page.next })
+    }
+
+    #[instrument(skip_all, fields(sos_id = %alert.id))]
+    async fn update_sos(&self, alert: &SosAlert, from: SosState, now: Millis) -> StorageResult<()> {
+        let guard = match from {
+            SosState::Open => " AND taken_at IS NULL AND resolved_at IS NULL",
+            SosState::Taken => " AND taken_at IS NOT NULL AND resolved_at IS NULL",
+            SosState::Resolved => " AND resolved_at IS NOT NULL",
+        };
+        let mut conn = self.write_conn().await?;
+        let updated = sqlx::query(AssertSqlSafe(format!(
+            "UPDATE sos_alerts SET taken_by = $2, taken_by_name = $3, taken_at = $4, resolved_by = $5,
+                 resolved_by_name = $6, resolved_at = $7, note = $8, list_rank = $9, updated_at = $10
+             WHERE id = $1{guard}"
+        )))
+        .bind(alert.id.0)
+        .bind(alert.taken_by.map(|id| id.0))
+        .bind(&alert.taken_by_name)
+        .bind(alert.taken_at)
+        .bind(alert.resolved_by.map(|id| id.0))
+        .bind(&alert.resolved_by_name)
+        .bind(alert.resolved_at)
+        .bind(&alert.note)
+        .bind(sos_rank(alert))
+        .bind(now)
+        .execute(&mut *conn.conn)
+        .await?;
+        if updated.rows_affected() == 1 {
+            return Ok(());
+        }
+        let exists: Option<Uuid> = sqlx::query_scalar("SELECT id FROM sos_alerts WHERE id = $1")
+            .bind(alert.id.0)
+            .fetch_optional(&mut *conn.conn)
+            .await?;
+        match exists {
+            Some(_) => Err(StorageError::Conflict),
+            None => Err(StorageError::NotFound),
+        }
     }
 
     // ---- tracking and chat ------------------------------------------------------------

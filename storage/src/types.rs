@@ -330,3 +330,12 @@ pub struct DashboardScope {
     pub utc_offset_minutes: i32,
     pub decimals: u32,
 }
+
+/// Which SOS alerts a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SosFilter {
+    /// Only alerts on bookings of this fleet admin's drivers.
+    pub fleetadmin: Option<UserId>,
+    /// Only open ones: neither taken nor resolved (what the banners show).
+    pub open_only: bool,
+}

@@ -16,15 +16,18 @@ use uuid::Uuid;
 use wayfare_engine::booking::{Effect, NoticeKey, WalletChange, WithdrawReason};
 use wayfare_engine::dispatch::{DispatchEntry, DispatchLog};
 use wayfare_engine::earnings;
+use wayfare_engine::sos::{self, SosAlert, SosRaiser, SosState};
 use wayfare_engine::{
     AmountType, Booking, BookingId, BookingStatus, CancelSlab, CarType, CarTypeId, ChatMessage, DeviceTarget,
     EarningsInput, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId,
     PaymentProvider, Place, PricedChoice, Promo, PromoId, RatingDetail, Ratings, RegType, Role, SavedAddress, Settings,
-    TrackingPoint, User, UserId, UserLang, UserPlatform, UserTarget, WalletEntryType, WithdrawId, WithdrawRequest,
+    SosId, TrackingPoint, User, UserId, UserLang, UserPlatform, UserTarget, WalletEntryType, WithdrawId,
+    WithdrawRequest,
 };
 use wayfare_storage::{
     Backend, BookingFilter, BookingSort, Challenge, DashboardScope, EarningsScope, FileRecord, PageRequest,
-    PaymentOrder, PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, Storage, StorageError, UserFilter,
+    PaymentOrder, PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, SosFilter, Storage, StorageError,
+    UserFilter,
 };
 
 backend_suite!(
@@ -78,6 +81,9 @@ backend_suite!(
     the_audit_finds_what_a_crash_must_never_leave,
     a_lease_changes_hands_only_once_it_lapsed,
     of_many_nodes_taking_one_free_lease_at_once_one_wins,
+    an_sos_is_stored_once_per_raiser_while_open,
+    sos_alerts_list_open_first_newest_first_by_fleet,
+    an_sos_step_is_written_only_from_the_state_it_was_decided_on,
 );
 
 // ---- data -------------------------------------------------------------------
@@ -2737,4 +2743,126 @@ async fn sqlite_checkpoints_the_wal_in_the_background() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     panic!("the database file stayed at {before} bytes: nothing checkpointed the WAL");
+}
+
+// ---- SOS alerts (issue 33) ----------------------------------------------------
+
+/// An alert on `booking` raised by its customer at `at`, for `fleet`.
+fn sos_alert(number: u128, booking: &Booking, fleet: Option<UserId>, at: Millis) -> SosAlert {
+    SosAlert {
+        id: SosId::from_u128(number),
+        booking: booking.id,
+        reference: booking.reference.clone(),
+        raised_by: booking.customer,
+        raised_by_role: SosRaiser::Rider,
+        raised_by_name: "First1 Last1".into(),
+        lat: 39.2846,
+        lng: -76.6205,
+        created_at: at,
+        fleetadmin: fleet,
+        taken_by: None,
+        taken_by_name: String::new(),
+        taken_at: None,
+        resolved_by: None,
+        resolved_by_name: String::new(),
+        resolved_at: None,
+        note: String::new(),
+    }
+}
+
+async fn an_sos_is_stored_once_per_raiser_while_open(fixture: Fixture) {
+    let customer = rider(1);
+    insert_users(&fixture, &[&customer]).await;
+    let trip = booking(1, &customer, BookingStatus::Started, NOW);
+    fixture.commit_booking(&trip, None, &[], NOW).await.unwrap();
+    let first = sos_alert(1, &trip, Some(UserId::from_u128(77)), NOW);
+    let (stored, created) = fixture.raise_sos(&first, NOW).await.unwrap();
+    assert!(created);
+    assert_eq!(stored, first);
+    assert_eq!(fixture.sos_alert(first.id).await.unwrap(), first);
+    // A second press while it is open: the first alert, nothing new.
+    let second = SosAlert { lat: 40.0, created_at: NOW + 5, ..sos_alert(2, &trip, None, NOW + 5) };
+    let (again, created) = fixture.raise_sos(&second, NOW + 5).await.unwrap();
+    assert_eq!((again, created), (first.clone(), false));
+    assert_eq!(fixture.raw_scalar("SELECT COUNT(*) FROM sos_alerts").await, 1);
+    // Resolved, the next press is a new alert.
+    let resolved = sos::resolve(&first, UserId::from_u128(9), "Admin", "fine", NOW + 10).unwrap();
+    fixture.update_sos(&resolved, SosState::Open, NOW + 10).await.unwrap();
+    let (third, created) = fixture.raise_sos(&second, NOW + 20).await.unwrap();
+    assert!(created);
+    assert_eq!(third, second);
+    assert!(matches!(fixture.sos_alert(SosId::from_u128(404)).await, Err(StorageError::NotFound)));
+    // An alert on no booking is refused by the foreign key.
+    let mut orphan = sos_alert(5, &trip, None, NOW);
+    orphan.booking = BookingId::from_u128(404);
+    assert!(matches!(fixture.raise_sos(&orphan, NOW).await, Err(StorageError::NotFound)));
+}
+
+async fn sos_alerts_list_open_first_newest_first_by_fleet(fixture: Fixture) {
+    let customer = rider(1);
+    insert_users(&fixture, &[&customer]).await;
+    let ours = Some(UserId::from_u128(77));
+    let theirs = Some(UserId::from_u128(78));
+    let mut alerts = Vec::new();
+    for number in 1..=6u128 {
+        let trip = booking(number, &customer, BookingStatus::Started, NOW);
+        fixture.commit_booking(&trip, None, &[], NOW).await.unwrap();
+        let fleet = if number % 2 == 0 { theirs } else { ours };
+        let alert = sos_alert(number, &trip, fleet, NOW + number as i64 * 1_000);
+        fixture.raise_sos(&alert, NOW).await.unwrap();
+        alerts.push(alert);
+    }
+    // Resolve 5 and 2, take 3.
+    for number in [5usize, 2] {
+        let resolved = sos::resolve(&alerts[number - 1], UserId::from_u128(9), "A", "done", NOW + 9_000).unwrap();
+        fixture.update_sos(&resolved, SosState::Open, NOW + 9_000).await.unwrap();
+    }
+    let taken = sos::take(&alerts[2], UserId::from_u128(9), "A", NOW + 9_000).unwrap();
+    fixture.update_sos(&taken, SosState::Open, NOW + 9_000).await.unwrap();
+
+    let numbers = |page: &wayfare_storage::Page<SosAlert>| -> Vec<u128> {
+        page.items.iter().map(|alert| alert.id.0.as_u128()).collect()
+    };
+    let all = fixture.sos_alerts(&SosFilter::default(), &PageRequest::first(50)).await.unwrap();
+    assert_eq!(numbers(&all), [6, 4, 3, 1, 5, 2]);
+    assert_eq!(all.next, None);
+    // Page by page, the same order.
+    let mut seen = Vec::new();
+    let mut page = PageRequest::first(4);
+    loop {
+        let got = fixture.sos_alerts(&SosFilter::default(), &page).await.unwrap();
+        seen.extend(numbers(&got));
+        let Some(next) = got.next else { break };
+        page = PageRequest { limit: 4, after: Some(next) };
+    }
+    assert_eq!(seen, [6, 4, 3, 1, 5, 2]);
+    let ours_only =
+        fixture.sos_alerts(&SosFilter { fleetadmin: ours, open_only: false }, &PageRequest::first(50)).await;
+    assert_eq!(numbers(&ours_only.unwrap()), [3, 1, 5]);
+    let open = fixture.sos_alerts(&SosFilter { fleetadmin: None, open_only: true }, &PageRequest::first(50)).await;
+    assert_eq!(numbers(&open.unwrap()), [6, 4, 1]);
+    let theirs_open =
+        fixture.sos_alerts(&SosFilter { fleetadmin: theirs, open_only: true }, &PageRequest::first(50)).await;
+    assert_eq!(numbers(&theirs_open.unwrap()), [6, 4]);
+}
+
+async fn an_sos_step_is_written_only_from_the_state_it_was_decided_on(fixture: Fixture) {
+    let customer = rider(1);
+    insert_users(&fixture, &[&customer]).await;
+    let trip = booking(1, &customer, BookingStatus::Started, NOW);
+    fixture.commit_booking(&trip, None, &[], NOW).await.unwrap();
+    let alert = sos_alert(1, &trip, None, NOW);
+    fixture.raise_sos(&alert, NOW).await.unwrap();
+    let one = sos::take(&alert, UserId::from_u128(8), "One", NOW + 1).unwrap();
+    let other = sos::take(&alert, UserId::from_u128(9), "Other", NOW + 2).unwrap();
+    fixture.update_sos(&one, SosState::Open, NOW + 1).await.unwrap();
+    // Decided on the open alert, written after the first: refused.
+    assert!(matches!(fixture.update_sos(&other, SosState::Open, NOW + 2).await, Err(StorageError::Conflict)));
+    assert_eq!(fixture.sos_alert(alert.id).await.unwrap(), one);
+    let resolved = sos::resolve(&one, UserId::from_u128(9), "Other", "handled", NOW + 3).unwrap();
+    fixture.update_sos(&resolved, SosState::Taken, NOW + 3).await.unwrap();
+    assert_eq!(fixture.sos_alert(alert.id).await.unwrap(), resolved);
+    assert!(matches!(fixture.update_sos(&resolved, SosState::Taken, NOW + 4).await, Err(StorageError::Conflict)));
+    let unknown = SosAlert { id: SosId::from_u128(404), ..resolved };
+    assert!(matches!(fixture.update_sos(&unknown, SosState::Taken, NOW).await, Err(StorageError::NotFound)));
 }

@@ -11,11 +11,11 @@ const DESKTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 // The admin's side menu, in its order (src/components/panel/panel-menu.ts).
 const ALL_SCREENS = [
-  '/dashboard', '/dispatch', '/bookings', '/addbookings', '/riders', '/drivers', '/fleetadmins', '/alladmin', '/cartypes',
+  '/dashboard', '/dispatch', '/sos', '/bookings', '/addbookings', '/riders', '/drivers', '/fleetadmins', '/alladmin', '/cartypes',
   '/cancelreasons', '/promos', '/notifications', '/earningreports', '/driverearning', '/addtowallet', '/withdraws',
   '/appinfo', '/settings', '/languagesetting', '/profile',
 ];
-const FLEET_SCREENS = ['/dashboard', '/dispatch', '/bookings', '/drivers', '/driverearning', '/earningreports', '/profile'];
+const FLEET_SCREENS = ['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/driverearning', '/earningreports', '/profile'];
 
 /** Opens a screen and waits until it has drawn its data (no spinner left). */
 async function open(page: Page, path: string) {

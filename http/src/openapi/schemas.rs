@@ -398,3 +398,31 @@ pub struct PushConfigAnswer {
     /// The VAPID public key (base64url) when Web Push is on.
     pub vapidPublicKey: Option<String>,
 }
+
+// ---- SOS (issue 33)
+
+/// An SOS alert as the routes and the socket's `sos` event show it.
+#[derive(Serialize, ToSchema)]
+pub struct SosAlertShown {
+    #[serde(flatten)]
+    pub alert: wayfare_engine::sos::SosAlert,
+    /// `open` (nobody took it: the banners show it), `taken` or `resolved`.
+    pub state: wayfare_engine::sos::SosState,
+}
+
+/// `POST /api/v1/bookings/{id}/sos` (`routes::sos::raise`).
+#[derive(Serialize, ToSchema)]
+pub struct SosRaised {
+    pub alert: SosAlertShown,
+    /// The `panic` number of the settings, for a `tel:` link; empty when none is set.
+    pub panic: String,
+}
+
+/// `GET /api/v1/sos` (`routes::sos::list`).
+#[derive(Serialize, ToSchema)]
+pub struct SosPage {
+    /// Unresolved first, then newest first.
+    pub items: Vec<SosAlertShown>,
+    /// Pass as `after` for the next page; `null` on the last one.
+    pub next: Option<String>,
+}

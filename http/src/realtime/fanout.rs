@@ -284,6 +284,13 @@ impl Fanout {
                 self.tracker.entry(entry, |driver| fleets.get(&driver).copied().flatten());
                 self.dispatch_entry(entry).await
             }
+            Event::Sos(alert) => {
+                // Admins are all in the dispatch room; of the fleet admins,
+                // only the one whose driver is on the booking.
+                let to =
+                    std::iter::once(rooms::DISPATCH.to_string()).chain(alert.fleetadmin.map(rooms::fleet)).collect();
+                self.emit(to, events::SOS, &present::sos(alert)).await;
+            }
         }
     }
 

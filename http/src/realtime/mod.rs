@@ -50,6 +50,9 @@ pub mod events {
     pub const NOTIFICATION: &str = "notification";
     pub const DRIVERS: &str = "drivers";
     pub const DISPATCH: &str = "dispatch";
+    /// An SOS alert (with its `state`) to admins and the booking's fleet
+    /// admin, when raised, taken and resolved.
+    pub const SOS: &str = "sos";
     /// `{figures, history}` to consoles every few seconds; also the client's
     /// `{resolution}` choice, with an ack.
     pub const CONSOLE: &str = "console";

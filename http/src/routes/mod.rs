@@ -15,6 +15,7 @@ pub mod notifications;
 pub mod payments;
 pub mod promos;
 pub mod reports;
+pub mod sos;
 pub mod users;
 pub mod wallet;
 pub mod withdraws;

@@ -43,3 +43,5 @@ mod matrix_notify_lang;
 mod notifications;
 mod notify_lang_support;
 mod promos;
+// SOS (issue 33)
+mod sos;

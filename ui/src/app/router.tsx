@@ -8,6 +8,7 @@ import { PanelLayout } from '@/components/panel/panel-layout';
 import { FullPageSpinner } from '@/components/ui/full-page-spinner';
 import { useUser } from '@/lib/auth';
 import { PROTECTED_ROUTES } from '@/lib/authorization';
+import { SosBanner } from '@/features/sos/components/sos-banner';
 import { prefetchPanelBookings } from '@/features/trips/api/panel-bookings';
 import { ProtectedRoute } from './routes/protected-route';
 
@@ -65,7 +66,7 @@ function panelScreen(path: string) {
 function AppShell() {
   const { data: user } = useUser();
   const { pathname } = useLocation();
-  return inPanelShell(pathname, user?.usertype) ? <PanelLayout preload={preloadPanelScreen} /> : <MainLayout />;
+  return inPanelShell(pathname, user?.usertype) ? <PanelLayout preload={preloadPanelScreen} banner={<SosBanner />} /> : <MainLayout />;
 }
 
 const panelBookings = panelScreen('/bookings');

@@ -13,6 +13,8 @@ export const PROTECTED_ROUTES: Record<string, Role[]> = {
   '/dashboard': PANEL,
   // Issue #15: the live dispatch console (a fleet admin sees their fleet only).
   '/dispatch': PANEL,
+  // Issue #33: SOS alerts (a fleet admin sees their drivers' bookings' only).
+  '/sos': PANEL,
   '/drivers': PANEL,
   '/driverearning': PANEL,
   '/cartypes': ADMIN,

@@ -19,6 +19,13 @@ export const queryKeys = {
   cancelReasons: ['cancelreasons'] as const,
   paymentProviders: ['payment-providers'] as const,
   liveDrivers: ['drivers', 'live'] as const,
+  /** Issue #33: the banners' open alerts, the panel's pages, one alert. */
+  sos: {
+    all: ['sos'] as const,
+    open: ['sos', 'open'] as const,
+    list: ['sos', 'list'] as const,
+    detail: (id: string) => ['sos', 'detail', id] as const,
+  },
   basemap: ['geo', 'basemap'] as const,
   dashboard: {
     earnings: ['dashboard', 'earnings'] as const,

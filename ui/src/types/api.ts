@@ -348,3 +348,27 @@ export interface Application {
   missing: DocumentKind[];
   documents: DriverDocument[];
 }
+
+/** Issue #33: an SOS alert raised during a trip (engine/src/sos.rs). */
+export type SosState = 'open' | 'taken' | 'resolved';
+
+export interface SosAlert {
+  id: string;
+  booking: string;
+  reference: string;
+  raised_by: string;
+  raised_by_role: 'rider' | 'driver';
+  raised_by_name: string;
+  lat: number;
+  lng: number;
+  created_at: number;
+  fleetadmin: string | null;
+  taken_by: string | null;
+  taken_by_name: string;
+  taken_at: number | null;
+  resolved_by: string | null;
+  resolved_by_name: string;
+  resolved_at: number | null;
+  note: string;
+  state: SosState;
+}

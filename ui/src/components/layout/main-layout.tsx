@@ -1,5 +1,6 @@
 import { Box, Toolbar } from '@mui/material';
 import { Outlet, ScrollRestoration } from 'react-router';
+import { ConfirmHost } from '@/components/ui/confirm-dialog';
 import { Footer } from './footer';
 import { Header } from './header';
 
@@ -12,6 +13,8 @@ export function MainLayout() {
         <Outlet />
       </Box>
       <Footer />
+      {/* The site's screens ask too (a trip's SOS). */}
+      <ConfirmHost />
       <ScrollRestoration />
     </Box>
   );

@@ -21,7 +21,7 @@ import {
   useTheme,
 } from '@mui/material';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, Outlet, ScrollRestoration, useLocation, useNavigate } from 'react-router';
 import { LanguageSelect } from '@/components/layout/language-select';
@@ -93,8 +93,9 @@ function PanelMenu({ onNavigate, preload }: { onNavigate: () => void; preload?: 
 }
 
 /** The admin shell (spec §2): a bar, the side menu (a drawer on a phone) and
- * the screen. Every panel screen renders inside it. */
-export function PanelLayout({ preload }: { preload?: PreloadScreen }) {
+ * the screen. Every panel screen renders inside it, under `banner` (the SOS
+ * alerts, wired in by the app). */
+export function PanelLayout({ preload, banner }: { preload?: PreloadScreen; banner?: ReactNode }) {
   const client = useQueryClient();
   const { t } = useTranslation();
   const settings = useSettings();
@@ -180,6 +181,7 @@ export function PanelLayout({ preload }: { preload?: PreloadScreen }) {
       )}
       <Box component="main" sx={{ flexGrow: 1, minWidth: 0, p: { xs: 1.5, sm: 2, md: 3 } }}>
         <Toolbar />
+        {banner}
         <Outlet />
       </Box>
       <ConfirmHost />

@@ -15,7 +15,7 @@ export interface PanelMenuGroup {
 
 /** In the spec's order: home first and logout last are drawn by the shell. */
 export const PANEL_MENU: PanelMenuGroup[] = [
-  { items: ['/dashboard', '/dispatch', '/bookings', '/addbookings'] },
+  { items: ['/dashboard', '/dispatch', '/sos', '/bookings', '/addbookings'] },
   { title: 'panel.group_users', items: ['/riders', '/drivers', '/fleetadmins', '/alladmin'] },
   { items: ['/cartypes', '/cancelreasons', '/promos', '/notifications'] },
   { title: 'panel.group_wallet', items: ['/earningreports', '/driverearning', '/addtowallet', '/withdraws'] },

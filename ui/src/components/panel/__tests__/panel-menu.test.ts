@@ -10,7 +10,7 @@ describe('the panel menu', () => {
 
   it('shows an admin every screen of the spec, grouped as users, wallet and settings', () => {
     expect(paths('admin')).toEqual([
-      '/dashboard', '/dispatch', '/bookings', '/addbookings',
+      '/dashboard', '/dispatch', '/sos', '/bookings', '/addbookings',
       '/riders', '/drivers', '/fleetadmins', '/alladmin',
       '/cartypes', '/cancelreasons', '/promos', '/notifications',
       '/earningreports', '/driverearning', '/addtowallet', '/withdraws',
@@ -24,8 +24,8 @@ describe('the panel menu', () => {
     ]);
   });
 
-  it('shows a fleet admin only the dashboard, live dispatch, bookings, drivers, driver earning, earning reports and profile', () => {
-    expect(paths('fleetadmin')).toEqual(['/dashboard', '/dispatch', '/bookings', '/drivers', '/earningreports', '/driverearning', '/profile']);
+  it('shows a fleet admin only the dashboard, live dispatch, SOS, bookings, drivers, driver earning, earning reports and profile', () => {
+    expect(paths('fleetadmin')).toEqual(['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/earningreports', '/driverearning', '/profile']);
     // Groups with nothing left for them disappear, headings included.
     expect(panelMenuFor('fleetadmin').map((group) => group.title).filter(Boolean)).toEqual(['panel.group_users', 'panel.group_wallet']);
   });

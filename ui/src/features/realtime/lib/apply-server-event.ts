@@ -8,6 +8,7 @@ import type {
   ChatMessage,
   Offer,
   Page,
+  SosAlert,
   Tracking,
   TrackingPoint,
   User,
@@ -168,11 +169,33 @@ export function serverEventHandlers(client: QueryClient, context: EventContext) 
     notification: (payload: { key?: string; title?: string; body?: string; booking?: string | null }) =>
       applyNotification(payload, context),
     drivers: (payload: unknown) => client.setQueryData(queryKeys.liveDrivers, payload),
+    sos: (payload: SosAlert) => applySos(client, payload),
   } as const;
+}
+
+/** Issue #33: an alert raised, taken or resolved. The banners' list keeps
+ * the open ones, newest first; the panel's pages and the alert's own query
+ * take the new copy (a new alert makes the pages read again). */
+export function applySos(client: QueryClient, alert: SosAlert) {
+  if (!alert?.id) return;
+  client.setQueryData<SosAlert[]>(queryKeys.sos.open, (open) => {
+    if (open === undefined) return open;
+    const others = open.filter((item) => item.id !== alert.id);
+    return alert.state === 'open' ? [alert, ...others].sort((a, b) => b.created_at - a.created_at) : others;
+  });
+  client.setQueryData<SosAlert>(queryKeys.sos.detail(alert.id), (current) => (current ? alert : current));
+  let listed = false;
+  client.setQueriesData<Page<SosAlert>>({ queryKey: queryKeys.sos.list }, (page) => {
+    if (!page?.items?.some((item) => item.id === alert.id)) return page;
+    listed = true;
+    return { ...page, items: page.items.map((item) => (item.id === alert.id ? alert : item)) };
+  });
+  if (!listed) void client.invalidateQueries({ queryKey: queryKeys.sos.list });
 }
 
 /** After a (re)connection, anything live may have changed while we were away. */
 export function refreshLiveQueries(client: QueryClient) {
+  void client.invalidateQueries({ queryKey: queryKeys.sos.all });
   void client.invalidateQueries({ queryKey: queryKeys.tasks });
   void client.invalidateQueries({ queryKey: queryKeys.bookings.all });
   void client.invalidateQueries({ queryKey: ['chat'] });

@@ -5,6 +5,7 @@ import TripOriginIcon from '@mui/icons-material/TripOrigin';
 import { Alert, Avatar, Box, Button, Card, CardContent, Grid, Link, Stack, TextField, Typography } from '@mui/material';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
 import { MAP_HEIGHT } from '@/components/map/types';
 import { useSettings } from '@/lib/app-data';
@@ -67,6 +68,10 @@ export function DriverTripPanel({
             {t('trip.title', { reference: booking.reference })}
           </Typography>
           <StatusChip status={booking.status} size="medium" />
+          {/* In the header, where it never pushes the next action down. */}
+          <Box sx={{ marginInlineStart: 'auto' }}>
+            <SosButton booking={booking} lastPosition={position} />
+          </Box>
         </Stack>
 
         {/* The next action, first and always in the same place: a driver in a car does not scroll. */}

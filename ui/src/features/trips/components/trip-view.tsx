@@ -16,6 +16,7 @@ import {
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PaymentProviderDialog } from '@/components/payment/payment-provider-dialog';
+import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
 import { MAP_HEIGHT } from '@/components/map/types';
 import { useSettings } from '@/lib/app-data';
@@ -110,6 +111,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
           </Typography>
         </Stack>
         <TripProgress status={booking.status} />
+        <SosButton booking={booking} lastPosition={latest} />
         {booking.status === 'CANCELLED' && (
           <Alert severity="error" sx={{ my: 2 }}>
             {t('trip.cancelled', { reason: booking.reason })}

@@ -274,6 +274,18 @@ pub struct DriverStatusResponse {
     pub driverActiveStatus: bool,
 }
 
+/// `GET /api/v1/settings`: the settings (the dispatch tuning for admins
+/// only) and one fact about the server that is not a setting.
+#[derive(Serialize, ToSchema)]
+pub struct PublicSettings {
+    #[serde(flatten)]
+    pub settings: wayfare_engine::Settings,
+    /// True when the server runs the demo city (`--demo`): only then does the
+    /// driver's console offer to simulate driving. Not a setting: the
+    /// command line or the configuration decides it, never `PATCH /settings`.
+    pub demoCity: bool,
+}
+
 /// A position from a driver's device (`wayfare_actors::LocationUpdate`,
 /// the same as the socket's `location` event).
 #[derive(Serialize, ToSchema)]

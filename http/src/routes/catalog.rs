@@ -34,7 +34,7 @@ const ADMIN_ONLY: [&str; 6] = [
     tag = "catalog",
     summary = "Platform settings",
     description = "Everyone. `demoCity` (read-only, not a setting) is true when the server runs the demo city (`--demo`). Admins also get the dispatch tuning (`dispatchPolicy`: `broadcast`, `waves`, `nearest` or `batch`; `dispatchWaveSize`, `dispatchOfferSeconds`, `dispatchMaxWaves`, `dispatchRadiusStep`, `dispatchBatchSeconds`).",
-    responses((status = 200, description = "The settings", body = wayfare_engine::Settings))
+    responses((status = 200, description = "The settings", body = crate::openapi::schemas::PublicSettings))
 )]
 async fn settings(State(state): State<AppState>, MaybeUser(user): MaybeUser) -> ApiResult<Json<Value>> {
     let catalog = state.runtime.catalog();

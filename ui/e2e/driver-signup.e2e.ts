@@ -169,6 +169,9 @@ describe('drivers sign themselves up', () => {
     await page.getByTestId('driver-online-toggle').click();
     await waitForAttribute(page, 'driver-console', 'data-online', 'true');
     await screenshot(page, 'driver-signup-online-phone');
+    // Offline again: the other files' bookings are meant for their own drivers.
+    await page.getByTestId('driver-online-toggle').click();
+    await waitForAttribute(page, 'driver-console', 'data-online', 'false');
     await driver.context.close();
   });
 

@@ -37,7 +37,8 @@ describe('SOS: a rider raises it, an admin resolves it', () => {
     browser = await launchBrowser();
     adminToken = await apiSignIn('admin@demo.wayfare');
     riderToken = await apiSignIn('rider1@demo.wayfare');
-    driverToken = await apiSignIn('driver1@demo.wayfare');
+    // driver16 drives an Economy car and no other file uses them.
+    driverToken = await apiSignIn('driver16@demo.wayfare');
     before = (await call('GET', '/settings', null)) as typeof before;
     // The admin assigns the trip by hand, and the platform has a panic number.
     await call('PATCH', '/settings', adminToken, { autoDispatch: false, panic: PANIC });
@@ -66,6 +67,7 @@ describe('SOS: a rider raises it, an admin resolves it', () => {
       await call('POST', `/bookings/${booking.id}/pay`, driverToken, { payment_mode: 'cash' }).catch(() => undefined);
       await call('POST', `/bookings/${booking.id}/rate`, riderToken, { rating: 5 }).catch(() => undefined);
     }
+    if (driverToken) await call('POST', '/drivers/me/status', driverToken, { driverActiveStatus: false }).catch(() => undefined);
     if (adminToken && before) await call('PATCH', '/settings', adminToken, { autoDispatch: before.autoDispatch, panic: before.panic ?? '' });
     await browser?.close();
   });

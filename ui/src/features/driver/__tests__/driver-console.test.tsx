@@ -79,6 +79,16 @@ describe("the driver's console", () => {
     expect(api.calls.find((call) => call.path === '/api/v1/drivers/me/location')?.body).toMatchObject({ lat: 39.2901, lng: -76.6001, accuracy: 9 });
   });
 
+  it('sends a fix that came within the second once the second is over, so the last place is never lost', async () => {
+    const api = mockApi({ 'POST /api/v1/drivers/me/location': () => ({ ok: true }), 'GET /api/v1/tasks': () => ({ items: [] }) });
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    gps.fix(39.29, -76.6);
+    gps.fix(39.2905, -76.6005);
+    gps.fix(39.291, -76.601);
+    const sent = () => api.calls.filter((call) => call.path === '/api/v1/drivers/me/location').map((call) => (call.body as { lat: number }).lat);
+    await vi.waitFor(() => expect(sent()).toEqual([39.29, 39.291]), { timeout: 3_000 });
+  });
+
   it('says when no position came for 30 seconds', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
     mockApi({ 'POST /api/v1/drivers/me/location': () => ({ ok: true }), 'GET /api/v1/tasks': () => ({ items: [] }) });

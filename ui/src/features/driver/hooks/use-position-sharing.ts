@@ -73,15 +73,36 @@ export function usePositionSharing({ online, trip, home, demoCity }: { online: b
     if (!online) outbox.clear();
   }, [online, outbox]);
 
+  // At most one fix a second; a fix that comes sooner waits its turn, and
+  // only the newest of those goes, so the last place is never lost.
   const lastSent = useRef(0);
+  const waiting = useRef<{ fix: DriverPosition | null; timer: ReturnType<typeof setTimeout> | null }>({ fix: null, timer: null });
+  const send = (fix: DriverPosition) => {
+    lastSent.current = Date.now();
+    void outbox.push(payloadOf(fix));
+  };
   const publish = (next: DriverPosition, force = false) => {
     setPosition(next);
     if (!onlineRef.current) return;
-    const now = Date.now();
-    if (!force && now - lastSent.current < TICK_MS) return;
-    lastSent.current = now;
-    void outbox.push(payloadOf(next));
+    const wait = TICK_MS - (Date.now() - lastSent.current);
+    if (force || wait <= 0) {
+      waiting.current.fix = null;
+      send(next);
+      return;
+    }
+    waiting.current.fix = next;
+    waiting.current.timer ??= setTimeout(() => {
+      const fix = waiting.current.fix;
+      waiting.current = { fix: null, timer: null };
+      if (fix && onlineRef.current) send(fix);
+    }, wait);
   };
+  useEffect(
+    () => () => {
+      if (waiting.current.timer) clearTimeout(waiting.current.timer);
+    },
+    [],
+  );
   const publishRef = useRef(publish);
   publishRef.current = publish;
 

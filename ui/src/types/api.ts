@@ -70,6 +70,10 @@ export interface Settings {
   mapStyleUrl?: string;
   /** The documents a driver must have approved to go online (issue #33). */
   driverDocuments?: DocumentKind[];
+  /** Minutes a Book Now booking waits for a driver before the system cancels it (`no_driver_available`). */
+  noDriverCancelMinutes?: number;
+  /** Minutes after payment a booking nobody rated completes by itself. */
+  autoCompleteMinutes?: number;
   [key: string]: unknown;
 }
 
@@ -205,6 +209,17 @@ export interface Booking {
   pickUpInstructions: string;
   deliveryInstructions: string;
   dispatch?: { deadline: number | null };
+  /** Where the trip really ended (the driver's position at Reached); the booked `drop` is never overwritten. */
+  actualDrop?: Place | null;
+  /** When the search for a driver began (creation for Book Now, payment for prepaid, the Book Later dispatch time). */
+  searchingSince?: number | null;
+  /** The part of the cancellation fee the rider's wallet could not cover (negative balances off): owed. */
+  cancellationFeeOwed?: number;
+  /** What an admin has refunded to the rider's wallet from this booking. */
+  refunded?: number;
+  /** The server's timers: `auto_cancel.at` is when a booking without a driver (or payment) gives up,
+   * `auto_complete.at` when a paid booking nobody rated completes. */
+  timers?: Partial<Record<'offer_expiry' | 'dispatch_retry' | 'auto_cancel' | 'book_later_dispatch' | 'auto_complete', { at: number; generation: number } | null>>;
   updatedAt: number;
   /** Goes up by one with each change: of two copies, the higher is newer. */
   version: number;
@@ -303,6 +318,51 @@ export interface Estimate {
   promo_applied?: boolean;
   discount_amount?: number;
   payableAmount?: number;
+  /** How the fare is made (the engine's formula): each part already rounded to `settings.decimal`. */
+  breakdown?: FareBreakdown;
+}
+
+export interface FareBreakdown {
+  base: number;
+  distance: number;
+  time: number;
+  parcel: number;
+  option: number;
+  /** What the minimum fare adds on top of the formula (0 when the formula is above it). */
+  minimumTopUp: number;
+  convenienceFees: number;
+  /** The promo's discount (0 without one). */
+  promo: number;
+  /** What the rider pays: the sum of the parts less the promo. */
+  payable: number;
+}
+
+/** One wallet movement made by a booking (`GET /bookings/{id}/ledger`). */
+export interface LedgerEntry {
+  user: string;
+  userName: string;
+  role: Role;
+  type: 'Credit' | 'Debit' | 'Withdraw';
+  amount: number;
+  date: number;
+  txRef: string;
+}
+
+/** Money owed to the platform (`GET /reports/owed`). */
+export interface OwedReport {
+  /** Bookings in PENDING: the trip is over, the card payment has not come. */
+  pending: Booking[];
+  /** Cancellation fees the rider's wallet could not cover. */
+  fees: OwedFee[];
+}
+
+export interface OwedFee {
+  booking: string;
+  reference: string;
+  customer: string;
+  customer_name: string;
+  owed: number;
+  date: number;
 }
 
 export interface PlaceSuggestion {

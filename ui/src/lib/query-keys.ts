@@ -14,6 +14,12 @@ export const queryKeys = {
   tasks: ['tasks'] as const,
   chat: (bookingId: string) => ['chat', bookingId] as const,
   tracking: (bookingId: string) => ['tracking', bookingId] as const,
+  /** A booking's dispatch timeline; the console's `dispatch` events mark it stale. */
+  dispatchTimeline: (bookingId: string) => ['dispatch', 'timeline', bookingId] as const,
+  /** Issue #34: the wallet entries a booking made, for the panel's booking page. */
+  bookingLedger: (bookingId: string) => ['bookings', 'ledger', bookingId] as const,
+  /** Issue #34: unpaid trips and owed cancellation fees. */
+  owedReport: ['reports', 'owed'] as const,
   wallet: (userId: string) => ['wallet', userId] as const,
   withdraws: (userId: string) => ['withdraws', userId] as const,
   cancelReasons: ['cancelreasons'] as const,

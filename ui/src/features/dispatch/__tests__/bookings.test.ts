@@ -12,7 +12,7 @@ import {
   waitBucket,
   type ConsoleBooking,
 } from '../lib/bookings';
-import type { DispatchEntry } from '../lib/types';
+import type { DispatchEntry } from '@/lib/dispatch-entries';
 
 const NOW = 1_800_000_000_000;
 const positions: Record<string, { lat: number; lng: number }> = {

@@ -6,7 +6,8 @@ import DispatchScreen from '@/app/routes/panel/dispatch';
 import { testBooking } from '@/testing/fixtures';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
-import type { DispatchEntry, Figures } from '../lib/types';
+import type { DispatchEntry } from '@/lib/dispatch-entries';
+import type { Figures } from '../lib/types';
 
 const emitted: { event: string; payload: unknown }[] = [];
 /** What the server answers the client's `console` event. */

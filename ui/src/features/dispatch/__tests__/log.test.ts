@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { carTypesOf, filterLog, LOG_LIMIT, mergeEntries, NO_FILTER, pushEntry } from '../lib/log';
-import type { DispatchEntry } from '../lib/types';
+import type { DispatchEntry } from '@/lib/dispatch-entries';
 
 const entry = (at: number, kind: DispatchEntry['kind'], extra: Partial<DispatchEntry> = {}): DispatchEntry => ({
   at,

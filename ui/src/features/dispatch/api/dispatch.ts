@@ -1,19 +1,20 @@
 // The console's REST reads and writes (docs/architecture.md "Live dispatch
-// console"): the starting state, a booking's dispatch timeline, its tracked
-// path for replay, a message to a driver, the fleets for the log filter and
-// the drivers' names.
+// console"): the starting state, a booking's tracked path for replay, a
+// message to a driver, the fleets for the log filter and the drivers' names.
 import { queryOptions, useMutation, useQuery } from '@tanstack/react-query';
 import type { PageAnswer } from '@/components/panel/panel-table-model';
 import { api, apiRequest } from '@/lib/api-client';
+import type { DispatchEntry } from '@/lib/dispatch-entries';
 import { queryKeys } from '@/lib/query-keys';
 import type { Booking, Tracking, User } from '@/types/api';
 import { LOG_LIMIT } from '../lib/log';
-import type { ActiveBooking, DispatchEntry } from '../lib/types';
+import type { ActiveBooking } from '../lib/types';
 
 export const dispatchKeys = {
   active: ['dispatch', 'active'] as const,
   recentLog: ['dispatch', 'log'] as const,
-  timeline: (booking: string) => ['dispatch', 'timeline', booking] as const,
+  /** A booking's timeline is the shared query (`@/lib/dispatch-timeline`). */
+  timeline: queryKeys.dispatchTimeline,
   fleets: ['dispatch', 'fleets'] as const,
   route: (booking: string, driver: string) => ['dispatch', 'route', booking, driver] as const,
 };
@@ -48,17 +49,6 @@ export const recentLogQueryOptions = () =>
     // Without the backlog the console still runs on the socket.
     meta: { handlesErrors: true },
   });
-
-export const timelineQueryOptions = (booking: string) =>
-  queryOptions({
-    queryKey: dispatchKeys.timeline(booking),
-    queryFn: async ({ signal }) =>
-      listOf<DispatchEntry>(await api.get<unknown>(`/bookings/${booking}/dispatch`, undefined, signal), 'items', 'entries', 'events'),
-  });
-
-export function useTimeline(booking: string | null) {
-  return useQuery({ ...timelineQueryOptions(booking ?? ''), enabled: Boolean(booking) });
-}
 
 /** The booking itself (shared with the rest of the app's cache, which the socket keeps current). */
 export function useConsoleBooking(booking: string | null, known: Booking | null) {

@@ -5,17 +5,17 @@ import ReplayIcon from '@mui/icons-material/Replay';
 import { Box, Button, Chip, CircularProgress, Divider, Drawer, IconButton, Stack, Typography } from '@mui/material';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TimelineView } from '@/components/dispatch/timeline-view';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useNow } from '@/hooks/use-now';
+import { shortId } from '@/lib/dispatch-entries';
+import { durationText } from '@/lib/durations';
 import type { Booking, BookingStatus, LatLng } from '@/types/api';
 import { useConsoleBooking } from '../api/dispatch';
 import { useConsoleTopic } from '../hooks/use-console-topic';
 import { isWaiting, secondsLeft, waitingSince } from '../lib/bookings';
-import { durationText } from '../lib/durations';
-import { shortId } from '../lib/entry-text';
 import type { ConsoleStore } from '../stores/console-store';
 import { ReplayControls } from './replay-controls';
-import { TimelineView } from './timeline-view';
 
 /** What the screen that hosts the console lets it do to a booking: the
  * panel's own assign and cancel dialogs, and the rules for offering them. */

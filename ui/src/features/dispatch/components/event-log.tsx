@@ -12,12 +12,11 @@ import {
 import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DISPATCH_KINDS, entryText, shortId, type DispatchEntry, type DispatchKind } from '@/lib/dispatch-entries';
 import type { User } from '@/types/api';
 import { useFleets } from '../api/dispatch';
 import { useConsoleTopic } from '../hooks/use-console-topic';
-import { entryText, shortId } from '../lib/entry-text';
 import { carTypesOf, filterLog, NO_FILTER, type LogFilter } from '../lib/log';
-import { DISPATCH_KINDS, type DispatchEntry, type DispatchKind } from '../lib/types';
 import type { ConsoleStore } from '../stores/console-store';
 
 /** Rows drawn at once: the newest; the filter finds older ones. */

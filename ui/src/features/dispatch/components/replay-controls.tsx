@@ -5,8 +5,8 @@ import dayjs from 'dayjs';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
+import { durationText } from '@/lib/durations';
 import { useReplayTracking } from '../api/dispatch';
-import { durationText } from '../lib/durations';
 import { advance, REPLAY_SPEEDS, replayPoints, replayPosition, stageTimes, type ReplaySpeed } from '../lib/replay';
 import type { ConsoleStore } from '../stores/console-store';
 

@@ -1,9 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import type { DispatchEntry } from '@/lib/dispatch-entries';
 import { connectSocket } from '@/lib/socket';
 import type { Booking } from '@/types/api';
 import { activeBookingsQueryOptions, dispatchKeys, recentLogQueryOptions } from '../api/dispatch';
-import type { ConsoleEvent, DispatchEntry, HexesEvent } from '../lib/types';
+import type { ConsoleEvent, HexesEvent } from '../lib/types';
 import type { ConsoleStore } from '../stores/console-store';
 
 export type ResolutionState = { state: 'idle' } | { state: 'asking' } | { state: 'refused'; code: string };

@@ -2,7 +2,8 @@
 // when, the offers it holds now (from `GET /dispatch/active`, then the
 // `dispatch` log's offered and withdrawn entries) and who is driving to it.
 import type { Booking, BookingStatus, LatLng } from '@/types/api';
-import type { ActiveBooking, DispatchEntry } from './types';
+import type { DispatchEntry } from '@/lib/dispatch-entries';
+import type { ActiveBooking } from './types';
 
 export interface ConsoleOffer {
   driver: string;

@@ -2,7 +2,7 @@
 // timeline and the drawer, and their fleet for the log's fleet filter. Read
 // once per driver, in batches (`GET /users?ids=`, up to 100 a call), the
 // first time something asks; the feed carries ids only, 10,000 a second.
-import { shortId } from './entry-text';
+import { shortId } from '@/lib/dispatch-entries';
 
 export interface DriverInfo {
   name: string;

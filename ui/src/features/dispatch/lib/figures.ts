@@ -1,6 +1,6 @@
 // The live figures strip: which figures, in what order, how each is worded,
 // and the series its sparkline draws from the last hour.
-import { durationText, rateText, type Worded } from './durations';
+import { durationText, rateText, type Worded } from '@/lib/durations';
 import type { Figures } from './types';
 
 export type FigureKey = Exclude<keyof Figures, 'at'>;

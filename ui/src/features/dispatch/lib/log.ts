@@ -1,6 +1,6 @@
 // The console's event log: the `dispatch` entries, newest first, the last
 // few hundred, and the filters a dispatcher narrows them with.
-import type { DispatchEntry, DispatchKind } from './types';
+import type { DispatchEntry, DispatchKind } from '@/lib/dispatch-entries';
 
 export const LOG_LIMIT = 500;
 

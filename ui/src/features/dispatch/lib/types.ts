@@ -23,32 +23,6 @@ export interface FeedDriver {
   stale?: boolean;
 }
 
-export type DispatchKind = 'offered' | 'withdrawn' | 'accepted' | 'no_candidates' | 'exhausted' | 'cancelled';
-
-export const DISPATCH_KINDS: DispatchKind[] = ['offered', 'withdrawn', 'accepted', 'no_candidates', 'exhausted', 'cancelled'];
-
-export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
-
-/** One entry of the dispatch log (the `dispatch` event, and the timeline's rows). */
-export interface DispatchEntry {
-  at: number;
-  booking: string;
-  kind: DispatchKind;
-  car_type?: string | null;
-  /** offered, no_candidates */
-  wave?: number;
-  /** offered, withdrawn */
-  drivers?: string[];
-  /** offered: parallel to `drivers`. */
-  distances_km?: (number | null)[];
-  /** offered: when the offers lapse. */
-  deadline?: number | null;
-  /** withdrawn */
-  reason?: WithdrawReason;
-  /** accepted */
-  driver?: string;
-}
-
 /** The engine's `console::Figures`. Durations in milliseconds, rates 0 to 1;
  * null when nothing happened to measure. */
 export interface Figures {

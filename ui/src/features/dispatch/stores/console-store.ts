@@ -7,6 +7,7 @@
 // This is a deliberate second copy of server state next to TanStack Query
 // (STYLE.md prefers the query cache): the cache would hand React a new list
 // per message, which is the cost this store exists to avoid.
+import type { DispatchEntry } from '@/lib/dispatch-entries';
 import type { Booking } from '@/types/api';
 import {
   applyBooking,
@@ -22,7 +23,7 @@ import { FEED_MEASURE, measureSince } from '../lib/feed-measure';
 import { DriverDirectory, type NamedUser } from '../lib/driver-directory';
 import { mergeEntries, pushEntry } from '../lib/log';
 import type { ReplayPosition } from '../lib/replay';
-import type { ActiveBooking, ConsoleEvent, DispatchEntry, FeedDriver, HexesEvent } from '../lib/types';
+import type { ActiveBooking, ConsoleEvent, FeedDriver, HexesEvent } from '../lib/types';
 
 export type Topic = 'drivers' | 'bookings' | 'log' | 'figures' | 'hexes' | 'replay' | 'names';
 

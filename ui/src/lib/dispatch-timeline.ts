@@ -1,7 +1,11 @@
 // A booking's dispatch timeline (`GET /bookings/{id}/dispatch`): the raw
 // entries in order, with the time since the first and since the one before,
-// and the waves with each offered driver's distance and what became of the offer.
-import type { DispatchEntry, DispatchKind, WithdrawReason } from './types';
+// and the waves with each offered driver's distance and what became of the
+// offer. The live console's drawer and the booking's own page both read it.
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { api } from '@/lib/api-client';
+import type { DispatchEntry, DispatchKind, WithdrawReason } from '@/lib/dispatch-entries';
+import { queryKeys } from '@/lib/query-keys';
 
 export interface TimelineRow {
   entry: DispatchEntry;
@@ -99,4 +103,26 @@ export function buildTimeline(entries: readonly DispatchEntry[], since?: number)
     firstOfferAfter: firstOfferAt === null ? null : firstOfferAt - start,
     acceptedAfter: acceptedAt === null ? null : acceptedAt - start,
   };
+}
+
+/** The answer may come bare or wrapped (`{items}`, older servers `{entries}` or `{events}`). */
+function entriesOf(payload: unknown): DispatchEntry[] {
+  if (Array.isArray(payload)) return payload as DispatchEntry[];
+  if (payload && typeof payload === 'object') {
+    for (const name of ['items', 'entries', 'events']) {
+      const value = (payload as Record<string, unknown>)[name];
+      if (Array.isArray(value)) return value as DispatchEntry[];
+    }
+  }
+  return [];
+}
+
+export const timelineQueryOptions = (booking: string) =>
+  queryOptions({
+    queryKey: queryKeys.dispatchTimeline(booking),
+    queryFn: async ({ signal }) => entriesOf(await api.get<unknown>(`/bookings/${booking}/dispatch`, undefined, signal)),
+  });
+
+export function useTimeline(booking: string | null) {
+  return useQuery({ ...timelineQueryOptions(booking ?? ''), enabled: Boolean(booking) });
 }

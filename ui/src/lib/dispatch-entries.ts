@@ -1,5 +1,32 @@
-// One dispatch entry in words, for the log and the timeline.
-import type { DispatchEntry } from '../lib/types';
+// The dispatch log's entries (docs/api.md: the socket's `dispatch` event and
+// `GET /bookings/{id}/dispatch`), and one entry in words: the live console's
+// log and every booking's dispatch timeline read them.
+
+export type DispatchKind = 'offered' | 'withdrawn' | 'accepted' | 'no_candidates' | 'exhausted' | 'cancelled';
+
+export const DISPATCH_KINDS: DispatchKind[] = ['offered', 'withdrawn', 'accepted', 'no_candidates', 'exhausted', 'cancelled'];
+
+export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
+
+/** One entry of the dispatch log (the `dispatch` event, and the timeline's rows). */
+export interface DispatchEntry {
+  at: number;
+  booking: string;
+  kind: DispatchKind;
+  car_type?: string | null;
+  /** offered, no_candidates */
+  wave?: number;
+  /** offered, withdrawn */
+  drivers?: string[];
+  /** offered: parallel to `drivers`. */
+  distances_km?: (number | null)[];
+  /** offered: when the offers lapse. */
+  deadline?: number | null;
+  /** withdrawn */
+  reason?: WithdrawReason;
+  /** accepted */
+  driver?: string;
+}
 
 type Translate = (key: string, values?: Record<string, unknown>) => string;
 

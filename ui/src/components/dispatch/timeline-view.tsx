@@ -3,11 +3,10 @@ import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useSettings } from '@/lib/app-data';
+import { entryText, shortId } from '@/lib/dispatch-entries';
+import { buildTimeline, useTimeline, type OfferOutcome } from '@/lib/dispatch-timeline';
+import { durationText } from '@/lib/durations';
 import { distanceIn } from '@/lib/format';
-import { useTimeline } from '../api/dispatch';
-import { durationText } from '../lib/durations';
-import { entryText, shortId } from '../lib/entry-text';
-import { buildTimeline, type OfferOutcome } from '../lib/timeline';
 
 const OUTCOME_COLOURS: Record<OfferOutcome, 'default' | 'success' | 'warning' | 'error' | 'info'> = {
   pending: 'info',
@@ -20,7 +19,8 @@ const OUTCOME_COLOURS: Record<OfferOutcome, 'default' | 'success' | 'warning' | 
 
 /** A booking's dispatch from storage: its waves, each offered driver with
  * the distance and what became of the offer, and every entry with the time
- * since the one before. */
+ * since the one before. Drawn by the live console's drawer and by the
+ * booking's page in the panel. */
 export function TimelineView({
   booking,
   since,
@@ -29,8 +29,9 @@ export function TimelineView({
 }: {
   booking: string;
   since?: number;
-  onDriver: (driver: string) => void;
-  /** Names a driver (the console's directory). */
+  /** Opens a driver (the console's message dialog); without it names are plain text. */
+  onDriver?: (driver: string) => void;
+  /** Names a driver (the console's directory, the page's users). */
   driverName?: (driver: string) => string;
 }) {
   const { t } = useTranslation();
@@ -75,9 +76,13 @@ export function TimelineView({
                 >
                   <ListItemText
                     primary={
-                      <Box component="button" type="button" onClick={() => onDriver(offer.driver)} sx={{ all: 'unset', cursor: 'pointer', textDecoration: 'underline dotted' }}>
-                        {driverName(offer.driver)}
-                      </Box>
+                      onDriver ? (
+                        <Box component="button" type="button" onClick={() => onDriver(offer.driver)} sx={{ all: 'unset', cursor: 'pointer', textDecoration: 'underline dotted' }}>
+                          {driverName(offer.driver)}
+                        </Box>
+                      ) : (
+                        driverName(offer.driver)
+                      )
                     }
                     secondary={[
                       distance ? t(distance.unit, { value: distance.value }) : null,

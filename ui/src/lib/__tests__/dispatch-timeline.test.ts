@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { durationText, rateText } from '../lib/durations';
-import { buildTimeline } from '../lib/timeline';
-import type { DispatchEntry } from '../lib/types';
+import type { DispatchEntry } from '../dispatch-entries';
+import { buildTimeline } from '../dispatch-timeline';
+import { durationText, rateText } from '../durations';
 
 const T0 = 1_800_000_000_000;
 const at = (seconds: number) => T0 + seconds * 1000;

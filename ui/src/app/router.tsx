@@ -7,7 +7,7 @@ import { inPanelShell, isPanelRole } from '@/components/panel/panel-menu';
 import { PanelLayout } from '@/components/panel/panel-layout';
 import { FullPageSpinner } from '@/components/ui/full-page-spinner';
 import { useUser } from '@/lib/auth';
-import { PROTECTED_ROUTES } from '@/lib/authorization';
+import { BOOKING_PAGE_ROUTE, PROTECTED_ROUTES } from '@/lib/authorization';
 import { SosBanner } from '@/features/sos/components/sos-banner';
 import { prefetchPanelBookings } from '@/features/trips/api/panel-bookings';
 import { ProtectedRoute } from './routes/protected-route';
@@ -22,7 +22,9 @@ function Loading({ children }: { children: ReactNode }) {
   return <Suspense fallback={<FullPageSpinner label={t('common.loading')} />}>{children}</Suspense>;
 }
 
-const panelPaths = Object.keys(PROTECTED_ROUTES).filter((path) => path !== '/bookings' && path !== '/profile');
+// Menu screens: /bookings and /profile are drawn below for every role, and a
+// page with a parameter (a booking's own page) has a route of its own.
+const panelPaths = Object.keys(PROTECTED_ROUTES).filter((path) => path !== '/bookings' && path !== '/profile' && !path.includes(':'));
 
 // One module per panel screen, app/routes/panel/<path>.tsx.
 const panelScreens = import.meta.glob<{ default: ComponentType }>('./routes/panel/*.tsx');
@@ -73,6 +75,7 @@ const panelBookings = panelScreen('/bookings');
 const siteBookings = lazyRoute(() => import('./routes/bookings'));
 const panelProfile = panelScreen('/profile');
 const siteProfile = lazyRoute(() => import('./routes/profile'));
+const bookingPage = lazyRoute(() => import('./routes/panel-booking'));
 
 /** /bookings and /profile are everyone's: admins and fleet admins get the panel's screen. */
 function ForPanelRoles({ panel, other }: { panel: ReactNode; other: ReactNode }) {
@@ -108,6 +111,14 @@ export function createAppRouter() {
               <Loading>
                 <ForPanelRoles panel={panelProfile} other={siteProfile} />
               </Loading>
+            </ProtectedRoute>
+          ),
+        },
+        {
+          path: BOOKING_PAGE_ROUTE,
+          element: (
+            <ProtectedRoute path={BOOKING_PAGE_ROUTE}>
+              <Loading>{bookingPage}</Loading>
             </ProtectedRoute>
           ),
         },

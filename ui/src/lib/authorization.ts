@@ -27,12 +27,25 @@ export const PROTECTED_ROUTES: Record<string, Role[]> = {
   '/notifications': ADMIN,
   // Spec §6 gives fleet admins earning reports of their fleet (the §2 table lists it for admins only).
   '/earningreports': PANEL,
+  // Issue #34: unpaid trips and cancellation fees owed (a fleet admin: their fleet's).
+  '/moneyowed': PANEL,
+  // Issue #34: a booking's own page, opened from the bookings grid.
+  '/bookings/:id/manage': PANEL,
   '/addtowallet': ADMIN,
   '/withdraws': ADMIN,
   '/settings': ADMIN,
   '/appinfo': ADMIN,
   '/languagesetting': ADMIN,
 };
+
+/** Issue #34: the panel's page of one booking. Under /bookings, which riders
+ * and drivers also open (their own list), with a path of its own so the two
+ * never meet. */
+export const BOOKING_PAGE_ROUTE = '/bookings/:id/manage';
+
+export function bookingPagePath(id: string) {
+  return `/bookings/${encodeURIComponent(id)}/manage`;
+}
 
 /** True when a user of this type (undefined: not signed in) may open the path. */
 export function canAccess(path: string, role: Role | undefined): boolean {

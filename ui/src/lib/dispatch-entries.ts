@@ -28,6 +28,12 @@ export interface DispatchEntry {
   driver?: string;
 }
 
+/** The drivers an entry names. */
+export function entryDrivers(entry: DispatchEntry): string[] {
+  if (entry.drivers?.length) return entry.drivers;
+  return entry.driver ? [entry.driver] : [];
+}
+
 type Translate = (key: string, values?: Record<string, unknown>) => string;
 
 /** The last characters of an id: enough to tell drivers apart on screen

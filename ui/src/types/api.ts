@@ -184,6 +184,8 @@ export interface Booking {
   driver_contact: string;
   driverRating: number;
   vehicle_number: string;
+  /** The fleet admin of the booking's driver (null: an independent driver, or no driver yet). */
+  fleetadmin?: string | null;
   discount_amount: number;
   cashPaymentAmount: number;
   cardPaymentAmount: number;
@@ -197,6 +199,10 @@ export interface Booking {
   payment_mode: PaymentMode | null;
   gateway: string | null;
   prepaid: boolean;
+  /** When the winning driver accepted. */
+  acceptedAt?: number | null;
+  /** When the driver said they had arrived. */
+  driver_arrive_time?: number | null;
   trip_start_time: number | null;
   trip_end_time: number | null;
   total_trip_time: number;

@@ -6,7 +6,7 @@ import MapGL, { Layer, Marker, NavigationControl, Source, type MapRef } from 're
 import { drawGlyphsLeftToRight } from './glyph-direction';
 import { MarkerGraphic } from './markers';
 import { offlineStyle } from './offline-style';
-import { ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, type MapViewProps } from './types';
+import { ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, ROUTE_COLOUR, TRACK_COLOUR, type MapViewProps } from './types';
 
 drawGlyphsLeftToRight();
 
@@ -17,7 +17,7 @@ type Props = Omit<MapViewProps, 'styleUrl'> & {
   mapStyle?: string | StyleSpecification;
 };
 
-export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, mapStyle }: Props) {
+export default function MaplibreMap({ markers, route = [], track = [], height = MAP_HEIGHT, mapStyle }: Props) {
   const mapRef = useRef<MapRef>(null);
   // `data-map-idle`: drawn with every tile loaded; browser tests wait for it
   // before a screenshot. Set on the element, not in state: no re-render per tile.
@@ -34,14 +34,22 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
     }),
     [route],
   );
+  const trackData = useMemo<GeoJSON.Feature>(
+    () => ({
+      type: 'Feature',
+      properties: {},
+      geometry: { type: 'LineString', coordinates: track.map((point) => [point.lng, point.lat]) },
+    }),
+    [track],
+  );
   // Fit the view to what matters when the places (not the moving car) change.
-  const fixed = markers.filter((marker) => marker.kind === 'pickup' || marker.kind === 'drop');
+  const fixed = markers.filter((marker) => marker.kind === 'pickup' || marker.kind === 'drop' || marker.kind === 'end');
   // The moving car joins the view when it first appears, not on every move.
   const hasCar = markers.some((marker) => marker.kind === 'car' || marker.kind === 'car-busy' || marker.kind === 'me');
-  const fitKey = JSON.stringify([fixed.map((marker) => [marker.lat, marker.lng]), route.length, hasCar]);
+  const fitKey = JSON.stringify([fixed.map((marker) => [marker.lat, marker.lng]), route.length, track.length > 1, hasCar]);
   useEffect(() => {
     const map = mapRef.current;
-    const points = [...fixed, ...route, ...markers];
+    const points = [...fixed, ...route, ...track, ...markers];
     if (!map || points.length === 0) return;
     const lngs = points.map((point) => point.lng);
     const lats = points.map((point) => point.lat);
@@ -75,7 +83,7 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
         onData={() => markIdle(false)}
         onMoveStart={() => markIdle(false)}
         onLoad={(event) => {
-          const points = [...markers, ...route];
+          const points = [...markers, ...route, ...track];
           if (points.length > 1) {
             const lngs = points.map((point) => point.lng);
             const lats = points.map((point) => point.lat);
@@ -93,7 +101,12 @@ export default function MaplibreMap({ markers, route = [], height = MAP_HEIGHT, 
         {route.length > 1 && (
           <Source id="route" type="geojson" data={routeData}>
             <Layer id="route-casing" type="line" paint={{ 'line-color': '#ffffff', 'line-width': 9 }} layout={{ 'line-cap': 'round', 'line-join': 'round' }} />
-            <Layer id="route-line" type="line" paint={{ 'line-color': '#0b5c56', 'line-width': 5 }} layout={{ 'line-cap': 'round', 'line-join': 'round' }} />
+            <Layer id="route-line" type="line" paint={{ 'line-color': ROUTE_COLOUR, 'line-width': 5 }} layout={{ 'line-cap': 'round', 'line-join': 'round' }} />
+          </Source>
+        )}
+        {track.length > 1 && (
+          <Source id="track" type="geojson" data={trackData}>
+            <Layer id="track-line" type="line" paint={{ 'line-color': TRACK_COLOUR, 'line-width': 3, 'line-dasharray': [2, 1.5] }} layout={{ 'line-join': 'round' }} />
           </Source>
         )}
         {markers.map((marker) => (

@@ -3,6 +3,7 @@ import { CAR_MARKER_SIZE, type MarkerKind } from './types';
 const PIN_COLOURS: Record<Exclude<MarkerKind, 'car' | 'car-busy' | 'me'>, string> = {
   pickup: '#1f8a4c',
   drop: '#c7362b',
+  end: '#7b1fa2',
 };
 
 /** A pin for pickup and drop, a car (35 × 25) for the driver (grey while busy). */

@@ -2,10 +2,10 @@
 // projected into the box (for browsers without WebGL, and the unit tests).
 import { Box, Typography } from '@mui/material';
 import { MarkerGraphic } from './markers';
-import { ATTRIBUTION, MAP_HEIGHT, type MapViewProps } from './types';
+import { ATTRIBUTION, MAP_HEIGHT, ROUTE_COLOUR, TRACK_COLOUR, type MapViewProps } from './types';
 
-export function SvgMap({ markers, route = [], height = MAP_HEIGHT }: MapViewProps) {
-  const points = [...markers, ...route];
+export function SvgMap({ markers, route = [], track = [], height = MAP_HEIGHT }: MapViewProps) {
+  const points = [...markers, ...route, ...track];
   const lats = points.map((point) => point.lat);
   const lngs = points.map((point) => point.lng);
   const pad = 0.004;
@@ -20,6 +20,7 @@ export function SvgMap({ markers, route = [], height = MAP_HEIGHT }: MapViewProp
     y: points.length ? ((north - lat) / (north - south || 1)) * box : box / 2,
   });
   const path = route.map((point) => project(point.lat, point.lng));
+  const driven = track.map((point) => project(point.lat, point.lng));
   return (
     <Box sx={{ position: 'relative', height, bgcolor: '#e9eee9', borderRadius: 2, overflow: 'hidden' }} data-testid="map" data-renderer="svg">
       <svg viewBox={`0 0 ${width} ${box}`} preserveAspectRatio="none" width="100%" height="100%" aria-hidden="true">
@@ -27,8 +28,20 @@ export function SvgMap({ markers, route = [], height = MAP_HEIGHT }: MapViewProp
           <polyline
             points={path.map((point) => `${point.x},${point.y}`).join(' ')}
             fill="none"
-            stroke="#0b5c56"
+            stroke={ROUTE_COLOUR}
             strokeWidth={6}
+            strokeLinejoin="round"
+            vectorEffect="non-scaling-stroke"
+          />
+        )}
+        {driven.length > 1 && (
+          <polyline
+            data-testid="map-track"
+            points={driven.map((point) => `${point.x},${point.y}`).join(' ')}
+            fill="none"
+            stroke={TRACK_COLOUR}
+            strokeWidth={3}
+            strokeDasharray="6 4"
             strokeLinejoin="round"
             vectorEffect="non-scaling-stroke"
           />

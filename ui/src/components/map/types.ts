@@ -1,7 +1,8 @@
 import type { LatLng } from '@/types/api';
 
-/** `car-busy`: a driver on a trip, drawn like a car but greyed. */
-export type MarkerKind = 'pickup' | 'drop' | 'car' | 'car-busy' | 'me';
+/** `car-busy`: a driver on a trip, drawn like a car but greyed; `end`: where
+ * a trip really ended, when that is not its booked drop. */
+export type MarkerKind = 'pickup' | 'drop' | 'end' | 'car' | 'car-busy' | 'me';
 
 export interface MapMarker extends LatLng {
   id: string;
@@ -20,6 +21,8 @@ export interface MapViewProps {
   markers: MapMarker[];
   /** The route line, pickup to drop. */
   route?: LatLng[];
+  /** The path the driver really drove (the recorded tracking points), drawn over the route. */
+  track?: LatLng[];
   height?: MapHeight;
   /** A MapLibre style URL; the offline style when absent. */
   styleUrl?: string;
@@ -30,3 +33,5 @@ export const MAP_HEIGHT = 480;
 /** Spec §9: the car marker is 35 by 25. */
 export const CAR_MARKER_SIZE = { width: 35, height: 25 };
 export const ATTRIBUTION = '© OpenStreetMap contributors';
+export const ROUTE_COLOUR = '#0b5c56';
+export const TRACK_COLOUR = '#7b1fa2';

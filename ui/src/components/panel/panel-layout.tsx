@@ -28,7 +28,7 @@ import { LanguageSelect } from '@/components/layout/language-select';
 import { ConfirmHost } from '@/components/ui/confirm-dialog';
 import { useSettings } from '@/lib/app-data';
 import { useSignOut, useUser } from '@/lib/auth';
-import { menuLabel, PANEL_MENU_WIDTH, panelMenuFor } from './panel-menu';
+import { menuEntryOf, menuLabel, PANEL_MENU_WIDTH, panelMenuFor } from './panel-menu';
 
 /** Loads a screen's code, and its first data where that is known, ahead of
  * its click (the router knows where both are). */
@@ -42,6 +42,7 @@ function PanelMenu({ onNavigate, preload }: { onNavigate: () => void; preload?: 
   const navigate = useNavigate();
   const signOut = useSignOut();
   const groups = panelMenuFor(user?.usertype);
+  const current = menuEntryOf(location.pathname);
   return (
     <Box component="nav" aria-label={t('panel.menu_label')} data-testid="panel-menu" sx={{ overflowY: 'auto', pb: 2 }}>
       <List dense>
@@ -66,7 +67,7 @@ function PanelMenu({ onNavigate, preload }: { onNavigate: () => void; preload?: 
               onClick={onNavigate}
               onPointerEnter={() => preload?.(path, client)}
               onFocus={() => preload?.(path, client)}
-              selected={location.pathname === path}
+              selected={current === path}
               data-testid={`panel-menu-${path.slice(1)}`}
               sx={{ pl: group.title ? 3 : 2 }}
             >

@@ -1,6 +1,7 @@
 // The admin shell's side menu (spec §2 "Admin shell"): groups and entries,
 // filtered by the route table so each user type sees only what it may open.
-import { canAccess } from '@/lib/authorization';
+import { matchPath } from 'react-router';
+import { BOOKING_PAGE_ROUTE, canAccess } from '@/lib/authorization';
 import type { Role } from '@/types/api';
 
 /** Spec §9: the side menu is 240 wide. */
@@ -18,7 +19,7 @@ export const PANEL_MENU: PanelMenuGroup[] = [
   { items: ['/dashboard', '/dispatch', '/sos', '/bookings', '/addbookings'] },
   { title: 'panel.group_users', items: ['/riders', '/drivers', '/fleetadmins', '/alladmin'] },
   { items: ['/cartypes', '/cancelreasons', '/promos', '/notifications'] },
-  { title: 'panel.group_wallet', items: ['/earningreports', '/driverearning', '/addtowallet', '/withdraws'] },
+  { title: 'panel.group_wallet', items: ['/earningreports', '/moneyowed', '/driverearning', '/addtowallet', '/withdraws'] },
   { title: 'panel.group_settings', items: ['/appinfo', '/settings', '/languagesetting'] },
   { items: ['/profile'] },
 ];
@@ -36,10 +37,21 @@ export function isPanelRole(role: Role | undefined): boolean {
 
 const PANEL_PATHS = new Set(PANEL_MENU.flatMap((group) => group.items));
 
+/** Pages a menu screen opens that are not in the menu themselves (route
+ * patterns), each with the entry it belongs to. */
+const PANEL_PAGES: { pattern: string; entry: string }[] = [{ pattern: BOOKING_PAGE_ROUTE, entry: '/bookings' }];
+
+/** The menu entry a location belongs to (itself, or the screen a page was
+ * opened from), or null outside the panel. */
+export function menuEntryOf(pathname: string): string | null {
+  if (PANEL_PATHS.has(pathname)) return pathname;
+  return PANEL_PAGES.find((page) => matchPath(page.pattern, pathname))?.entry ?? null;
+}
+
 /** Admins and fleet admins see these paths inside the panel's shell; riders
  * and drivers see /bookings and /profile inside the public site's. */
 export function inPanelShell(path: string, role: Role | undefined): boolean {
-  return isPanelRole(role) && PANEL_PATHS.has(path);
+  return isPanelRole(role) && menuEntryOf(path) !== null;
 }
 
 export function menuLabel(path: string) {

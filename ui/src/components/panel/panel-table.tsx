@@ -4,7 +4,7 @@
 // states. Each screen gives it columns, where its rows come from and its actions.
 import DownloadIcon from '@mui/icons-material/Download';
 import SearchIcon from '@mui/icons-material/Search';
-import { Box, Button, InputAdornment, Paper, Stack, TextField, Typography } from '@mui/material';
+import { alpha, Box, Button, InputAdornment, Paper, Stack, TextField, Typography } from '@mui/material';
 import {
   DataGrid,
   GridActionsCellItem,
@@ -96,7 +96,13 @@ export interface PanelTableProps<Row extends GridValidRowModel> {
   onRowClick?: (row: Row) => void;
   /** Columns hidden until the user shows them from the column menu. */
   hiddenColumns?: string[];
+  /** A row to draw out with a tint of this colour (a booking no driver has). */
+  rowTone?: (row: Row) => RowTone | null;
 }
+
+export type RowTone = 'warning' | 'error' | 'info';
+
+const ROW_TONES: RowTone[] = ['warning', 'error', 'info'];
 
 const GRID_LOCALES = { ar: arSD, fr: frFR, en: enUS } as const;
 
@@ -192,6 +198,7 @@ export function PanelTable<Row extends GridValidRowModel>({
   rowHeight,
   onRowClick,
   hiddenColumns,
+  rowTone,
 }: PanelTableProps<Row>) {
   const { t, i18n } = useTranslation();
   const [searchText, setSearchText] = useState('');
@@ -225,7 +232,11 @@ export function PanelTable<Row extends GridValidRowModel>({
             <GridActionsCellItem
               icon={action.icon}
               label={t(action.label)}
-              onClick={action.onClick}
+              onClick={(event) => {
+                // The row's own click (opening it) is not this action's.
+                event.stopPropagation();
+                action.onClick();
+              }}
               disabled={action.disabled}
               data-testid={`action-${action.key}`}
             />
@@ -318,11 +329,24 @@ export function PanelTable<Row extends GridValidRowModel>({
             localeText={gridLocaleText(i18n.language)}
             pageSizeOptions={pageSizeOptions}
             onRowClick={onRowClick ? (params) => onRowClick(params.row) : undefined}
+            getRowClassName={rowTone ? (params) => (rowTone(params.row) ? `panel-row-${rowTone(params.row)}` : '') : undefined}
             initialState={hiddenColumns ? { columns: { columnVisibilityModel: Object.fromEntries(hiddenColumns.map((field) => [field, false])) } } : undefined}
             slots={{ noRowsOverlay: () => <EmptyOverlay text={emptyLabel} />, noResultsOverlay: () => <EmptyOverlay text={emptyLabel} /> }}
             // jsdom has no layout: draw every row there instead of the visible ones.
             disableVirtualization={import.meta.env.MODE === 'test'}
-            sx={{ border: 0, borderTop: 1, borderColor: 'divider', borderRadius: 0 }}
+            sx={(theme) => ({
+              border: 0,
+              borderTop: 1,
+              borderColor: 'divider',
+              borderRadius: 0,
+              ...(onRowClick ? { '& .MuiDataGrid-row': { cursor: 'pointer' } } : {}),
+              ...Object.fromEntries(
+                ROW_TONES.map((tone) => [
+                  `& .panel-row-${tone}`,
+                  { bgcolor: alpha(theme.palette[tone].main, 0.14), '&:hover': { bgcolor: alpha(theme.palette[tone].main, 0.22) } },
+                ]),
+              ),
+            })}
             {...(source.mode === 'server'
               ? {
                   paginationMode: 'server' as const,

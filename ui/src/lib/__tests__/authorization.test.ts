@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { homePathFor } from '@/lib/auth';
-import { canAccess, PROTECTED_ROUTES } from '@/lib/authorization';
+import { BOOKING_PAGE_ROUTE, bookingPagePath, canAccess, PROTECTED_ROUTES } from '@/lib/authorization';
 
 describe('the route table of spec §2', () => {
   it('lets everyone open the public pages', () => {
@@ -38,6 +38,16 @@ describe('the route table of spec §2', () => {
   it('lets fleet admins read earning reports of their fleet (spec §6, over the §2 table)', () => {
     expect(canAccess('/earningreports', 'fleetadmin')).toBe(true);
     expect(canAccess('/earningreports', 'driver')).toBe(false);
+  });
+
+  it("opens a booking's own page and the money owed to admins and fleet admins only (issue #34)", () => {
+    for (const path of [BOOKING_PAGE_ROUTE, '/moneyowed']) {
+      expect(canAccess(path, 'admin')).toBe(true);
+      expect(canAccess(path, 'fleetadmin')).toBe(true);
+      expect(canAccess(path, 'rider')).toBe(false);
+      expect(canAccess(path, 'driver')).toBe(false);
+    }
+    expect(bookingPagePath('b 1')).toBe('/bookings/b%201/manage');
   });
 
   it('refuses paths that are not in the table', () => {

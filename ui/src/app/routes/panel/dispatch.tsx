@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { PanelPage } from '@/components/panel/panel-page';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import type { ConsoleActions } from '@/features/dispatch/components/booking-drawer';
@@ -7,7 +8,6 @@ import { useCancelBooking } from '@/features/trips/api/bookings';
 import { AssignDriverDialog } from '@/features/trips/components/assign-driver-dialog';
 import { CancelDialog } from '@/features/trips/components/cancel-dialog';
 import { canAssign, canCancel } from '@/features/trips/lib/booking-status';
-import { useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { errorText } from '@/lib/server-errors';
@@ -39,21 +39,27 @@ function ConsoleCancel({ booking, onClose }: { booking: Booking; onClose: () => 
 
 /** Issue #15: the live dispatch console. The console is its own feature; the
  * bookings screen's assign and cancel dialogs and rules are wired in here,
- * where features meet. */
+ * where features meet. A link may open it on one booking, replaying its trip. */
 export default function DispatchScreen() {
   const { data: user } = useUser();
-  const settings = useSettings();
+  // Issue #34: a booking's page opens its replay here (`?booking=…&replay=1`).
+  const [params] = useSearchParams();
+  const opened = params.get('booking');
   const criticalEdits = useCriticalEditsAllowed();
   if (!user) return null;
   const actions: ConsoleActions = {
-    canAssign: (booking) => canAssign(booking, user.usertype, settings.autoDispatch),
+    canAssign: (booking) => canAssign(booking, user.usertype),
     canCancel: (booking) => canCancel(booking, user.usertype, criticalEdits),
     assignDialog: (booking, close) => <AssignDriverDialog booking={booking} onClose={close} />,
     cancelDialog: (booking, close) => <ConsoleCancel booking={booking} onClose={close} />,
   };
   return (
     <PanelPage title="panel.menu.dispatch">
-      <DispatchConsole isAdmin={user.usertype === 'admin'} actions={actions} />
+      <DispatchConsole
+        isAdmin={user.usertype === 'admin'}
+        actions={actions}
+        initialFocus={opened ? { booking: opened, replay: params.get('replay') === '1' } : undefined}
+      />
     </PanelPage>
   );
 }

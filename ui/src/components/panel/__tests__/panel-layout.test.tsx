@@ -32,7 +32,7 @@ describe('the admin shell', () => {
     const entries = within(menu)
       .getAllByRole('link', { hidden: true })
       .map((link) => link.textContent);
-    expect(entries).toEqual(['Home', 'Dashboard', 'Live dispatch', 'SOS', 'Bookings', 'Drivers', 'Earning reports', 'Driver earning', 'Profile']);
+    expect(entries).toEqual(['Home', 'Dashboard', 'Live dispatch', 'SOS', 'Bookings', 'Drivers', 'Earning reports', 'Money owed', 'Driver earning', 'Profile']);
     expect(within(menu).getByTestId('panel-menu-logout')).toHaveTextContent('Logout');
     expect(within(menu).getByTestId('panel-menu-dashboard')).toHaveClass('Mui-selected');
   });
@@ -42,7 +42,7 @@ describe('the admin shell', () => {
     renderShell('fleetadmin', preload);
     await screen.findByText('the dashboard');
     await vi.waitFor(() => expect(preload).toHaveBeenCalledWith('/bookings', expect.anything()));
-    expect(preload.mock.calls.map(([path]) => path)).toEqual(['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/earningreports', '/driverearning', '/profile']);
+    expect(preload.mock.calls.map(([path]) => path)).toEqual(['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/earningreports', '/moneyowed', '/driverearning', '/profile']);
     preload.mockClear();
     await userEvent.setup().hover(screen.getByTestId('panel-menu-drivers'));
     expect(preload).toHaveBeenCalledWith('/drivers', expect.anything());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inPanelShell, PANEL_MENU_WIDTH, panelMenuFor } from '../panel-menu';
+import { inPanelShell, menuEntryOf, PANEL_MENU_WIDTH, panelMenuFor } from '../panel-menu';
 
 const paths = (role: Parameters<typeof panelMenuFor>[0]) => panelMenuFor(role).flatMap((group) => group.items);
 
@@ -13,7 +13,7 @@ describe('the panel menu', () => {
       '/dashboard', '/dispatch', '/sos', '/bookings', '/addbookings',
       '/riders', '/drivers', '/fleetadmins', '/alladmin',
       '/cartypes', '/cancelreasons', '/promos', '/notifications',
-      '/earningreports', '/driverearning', '/addtowallet', '/withdraws',
+      '/earningreports', '/moneyowed', '/driverearning', '/addtowallet', '/withdraws',
       '/appinfo', '/settings', '/languagesetting',
       '/profile',
     ]);
@@ -24,8 +24,8 @@ describe('the panel menu', () => {
     ]);
   });
 
-  it('shows a fleet admin only the dashboard, live dispatch, SOS, bookings, drivers, driver earning, earning reports and profile', () => {
-    expect(paths('fleetadmin')).toEqual(['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/earningreports', '/driverearning', '/profile']);
+  it('shows a fleet admin only the dashboard, live dispatch, SOS, bookings, drivers, earning reports, money owed, driver earning and profile', () => {
+    expect(paths('fleetadmin')).toEqual(['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/earningreports', '/moneyowed', '/driverearning', '/profile']);
     // Groups with nothing left for them disappear, headings included.
     expect(panelMenuFor('fleetadmin').map((group) => group.title).filter(Boolean)).toEqual(['panel.group_users', 'panel.group_wallet']);
   });
@@ -37,5 +37,15 @@ describe('the panel menu', () => {
     expect(inPanelShell('/profile', 'driver')).toBe(false);
     expect(inPanelShell('/', 'admin')).toBe(false);
     expect(inPanelShell('/about-us', 'admin')).toBe(false);
+  });
+
+  it("draws a booking's own page in the shell, under the Bookings entry, and never a rider's bookings", () => {
+    expect(inPanelShell('/bookings/0198-abc/manage', 'admin')).toBe(true);
+    expect(inPanelShell('/bookings/0198-abc/manage', 'fleetadmin')).toBe(true);
+    expect(inPanelShell('/bookings/0198-abc/manage', 'rider')).toBe(false);
+    expect(menuEntryOf('/bookings/0198-abc/manage')).toBe('/bookings');
+    expect(menuEntryOf('/moneyowed')).toBe('/moneyowed');
+    expect(menuEntryOf('/bookings/0198-abc')).toBeNull();
+    expect(menuEntryOf('/')).toBeNull();
   });
 });

@@ -1,13 +1,16 @@
 import CancelIcon from '@mui/icons-material/Cancel';
 import CloseIcon from '@mui/icons-material/Close';
+import OpenInNewIcon from '@mui/icons-material/OpenInNew';
 import PersonAddIcon from '@mui/icons-material/PersonAdd';
 import ReplayIcon from '@mui/icons-material/Replay';
 import { Box, Button, Chip, CircularProgress, Divider, Drawer, IconButton, Stack, Typography } from '@mui/material';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link as RouterLink } from 'react-router';
 import { TimelineView } from '@/components/dispatch/timeline-view';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useNow } from '@/hooks/use-now';
+import { bookingPagePath } from '@/lib/authorization';
 import { shortId } from '@/lib/dispatch-entries';
 import { durationText } from '@/lib/durations';
 import type { Booking, BookingStatus, LatLng } from '@/types/api';
@@ -36,6 +39,7 @@ export const DRAWER_WIDTH = 420;
 export function BookingDrawer({
   store,
   booking: id,
+  replayAtOnce = false,
   wide,
   actions,
   onClose,
@@ -44,6 +48,8 @@ export function BookingDrawer({
 }: {
   store: ConsoleStore;
   booking: string | null;
+  /** Opened from a link that asked for the replay. */
+  replayAtOnce?: boolean;
   wide: boolean;
   actions: ConsoleActions;
   onClose: () => void;
@@ -61,7 +67,18 @@ export function BookingDrawer({
       sx={{ '& .MuiDrawer-paper': wide ? { width: DRAWER_WIDTH, boxSizing: 'border-box', top: 64, height: 'calc(100% - 64px)', boxShadow: 8 } : { maxHeight: '80vh' } }}
       data-testid="booking-drawer"
     >
-      {id && <BookingPanel key={id} store={store} id={id} actions={actions} onClose={onClose} onDriver={onDriver} onPlace={onPlace} />}
+      {id && (
+        <BookingPanel
+          key={id}
+          store={store}
+          id={id}
+          replayAtOnce={replayAtOnce}
+          actions={actions}
+          onClose={onClose}
+          onDriver={onDriver}
+          onPlace={onPlace}
+        />
+      )}
     </Drawer>
   );
 }
@@ -69,6 +86,7 @@ export function BookingDrawer({
 function BookingPanel({
   store,
   id,
+  replayAtOnce,
   actions,
   onClose,
   onDriver,
@@ -76,6 +94,7 @@ function BookingPanel({
 }: {
   store: ConsoleStore;
   id: string;
+  replayAtOnce: boolean;
   actions: ConsoleActions;
   onClose: () => void;
   onDriver: (driver: string) => void;
@@ -97,7 +116,7 @@ function BookingPanel({
     placed.current = true;
     onPlace(booking.pickup);
   }, [booking, onPlace]);
-  const [replaying, setReplaying] = useState(false);
+  const [replaying, setReplaying] = useState(replayAtOnce);
   const words = (ms: number) => {
     const text = durationText(ms);
     return t(text.key, text.values);
@@ -167,6 +186,9 @@ function BookingPanel({
               {t('dispatch.driver.send')}
             </Button>
           )}
+          <Button size="small" variant="outlined" startIcon={<OpenInNewIcon />} component={RouterLink} to={bookingPagePath(id)} data-testid="booking-open-page">
+            {t('booking_page.open')}
+          </Button>
           {REPLAYABLE.includes(booking.status) && (
             <Button size="small" variant={replaying ? 'contained' : 'outlined'} startIcon={<ReplayIcon />} onClick={() => setReplaying(!replaying)} data-testid="booking-replay">
               {t('dispatch.replay.title')}

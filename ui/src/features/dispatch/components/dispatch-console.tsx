@@ -91,14 +91,23 @@ function DriverCount({ store }: { store: ConsoleStore }) {
  * it and the booking in a side drawer; phone: the map, then tabs, and the
  * booking in a bottom drawer.
  */
-export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; actions: ConsoleActions }) {
+export function DispatchConsole({
+  isAdmin,
+  actions,
+  initialFocus,
+}: {
+  isAdmin: boolean;
+  actions: ConsoleActions;
+  /** A booking to open at once, its trip's replay started when `replay`. */
+  initialFocus?: { booking: string; replay: boolean };
+}) {
   const { t } = useTranslation();
   const theme = useTheme();
   const wide = useMediaQuery(theme.breakpoints.up('md'));
   const [store] = useState(() => new ConsoleStore(undefined, readDrivers));
   const [resolution, setResolution] = useState(DEFAULT_HEX_RESOLUTION);
   const [showHexes, setShowHexes] = useState(true);
-  const [focused, setFocused] = useState<string | null>(null);
+  const [focused, setFocused] = useState<string | null>(initialFocus?.booking ?? null);
   const [focusTarget, setFocusTarget] = useState<FocusTarget | null>(null);
   const [driver, setDriver] = useState<string | null>(null);
   const [tab, setTab] = useState(0);
@@ -163,7 +172,16 @@ export function DispatchConsole({ isAdmin, actions }: { isAdmin: boolean; action
         )}
       </Stack>
       {wide && <MapLegend />}
-      <BookingDrawer store={store} booking={focused} wide={wide} actions={actions} onClose={() => setFocused(null)} onDriver={setDriver} onPlace={place} />
+      <BookingDrawer
+        store={store}
+        booking={focused}
+        replayAtOnce={initialFocus?.replay === true && focused === initialFocus.booking}
+        wide={wide}
+        actions={actions}
+        onClose={() => setFocused(null)}
+        onDriver={setDriver}
+        onPlace={place}
+      />
       {driver && <DriverMessageDialog store={store} driver={driver} onClose={() => setDriver(null)} />}
     </Stack>
   );

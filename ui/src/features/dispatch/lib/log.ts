@@ -1,6 +1,6 @@
 // The console's event log: the `dispatch` entries, newest first, the last
 // few hundred, and the filters a dispatcher narrows them with.
-import type { DispatchEntry, DispatchKind } from '@/lib/dispatch-entries';
+import { entryDrivers, type DispatchEntry, type DispatchKind } from '@/lib/dispatch-entries';
 
 export const LOG_LIMIT = 500;
 
@@ -37,12 +37,6 @@ export function mergeEntries(log: readonly DispatchEntry[], backlog: readonly Di
   // Stable: entries of one instant keep the order they came in.
   merged.sort((a, b) => b.at - a.at);
   return merged.length > limit ? merged.slice(0, limit) : merged;
-}
-
-/** The drivers an entry names. */
-export function entryDrivers(entry: DispatchEntry): string[] {
-  if (entry.drivers?.length) return entry.drivers;
-  return entry.driver ? [entry.driver] : [];
 }
 
 export interface LogFilter {

@@ -9,12 +9,11 @@ import { UserPicker, userName } from '@/components/panel/user-picker';
 import { useSettings } from '@/lib/app-data';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { formatMoney } from '@/lib/format';
+import { newIdempotencyKey } from '@/lib/idempotency';
 import { errorText } from '@/lib/server-errors';
 import type { User } from '@/types/api';
 import { useCreditWallet } from '../api/money';
 import { creditProblem } from '../lib/money-columns';
-
-const newKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
 
 export function AddToWallet() {
   const { t, i18n } = useTranslation();
@@ -24,7 +23,7 @@ export function AddToWallet() {
   const [user, setUser] = useState<User | null>(null);
   const [amount, setAmount] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  const [key, setKey] = useState(newKey);
+  const [key, setKey] = useState(newIdempotencyKey);
   const [done, setDone] = useState<{ name: string; balance: number } | null>(null);
 
   const submit = (event: React.FormEvent) => {
@@ -39,7 +38,7 @@ export function AddToWallet() {
         onSuccess: (answer) => {
           setDone({ name: userName(user), balance: answer.walletBalance });
           setAmount('');
-          setKey(newKey());
+          setKey(newIdempotencyKey());
         },
       },
     );

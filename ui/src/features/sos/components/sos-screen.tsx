@@ -27,6 +27,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { MapView } from '@/components/map/map-view';
 import { PanelTable, type PanelRowAction } from '@/components/panel/panel-table';
+import { Line, Ltr } from '@/components/ui/detail-line';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { api } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
@@ -81,30 +82,6 @@ function ResolveDialog({ alert, onClose }: { alert: SosAlert; onClose: () => voi
         </Button>
       </DialogActions>
     </Dialog>
-  );
-}
-
-/** Numbers and phone numbers read left to right inside a right-to-left
- * line. An inline style: the right-to-left stylesheet flips `direction` in
- * `sx`. */
-function Ltr({ children }: { children: React.ReactNode }) {
-  return (
-    <span dir="ltr" style={{ direction: 'ltr', unicodeBidi: 'isolate', whiteSpace: 'nowrap' }}>
-      {children}
-    </span>
-  );
-}
-
-function Line({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <Stack direction="row" spacing={1}>
-      <Typography variant="body2" color="text.secondary" sx={{ minWidth: 110 }}>
-        {label}
-      </Typography>
-      <Typography variant="body2" component="div" sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>
-        {children}
-      </Typography>
-    </Stack>
   );
 }
 

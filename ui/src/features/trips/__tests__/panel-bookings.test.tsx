@@ -44,20 +44,17 @@ describe('the panel bookings grid', () => {
     );
   });
 
-  it('enables cancel and assign exactly as spec §4 says', () => {
-    const on = { autoDispatch: true };
-    const off = { autoDispatch: false };
+  it('enables cancel and assign as spec §4 says, assign whether automatic dispatch is on or off (issue #34)', () => {
     const at = (status: Booking['status']) => testBooking({ status });
-    expect(panelActionsFor(at('NEW'), 'admin', off, true)).toEqual({ cancel: true, assign: true });
-    expect(panelActionsFor(at('NEW'), 'admin', on, true)).toEqual({ cancel: true, assign: false });
-    expect(panelActionsFor(at('ACCEPTED'), 'admin', off, true)).toEqual({ cancel: true, assign: false });
-    expect(panelActionsFor(at('PAYMENT_PENDING'), 'admin', off, true)).toEqual({ cancel: true, assign: false });
+    expect(panelActionsFor(at('NEW'), 'admin', true)).toEqual({ cancel: true, assign: true });
+    expect(panelActionsFor(at('ACCEPTED'), 'admin', true)).toEqual({ cancel: true, assign: false });
+    expect(panelActionsFor(at('PAYMENT_PENDING'), 'admin', true)).toEqual({ cancel: true, assign: false });
     for (const status of ['ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'] as const) {
-      expect(panelActionsFor(at(status), 'admin', off, true).cancel).toBe(false);
+      expect(panelActionsFor(at(status), 'admin', true)).toEqual({ cancel: false, assign: false });
     }
     // Demo mode: no cancelling by button; fleet admins never cancel or assign.
-    expect(panelActionsFor(at('NEW'), 'admin', off, false).cancel).toBe(false);
-    expect(panelActionsFor(at('NEW'), 'fleetadmin', off, true)).toEqual({ cancel: false, assign: false });
+    expect(panelActionsFor(at('NEW'), 'admin', false).cancel).toBe(false);
+    expect(panelActionsFor(at('NEW'), 'fleetadmin', true)).toEqual({ cancel: false, assign: false });
   });
 
   it('shows the rows of the page with their status, money in the platform format and the export only outside demo mode', async () => {
@@ -151,12 +148,13 @@ describe('the panel bookings grid', () => {
     await waitFor(() => expect(screen.queryByTestId('assign-dialog')).not.toBeInTheDocument());
   });
 
-  it('keeps assign off, and says why, while automatic dispatch is on', async () => {
-    mockApi(page([testBooking({ id: 'b4', reference: 'AUTODI', status: 'NEW' })]));
+  it('offers assign while automatic dispatch is on, and says the system offers bookings too', async () => {
+    mockApi(page([testBooking({ id: 'b4', reference: 'AUTODI', status: 'NEW' }), testBooking({ id: 'b5', reference: 'TAKEN1', status: 'ACCEPTED' })]));
     renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin, { autoDispatch: true }) });
     await screen.findByText('AUTODI');
-    expect(within(rowOf('AUTODI')).getByTestId('action-assign')).toBeDisabled();
-    expect(screen.getByTestId('auto-dispatch-note')).toBeInTheDocument();
+    expect(within(rowOf('AUTODI')).getByTestId('action-assign')).toBeEnabled();
+    expect(within(rowOf('TAKEN1')).getByTestId('action-assign')).toBeDisabled();
+    expect(screen.getByTestId('auto-dispatch-note')).toHaveTextContent('you can still assign');
   });
 });
 

@@ -6,6 +6,7 @@ import { DEFAULT_PAGE_SIZE, FIRST_PAGE, pageParams, type SortOrder } from '@/com
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 import type { Booking } from '@/types/api';
+import { isUnassigned } from '../lib/booking-admin';
 import { storeBooking } from './bookings';
 
 /** Under the bookings list key, so socket events update the grid's rows too. */
@@ -37,14 +38,23 @@ export function prefetchPanelBookings(client: QueryClient) {
   });
 }
 
-/** `status`: '' for all, 'active', or one status. */
-export function fetchBookingsPage(status: string, params: PageParams, signal?: AbortSignal) {
-  const filter = status === 'active' ? { active: true } : status ? { status } : {};
-  return api.get<PageAnswer<Booking>>('/bookings', { ...params, ...filter }, signal);
+/** The server's filter for the grid's: 'unassigned' asks for NEW bookings,
+ * the rest of its rule is the grid's (below). */
+export function bookingsExportQuery(status: string) {
+  if (status === 'active') return { active: true };
+  if (status === 'unassigned') return { status: 'NEW' };
+  return status ? { status } : {};
 }
 
-export function bookingsExportQuery(status: string) {
-  return status === 'active' ? { active: true } : status ? { status } : {};
+/** `status`: '' for all, 'active', 'unassigned', or one status. Unassigned
+ * (contract #34, a rule of the UI) is a NEW booking that is not a Book Later
+ * one still in the future: the server sends the NEW page, the future ones
+ * are left out of it (a page may then hold fewer rows than its size). */
+export async function fetchBookingsPage(status: string, params: PageParams, signal?: AbortSignal) {
+  const page = await api.get<PageAnswer<Booking>>('/bookings', { ...params, ...bookingsExportQuery(status) }, signal);
+  if (status !== 'unassigned') return page;
+  const now = Date.now();
+  return { ...page, items: page.items.filter((booking) => isUnassigned(booking, now)) };
 }
 
 /** An eligible driver for manual assignment, nearest the pickup first. */

@@ -1,17 +1,21 @@
 import CancelIcon from '@mui/icons-material/Cancel';
 import PersonAddIcon from '@mui/icons-material/PersonAdd';
-import { Box, Link, MenuItem, TextField, Typography } from '@mui/material';
+import { Box, Chip, Link, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import type { GridColDef } from '@mui/x-data-grid';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link as RouterLink, useNavigate } from 'react-router';
 import { PanelTable, type PanelRowAction } from '@/components/panel/panel-table';
 import { notify } from '@/components/ui/notifications/notifications-store';
+import { useNow } from '@/hooks/use-now';
 import { useSettings } from '@/lib/app-data';
+import { bookingPagePath } from '@/lib/authorization';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { errorText } from '@/lib/server-errors';
 import type { Booking, BookingStatus, Role } from '@/types/api';
 import { useCancelBooking } from '../api/bookings';
 import { BOOKING_SORT_FIELDS, bookingsExportQuery, DEFAULT_BOOKING_SORT, fetchBookingsPage, panelBookingsKey } from '../api/panel-bookings';
+import { endedElsewhere, isUnassigned } from '../lib/booking-admin';
 import { canAssign, canCancel, INCOMPLETE_BOOKING_REASON, PAYMENT_PENDING_CANCEL_DELAY_MS } from '../lib/booking-status';
 import { INITIALLY_HIDDEN, panelBookingColumns, type PanelColumn } from '../lib/panel-booking-columns';
 import { AssignDriverDialog } from './assign-driver-dialog';
@@ -20,12 +24,42 @@ import { StatusChip } from './status-chip';
 
 const STATUSES: BookingStatus[] = ['PAYMENT_PENDING', 'NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'];
 
-/** The row actions of spec §4 for this viewer: cancel and assign (pay now is the rider's, in their own view). */
-export function panelActionsFor(booking: Booking, role: Role, settings: { autoDispatch: boolean }, criticalEditsAllowed: boolean) {
-  return { cancel: canCancel(booking, role, criticalEditsAllowed), assign: canAssign(booking, role, settings.autoDispatch) };
+/** The row actions of spec §4 for this viewer: cancel and assign (pay now is
+ * the rider's, in their own view). Assign does not wait for automatic
+ * dispatch to be off (issue #34). */
+export function panelActionsFor(booking: Booking, role: Role, criticalEditsAllowed: boolean) {
+  return { cancel: canCancel(booking, role, criticalEditsAllowed), assign: canAssign(booking, role) };
 }
 
-function gridColumn(column: PanelColumn, t: ReturnType<typeof useTranslation>['t']): GridColDef<Booking> {
+/** The status, and "Unassigned" for a booking no driver has that should have one by now. */
+function StatusCell({ booking, now }: { booking: Booking; now: number }) {
+  const { t } = useTranslation();
+  return (
+    <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', height: '100%' }}>
+      <StatusChip status={booking.status} />
+      {isUnassigned(booking, now) && <Chip size="small" color="warning" variant="outlined" label={t('booking_page.unassigned')} data-testid="unassigned-chip" />}
+    </Stack>
+  );
+}
+
+/** The booked drop, and under it where the trip really ended when that is more than 200 m away. */
+function DropCell({ booking }: { booking: Booking }) {
+  const { t } = useTranslation();
+  const ended = endedElsewhere(booking);
+  if (!ended) return <>{booking.dropAddress}</>;
+  return (
+    <Stack sx={{ justifyContent: 'center', height: '100%', lineHeight: 1.3, minWidth: 0 }} data-testid="drop-ended-elsewhere">
+      <Typography variant="body2" noWrap>
+        {booking.dropAddress}
+      </Typography>
+      <Typography variant="caption" color="text.secondary" noWrap>
+        {t('booking_page.ended_at_short', { address: ended.add || `${ended.lat.toFixed(5)}, ${ended.lng.toFixed(5)}` })}
+      </Typography>
+    </Stack>
+  );
+}
+
+function gridColumn(column: PanelColumn, t: ReturnType<typeof useTranslation>['t'], now: number): GridColDef<Booking> {
   const base: GridColDef<Booking> = {
     field: column.field,
     headerName: t(column.label),
@@ -35,7 +69,18 @@ function gridColumn(column: PanelColumn, t: ReturnType<typeof useTranslation>['t
     headerAlign: column.kind === 'numeric' ? 'right' : undefined,
     valueGetter: (_value, booking) => column.text(booking, t),
   };
-  if (column.kind === 'status') return { ...base, renderCell: ({ row }) => <StatusChip status={row.status} /> };
+  if (column.kind === 'status') return { ...base, minWidth: 230, renderCell: ({ row }) => <StatusCell booking={row} now={now} /> };
+  if (column.field === 'reference') {
+    return {
+      ...base,
+      renderCell: ({ row }) => (
+        <Link component={RouterLink} to={bookingPagePath(row.id)} onClick={(event) => event.stopPropagation()} data-testid="booking-link">
+          {row.reference}
+        </Link>
+      ),
+    };
+  }
+  if (column.field === 'dropAddress') return { ...base, renderCell: ({ row }) => <DropCell booking={row} /> };
   if (column.kind === 'image') {
     return {
       ...base,
@@ -54,7 +99,8 @@ function gridColumn(column: PanelColumn, t: ReturnType<typeof useTranslation>['t
 /** Spec §2 "Bookings" for admins and fleet admins (the server scopes a fleet
  * admin to their fleet): paged, sorted and searched on the server, live from
  * the socket, with the row actions of spec §4 and export when critical edits
- * are allowed. */
+ * are allowed. Issue #34: a row opens the booking's own page; bookings no
+ * driver has are tinted and can be listed alone. */
 export function PanelBookings({ role }: { role: Role }) {
   const { t, i18n } = useTranslation();
   const settings = useSettings();
@@ -64,7 +110,10 @@ export function PanelBookings({ role }: { role: Role }) {
   const [assigning, setAssigning] = useState<Booking | null>(null);
   const [pendingCancels, setPendingCancels] = useState<ReadonlySet<string>>(new Set());
   const cancel = useCancelBooking();
-  const columns = useMemo(() => panelBookingColumns(settings, role).map((column) => gridColumn(column, t)), [settings, role, t]);
+  const navigate = useNavigate();
+  // "Unassigned" turns on for a Book Later booking 15 minutes before its trip.
+  const now = useNow(30_000);
+  const columns = useMemo(() => panelBookingColumns(settings, role).map((column) => gridColumn(column, t, now)), [settings, role, t, now]);
 
   const cancelWith = (booking: Booking, reason: string, done?: () => void) =>
     cancel.mutate(
@@ -87,7 +136,7 @@ export function PanelBookings({ role }: { role: Role }) {
   };
 
   const actions = (booking: Booking): PanelRowAction[] => {
-    const allowed = panelActionsFor(booking, role, settings, criticalEdits);
+    const allowed = panelActionsFor(booking, role, criticalEdits);
     const list: PanelRowAction[] = [];
     if (role === 'admin') {
       list.push({
@@ -104,7 +153,7 @@ export function PanelBookings({ role }: { role: Role }) {
         icon: <PersonAddIcon />,
         onClick: () => setAssigning(booking),
         disabled: !allowed.assign,
-        disabledReason: settings.autoDispatch ? 'panel.bookings.assign_auto' : 'panel.bookings.assign_not_now',
+        disabledReason: 'panel.bookings.assign_not_now',
       });
     }
     return list;
@@ -126,6 +175,9 @@ export function PanelBookings({ role }: { role: Role }) {
     >
       <MenuItem value="">{t('panel.bookings.all_statuses')}</MenuItem>
       <MenuItem value="active">{t('panel.bookings.active_statuses')}</MenuItem>
+      <MenuItem value="unassigned" data-testid="bookings-filter-unassigned">
+        {t('booking_page.unassigned_filter')}
+      </MenuItem>
       {STATUSES.map((name) => (
         <MenuItem key={name} value={name}>
           {t(`status.${name}`)}
@@ -138,7 +190,7 @@ export function PanelBookings({ role }: { role: Role }) {
     <>
       {role === 'admin' && settings.autoDispatch && (
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }} data-testid="auto-dispatch-note">
-          {t('panel.bookings.auto_dispatch_on')}
+          {t('booking_page.auto_dispatch_note')}
         </Typography>
       )}
       <PanelTable<Booking>
@@ -156,6 +208,8 @@ export function PanelBookings({ role }: { role: Role }) {
         exportFile={criticalEdits ? { path: '/bookings', query: bookingsExportQuery(status) } : null}
         toolbar={statusFilter}
         hiddenColumns={INITIALLY_HIDDEN}
+        onRowClick={(booking) => navigate(bookingPagePath(booking.id))}
+        rowTone={(booking) => (isUnassigned(booking, now) ? 'warning' : null)}
         rowHeight={settings.appcat === 'delivery' ? 56 : undefined}
       />
       <CancelDialog

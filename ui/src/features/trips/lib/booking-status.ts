@@ -33,9 +33,11 @@ export function canCancel(booking: Booking, role: Role, criticalEditsAllowed = t
   return criticalEditsAllowed && (role === 'rider' || role === 'admin') && ['NEW', 'ACCEPTED', 'PAYMENT_PENDING'].includes(booking.status);
 }
 
-/** Spec §4 "Assign driver": NEW, an admin, and autoDispatch off. */
-export function canAssign(booking: Booking, role: Role, autoDispatch: boolean) {
-  return booking.status === 'NEW' && role === 'admin' && !autoDispatch;
+/** Spec §4 "Assign driver": NEW and an admin. Issue #34: with automatic
+ * dispatch on too (the driver chosen is offered it beside the system's
+ * offers; the first to accept has it). */
+export function canAssign(booking: Booking, role: Role) {
+  return booking.status === 'NEW' && role === 'admin';
 }
 
 /** Spec §4: a PAYMENT_PENDING booking is cancelled about 1.5 s after the button, with the fixed reason. */

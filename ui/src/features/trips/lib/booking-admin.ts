@@ -1,0 +1,157 @@
+// Issue #34: the operator's rules for one booking, pure: whether it is
+// "unassigned", where it really ended, what may be done to it now, its
+// stages in time and its money line by line.
+import { distanceMeters } from '@/lib/polyline';
+import type { Booking, BookingStatus, LedgerEntry, Place, Role } from '@/types/api';
+import { canAssign } from './booking-status';
+
+/** A Book Later booking counts as unassigned from this long before its trip date. */
+export const UNASSIGNED_LEAD_MS = 15 * 60_000;
+
+/** Contract #34 "Unassigned": NEW, and not a Book Later booking still in the future. */
+export function isUnassigned(booking: Pick<Booking, 'status' | 'bookLater' | 'tripdate'>, now: number): boolean {
+  return booking.status === 'NEW' && (!booking.bookLater || booking.tripdate - UNASSIGNED_LEAD_MS <= now);
+}
+
+/** The real end of a trip is shown beside the booked drop only past this distance. */
+export const ENDED_ELSEWHERE_METRES = 200;
+
+/** Where the trip really ended, when that is more than 200 m from its booked drop; else null. */
+export function endedElsewhere(booking: Pick<Booking, 'drop' | 'actualDrop'>): Place | null {
+  const actual = booking.actualDrop;
+  if (!actual || !Number.isFinite(actual.lat) || !Number.isFinite(actual.lng)) return null;
+  return distanceMeters(actual, booking.drop) > ENDED_ELSEWHERE_METRES ? actual : null;
+}
+
+const CANCELLABLE: BookingStatus[] = ['NEW', 'ACCEPTED', 'ARRIVED', 'PAYMENT_PENDING'];
+const SETTLEABLE: BookingStatus[] = ['REACHED', 'PENDING'];
+/** Trips whose path is over, and so can be replayed on the live console. */
+export const REPLAYABLE: BookingStatus[] = ['REACHED', 'PENDING', 'PAID', 'COMPLETE'];
+
+export interface OperatorActions {
+  cancel: boolean;
+  assign: boolean;
+  /** `POST /settle` with mode card (paid outside the app) or cash (to the driver). */
+  settle: boolean;
+  refund: boolean;
+  complete: boolean;
+  replay: boolean;
+}
+
+/** What money a refund may still give back: what the rider paid less what was refunded. */
+export function refundable(booking: Pick<Booking, 'customer_paid' | 'refunded'>): number {
+  const left = (booking.customer_paid ?? 0) - (booking.refunded ?? 0);
+  return Math.max(0, Math.round(left * 100) / 100);
+}
+
+/** A booking the rider paid: a finished trip, or a prepaid one cancelled. */
+function riderPaid(booking: Booking) {
+  return booking.status === 'PAID' || booking.status === 'COMPLETE' || (booking.status === 'CANCELLED' && booking.prepaid);
+}
+
+/**
+ * The actions the booking's page offers this viewer now (contract #34):
+ * cancel (admins, outside demo mode) before the trip starts; assign a NEW
+ * booking (automatic dispatch on or off); settle a trip that reached its
+ * drop; refund (admins) what a paid booking has left; complete a paid one.
+ */
+export function operatorActions(booking: Booking, role: Role, criticalEditsAllowed: boolean): OperatorActions {
+  const panel = role === 'admin' || role === 'fleetadmin';
+  return {
+    cancel: role === 'admin' && criticalEditsAllowed && CANCELLABLE.includes(booking.status),
+    assign: canAssign(booking, role),
+    settle: panel && SETTLEABLE.includes(booking.status),
+    refund: role === 'admin' && riderPaid(booking) && refundable(booking) > 0,
+    complete: panel && booking.status === 'PAID',
+    replay: panel && REPLAYABLE.includes(booking.status),
+  };
+}
+
+/** Why a refund cannot be sent as typed (a translation key), or null. */
+export function refundProblem(amountText: string, reason: string, booking: Pick<Booking, 'customer_paid' | 'refunded'>): string | null {
+  const amount = Number(amountText.trim().replace(',', '.'));
+  if (!amountText.trim() || !Number.isFinite(amount) || amount <= 0) return 'booking_page.refund_amount_invalid';
+  if (amount > refundable(booking) + 1e-9) return 'booking_page.refund_amount_over';
+  if (!reason.trim()) return 'booking_page.refund_reason_missing';
+  return null;
+}
+
+export interface Stage {
+  /** `booking_page.stage.<key>` names it. */
+  key: string;
+  at: number;
+  /** Not happened yet: when the server will do it by itself. */
+  planned?: boolean;
+}
+
+/** The booking's stages with their times, oldest first, then what the
+ * server will do by itself (give up, complete) and when. */
+export function stageTimes(booking: Booking): Stage[] {
+  const stages: Stage[] = [{ key: 'booked', at: booking.bookingDate }];
+  if (booking.bookLater) stages.push({ key: 'scheduled', at: booking.tripdate });
+  if (booking.searchingSince && booking.searchingSince !== booking.bookingDate) stages.push({ key: 'searching', at: booking.searchingSince });
+  const happened: [string, number | null | undefined][] = [
+    ['accepted', booking.acceptedAt],
+    ['arrived', booking.driver_arrive_time],
+    ['started', booking.trip_start_time],
+    ['reached', booking.trip_end_time],
+  ];
+  for (const [key, at] of happened) if (at) stages.push({ key, at });
+  if (booking.status === 'CANCELLED') stages.push({ key: 'cancelled', at: booking.updatedAt });
+  if (booking.status === 'COMPLETE') stages.push({ key: 'completed', at: booking.updatedAt });
+  // The scheduled trip date is a plan too, but it belongs among the stages by its time.
+  const ordered = stages.filter((stage) => stage.at > 0).sort((a, b) => a.at - b.at);
+  const giveUp = booking.timers?.auto_cancel?.at;
+  if (giveUp && (booking.status === 'NEW' || booking.status === 'PAYMENT_PENDING')) ordered.push({ key: 'gives_up', at: giveUp, planned: true });
+  const autoComplete = booking.timers?.auto_complete?.at;
+  if (autoComplete && booking.status === 'PAID') ordered.push({ key: 'auto_completes', at: autoComplete, planned: true });
+  return ordered;
+}
+
+export interface FareLine {
+  /** `booking_page.fare.<key>` names it. */
+  key: string;
+  amount: number;
+  /** Drawn bold: what the rider owes and paid. */
+  strong?: boolean;
+}
+
+/** The fare split and the payments, line by line: the parts every booking
+ * has, then payments, cancellation and refunds only when there are any. */
+export function fareLines(booking: Booking): FareLine[] {
+  const lines: FareLine[] = [
+    { key: 'estimate', amount: booking.estimate },
+    { key: 'trip_cost', amount: booking.trip_cost },
+    { key: 'convenience_fees', amount: booking.convenience_fees ?? 0 },
+    { key: 'driver_share', amount: booking.driver_share ?? 0 },
+    { key: 'discount', amount: booking.discount_amount },
+    { key: 'payable', amount: booking.payableAmount, strong: true },
+  ];
+  const optional: FareLine[] = [
+    { key: 'paid_cash', amount: booking.cashPaymentAmount },
+    { key: 'paid_card', amount: booking.cardPaymentAmount },
+    { key: 'paid_wallet', amount: booking.usedWalletMoney },
+    { key: 'customer_paid', amount: booking.customer_paid, strong: true },
+    { key: 'cancellation_fee', amount: booking.cancellationFee },
+    { key: 'cancellation_fee_owed', amount: booking.cancellationFeeOwed ?? 0, strong: true },
+    { key: 'refunded', amount: booking.refunded ?? 0 },
+  ];
+  return [...lines, ...optional.filter((line) => line.amount > 0)];
+}
+
+/** The wallet references of booking money (engine/src/booking/machine.rs), by their prefix. */
+const LEDGER_KINDS = ['DriverShare', 'CashCollected', 'WalletPayment', 'CancellationFee', 'Refund'] as const;
+
+/** What a ledger entry is, from its reference (`DriverShare:ABC123`): a known kind, or null. */
+export function ledgerKind(entry: Pick<LedgerEntry, 'txRef'>): (typeof LEDGER_KINDS)[number] | null {
+  const prefix = entry.txRef.split(':')[0];
+  return (LEDGER_KINDS as readonly string[]).includes(prefix) ? (prefix as (typeof LEDGER_KINDS)[number]) : null;
+}
+
+/** The reasons the server itself gives (contract #34) are keys, shown
+ * translated; any other reason is a person's own words. */
+export const SYSTEM_REASONS = ['no_driver_available', 'payment_not_received'];
+
+export function reasonText(reason: string, t: (key: string) => string): string {
+  return SYSTEM_REASONS.includes(reason) ? t(`reason_${reason}`) : reason;
+}

@@ -262,4 +262,23 @@ describe('the live dispatch console', () => {
     expect(within(replay).getByTestId('replay-play')).toHaveAccessibleName('Pause');
     expect(calls.some((call) => call.path === '/api/v1/bookings/booking-1/tracking')).toBe(true);
   });
+
+  it("opens on a booking replaying its trip when a booking's page links to it, and links back to that page", async () => {
+    const points = [
+      { at: NOW - 600_000, status: 'ACCEPTED', lat: 39.28, lng: -76.6 },
+      { at: NOW - 100_000, status: 'REACHED', lat: 39.29, lng: -76.58 },
+    ];
+    mockApi({
+      'GET /api/v1/dispatch/active': () => [],
+      'GET /api/v1/bookings/booking-1/dispatch': () => [offered, accepted],
+      'GET /api/v1/bookings/booking-1': () => testBooking({ status: 'PAID', driver: 'driver-aaaaaaaa' }),
+      'GET /api/v1/bookings/booking-1/tracking': () => ({ latest: points[1], points }),
+    });
+    renderWithProviders(<DispatchScreen />, { client: seededClient(admin), path: '/dispatch?booking=booking-1&replay=1' });
+    const panel = await screen.findByTestId('booking-panel');
+    expect(panel).toHaveAttribute('data-booking', 'booking-1');
+    const replay = await within(panel).findByTestId('replay');
+    expect(within(replay).getByTestId('replay-stages')).toHaveTextContent(/Accepted.*Reached/);
+    expect(within(panel).getByTestId('booking-open-page')).toHaveAttribute('href', '/bookings/booking-1/manage');
+  });
 });

@@ -158,6 +158,81 @@ describe('the panel bookings grid', () => {
   });
 });
 
+describe('the bookings grid and the booking page (issue #34)', () => {
+  const now = Date.now();
+  const unassigned = testBooking({ id: 'u1', reference: 'NOBODY', status: 'NEW', bookLater: false });
+  const later = testBooking({ id: 'u2', reference: 'LATER1', status: 'NEW', bookLater: true, tripdate: now + 3 * 3600_000 });
+  const soon = testBooking({ id: 'u3', reference: 'SOON01', status: 'NEW', bookLater: true, tripdate: now + 10 * 60_000 });
+  const taken = testBooking({ id: 'u4', reference: 'TAKEN2', status: 'ACCEPTED', driver: 'user-driver-1' });
+
+  it('tints the unassigned bookings and marks them, Book Later ones from 15 minutes before their trip', async () => {
+    mockApi(page([unassigned, later, soon, taken]));
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin) });
+    await screen.findByText('NOBODY');
+    const marked = (reference: string) => [rowOf(reference).classList.contains('panel-row-warning'), within(rowOf(reference)).queryByTestId('unassigned-chip') !== null];
+    expect(marked('NOBODY')).toEqual([true, true]);
+    expect(marked('SOON01')).toEqual([true, true]);
+    expect(marked('LATER1')).toEqual([false, false]);
+    expect(marked('TAKEN2')).toEqual([false, false]);
+    expect(within(rowOf('NOBODY')).getByTestId('unassigned-chip')).toHaveTextContent('Unassigned');
+  });
+
+  it('lists the unassigned alone: the NEW page from the server, without the Book Later ones still ahead', async () => {
+    const asked: (string | null)[] = [];
+    mockApi({
+      'GET /api/v1/bookings': ({ url }) => {
+        asked.push(url.searchParams.get('status'));
+        return { items: url.searchParams.get('status') === 'NEW' ? [unassigned, later, soon] : [unassigned, later, soon, taken], next: null };
+      },
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin) });
+    await screen.findByText('TAKEN2');
+    await user.click(screen.getByTestId('bookings-status-filter'));
+    await user.click(await screen.findByTestId('bookings-filter-unassigned'));
+    await waitFor(() => expect(screen.queryByText('TAKEN2')).not.toBeInTheDocument());
+    expect(screen.queryByText('LATER1')).not.toBeInTheDocument();
+    expect(screen.getByText('NOBODY')).toBeInTheDocument();
+    expect(screen.getByText('SOON01')).toBeInTheDocument();
+    expect(asked).toEqual([null, 'NEW']);
+  });
+
+  it('shows where a trip really ended under its booked drop when more than 200 m apart', async () => {
+    const far = testBooking({ id: 'e1', reference: 'ENDFAR', status: 'PAID', actualDrop: { lat: 39.2935, lng: -76.5794, add: 'E Baltimore St' } });
+    const near = testBooking({ id: 'e2', reference: 'ENDNEA', status: 'PAID', actualDrop: { lat: 39.2906, lng: -76.5795, add: 'Next door' } });
+    mockApi(page([far, near]));
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin) });
+    await screen.findByText('ENDFAR');
+    const drop = (reference: string) => rowOf(reference).querySelector('[data-field="dropAddress"]') as HTMLElement;
+    expect(drop('ENDFAR')).toHaveTextContent('Patterson Park');
+    expect(drop('ENDFAR')).toHaveTextContent('Ended at E Baltimore St');
+    expect(drop('ENDNEA')).toHaveTextContent('Patterson Park');
+    expect(drop('ENDNEA')).not.toHaveTextContent('Next door');
+  });
+
+  it("opens a booking's own page from its row, and not from its actions", async () => {
+    mockApi(page([unassigned]));
+    const user = userEvent.setup();
+    const view = renderWithProviders(<></>, {
+      client: seededClient(admin),
+      path: '/bookings',
+      routes: [
+        { path: '/bookings', element: <PanelBookings role="admin" /> },
+        { path: '/bookings/:id/manage', element: <p>the booking page</p> },
+      ],
+    });
+    await screen.findByText('NOBODY');
+    await user.click(within(rowOf('NOBODY')).getByTestId('action-assign'));
+    expect(await screen.findByTestId('assign-dialog')).toBeInTheDocument();
+    expect(view.router.state.location.pathname).toBe('/bookings');
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByTestId('assign-dialog')).not.toBeInTheDocument());
+    await user.click(rowOf('NOBODY').querySelector('[data-field="customer_name"]') as HTMLElement);
+    expect(await screen.findByText('the booking page')).toBeInTheDocument();
+    expect(view.router.state.location.pathname).toBe('/bookings/u1/manage');
+  });
+});
+
 describe('the bookings grid asked for before it opens', () => {
   it('draws the prefetched first page at once, without asking the server again', async () => {
     const { calls } = mockApi(page([testBooking({ id: 'b1', reference: 'EARLY1', status: 'NEW' })]));

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { assigned, testBooking } from '@/testing/fixtures';
+import type { Booking, BookingStatus } from '@/types/api';
+import {
+  endedElsewhere,
+  fareLines,
+  isUnassigned,
+  ledgerKind,
+  operatorActions,
+  reasonText,
+  refundable,
+  refundProblem,
+  stageTimes,
+} from '../lib/booking-admin';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0);
+const MINUTE = 60_000;
+const at = (status: BookingStatus, overrides: Partial<Booking> = {}) => testBooking({ status, ...overrides });
+
+describe('an unassigned booking', () => {
+  it('is a NEW one, Book Now, or Book Later from 15 minutes before its trip', () => {
+    expect(isUnassigned(at('NEW'), NOW)).toBe(true);
+    expect(isUnassigned(at('NEW', { bookLater: true, tripdate: NOW + 16 * MINUTE }), NOW)).toBe(false);
+    expect(isUnassigned(at('NEW', { bookLater: true, tripdate: NOW + 15 * MINUTE }), NOW)).toBe(true);
+    expect(isUnassigned(at('NEW', { bookLater: true, tripdate: NOW - MINUTE }), NOW)).toBe(true);
+    for (const status of ['PAYMENT_PENDING', 'ACCEPTED', 'CANCELLED'] as const) expect(isUnassigned(at(status), NOW)).toBe(false);
+  });
+});
+
+describe('where a trip really ended', () => {
+  const drop = { lat: 39.2905, lng: -76.5794, add: 'Patterson Park' };
+  it('is shown only more than 200 m from the booked drop', () => {
+    // 0.0015° of latitude is about 167 m; 0.0020° about 222 m.
+    expect(endedElsewhere({ drop, actualDrop: { lat: drop.lat + 0.0015, lng: drop.lng, add: 'Near the park' } })).toBeNull();
+    expect(endedElsewhere({ drop, actualDrop: { lat: drop.lat + 0.002, lng: drop.lng, add: 'E Baltimore St' } })?.add).toBe('E Baltimore St');
+    expect(endedElsewhere({ drop, actualDrop: null })).toBeNull();
+    expect(endedElsewhere({ drop })).toBeNull();
+  });
+});
+
+describe("the operator's actions on a booking", () => {
+  const allowed = (booking: Booking, role: 'admin' | 'fleetadmin' = 'admin', critical = true) =>
+    Object.entries(operatorActions(booking, role, critical))
+      .filter(([, on]) => on)
+      .map(([name]) => name);
+
+  it('cancel before the trip starts, assign a NEW booking, settle a trip at its drop, complete a paid one', () => {
+    expect(allowed(at('NEW'))).toEqual(['cancel', 'assign']);
+    expect(allowed(at('PAYMENT_PENDING'))).toEqual(['cancel']);
+    expect(allowed(assigned())).toEqual(['cancel']);
+    expect(allowed(assigned({ status: 'ARRIVED' }))).toEqual(['cancel']);
+    expect(allowed(assigned({ status: 'STARTED' }))).toEqual([]);
+    expect(allowed(assigned({ status: 'REACHED' }))).toEqual(['settle', 'replay']);
+    expect(allowed(assigned({ status: 'PENDING' }))).toEqual(['settle', 'replay']);
+    expect(allowed(assigned({ status: 'PAID', customer_paid: 12 }))).toEqual(['refund', 'complete', 'replay']);
+    expect(allowed(assigned({ status: 'COMPLETE', customer_paid: 12 }))).toEqual(['refund', 'replay']);
+  });
+
+  it('refunds only what a rider paid and was not refunded yet, and a cancelled booking only when prepaid', () => {
+    expect(allowed(assigned({ status: 'COMPLETE', customer_paid: 12, refunded: 12 }))).toEqual(['replay']);
+    expect(allowed(at('CANCELLED', { prepaid: true, customer_paid: 9 }))).toEqual(['refund']);
+    expect(allowed(at('CANCELLED', { prepaid: false, customer_paid: 0 }))).toEqual([]);
+    expect(refundable({ customer_paid: 12.3, refunded: 2.1 })).toBe(10.2);
+  });
+
+  it('lets fleet admins settle and complete but not cancel, assign or refund; demo mode stops cancelling', () => {
+    expect(allowed(at('NEW'), 'fleetadmin')).toEqual([]);
+    expect(allowed(assigned({ status: 'PENDING' }), 'fleetadmin')).toEqual(['settle', 'replay']);
+    expect(allowed(assigned({ status: 'PAID', customer_paid: 12 }), 'fleetadmin')).toEqual(['complete', 'replay']);
+    expect(allowed(at('NEW'), 'admin', false)).toEqual(['assign']);
+  });
+
+  it('checks a refund before sending it: an amount above 0, at most what is left, and a reason', () => {
+    const paid = { customer_paid: 10, refunded: 4 };
+    expect(refundProblem('', 'late', paid)).toBe('booking_page.refund_amount_invalid');
+    expect(refundProblem('0', 'late', paid)).toBe('booking_page.refund_amount_invalid');
+    expect(refundProblem('abc', 'late', paid)).toBe('booking_page.refund_amount_invalid');
+    expect(refundProblem('6.01', 'late', paid)).toBe('booking_page.refund_amount_over');
+    expect(refundProblem('6', ' ', paid)).toBe('booking_page.refund_reason_missing');
+    expect(refundProblem('5,5', 'Driver took a detour', paid)).toBeNull();
+  });
+});
+
+describe("a booking's stages", () => {
+  it('lists what happened in time order, then what the server will do by itself', () => {
+    const booking = assigned({
+      status: 'PAID',
+      bookingDate: NOW,
+      searchingSince: NOW,
+      acceptedAt: NOW + 2 * MINUTE,
+      driver_arrive_time: NOW + 6 * MINUTE,
+      trip_start_time: NOW + 7 * MINUTE,
+      trip_end_time: NOW + 20 * MINUTE,
+      timers: { auto_complete: { at: NOW + 80 * MINUTE, generation: 4 } },
+    });
+    expect(stageTimes(booking).map((stage) => [stage.key, (stage.at - NOW) / MINUTE, stage.planned ?? false])).toEqual([
+      ['booked', 0, false],
+      ['accepted', 2, false],
+      ['arrived', 6, false],
+      ['started', 7, false],
+      ['reached', 20, false],
+      ['auto_completes', 80, true],
+    ]);
+  });
+
+  it('shows a Book Later trip date and its search among them, and when a waiting booking gives up', () => {
+    const booking = at('NEW', {
+      bookLater: true,
+      bookingDate: NOW,
+      tripdate: NOW + 60 * MINUTE,
+      searchingSince: NOW + 45 * MINUTE,
+      timers: { auto_cancel: { at: NOW + 90 * MINUTE, generation: 1 } },
+    });
+    expect(stageTimes(booking).map((stage) => stage.key)).toEqual(['booked', 'searching', 'scheduled', 'gives_up']);
+    expect(stageTimes(at('CANCELLED', { bookingDate: NOW, updatedAt: NOW + MINUTE })).map((stage) => stage.key)).toEqual(['booked', 'cancelled']);
+  });
+});
+
+describe("a booking's money", () => {
+  it('always shows the fare split, and payments, fees and refunds only when there are any', () => {
+    const keys = (booking: Booking) => fareLines(booking).map((line) => line.key);
+    const base = ['estimate', 'trip_cost', 'convenience_fees', 'driver_share', 'discount', 'payable'];
+    expect(keys(at('NEW'))).toEqual(base);
+    expect(keys(assigned({ status: 'PAID', cashPaymentAmount: 7.7, customer_paid: 7.7 }))).toEqual([...base, 'paid_cash', 'customer_paid']);
+    expect(keys(at('CANCELLED', { cancellationFee: 3, cancellationFeeOwed: 1.5, refunded: 0 }))).toEqual([...base, 'cancellation_fee', 'cancellation_fee_owed']);
+  });
+
+  it('names ledger entries by their reference, and leaves others as they are', () => {
+    expect(ledgerKind({ txRef: 'DriverShare:PWNXZR' })).toBe('DriverShare');
+    expect(ledgerKind({ txRef: 'CashCollected:PWNXZR' })).toBe('CashCollected');
+    expect(ledgerKind({ txRef: 'Mystery:PWNXZR' })).toBeNull();
+  });
+
+  it("translates the system's cancellation reasons and keeps a person's own words", () => {
+    const t = (key: string) => `<${key}>`;
+    expect(reasonText('no_driver_available', t)).toBe('<reason_no_driver_available>');
+    expect(reasonText('payment_not_received', t)).toBe('<reason_payment_not_received>');
+    expect(reasonText('Changed my plans', t)).toBe('Changed my plans');
+  });
+});

@@ -1,0 +1,351 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import BookingPageRoute from '@/app/routes/panel-booking';
+import { ConfirmHost } from '@/components/ui/confirm-dialog';
+import { notificationsAtom } from '@/components/ui/notifications/notifications-store';
+import type { DispatchEntry } from '@/lib/dispatch-entries';
+import { queryKeys } from '@/lib/query-keys';
+import { createQueryClient } from '@/lib/react-query';
+import { appStore } from '@/lib/store';
+import { assigned, testBooking } from '@/testing/fixtures';
+import { apiError, mockApi } from '@/testing/mock-api';
+import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
+import type { Booking, LedgerEntry, Settings, User } from '@/types/api';
+
+const admin = testUser({ id: 'admin-1', usertype: 'admin', firstName: 'Ada', lastName: 'Admin' });
+const fleetAdmin = testUser({ id: 'fleet-1', usertype: 'fleetadmin', firstName: 'Fleet', lastName: 'Boss', email: 'fleet@demo.wayfare', mobile: '+14105550300' });
+const driverUser = testUser({ id: 'user-driver-1', usertype: 'driver', firstName: 'Dana', lastName: 'Driver', email: 'driver1@demo.wayfare', vehicleMake: 'Toyota', vehicleModel: 'Prius', vehicleColor: 'Blue', fleetadmin: 'fleet-1' });
+const otherDriver = testUser({ id: 'user-driver-2', usertype: 'driver', firstName: 'Omar', lastName: 'Other' });
+const T0 = Date.UTC(2026, 10, 21, 5, 52);
+
+const reached = (overrides: Partial<Booking> = {}) =>
+  assigned({
+    id: 'b1',
+    reference: 'RCHD01',
+    status: 'REACHED',
+    version: 5,
+    fleetadmin: 'fleet-1',
+    driver_contact: '+14105550111',
+    trip_cost: 9.9,
+    payableAmount: 9.9,
+    convenience_fees: 0.9,
+    driver_share: 9,
+    bookingDate: T0,
+    acceptedAt: T0 + 60_000,
+    trip_start_time: T0 + 300_000,
+    trip_end_time: T0 + 900_000,
+    // About 330 m north of the booked drop (Patterson Park).
+    actualDrop: { lat: 39.2935, lng: -76.5794, add: 'E Baltimore St & N Linwood Ave' },
+    ...overrides,
+  });
+
+const timeline: DispatchEntry[] = [
+  { at: T0 + 1000, booking: 'b1', kind: 'offered', wave: 1, drivers: ['user-driver-2'], distances_km: [2.4], deadline: T0 + 16_000 },
+  { at: T0 + 16_000, booking: 'b1', kind: 'withdrawn', drivers: ['user-driver-2'], reason: 'expired' },
+  { at: T0 + 20_000, booking: 'b1', kind: 'offered', wave: 2, drivers: ['user-driver-1'], distances_km: [0.8], deadline: null },
+  { at: T0 + 60_000, booking: 'b1', kind: 'accepted', driver: 'user-driver-1' },
+];
+
+const ledgerEntry = (overrides: Partial<LedgerEntry>): LedgerEntry => ({
+  user: 'user-driver-1',
+  userName: 'Dana Driver',
+  role: 'driver',
+  type: 'Credit',
+  amount: 9,
+  date: T0 + 1_000_000,
+  txRef: 'DriverShare:RCHD01',
+  ...overrides,
+});
+
+interface Server {
+  booking: Booking;
+  ledger: LedgerEntry[];
+  chat?: () => unknown;
+}
+
+function serve(server: Server, extra: Parameters<typeof mockApi>[0] = {}) {
+  return mockApi({
+    'GET /api/v1/bookings/b1': () => server.booking,
+    'GET /api/v1/bookings/b1/tracking': () => ({
+      latest: null,
+      points: [
+        { at: T0 + 60_000, status: 'ACCEPTED', lat: 39.2826, lng: -76.5926 },
+        { at: T0 + 600_000, status: 'STARTED', lat: 39.288, lng: -76.585 },
+        { at: T0 + 900_000, status: 'REACHED', lat: 39.2935, lng: -76.5794 },
+      ],
+    }),
+    'GET /api/v1/bookings/b1/dispatch': () => ({ items: timeline }),
+    'GET /api/v1/bookings/b1/ledger': () => ({ items: server.ledger }),
+    'GET /api/v1/bookings/b1/chat': server.chat ?? (() => ({ messages: [] })),
+    'GET /api/v1/users': ({ url }) => ({
+      items: [driverUser, otherDriver, fleetAdmin].filter((user: User) => (url.searchParams.get('ids') ?? '').split(',').includes(user.id)),
+      next: null,
+    }),
+    'GET /api/v1/cancelreasons': () => [{ label: 'Rider no-show', value: 0 }],
+    ...extra,
+  });
+}
+
+/** The app's own client (its mutation cache shows a refusal as a toast), seeded as the start-up gate would. */
+function appClient(user: User, settings: Partial<Settings>) {
+  const seeded = seededClient(user, settings);
+  const client = createQueryClient();
+  client.setDefaultOptions({ queries: { retry: false, staleTime: Infinity }, mutations: { retry: false } });
+  for (const key of [queryKeys.settings, queryKeys.carTypes, queryKeys.languages, queryKeys.me]) client.setQueryData(key, seeded.getQueryData(key));
+  return client;
+}
+
+function renderPage(user: User = admin, settings: Partial<Settings> = {}) {
+  const client = appClient(user, settings);
+  const view = renderWithProviders(<></>, {
+    client,
+    path: '/bookings/b1/manage',
+    routes: [
+      {
+        path: '/bookings/:id/manage',
+        element: (
+          <>
+            <BookingPageRoute />
+            <ConfirmHost />
+          </>
+        ),
+      },
+      { path: '/bookings', element: <p>the grid</p> },
+      { path: '/dispatch', element: <p>the console</p> },
+    ],
+  });
+  return view;
+}
+
+const calls = (api: ReturnType<typeof mockApi>, method: string, path: string) => api.calls.filter((call) => call.method === method && call.path === path);
+
+async function confirmYes(user: ReturnType<typeof userEvent.setup>) {
+  const dialog = await screen.findByTestId('confirm-dialog');
+  await user.click(within(dialog).getByTestId('confirm-ok'));
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  appStore.set(notificationsAtom, []);
+});
+
+describe("a booking's page in the panel", () => {
+  it('shows the people with their contacts, where the trip really ended, the fare, the stages, the ledger and the dispatch timeline', async () => {
+    serve({ booking: reached(), ledger: [ledgerEntry({})] });
+    renderPage();
+    const page = await screen.findByTestId('booking-page');
+    expect(page).toHaveAttribute('data-status', 'REACHED');
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Booking RCHD01');
+
+    const people = screen.getByTestId('booking-people');
+    expect(within(people).getByTestId('booking-rider')).toHaveTextContent('Rider 1');
+    expect(within(people).getByTestId('booking-rider')).toHaveTextContent('+14105550201');
+    expect(within(people).getByTestId('booking-driver')).toHaveTextContent('Driver 1');
+    expect(within(people).getByTestId('booking-driver')).toHaveTextContent('+14105550111');
+    await waitFor(() => expect(within(people).getByTestId('booking-fleet')).toHaveTextContent('Fleet Boss'));
+    expect(within(people).getByTestId('booking-fleet')).toHaveTextContent('fleet@demo.wayfare');
+    expect(within(people).getByTestId('booking-vehicle')).toHaveTextContent('MD-7001 · Toyota Prius Blue');
+
+    // The booked drop stays; the real end is beside it, and on the map with the path driven.
+    expect(screen.getByTestId('booking-drop')).toHaveTextContent('Patterson Park');
+    expect(screen.getByTestId('booking-ended-at')).toHaveTextContent('E Baltimore St & N Linwood Ave');
+    expect(screen.getByTestId('map-marker-end')).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId('map-track')).toBeInTheDocument());
+    expect(screen.getByTestId('booking-trip')).toHaveTextContent('© OpenStreetMap contributors');
+
+    expect(screen.getByTestId('fare-trip_cost-amount')).toHaveTextContent('$9.90');
+    expect(screen.getByTestId('fare-driver_share-amount')).toHaveTextContent('$9.00');
+    expect(screen.getByTestId('fare-convenience_fees-amount')).toHaveTextContent('$0.90');
+    expect(screen.queryByTestId('fare-refunded')).not.toBeInTheDocument();
+    expect(screen.getByTestId('stage-accepted')).toHaveTextContent('Accepted');
+    expect(screen.getByTestId('stage-reached')).toBeInTheDocument();
+
+    const entry = await screen.findByTestId('ledger-entry');
+    expect(entry).toHaveAttribute('data-kind', 'DriverShare');
+    expect(entry).toHaveTextContent('Driver share · Dana Driver');
+    expect(entry).toHaveTextContent('+$9.00');
+
+    // The timeline names each driver offered, with the distance and what became of the offer.
+    const offers = await screen.findAllByTestId('timeline-offer');
+    expect(offers.map((offer) => offer.getAttribute('data-outcome'))).toEqual(['expired', 'accepted']);
+    await waitFor(() => expect(offers[0]).toHaveTextContent('Omar Other'));
+    expect(offers[0]).toHaveTextContent('2.4 km');
+    expect(offers[1]).toHaveTextContent('Dana Driver');
+    expect(screen.getAllByTestId('timeline-row').map((row) => row.getAttribute('data-kind'))).toEqual(['offered', 'withdrawn', 'offered', 'accepted']);
+  });
+
+  it('settles a trip in cash after the confirm dialog, then shows it paid and reads its ledger again', async () => {
+    const server: Server = { booking: reached(), ledger: [] };
+    const api = serve(server, {
+      'POST /api/v1/bookings/b1/settle': () => {
+        server.booking = reached({ status: 'PAID', version: 6, cashPaymentAmount: 9.9, customer_paid: 9.9, payment_mode: 'cash' });
+        server.ledger = [ledgerEntry({}), ledgerEntry({ type: 'Debit', amount: 9.9, txRef: 'CashCollected:RCHD01' })];
+        return server.booking;
+      },
+    });
+    const user = userEvent.setup();
+    renderPage();
+    await screen.findByTestId('booking-page');
+    expect(await screen.findByTestId('ledger-empty')).toBeInTheDocument();
+    await user.click(screen.getByTestId('booking-action-settle-cash'));
+    // Nothing is sent before the operator confirms.
+    expect(await screen.findByTestId('confirm-message')).toHaveTextContent('Driver 1 collected $9.90 in cash');
+    expect(calls(api, 'POST', '/api/v1/bookings/b1/settle')).toHaveLength(0);
+    await confirmYes(user);
+    await waitFor(() => expect(calls(api, 'POST', '/api/v1/bookings/b1/settle').map((call) => call.body)).toEqual([{ mode: 'cash' }]));
+    await waitFor(() => expect(screen.getByTestId('booking-page')).toHaveAttribute('data-status', 'PAID'));
+    const entries = await screen.findAllByTestId('ledger-entry');
+    expect(entries.map((entry) => entry.getAttribute('data-kind'))).toEqual(['DriverShare', 'CashCollected']);
+    expect(screen.getByTestId('fare-paid_cash-amount')).toHaveTextContent('$9.90');
+    // Paid: settling is over, completing is next.
+    expect(screen.queryByTestId('booking-action-settle-cash')).not.toBeInTheDocument();
+    expect(screen.getByTestId('booking-action-complete')).toBeInTheDocument();
+    expect(appStore.get(notificationsAtom).map((notice) => notice.message)).toContain('booking_page.settled_cash');
+  });
+
+  it("marks a pending card trip paid, and shows the server's refusal of another the app's one way", async () => {
+    const api = serve({ booking: reached({ status: 'PENDING', payment_mode: 'card' }), ledger: [] }, {
+      'POST /api/v1/bookings/b1/settle': () => apiError(409, 'status_not_allowed'),
+    });
+    const user = userEvent.setup();
+    renderPage();
+    expect(await screen.findByTestId('booking-pending-note')).toBeInTheDocument();
+    await user.click(screen.getByTestId('booking-action-mark-paid'));
+    await confirmYes(user);
+    await waitFor(() => expect(calls(api, 'POST', '/api/v1/bookings/b1/settle').map((call) => call.body)).toEqual([{ mode: 'card' }]));
+    await waitFor(() =>
+      expect(appStore.get(notificationsAtom).map((notice) => notice.message)).toContain("That is not possible in the booking's current status."),
+    );
+    expect(screen.getByTestId('booking-page')).toHaveAttribute('data-status', 'PENDING');
+  });
+
+  it('completes a paid trip and refunds to the wallet with one idempotency key per dialog', async () => {
+    const server: Server = { booking: reached({ status: 'PAID', customer_paid: 10, cashPaymentAmount: 10, payment_mode: 'cash' }), ledger: [] };
+    let refunds = 0;
+    const api = serve(server, {
+      'POST /api/v1/bookings/b1/refund': ({ body }) => {
+        refunds += 1;
+        // The first answer is lost on the way: the operator sends again.
+        if (refunds === 1) return apiError(500, 'internal_error');
+        server.booking = { ...server.booking, refunded: (body as { amount: number }).amount, version: server.booking.version + 1 };
+        return server.booking;
+      },
+      'POST /api/v1/bookings/b1/complete': () => (server.booking = { ...server.booking, status: 'COMPLETE', version: server.booking.version + 1 }),
+    });
+    const user = userEvent.setup();
+    renderPage();
+    await user.click(await screen.findByTestId('booking-action-refund'));
+    const dialog = await screen.findByTestId('refund-dialog');
+    const amount = within(dialog).getByTestId('refund-amount');
+    expect(amount).toHaveValue('10');
+    await user.clear(amount);
+    await user.type(amount, '12');
+    await user.type(within(dialog).getByTestId('refund-reason'), 'The driver took a long detour');
+    await user.click(within(dialog).getByTestId('refund-submit'));
+    expect(dialog).toHaveTextContent('At most $10.00 can be refunded.');
+    await user.clear(amount);
+    await user.type(amount, '4');
+    await user.click(within(dialog).getByTestId('refund-submit'));
+    await confirmYes(user);
+    await waitFor(() => expect(refunds).toBe(1));
+    expect(screen.getByTestId('refund-dialog')).toBeInTheDocument();
+    await user.click(within(dialog).getByTestId('refund-submit'));
+    await confirmYes(user);
+    await waitFor(() => expect(screen.queryByTestId('refund-dialog')).not.toBeInTheDocument());
+    const sent = calls(api, 'POST', '/api/v1/bookings/b1/refund').map((call) => call.body as { amount: number; reason: string; idempotencyKey: string });
+    expect(sent.map(({ amount: value, reason }) => [value, reason])).toEqual([
+      [4, 'The driver took a long detour'],
+      [4, 'The driver took a long detour'],
+    ]);
+    expect(sent[0].idempotencyKey).toBeTruthy();
+    expect(sent[1].idempotencyKey).toBe(sent[0].idempotencyKey);
+    await waitFor(() => expect(screen.getByTestId('fare-refunded-amount')).toHaveTextContent('$4.00'));
+
+    // A new dialog is a new refund: a new key.
+    await user.click(screen.getByTestId('booking-action-refund'));
+    await user.type(within(await screen.findByTestId('refund-dialog')).getByTestId('refund-reason'), 'Again');
+    await user.click(screen.getByTestId('refund-submit'));
+    await confirmYes(user);
+    await waitFor(() => expect(calls(api, 'POST', '/api/v1/bookings/b1/refund')).toHaveLength(3));
+    const third = calls(api, 'POST', '/api/v1/bookings/b1/refund')[2].body as { amount: number; idempotencyKey: string };
+    expect(third.amount).toBe(6);
+    expect(third.idempotencyKey).not.toBe(sent[0].idempotencyKey);
+
+    await user.click(screen.getByTestId('booking-action-complete'));
+    await confirmYes(user);
+    await waitFor(() => expect(screen.getByTestId('booking-page')).toHaveAttribute('data-status', 'COMPLETE'));
+    expect(calls(api, 'POST', '/api/v1/bookings/b1/complete')).toHaveLength(1);
+  });
+
+  it('assigns a driver to an unassigned booking while automatic dispatch is on, and cancels with a reason after the confirm dialog', async () => {
+    const server: Server = { booking: testBooking({ id: 'b1', reference: 'NEW001', status: 'NEW', bookingDate: Date.now() }), ledger: [] };
+    const api = serve(server, {
+      'GET /api/v1/bookings/b1/candidates': () => ({
+        items: [{ id: 'user-driver-1', name: 'Dana Driver', carType: 'Economy', vehicleNumber: 'MD-7001', lat: 39.28, lng: -76.59, distance_km: 0.6 }],
+        radius: 10,
+      }),
+      'POST /api/v1/bookings/b1/assign': () => (server.booking = { ...server.booking, requestedDrivers: { 'user-driver-1': true }, version: 2 }),
+      'POST /api/v1/bookings/b1/cancel': ({ body }) =>
+        (server.booking = { ...server.booking, status: 'CANCELLED', cancelledBy: 'admin', reason: (body as { reason: string }).reason, version: 3 }),
+    });
+    const user = userEvent.setup();
+    renderPage(admin, { autoDispatch: true });
+    expect(await screen.findByTestId('booking-unassigned')).toHaveTextContent('Unassigned');
+    await user.click(screen.getByTestId('booking-action-assign'));
+    const dialog = await screen.findByTestId('assign-dialog');
+    await user.click(await within(dialog).findByTestId('assign-candidate'));
+    await user.click(within(dialog).getByTestId('assign-confirm'));
+    await waitFor(() => expect(calls(api, 'POST', '/api/v1/bookings/b1/assign').map((call) => call.body)).toEqual([{ driver: 'user-driver-1' }]));
+
+    await user.click(screen.getByTestId('booking-action-cancel'));
+    const cancel = await screen.findByTestId('cancel-dialog');
+    await user.click(await within(cancel).findByLabelText('Rider no-show'));
+    await user.click(within(cancel).getByTestId('cancel-confirm'));
+    expect(await screen.findByTestId('confirm-message')).toHaveTextContent('Booking NEW001 will be cancelled with the reason “Rider no-show”.');
+    expect(calls(api, 'POST', '/api/v1/bookings/b1/cancel')).toHaveLength(0);
+    await confirmYes(user);
+    await waitFor(() => expect(screen.getByTestId('booking-page')).toHaveAttribute('data-status', 'CANCELLED'));
+    expect(calls(api, 'POST', '/api/v1/bookings/b1/cancel').map((call) => call.body)).toEqual([{ reason: 'Rider no-show' }]);
+    expect(screen.getByTestId('booking-cancelled')).toHaveTextContent('Cancelled by an administrator: Rider no-show');
+    expect(screen.queryByTestId('booking-actions')).not.toBeInTheDocument();
+  });
+
+  it('reads its ledger, timeline and track again when the socket brings a newer copy of the booking', async () => {
+    const server: Server = { booking: reached(), ledger: [] };
+    const api = serve(server);
+    const view = renderPage();
+    await screen.findByTestId('booking-page');
+    await waitFor(() => expect(calls(api, 'GET', '/api/v1/bookings/b1/dispatch')).toHaveLength(1));
+    await act(async () => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(calls(api, 'GET', '/api/v1/bookings/b1/ledger')).toHaveLength(1);
+    // What the socket's `booking` event does to the cache (features/realtime).
+    act(() => {
+      view.client.setQueryData(queryKeys.bookings.detail('b1'), reached({ status: 'PENDING', payment_mode: 'card', version: 6 }));
+    });
+    await waitFor(() => expect(screen.getByTestId('booking-page')).toHaveAttribute('data-status', 'PENDING'));
+    await waitFor(() => expect(calls(api, 'GET', '/api/v1/bookings/b1/ledger')).toHaveLength(2));
+    expect(calls(api, 'GET', '/api/v1/bookings/b1/dispatch')).toHaveLength(2);
+    expect(calls(api, 'GET', '/api/v1/bookings/b1/tracking')).toHaveLength(2);
+  });
+
+  it('gives a fleet admin settle and complete but no cancel or refund, and links the replay to the live console', async () => {
+    serve({ booking: reached({ status: 'PAID', customer_paid: 9.9 }), ledger: [] });
+    renderPage(fleetAdmin);
+    await screen.findByTestId('booking-page');
+    const actions = screen.getByTestId('booking-actions');
+    expect([...actions.querySelectorAll('a, button')].map((element) => element.getAttribute('data-testid'))).toEqual(['booking-action-complete', 'booking-action-replay']);
+    expect(screen.getByTestId('booking-action-replay')).toHaveAttribute('href', '/dispatch?booking=b1&replay=1');
+    // The fleet admin is the fleet: named from their own account.
+    expect(screen.getByTestId('booking-fleet')).toHaveTextContent('Fleet Boss');
+  });
+
+  it('says so when the booking does not exist, with a way back to the list', async () => {
+    mockApi({ 'GET /api/v1/bookings/b1': () => apiError(404, 'not_found') });
+    const user = userEvent.setup();
+    renderPage();
+    expect(await screen.findByTestId('server-error')).toHaveTextContent('Not found.');
+    await user.click(screen.getByTestId('booking-back'));
+    expect(await screen.findByText('the grid')).toBeInTheDocument();
+  });
+});

@@ -12,10 +12,10 @@ const PHONE = { width: 390, height: 844 };
 // The admin's side menu, in its order (src/components/panel/panel-menu.ts).
 const ALL_SCREENS = [
   '/dashboard', '/dispatch', '/sos', '/bookings', '/addbookings', '/riders', '/drivers', '/fleetadmins', '/alladmin', '/cartypes',
-  '/cancelreasons', '/promos', '/notifications', '/earningreports', '/driverearning', '/addtowallet', '/withdraws',
+  '/cancelreasons', '/promos', '/notifications', '/earningreports', '/moneyowed', '/driverearning', '/addtowallet', '/withdraws',
   '/appinfo', '/settings', '/languagesetting', '/profile',
 ];
-const FLEET_SCREENS = ['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/driverearning', '/earningreports', '/profile'];
+const FLEET_SCREENS = ['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/driverearning', '/earningreports', '/moneyowed', '/profile'];
 
 /** Opens a screen and waits until it has drawn its data (no spinner left). */
 async function open(page: Page, path: string) {

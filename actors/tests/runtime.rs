@@ -84,7 +84,7 @@ async fn first_accept_wins(backend: Backend) {
         assert!(!withdrawn.contains(&won[0]));
         winners.insert(won[0]);
         // Free the driver for the next round.
-        let cancel = Command::Cancel { reason: "next round".into() };
+        let cancel = Command::Cancel { reason: "next round".into(), wallet_balance: None };
         world.runtime.command(booking.id, By::Admin(admin().id), cancel).await.unwrap();
         world.drain();
     }
@@ -122,7 +122,11 @@ async fn two_runtimes(backend: Backend) {
         assert!(taken(&here) || taken(&there));
         world
             .runtime
-            .command(booking.id, By::Admin(admin().id), Command::Cancel { reason: "again".into() })
+            .command(
+                booking.id,
+                By::Admin(admin().id),
+                Command::Cancel { reason: "again".into(), wallet_balance: None },
+            )
             .await
             .unwrap();
     }
@@ -180,7 +184,7 @@ async fn failover(backend: Backend) {
     let timers = world.runtime.counts().await.unwrap().pending_timers;
     assert!(timers >= 3, "each booking waits on timers: {timers}");
     assert_eq!(other.counts().await.unwrap().active_bookings, 0, "b serves none of a's bookings");
-    let cancel = || Command::Cancel { reason: "changed my plans".into() };
+    let cancel = || Command::Cancel { reason: "changed my plans".into(), wallet_balance: None };
     let refused = other.command(bookings[0], By::Rider(customer.id), cancel()).await;
     assert!(matches!(refused, Err(ActorError::Unavailable(_))), "{refused:?}");
 
@@ -255,7 +259,7 @@ async fn lost_lease(backend: Backend) {
     world.storage.release_lease(wayfare_actors::BOOKING_LEASE, &second.id.to_string(), "a").await.unwrap();
     world.clock.advance(LEASE / 3);
     eventually("a stopped serving the lost booking", async || a.counts().await.unwrap().active_bookings == 0).await;
-    let cancel = Command::Cancel { reason: "changed my plans".into() };
+    let cancel = Command::Cancel { reason: "changed my plans".into(), wallet_balance: None };
     let cancelled = b.command(second.id, By::Rider(customer.id), cancel).await.unwrap();
     assert_eq!(cancelled.status, BookingStatus::Cancelled, "b leased the free booking and served it");
     assert_eq!(a.booking(second.id).await.unwrap().status, BookingStatus::Cancelled, "a holds no stale copy");
@@ -341,7 +345,7 @@ async fn two_linked_nodes(backend: Backend) {
     assert_eq!(b.counts().await.unwrap().active_bookings, 0, "b forwarded, it did not take the booking");
     eventually("b's replica knows the driver is busy", async || b.driver(d1).await.is_some_and(|view| view.busy)).await;
     // A refusal comes back as the engine gave it.
-    let refused = b.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 5 }).await;
+    let refused = b.command(booking.id, By::Rider(customer.id), Command::Rate { rating: Some(5) }).await;
     assert!(
         matches!(&refused, Err(ActorError::Domain(error)) if error.key == ErrorKey::StatusNotAllowed),
         "{refused:?}"
@@ -652,7 +656,7 @@ async fn whole_trip(backend: Backend) {
         .unwrap();
     assert_eq!(paid.status, BookingStatus::Paid);
     let complete =
-        world.runtime.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 4 }).await.unwrap();
+        world.runtime.command(booking.id, By::Rider(customer.id), Command::Rate { rating: Some(4) }).await.unwrap();
     assert_eq!(complete.status, BookingStatus::Complete);
     world.settle().await;
 
@@ -808,7 +812,8 @@ async fn runtime_restart(backend: Backend) {
         .command(on_trip.id, by, Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() })
         .await
         .unwrap();
-    let done = world.runtime.command(on_trip.id, By::Rider(customer.id), Command::Rate { rating: 5 }).await.unwrap();
+    let done =
+        world.runtime.command(on_trip.id, By::Rider(customer.id), Command::Rate { rating: Some(5) }).await.unwrap();
     assert_eq!(done.status, BookingStatus::Complete);
     world.finish().await;
 }

@@ -178,7 +178,12 @@ async fn a_driver_whose_offer_was_cancelled_no_longer_sees_the_booking() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let booking = app.book(&rider(1)).await;
     app.offer(booking.id, &[&driver(1)]).await;
-    app.command(booking.id, By::Rider(rider(1).id), Command::Cancel { reason: "Changed my plans".into() }).await;
+    app.command(
+        booking.id,
+        By::Rider(rider(1).id),
+        Command::Cancel { reason: "Changed my plans".into(), wallet_balance: None },
+    )
+    .await;
     let late = app.sign_in("driver1@demo.wayfare").await;
     // The booking no longer lists the driver: for them it is gone.
     app.post_empty(&path(booking.id, "accept"), Some(&late)).await.refused(404, "not_found");

@@ -17,6 +17,9 @@ use rust_decimal::Decimal;
 pub const REASON_NO_DRIVER: &str = "no_driver_available";
 /// The reason of a booking whose prepayment never came (spec §4 panel).
 pub const REASON_PAYMENT_INCOMPLETE: &str = "payment_not_received";
+/// A PENDING booking's rider is reminded this long after the trip, then daily.
+pub const PAYMENT_REMINDER_AFTER_MS: Millis = 15 * MINUTE_MS;
+pub const PAYMENT_REMINDER_EVERY_MS: Millis = 24 * 60 * MINUTE_MS;
 /// The gateway recorded when an admin marks a card payment made outside the app.
 pub const GATEWAY_MANUAL: &str = "manual";
 /// The reason recorded when the lone requested driver declines (spec §4).
@@ -401,6 +404,7 @@ impl Step<'_> {
     fn set_pending(&mut self, driver: UserId) {
         self.booking.status = BookingStatus::Pending;
         self.effects.push(Effect::SetQueue { driver, busy: false });
+        self.set_timer(TimerKind::PaymentReminder, self.now() + PAYMENT_REMINDER_AFTER_MS);
     }
 
     /// The rider chose to pay by card (DESIGN.md: `/pay` by the rider, card:
@@ -471,6 +475,7 @@ impl Step<'_> {
         let driver = self.booking.driver.expect("only assigned bookings reach REACHED");
         let from = self.booking.status;
         self.booking.status = BookingStatus::Paid;
+        self.clear_timer(TimerKind::PaymentReminder);
         let share = self.booking.driver_share;
         let cash = self.booking.cashPaymentAmount;
         self.wallet(driver, WalletEntryType::Credit, share, (TX_REF_DRIVER_SHARE, "driver_share"), false);
@@ -793,6 +798,10 @@ impl Step<'_> {
                 self.set_timer(TimerKind::DispatchRetry, self.now() + DISPATCH_RETRY_MS);
             }
             TimerKind::AutoComplete if status == BookingStatus::Paid => self.finish_complete(),
+            TimerKind::PaymentReminder if status == BookingStatus::Pending => {
+                self.notify_customer(NoticeKey::PaymentDue);
+                self.set_timer(TimerKind::PaymentReminder, self.now() + PAYMENT_REMINDER_EVERY_MS);
+            }
             // A live timer whose work no longer applies: it is just cleared.
             _ => {}
         }

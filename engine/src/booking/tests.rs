@@ -1617,3 +1617,26 @@ fn an_admin_refunds_up_to_what_the_rider_paid_even_after_completion() {
         ErrorKey::InvalidAmount
     );
 }
+
+#[test]
+fn an_unpaid_card_payment_reminds_the_rider_until_it_is_paid() {
+    let mut world = World::new();
+    let reached = world.reached();
+    let pending = world
+        .ok(&reached, By::Rider(rider_id()), Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO })
+        .booking;
+    assert_eq!(pending.status, BookingStatus::Pending);
+    let reminder = pending.timers.payment_reminder.expect("a reminder is set");
+    assert_eq!(reminder.at, T0 + 15 * MINUTE_MS);
+    world.now = reminder.at;
+    let reminded = world.ok(
+        &pending,
+        By::System,
+        Command::TimerFired { kind: TimerKind::PaymentReminder, generation: reminder.generation },
+    );
+    assert!(reminded.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::PaymentDue));
+    let next = reminded.booking.timers.payment_reminder.unwrap();
+    assert_eq!(next.at, reminder.at + 24 * 60 * MINUTE_MS);
+    let paid = world.ok(&reminded.booking, By::Admin(admin_id()), Command::Settle { mode: PaymentMode::Card });
+    assert!(paid.booking.timers.payment_reminder.is_none(), "no reminder once paid");
+}

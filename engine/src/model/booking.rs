@@ -208,15 +208,18 @@ pub enum TimerKind {
     BookLaterDispatch,
     /// Complete a PAID booking its rider did not rate (`autoCompleteMinutes`).
     AutoComplete,
+    /// Remind the rider of a PENDING booking that its payment is due.
+    PaymentReminder,
 }
 
 impl TimerKind {
-    pub const ALL: [TimerKind; 5] = [
+    pub const ALL: [TimerKind; 6] = [
         TimerKind::OfferExpiry,
         TimerKind::DispatchRetry,
         TimerKind::AutoCancel,
         TimerKind::BookLaterDispatch,
         TimerKind::AutoComplete,
+        TimerKind::PaymentReminder,
     ];
 }
 
@@ -238,6 +241,8 @@ pub struct Timers {
     pub book_later_dispatch: Option<Timer>,
     #[serde(default)]
     pub auto_complete: Option<Timer>,
+    #[serde(default)]
+    pub payment_reminder: Option<Timer>,
     /// Bumped on every set, so each timer ever set has its own generation.
     pub generation: u64,
 }
@@ -250,6 +255,7 @@ impl Timers {
             TimerKind::AutoCancel => self.auto_cancel,
             TimerKind::BookLaterDispatch => self.book_later_dispatch,
             TimerKind::AutoComplete => self.auto_complete,
+            TimerKind::PaymentReminder => self.payment_reminder,
         }
     }
 
@@ -260,6 +266,7 @@ impl Timers {
             TimerKind::AutoCancel => &mut self.auto_cancel,
             TimerKind::BookLaterDispatch => &mut self.book_later_dispatch,
             TimerKind::AutoComplete => &mut self.auto_complete,
+            TimerKind::PaymentReminder => &mut self.payment_reminder,
         }
     }
 

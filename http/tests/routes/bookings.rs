@@ -48,6 +48,7 @@ async fn a_rider_gets_an_estimate_with_the_spec_fields_and_no_driver_share() {
     assert_eq!(
         keys,
         [
+            "breakdown",
             "convenience_fees",
             "discount_amount",
             "distance_in_km",

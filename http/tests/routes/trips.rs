@@ -270,7 +270,9 @@ async fn an_admin_hands_a_booking_nobody_took_to_a_driver_with_auto_dispatch_on(
     assert!(assigned.expect(200)["requestedDrivers"][driver7.id.to_string()].as_bool().unwrap());
     let accepted = app.post_empty(&path(booking.id, "accept"), Some(&driver7)).await;
     assert_eq!(status_of(accepted.expect(200)), "ACCEPTED");
-    app.post(&path(booking.id, "assign"), Some(&admin), json!({ "driver": driver7.id }))
+    let driver4 = app.sign_in("driver4@demo.wayfare").await;
+    app.post("/api/v1/drivers/me/status", Some(&driver4), json!({ "driverActiveStatus": true })).await.expect(200);
+    app.post(&path(booking.id, "assign"), Some(&admin), json!({ "driver": driver4.id }))
         .await
         .refused(409, "status_not_allowed");
 }
@@ -497,8 +499,11 @@ async fn a_rider_cancelling_five_minutes_after_the_accept_pays_the_slab_to_the_d
         app.post(&path(accepted.id, "cancel"), Some(&rider), json!({ "reason": "Driver is taking too long" })).await;
     // Economy's slabs: 2.00 after 2 minutes, 5.00 after 5.
     assert_eq!(cancelled.expect(200)["cancellationFee"], 5.0);
+    // Issue #34: negative balances are off and the wallet is empty, so the
+    // whole fee is owed rather than taking the wallet below zero.
+    assert_eq!(cancelled.body["cancellationFeeOwed"], 5.0);
     let rider_wallet = app.get(&wallet_path(rider.id), Some(&rider)).await;
-    assert_eq!(rider_wallet.expect(200)["walletBalance"], -5.0);
+    assert_eq!(rider_wallet.expect(200)["walletBalance"], 0.0);
     let driver_wallet = app.get(&wallet_path(driver.id), Some(&driver)).await;
     assert_eq!(driver_wallet.expect(200)["walletBalance"], 5.0);
 }

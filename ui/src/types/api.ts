@@ -221,7 +221,7 @@ export interface Booking {
   refunded?: number;
   /** The server's timers: `auto_cancel.at` is when a booking without a driver (or payment) gives up,
    * `auto_complete.at` when a paid booking nobody rated completes. */
-  timers?: Partial<Record<'offer_expiry' | 'dispatch_retry' | 'auto_cancel' | 'book_later_dispatch' | 'auto_complete', { at: number; generation: number } | null>>;
+  timers?: Partial<Record<'offer_expiry' | 'dispatch_retry' | 'auto_cancel' | 'book_later_dispatch' | 'auto_complete' | 'payment_reminder', { at: number; generation: number } | null>>;
   updatedAt: number;
   /** Goes up by one with each change: of two copies, the higher is newer. */
   version: number;

@@ -53,11 +53,16 @@ interface UserJson {
   driverActiveStatus: boolean;
 }
 
-/** A screenshot committed with the docs. */
+/** A screenshot committed with the docs, once the map has drawn its tiles. */
 async function docsScreenshot(page: Page, name: string) {
   mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.waitForTimeout(700);
+  await page
+    .waitForFunction(() => Array.from(document.querySelectorAll('[data-renderer="maplibre"]')).every((map) => map.getAttribute('data-map-idle') === 'true'), undefined, {
+      timeout: 20_000,
+    })
+    .catch(() => console.warn(`screenshot ${name}: the map was still loading after 20 s`));
   await page.screenshot({ path: resolve(DOCS_SCREENSHOTS, `${name}.png`) });
 }
 
@@ -252,8 +257,13 @@ describe("the rider's booking always ends well", () => {
 
     it('keeps the booked drop beside where the trip ended, says when the trip closes by itself, and skips the rating', async () => {
       const page = payingRider.page;
-      expect(await page.getByTestId('drop-address').textContent()).toContain('Patterson Park');
-      expect(await page.getByTestId('ended-at').textContent()).toMatch(/^Ended at: /);
+      const trip = page.getByTestId('trip-view');
+      expect(await trip.getByTestId('drop-address').textContent()).toContain('Patterson Park');
+      expect(await trip.getByTestId('ended-at').textContent()).toMatch(/^Ended at: \S/);
+      // The bookings table keeps both too.
+      const row = page.locator(`[data-testid="booking-row"][data-booking-id="${bookingId}"]`);
+      expect(await row.getByTestId('drop-address').textContent()).toContain('Patterson Park');
+      expect(await row.getByTestId('ended-at').textContent()).toBe(await trip.getByTestId('ended-at').textContent());
       expect(await page.getByTestId('trip-next-step').textContent()).toBe('Rate your driver, or skip');
       await page.getByTestId('rating-panel').waitFor();
       expect(await page.getByTestId('auto-complete').textContent()).toMatch(/^If you do not rate, the trip closes by itself at \d{2}:\d{2}\.$/);
@@ -266,7 +276,7 @@ describe("the rider's booking always ends well", () => {
       expect((await rated).request().postDataJSON()).toEqual({ skip: true });
       await waitForAttribute(page, 'trip-view', 'data-status', 'COMPLETE');
       expect(await page.getByTestId('trip-complete').textContent()).toBe('Trip closed');
-      expect(await page.getByTestId('status-chip').first().textContent()).toBe('Complete');
+      expect(await trip.getByTestId('status-chip').textContent()).toBe('Complete');
       expect(await page.getByTestId('rating-panel').count()).toBe(0);
       const booking = (await call('GET', `/bookings/${bookingId}`, payingToken)) as BookingJson & { rating: number | null };
       expect(booking).toMatchObject({ status: 'COMPLETE', rating: null });

@@ -1,5 +1,6 @@
 // The bookings table's columns (spec §2 "Bookings"), with the fare split
 // hidden from riders and the delivery columns only for delivery.
+import { reasonText } from '@/lib/booking-reason';
 import { distanceIn, durationKey, formatDateTime, formatMoney } from '@/lib/format';
 import type { Booking, Role, Settings } from '@/types/api';
 
@@ -26,7 +27,7 @@ export function bookingColumns(settings: Settings): BookingColumn[] {
     { id: 'dropAddress', label: 'table.drop', value: (b) => b.dropAddress },
     { id: 'driver_name', label: 'table.driver', value: (b) => b.driver_name },
     { id: 'status', label: 'table.status', value: (b) => b.status, text: (b, t) => t(`status.${b.status}`) },
-    { id: 'reason', label: 'table.cancel_reason', value: (b) => b.reason },
+    { id: 'reason', label: 'table.cancel_reason', value: (b) => b.reason, text: (b, t) => reasonText(b.reason, t) },
     { id: 'cancellationFee', label: 'table.cancellation_fee', value: (b) => b.cancellationFee, text: (b) => money(b.cancellationFee), numeric: true },
     { id: 'otp', label: 'table.otp', value: (b) => (b.otp === false ? '' : String(b.otp)) },
     { id: 'trip_cost', label: 'table.trip_cost', value: (b) => b.trip_cost, text: (b) => money(b.trip_cost), numeric: true },

@@ -53,3 +53,17 @@ export function durationKey(totalSeconds: number) {
   const parts = durationParts(totalSeconds);
   return { key: parts.hours > 0 ? 'units.duration' : 'units.minutes', values: parts };
 }
+
+/** A running clock of how long something has lasted: m:ss, or h:mm:ss past an hour. */
+export function formatElapsed(milliseconds: number) {
+  const seconds = Math.max(0, Math.floor(milliseconds / 1000));
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = pad(seconds % 60);
+  return hours > 0 ? `${hours}:${pad(minutes)}:${rest}` : `${minutes}:${rest}`;
+}
+
+/** A moment as the time of day (HH:mm) when it is today, else with its date. */
+export function formatTimeOfDay(at: number, now = Date.now()) {
+  return dayjs(at).isSame(now, 'day') ? dayjs(at).format('HH:mm') : formatDateTime(at);
+}

@@ -96,6 +96,8 @@ export interface CarType {
   parcelTypes: PricedChoice[];
   options: PricedChoice[];
   cancelSlab: { minsDelayed: number; amount: number }[];
+  /** Delivery: a booking must choose one of `options` (otherwise options are optional). */
+  optionRequired?: boolean;
 }
 
 export interface UserLang {
@@ -225,7 +227,7 @@ export interface Booking {
   refunded?: number;
   /** The server's timers: `auto_cancel.at` is when a booking without a driver (or payment) gives up,
    * `auto_complete.at` when a paid booking nobody rated completes. */
-  timers?: Partial<Record<'offer_expiry' | 'dispatch_retry' | 'auto_cancel' | 'book_later_dispatch' | 'auto_complete', { at: number; generation: number } | null>>;
+  timers?: Partial<Record<'offer_expiry' | 'dispatch_retry' | 'auto_cancel' | 'book_later_dispatch' | 'auto_complete' | 'payment_reminder', { at: number; generation: number } | null>>;
   updatedAt: number;
   /** Goes up by one with each change: of two copies, the higher is newer. */
   version: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatDate, chatTime, distanceIn, formatMoney } from '@/lib/format';
+import { chatDate, chatTime, distanceIn, formatElapsed, formatMoney, formatTimeOfDay } from '@/lib/format';
 import { decodePolyline, pointAlong } from '@/lib/polyline';
 
 describe('formats', () => {
@@ -7,6 +7,20 @@ describe('formats', () => {
     const at = new Date(2026, 2, 5, 7, 4).getTime();
     expect(chatDate(at)).toBe('03:05:2026');
     expect(chatTime(at)).toBe('07:04');
+  });
+
+  it('runs a waiting clock as m:ss, and h:mm:ss past an hour', () => {
+    expect(formatElapsed(0)).toBe('0:00');
+    expect(formatElapsed(83_900)).toBe('1:23');
+    expect(formatElapsed(10 * 60_000 + 5_000)).toBe('10:05');
+    expect(formatElapsed(3_600_000 + 62_000)).toBe('1:01:02');
+    expect(formatElapsed(-5_000)).toBe('0:00');
+  });
+
+  it("says a moment's time of day when it is today, and its date when not", () => {
+    const now = new Date(2026, 10, 21, 14, 0).getTime();
+    expect(formatTimeOfDay(new Date(2026, 10, 21, 14, 32).getTime(), now)).toBe('14:32');
+    expect(formatTimeOfDay(new Date(2026, 10, 22, 9, 5).getTime(), now)).toBe('2026-11-22 09:05');
   });
 
   it('puts the currency symbol before the amount, or after it with swipe_symbol', () => {

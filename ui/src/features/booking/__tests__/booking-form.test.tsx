@@ -1,5 +1,6 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
@@ -32,6 +33,11 @@ async function chooseEconomy(user: ReturnType<typeof userEvent.setup>) {
 }
 
 afterEach(() => vi.useRealTimers());
+
+function Where() {
+  const location = useLocation();
+  return <span data-testid="location">{`${location.pathname}${location.search}`}</span>;
+}
 
 describe('the booking form', () => {
   it('tells a visitor to log in when they press book', async () => {
@@ -113,6 +119,32 @@ describe('the booking form', () => {
       pickup: { lat: 39.2825, lng: -76.5927, add: 'Fells Point, Baltimore' },
       drop: { lat: 39.2905, lng: -76.5794, add: 'Patterson Park, Baltimore' },
     });
+  });
+
+  it('takes the rider to a booking left unpaid when the payment chooser is closed', async () => {
+    mockApi({
+      ...places,
+      'POST /api/v1/bookings': ({ body }) => ({ id: 'b-7', reference: 'PAYLTR', status: 'PAYMENT_PENDING', bookLater: false, estimate: 7.7, trip_cost: 7.7, ...(body as object) }),
+      'GET /api/v1/payments/providers': () => [{ name: 'test', link: '/api/v1/payments/test/checkout' }],
+    });
+    const user = userEvent.setup();
+    renderWithProviders(
+      <>
+        <BookingForm />
+        <Where />
+      </>,
+      { client: seededClient(testUser()) },
+    );
+    await choose(user, 'pickup', 'Fel', 'Fells Point');
+    await choose(user, 'drop', 'Pat', 'Patterson Park');
+    await chooseEconomy(user);
+    await user.click(screen.getByTestId('book-button'));
+    await user.click(within(await screen.findByTestId('estimate-dialog')).getByTestId('confirm-booking'));
+    const chooser = await screen.findByTestId('payment-dialog');
+    expect(screen.queryByTestId('booking-success')).not.toBeInTheDocument();
+    await user.click(within(chooser).getByRole('button', { name: 'Close' }));
+    await vi.waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/bookings?trip=b-7'), { timeout: 4000 });
+    expect(screen.queryByTestId('payment-dialog')).not.toBeInTheDocument();
   });
 
   it('applies a promo code: the estimate shows the discount, a refused code says why, and the booking keeps the code', async () => {

@@ -18,7 +18,7 @@ import {
 import { useState, type ReactNode } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
-import { Link as RouterLink } from 'react-router';
+import { Link as RouterLink, useNavigate } from 'react-router';
 import { z } from 'zod';
 import { PaymentProviderDialog } from '@/components/payment/payment-provider-dialog';
 import { AlertDialog } from '@/components/ui/alert-dialog';
@@ -74,6 +74,7 @@ export interface ForRider {
 
 export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   const settings = useSettings();
   const { data: user } = useUser();
   const { data: carTypes = [] } = useCarTypes();
@@ -179,7 +180,13 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
 
   const closePayment = () => {
     // Spec §4: on close or pay, booking and estimate are cleared after 1.5 s.
-    setTimeout(() => setPaying(null), CLEAR_AFTER_MS);
+    // Not paid yet, the booking waits for its payment: the rider is taken to
+    // it, where it says so and offers Pay again (issue #34).
+    const unpaid = paying;
+    setTimeout(() => {
+      setPaying(null);
+      if (unpaid) void navigate(`/bookings?trip=${encodeURIComponent(unpaid.id)}`);
+    }, CLEAR_AFTER_MS);
   };
 
   const busy = step.name === 'routing' || estimate.isPending;
@@ -375,7 +382,7 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
       {paying && user && (
         <PaymentProviderDialog
           open
-          amountText={formatMoney(paying.trip_cost || paying.estimate, settings)}
+          amountText={formatMoney(paying.payableAmount || paying.trip_cost || paying.estimate, settings)}
           onClose={closePayment}
           onChoose={(provider) =>
             postToGateway(provider.link, checkoutFields(paying, user, settings, checkoutReturnUrls('/bookings', TRIP_PAYMENT_PARAM, { trip: paying.id })))

@@ -112,6 +112,8 @@ export type BookingCommand =
   /** No mode: the driver finishes a prepaid booking, with nothing to collect. */
   | { action: 'pay'; payment_mode?: PaymentMode }
   | { action: 'rate'; rating: number }
+  /** Rating is optional: the rider closes the trip without one. */
+  | { action: 'rate'; skip: true }
   | { action: 'cancel'; reason: string };
 
 export function runBookingCommand(id: string, command: BookingCommand) {
@@ -139,5 +141,26 @@ export function useCancelBooking() {
     mutationFn: ({ id, reason }: { id: string; reason: string }) => runBookingCommand(id, { action: 'cancel', reason }),
     meta: { handlesErrors: true },
     onSuccess: (booking) => storeBooking(client, booking),
+  });
+}
+
+/** What POST /bookings/{id}/rebook answers: the new booking, or (as the
+ * contract of issue #34 words it) `{booking_id, mainData}`. */
+export type RebookAnswer = Booking | { booking_id: string; mainData?: Partial<Booking> };
+
+/** The id of the booking a rebook made, whichever shape the answer has. */
+export function rebookedId(answer: RebookAnswer): string {
+  return 'booking_id' in answer ? answer.booking_id : answer.id;
+}
+
+/** A NEW booking of the same trip (after no driver took this one); errors are shown by the caller. */
+export function useRebook(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async () => rebookedId(await api.post<RebookAnswer>(`/bookings/${id}/rebook`, {})),
+    meta: { handlesErrors: true },
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: queryKeys.bookings.list() });
+    },
   });
 }

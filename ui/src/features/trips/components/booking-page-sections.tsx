@@ -12,10 +12,12 @@ import { Line, Ltr } from '@/components/ui/detail-line';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useSettings } from '@/lib/app-data';
 import { distanceIn, formatDateTime, formatMoney } from '@/lib/format';
+import { coordinatesText } from '@/lib/geo';
 import { coordsToPoints } from '@/lib/polyline';
 import type { Booking, LatLng, User } from '@/types/api';
 import { useBookingLedger } from '../api/booking-admin';
-import { endedElsewhere, fareLines, ledgerKind, stageTimes } from '../lib/booking-admin';
+import { fareLines, ledgerKind, stageTimes } from '../lib/booking-admin';
+import { movedDrop } from '../lib/booking-status';
 
 export function Section({ title, children, testId, action }: { title: string; children: ReactNode; testId: string; action?: ReactNode }) {
   const { t } = useTranslation();
@@ -47,7 +49,7 @@ function LegendSwatch({ colour, dashed, label }: { colour: string; dashed?: bool
 export function TripSection({ booking, track }: { booking: Booking; track: LatLng[] }) {
   const { t } = useTranslation();
   const settings = useSettings();
-  const ended = endedElsewhere(booking);
+  const ended = movedDrop(booking);
   const markers: MapMarker[] = [
     { id: 'pickup', kind: 'pickup', lat: booking.pickup.lat, lng: booking.pickup.lng, label: booking.pickupAddress },
     { id: 'drop', kind: 'drop', lat: booking.drop.lat, lng: booking.drop.lng, label: booking.dropAddress },
@@ -92,7 +94,7 @@ export function TripSection({ booking, track }: { booking: Booking; track: LatLn
                 {t('booking_page.ended_at')}
               </Typography>
               <Typography variant="body2" data-testid="booking-ended-at">
-                {ended.add || `${ended.lat.toFixed(5)}, ${ended.lng.toFixed(5)}`}
+                {ended.add || coordinatesText(ended)}
               </Typography>
             </Box>
           </Stack>

@@ -21,6 +21,7 @@ import { useSettings } from '@/lib/app-data';
 import type { Booking, Role } from '@/types/api';
 import { loadMoreBookings, useBookings } from '../api/bookings';
 import { matchesSearch, visibleColumns } from '../lib/booking-columns';
+import { DropAddress } from './drop-address';
 import { StatusChip } from './status-chip';
 
 /** Searchable, sortable bookings (spec §2 "Bookings"), scoped by the server to the viewer. */
@@ -115,6 +116,8 @@ export function BookingsTable({
                   >
                     {column.id === 'status' ? (
                       <StatusChip status={booking.status} />
+                    ) : column.id === 'dropAddress' ? (
+                      <DropAddress booking={booking} dense />
                     ) : column.text ? (
                       column.text(booking, t)
                     ) : (

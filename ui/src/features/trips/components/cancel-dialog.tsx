@@ -14,17 +14,20 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCancelReasons } from '../api/bookings';
 
-/** Spec §4: NEW or ACCEPTED opens a reason dialog, then cancels with the reason. */
+/** Spec §4: NEW or ACCEPTED opens a reason dialog, then cancels with the
+ * reason. `free`: no driver has taken the booking, so cancelling costs nothing. */
 export function CancelDialog({
   open,
   busy,
   error,
+  free = false,
   onClose,
   onConfirm,
 }: {
   open: boolean;
   busy: boolean;
   error: string | null;
+  free?: boolean;
   onClose: () => void;
   onConfirm: (reason: string) => void;
 }) {
@@ -42,6 +45,11 @@ export function CancelDialog({
     <Dialog open={open} onClose={busy ? undefined : onClose} fullWidth maxWidth="xs" data-testid="cancel-dialog">
       <DialogTitle>{t('cancel.title')}</DialogTitle>
       <DialogContent>
+        {free && (
+          <Alert severity="info" sx={{ mb: 1 }} data-testid="cancel-free-note">
+            {t('cancel.free_note')}
+          </Alert>
+        )}
         {reasons.isPending && <CircularProgress size={24} />}
         {reasons.isError && <Alert severity="error">{t('no_cancel_reason')}</Alert>}
         <RadioGroup value={chosen} onChange={(event) => setChosen(event.target.value)}>

@@ -15,11 +15,12 @@ import { errorText } from '@/lib/server-errors';
 import type { Booking, BookingStatus, Role } from '@/types/api';
 import { useCancelBooking } from '../api/bookings';
 import { BOOKING_SORT_FIELDS, bookingsExportQuery, DEFAULT_BOOKING_SORT, fetchBookingsPage, panelBookingsKey } from '../api/panel-bookings';
-import { endedElsewhere, isUnassigned } from '../lib/booking-admin';
+import { isUnassigned } from '../lib/booking-admin';
 import { canAssign, canCancel, INCOMPLETE_BOOKING_REASON, PAYMENT_PENDING_CANCEL_DELAY_MS } from '../lib/booking-status';
 import { INITIALLY_HIDDEN, panelBookingColumns, type PanelColumn } from '../lib/panel-booking-columns';
 import { AssignDriverDialog } from './assign-driver-dialog';
 import { CancelDialog } from './cancel-dialog';
+import { DropAddress } from './drop-address';
 import { StatusChip } from './status-chip';
 
 const STATUSES: BookingStatus[] = ['PAYMENT_PENDING', 'NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'];
@@ -44,18 +45,10 @@ function StatusCell({ booking, now }: { booking: Booking; now: number }) {
 
 /** The booked drop, and under it where the trip really ended when that is more than 200 m away. */
 function DropCell({ booking }: { booking: Booking }) {
-  const { t } = useTranslation();
-  const ended = endedElsewhere(booking);
-  if (!ended) return <>{booking.dropAddress}</>;
   return (
-    <Stack sx={{ justifyContent: 'center', height: '100%', lineHeight: 1.3, minWidth: 0 }} data-testid="drop-ended-elsewhere">
-      <Typography variant="body2" noWrap>
-        {booking.dropAddress}
-      </Typography>
-      <Typography variant="caption" color="text.secondary" noWrap>
-        {t('booking_page.ended_at_short', { address: ended.add || `${ended.lat.toFixed(5)}, ${ended.lng.toFixed(5)}` })}
-      </Typography>
-    </Stack>
+    <Box sx={{ display: 'flex', alignItems: 'center', height: '100%', minWidth: 0, lineHeight: 1.3 }}>
+      <DropAddress booking={booking} dense />
+    </Box>
   );
 }
 

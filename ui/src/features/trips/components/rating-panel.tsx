@@ -1,17 +1,24 @@
 import { Alert, Button, Paper, Rating, Stack, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatTimeOfDay } from '@/lib/format';
 
+/** The rider rates the driver, or skips: rating is optional, and a trip
+ * nobody rates closes by itself at `closesAt`. */
 export function RatingPanel({
   driverName,
   busy,
   error,
+  closesAt,
   onRate,
+  onSkip,
 }: {
   driverName: string;
   busy: boolean;
   error: string | null;
+  closesAt: number | null;
   onRate: (rating: number) => void;
+  onSkip: () => void;
 }) {
   const { t } = useTranslation();
   const [rating, setRating] = useState<number | null>(null);
@@ -27,9 +34,19 @@ export function RatingPanel({
           data-testid="rating-stars"
         />
         {error && <Alert severity="error">{t(error)}</Alert>}
-        <Button variant="contained" disabled={!rating || busy} onClick={() => rating && onRate(rating)} data-testid="rate-submit">
-          {t('trip.rate_submit')}
-        </Button>
+        <Stack direction="row" spacing={1} flexWrap="wrap" useFlexGap>
+          <Button variant="contained" disabled={!rating || busy} onClick={() => rating && onRate(rating)} data-testid="rate-submit">
+            {t('trip.rate_submit')}
+          </Button>
+          <Button variant="text" disabled={busy} onClick={onSkip} data-testid="rate-skip">
+            {t('trip.rate_skip')}
+          </Button>
+        </Stack>
+        {closesAt && (
+          <Typography variant="body2" color="text.secondary" data-testid="auto-complete" data-at={closesAt}>
+            {t('trip.auto_complete', { time: formatTimeOfDay(closesAt) })}
+          </Typography>
+        )}
       </Stack>
     </Paper>
   );

@@ -2,19 +2,10 @@ import DirectionsCarIcon from '@mui/icons-material/DirectionsCar';
 import PlaceIcon from '@mui/icons-material/Place';
 import StarIcon from '@mui/icons-material/Star';
 import TripOriginIcon from '@mui/icons-material/TripOrigin';
-import {
-  Alert,
-  Avatar,
-  Box,
-  Button,
-  Card,
-  CardContent,
-  Grid,
-  Stack,
-  Typography,
-} from '@mui/material';
+import { Alert, Avatar, Box, Button, Card, CardContent, Grid, Stack, Typography } from '@mui/material';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
 import { PaymentProviderDialog } from '@/components/payment/payment-provider-dialog';
 import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
@@ -25,35 +16,44 @@ import { formatDateTime, formatMoney } from '@/lib/format';
 import { checkoutFields, checkoutReturnUrls, postToGateway, TRIP_PAYMENT_PARAM, useCheckoutOutcome } from '@/lib/payments';
 import { bearing } from '@/lib/polyline';
 import type { Booking } from '@/types/api';
-import { useBookingCommand, useTracking } from '../api/bookings';
+import { useBookingCommand, useRebook, useTracking } from '../api/bookings';
 import {
+  autoCompleteAt,
   canCancel,
   canPayByWallet,
   canPayNow,
   canRate,
+  canRebook,
   INCOMPLETE_BOOKING_REASON,
+  isWaitingForDriver,
   PAYMENT_PENDING_CANCEL_DELAY_MS,
-  isActive,
   paymentNotice,
   showsOtp,
 } from '../lib/booking-status';
 import { CancelDialog } from './cancel-dialog';
+import { CancelledNotice } from './cancelled-notice';
 import { DeliveryDetails } from './delivery-details';
+import { DropAddress } from './drop-address';
+import { NextStep } from './next-step';
+import { PaymentDue } from './payment-due';
+import { PaymentNeeded } from './payment-needed';
 import { RatingPanel } from './rating-panel';
 import { StatusChip } from './status-chip';
 import { TripMap } from './trip-map';
 import { TripProgress } from './trip-progress';
+import { WaitingForDriver } from './waiting-for-driver';
 
-/** Spec §9: an unpaid prepaid booking is cancelled about 1.5 s after the button. */
-
-/** The rider's live trip: status, driver, the car on the map, the otp, chat,
- * cancel, payment and rating. */
+/** The rider's live trip: status, what happens next and the rider's action
+ * for it (wait or cancel for free, pay, rate or skip, try again), the driver,
+ * the car on the map, the otp, chat. */
 export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode }) {
   const { t, i18n } = useTranslation();
   const settings = useSettings();
+  const navigate = useNavigate();
   const { data: user } = useUser();
   const role = user?.usertype ?? 'rider';
   const command = useBookingCommand(booking.id);
+  const rebook = useRebook(booking.id);
   const [cancelOpen, setCancelOpen] = useState(false);
   const [payOpen, setPayOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -94,8 +94,21 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
     else run({ action: 'pay', payment_mode: 'card' }, () => setPayOpen(true));
   };
 
+  const tryAgain = () => {
+    setError(null);
+    rebook.mutate(undefined, {
+      onSuccess: (id) => void navigate(`/bookings?trip=${encodeURIComponent(id)}`),
+      onError: (failure) => setError(errorKey(failure)),
+    });
+  };
+
   const fare = booking.trip_cost || booking.estimate;
+  const amountDue = formatMoney(booking.payableAmount || fare, settings);
   const car = hasDriver && tracked && latest ? { lat: latest.lat, lng: latest.lng, heading } : null;
+  const cancellable = canCancel(booking, role, settings.AllowCriticalEditsAdmin);
+  // Waiting for a driver, the free cancel sits with the clock; otherwise under the details.
+  const waiting = isWaitingForDriver(booking);
+  const isRider = role === 'rider';
 
   return (
     <Card variant="outlined" data-testid="trip-view" data-booking-id={booking.id} data-reference={booking.reference} data-status={booking.status}>
@@ -111,14 +124,64 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
           </Typography>
         </Stack>
         <TripProgress status={booking.status} />
+        {isRider && <NextStep booking={booking} />}
         <SosButton booking={booking} lastPosition={latest} />
-        {booking.status === 'CANCELLED' && (
-          <Alert severity="error" sx={{ my: 2 }}>
-            {t('trip.cancelled', { reason: booking.reason })}
-            {booking.cancellationFee > 0 && ` ${t('trip.cancellation_fee', { amount: formatMoney(booking.cancellationFee, settings) })}`}
-          </Alert>
-        )}
-        <Grid container spacing={3} sx={{ mt: 1 }}>
+
+        <Stack spacing={2} sx={{ my: 2, '&:empty': { display: 'none' } }}>
+          {payment.outcome && (
+            <Alert
+              severity={paymentNotice(booking, payment.outcome).severity}
+              onClose={payment.dismiss}
+              data-testid="payment-outcome"
+              data-outcome={payment.outcome}
+            >
+              {t(paymentNotice(booking, payment.outcome).key)}
+            </Alert>
+          )}
+          {booking.status === 'CANCELLED' && (
+            <CancelledNotice booking={booking} onRebook={canRebook(booking, role) ? tryAgain : undefined} busy={rebook.isPending} />
+          )}
+          {booking.status === 'PAYMENT_PENDING' && (
+            <PaymentNeeded booking={booking} amountText={amountDue} onPay={isRider && user ? () => setPayOpen(true) : undefined} />
+          )}
+          {waiting && <WaitingForDriver booking={booking} onCancel={cancellable ? startCancel : undefined} busy={command.isPending} />}
+          {canPayByWallet(booking, role) && (
+            <PaymentDue
+              booking={booking}
+              amountText={amountDue}
+              balanceText={formatMoney(user?.walletBalance ?? 0, settings)}
+              busy={command.isPending}
+              onWallet={() => run({ action: 'pay', payment_mode: 'wallet' })}
+              onCard={payByCard}
+            />
+          )}
+          {canRate(booking, role) && (
+            <RatingPanel
+              driverName={booking.driver_name}
+              busy={command.isPending}
+              error={null}
+              closesAt={autoCompleteAt(booking)}
+              onRate={(rating) => run({ action: 'rate', rating })}
+              onSkip={() => run({ action: 'rate', skip: true })}
+            />
+          )}
+          {booking.status === 'COMPLETE' && (
+            <Alert severity="success" data-testid="trip-complete" data-rated={booking.rating !== null}>
+              {isRider
+                ? booking.rating !== null
+                  ? t('trip.rating_sent')
+                  : t('trip.closed')
+                : t('trip.complete_rated', { rating: booking.rating ?? '-' })}
+            </Alert>
+          )}
+          {error && (
+            <Alert severity="error" onClose={() => setError(null)} data-testid="trip-error">
+              {t(error)}
+            </Alert>
+          )}
+        </Stack>
+
+        <Grid container spacing={3}>
           <Grid size={{ xs: 12, md: 7 }}>
             <TripMap booking={booking} car={car} height={{ xs: 300, md: MAP_HEIGHT }} />
           </Grid>
@@ -127,15 +190,15 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
               <Stack spacing={1}>
                 <Stack direction="row" spacing={1} alignItems="flex-start">
                   <TripOriginIcon color="success" fontSize="small" sx={{ mt: 0.3 }} />
-                  <Typography>{booking.pickupAddress}</Typography>
+                  <Typography data-testid="pickup-address">{booking.pickupAddress}</Typography>
                 </Stack>
                 <Stack direction="row" spacing={1} alignItems="flex-start">
                   <PlaceIcon color="error" fontSize="small" sx={{ mt: 0.3 }} />
-                  <Typography>{booking.dropAddress}</Typography>
+                  <DropAddress booking={booking} />
                 </Stack>
               </Stack>
 
-              {hasDriver ? (
+              {hasDriver && (
                 <Stack direction="row" spacing={2} alignItems="center" data-testid="driver-card">
                   <Avatar src={booking.driver_image || undefined} sx={{ width: 56, height: 56, bgcolor: 'primary.main' }}>
                     <DirectionsCarIcon />
@@ -155,12 +218,6 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
                     </Stack>
                   </Box>
                 </Stack>
-              ) : (
-                isActive(booking.status) && (
-                  <Alert severity="info" icon={false} data-testid="finding-driver">
-                    {booking.bookLater ? t('trip.scheduled_hint') : t('trip.finding_driver')}
-                  </Alert>
-                )
               )}
 
               {showsOtp(booking) && (
@@ -190,55 +247,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
 
               <DeliveryDetails booking={booking} />
 
-              {payment.outcome && (
-                <Alert
-                  severity={paymentNotice(booking, payment.outcome).severity}
-                  onClose={payment.dismiss}
-                  data-testid="payment-outcome"
-                  data-outcome={payment.outcome}
-                >
-                  {t(paymentNotice(booking, payment.outcome).key)}
-                </Alert>
-              )}
-
-              {error && (
-                <Alert severity="error" onClose={() => setError(null)} data-testid="trip-error">
-                  {t(error)}
-                </Alert>
-              )}
-
-              {canPayByWallet(booking, role) && (
-                <Alert severity="warning" icon={false}>
-                  <Stack spacing={1}>
-                    <Typography>{t('trip.payment_due', { amount: formatMoney(booking.payableAmount || fare, settings) })}</Typography>
-                    <Stack direction="row" spacing={1} flexWrap="wrap" useFlexGap>
-                      <Button variant="contained" disabled={command.isPending} onClick={() => run({ action: 'pay', payment_mode: 'wallet' })} data-testid="pay-wallet">
-                        {t('trip.pay_wallet', { balance: formatMoney(user?.walletBalance ?? 0, settings) })}
-                      </Button>
-                      <Button variant="outlined" disabled={command.isPending} onClick={payByCard} data-testid="pay-now">
-                        {t('trip.pay_now')}
-                      </Button>
-                    </Stack>
-                    <Typography variant="caption">{t('trip.or_cash')}</Typography>
-                  </Stack>
-                </Alert>
-              )}
-
-              {canRate(booking, role) && (
-                <RatingPanel
-                  driverName={booking.driver_name}
-                  busy={command.isPending}
-                  error={null}
-                  onRate={(rating) => run({ action: 'rate', rating })}
-                />
-              )}
-              {booking.status === 'COMPLETE' && (
-                <Alert severity="success" data-testid="trip-complete">
-                  {role === 'rider' ? t('trip.complete') : t('trip.complete_rated', { rating: booking.rating ?? '-' })}
-                </Alert>
-              )}
-
-              {canCancel(booking, role, settings.AllowCriticalEditsAdmin) && (
+              {cancellable && !waiting && (
                 <Button color="error" variant="outlined" onClick={startCancel} disabled={command.isPending} data-testid="cancel-booking">
                   {t('trip.cancel')}
                 </Button>
@@ -252,13 +261,14 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
         open={cancelOpen}
         busy={command.isPending}
         error={cancelOpen ? error : null}
+        free={waiting}
         onClose={() => setCancelOpen(false)}
         onConfirm={(reason) => run({ action: 'cancel', reason }, () => setCancelOpen(false))}
       />
       {user && (
         <PaymentProviderDialog
           open={payOpen}
-          amountText={formatMoney(booking.payableAmount || fare, settings)}
+          amountText={amountDue}
           onClose={() => setTimeout(() => setPayOpen(false), PAYMENT_PENDING_CANCEL_DELAY_MS)}
           onChoose={(provider) =>
             postToGateway(provider.link, checkoutFields(booking, user, settings, checkoutReturnUrls('/bookings', TRIP_PAYMENT_PARAM, { trip: booking.id })))

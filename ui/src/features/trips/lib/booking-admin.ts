@@ -1,8 +1,8 @@
 // Issue #34: the operator's rules for one booking, pure: whether it is
-// "unassigned", where it really ended, what may be done to it now, its
-// stages in time and its money line by line.
-import { distanceMeters } from '@/lib/polyline';
-import type { Booking, BookingStatus, LedgerEntry, Place, Role } from '@/types/api';
+// "unassigned", what may be done to it now, its stages in time and its
+// money line by line. (Where a trip really ended is `movedDrop`, and a
+// system's reason in words `reasonText`: the rider's screens use them too.)
+import type { Booking, BookingStatus, LedgerEntry, Role } from '@/types/api';
 import { canAssign } from './booking-status';
 
 /** A Book Later booking counts as unassigned from this long before its trip date. */
@@ -11,16 +11,6 @@ export const UNASSIGNED_LEAD_MS = 15 * 60_000;
 /** Contract #34 "Unassigned": NEW, and not a Book Later booking still in the future. */
 export function isUnassigned(booking: Pick<Booking, 'status' | 'bookLater' | 'tripdate'>, now: number): boolean {
   return booking.status === 'NEW' && (!booking.bookLater || booking.tripdate - UNASSIGNED_LEAD_MS <= now);
-}
-
-/** The real end of a trip is shown beside the booked drop only past this distance. */
-export const ENDED_ELSEWHERE_METRES = 200;
-
-/** Where the trip really ended, when that is more than 200 m from its booked drop; else null. */
-export function endedElsewhere(booking: Pick<Booking, 'drop' | 'actualDrop'>): Place | null {
-  const actual = booking.actualDrop;
-  if (!actual || !Number.isFinite(actual.lat) || !Number.isFinite(actual.lng)) return null;
-  return distanceMeters(actual, booking.drop) > ENDED_ELSEWHERE_METRES ? actual : null;
 }
 
 const CANCELLABLE: BookingStatus[] = ['NEW', 'ACCEPTED', 'ARRIVED', 'PAYMENT_PENDING'];
@@ -146,12 +136,4 @@ const LEDGER_KINDS = ['DriverShare', 'CashCollected', 'WalletPayment', 'Cancella
 export function ledgerKind(entry: Pick<LedgerEntry, 'txRef'>): (typeof LEDGER_KINDS)[number] | null {
   const prefix = entry.txRef.split(':')[0];
   return (LEDGER_KINDS as readonly string[]).includes(prefix) ? (prefix as (typeof LEDGER_KINDS)[number]) : null;
-}
-
-/** The reasons the server itself gives (contract #34) are keys, shown
- * translated; any other reason is a person's own words. */
-export const SYSTEM_REASONS = ['no_driver_available', 'payment_not_received'];
-
-export function reasonText(reason: string, t: (key: string) => string): string {
-  return SYSTEM_REASONS.includes(reason) ? t(`reason_${reason}`) : reason;
 }

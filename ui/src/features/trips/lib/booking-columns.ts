@@ -1,8 +1,8 @@
 // The bookings table's columns (spec §2 "Bookings"), with the fare split
 // hidden from riders and the delivery columns only for delivery.
+import { reasonText } from '@/lib/booking-reason';
 import { distanceIn, durationKey, formatDateTime, formatMoney } from '@/lib/format';
 import type { Booking, Role, Settings } from '@/types/api';
-import { reasonText } from './booking-admin';
 
 export interface BookingColumn {
   id: string;

@@ -1,5 +1,6 @@
+import { haversineMetres } from '@/lib/geo';
 import type { CheckoutOutcome } from '@/lib/payments';
-import type { Booking, BookingStatus, Role } from '@/types/api';
+import type { Booking, BookingStatus, Place, Role } from '@/types/api';
 
 /** The path a trip normally takes, for the progress display. */
 export const TRIP_STEPS: BookingStatus[] = ['NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PAID', 'COMPLETE'];
@@ -80,3 +81,74 @@ export function isDriverTrip(booking: Booking, driverId: string) {
 
 /** A fixed reason for cancelling an unpaid prepaid booking (spec §4). */
 export const INCOMPLETE_BOOKING_REASON = 'cancel.reason_incomplete';
+
+/** Dispatch begins this long before a Book Later trip's date (spec §4). */
+export const BOOK_LATER_DISPATCH_LEAD_MS = 15 * 60_000;
+
+/** A booking no driver has taken yet, that the system is (or will be) looking for one for. */
+export function isWaitingForDriver(booking: Booking) {
+  return booking.status === 'NEW' && !booking.driver;
+}
+
+/** A Book Later booking whose search has not begun: its trip date matters, not a clock. */
+export function isScheduledAhead(booking: Booking, now: number) {
+  return booking.bookLater && !booking.searchingSince && now < booking.tripdate - BOOK_LATER_DISPATCH_LEAD_MS;
+}
+
+/** When the search for a driver began: the server's `searchingSince`, else
+ * the booking's creation (a Book Later booking's dispatch time). */
+export function searchStartedAt(booking: Booking) {
+  if (booking.searchingSince) return booking.searchingSince;
+  return booking.bookLater ? Math.max(booking.bookingDate, booking.tripdate - BOOK_LATER_DISPATCH_LEAD_MS) : booking.bookingDate;
+}
+
+/** When the booking gives up: no driver (NEW) or no payment (PAYMENT_PENDING). */
+export function autoCancelAt(booking: Booking): number | null {
+  return booking.timers?.auto_cancel?.at ?? null;
+}
+
+/** When a paid booking nobody rated completes by itself. */
+export function autoCompleteAt(booking: Booking): number | null {
+  return booking.timers?.auto_complete?.at ?? null;
+}
+
+/** Where the trip really ended, when that is further than this from the booked drop. */
+export const DROP_MOVED_METRES = 200;
+
+/** The real end of the trip, only when it is worth showing beside the booked drop. */
+export function movedDrop(booking: Booking): Place | null {
+  const actual = booking.actualDrop;
+  if (!actual || !booking.drop) return null;
+  return haversineMetres(booking.drop, actual) > DROP_MOVED_METRES ? actual : null;
+}
+
+/** The rider asks for the same trip again after no driver took it. */
+export function canRebook(booking: Booking, role: Role) {
+  return role === 'rider' && booking.status === 'CANCELLED' && booking.reason === 'no_driver_available';
+}
+
+/** One line, for the rider, of what happens next in each status (a translation key). */
+export function nextStepKey(booking: Booking, now: number): string {
+  switch (booking.status) {
+    case 'PAYMENT_PENDING':
+    case 'PENDING':
+      return 'trip.next.your_payment';
+    case 'NEW':
+      if (booking.driver) return 'trip.next.driver_on_way';
+      return isScheduledAhead(booking, now) ? 'trip.scheduled_hint' : 'trip.finding_driver';
+    case 'ACCEPTED':
+      return 'trip.next.driver_on_way';
+    case 'ARRIVED':
+      return 'trip.next.driver_arrived';
+    case 'STARTED':
+      return 'trip.next.on_trip';
+    case 'REACHED':
+      return booking.prepaid ? 'trip.next.driver_finishing' : 'trip.next.pay_driver';
+    case 'PAID':
+      return 'trip.next.rate';
+    case 'COMPLETE':
+      return 'trip.next.complete';
+    case 'CANCELLED':
+      return 'trip.next.closed';
+  }
+}

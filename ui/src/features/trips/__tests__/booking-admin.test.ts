@@ -35,11 +35,15 @@ describe("the operator's actions on a booking", () => {
     expect(allowed(assigned({ status: 'COMPLETE', customer_paid: 12 }))).toEqual(['refund', 'replay']);
   });
 
-  it('refunds only what a rider paid and was not refunded yet, and a cancelled booking only when prepaid', () => {
+  it('refunds what the rider paid, fare or cancellation fee, less what was refunded or is still owed', () => {
     expect(allowed(assigned({ status: 'COMPLETE', customer_paid: 12, refunded: 12 }))).toEqual(['replay']);
-    expect(allowed(at('CANCELLED', { prepaid: true, customer_paid: 9 }))).toEqual(['refund']);
-    expect(allowed(at('CANCELLED', { prepaid: false, customer_paid: 0 }))).toEqual([]);
-    expect(refundable({ customer_paid: 12.3, refunded: 2.1 })).toBe(10.2);
+    expect(refundable(assigned({ status: 'COMPLETE', customer_paid: 12.3, refunded: 2.1 }))).toBe(10.2);
+    // A cancelled booking: the fee the wallet covered; a prepaid one had its prepayment back on cancelling.
+    expect(refundable(at('CANCELLED', { cancellationFee: 3, cancellationFeeOwed: 1 }))).toBe(2);
+    expect(allowed(at('CANCELLED', { cancellationFee: 3, cancellationFeeOwed: 1 }))).toEqual(['refund']);
+    expect(refundable(at('CANCELLED', { prepaid: true, customer_paid: 9 }))).toBe(0);
+    expect(allowed(at('CANCELLED', { prepaid: true, customer_paid: 9 }))).toEqual([]);
+    expect(allowed(at('CANCELLED'))).toEqual([]);
   });
 
   it('lets fleet admins settle and complete but not cancel, assign or refund; demo mode stops cancelling', () => {
@@ -50,7 +54,7 @@ describe("the operator's actions on a booking", () => {
   });
 
   it('checks a refund before sending it: an amount above 0, at most what is left, and a reason', () => {
-    const paid = { customer_paid: 10, refunded: 4 };
+    const paid = assigned({ status: 'PAID', customer_paid: 10, refunded: 4 });
     expect(refundProblem('', 'late', paid)).toBe('booking_page.refund_amount_invalid');
     expect(refundProblem('0', 'late', paid)).toBe('booking_page.refund_amount_invalid');
     expect(refundProblem('abc', 'late', paid)).toBe('booking_page.refund_amount_invalid');

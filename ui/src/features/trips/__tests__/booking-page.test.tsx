@@ -12,6 +12,7 @@ import { assigned, testBooking } from '@/testing/fixtures';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
 import type { Booking, LedgerEntry, Settings, User } from '@/types/api';
+import { BookingPage } from '../components/booking-page';
 
 const admin = testUser({ id: 'admin-1', usertype: 'admin', firstName: 'Ada', lastName: 'Admin' });
 const fleetAdmin = testUser({ id: 'fleet-1', usertype: 'fleetadmin', firstName: 'Fleet', lastName: 'Boss', email: 'fleet@demo.wayfare', mobile: '+14105550300' });
@@ -132,7 +133,7 @@ afterEach(() => {
 
 describe("a booking's page in the panel", () => {
   it('shows the people with their contacts, where the trip really ended, the fare, the stages, the ledger and the dispatch timeline', async () => {
-    serve({ booking: reached(), ledger: [ledgerEntry({})] });
+    const api = serve({ booking: reached(), ledger: [ledgerEntry({})] });
     renderPage();
     const page = await screen.findByTestId('booking-page');
     expect(page).toHaveAttribute('data-status', 'REACHED');
@@ -173,6 +174,15 @@ describe("a booking's page in the panel", () => {
     expect(offers[0]).toHaveTextContent('2.4 km');
     expect(offers[1]).toHaveTextContent('Dana Driver');
     expect(screen.getAllByTestId('timeline-row').map((row) => row.getAttribute('data-kind'))).toEqual(['offered', 'withdrawn', 'offered', 'accepted']);
+    // The server lets only the rider and the driver read the chat: the panel does not ask.
+    expect(screen.queryByTestId('booking-chat')).not.toBeInTheDocument();
+    expect(calls(api, 'GET', '/api/v1/bookings/b1/chat')).toHaveLength(0);
+  });
+
+  it('draws the chat it is handed, with the booking it is about', async () => {
+    serve({ booking: reached(), ledger: [] });
+    renderWithProviders(<BookingPage id="b1" chat={(booking) => <p>chat of {booking.reference}</p>} />, { client: appClient(admin, {}) });
+    expect(await screen.findByTestId('booking-chat')).toHaveTextContent('chat of RCHD01');
   });
 
   it('settles a trip in cash after the confirm dialog, then shows it paid and reads its ledger again', async () => {

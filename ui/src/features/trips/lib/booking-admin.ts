@@ -28,22 +28,26 @@ export interface OperatorActions {
   replay: boolean;
 }
 
-/** What money a refund may still give back: what the rider paid less what was refunded. */
-export function refundable(booking: Pick<Booking, 'customer_paid' | 'refunded'>): number {
-  const left = (booking.customer_paid ?? 0) - (booking.refunded ?? 0);
+type RefundFields = Pick<Booking, 'status' | 'prepaid' | 'customer_paid' | 'cancellationFee' | 'cancellationFeeOwed' | 'refunded'>;
+
+/** What a refund may still give back (the server's rule): what the rider
+ * paid, fare and cancellation fee, less what was refunded; a cancelled
+ * prepaid booking has had its prepayment back already. */
+export function refundable(booking: RefundFields): number {
+  const prepaidReturned = booking.status === 'CANCELLED' && booking.prepaid ? booking.customer_paid : 0;
+  const left =
+    (booking.customer_paid ?? 0) + (booking.cancellationFee ?? 0) - (booking.cancellationFeeOwed ?? 0) - (booking.refunded ?? 0) - prepaidReturned;
   return Math.max(0, Math.round(left * 100) / 100);
 }
 
-/** A booking the rider paid: a finished trip, or a prepaid one cancelled. */
-function riderPaid(booking: Booking) {
-  return booking.status === 'PAID' || booking.status === 'COMPLETE' || (booking.status === 'CANCELLED' && booking.prepaid);
-}
+const REFUNDABLE: BookingStatus[] = ['PAID', 'COMPLETE', 'CANCELLED'];
 
 /**
  * The actions the booking's page offers this viewer now (contract #34):
  * cancel (admins, outside demo mode) before the trip starts; assign a NEW
  * booking (automatic dispatch on or off); settle a trip that reached its
- * drop; refund (admins) what a paid booking has left; complete a paid one.
+ * drop; refund (admins) what a paid or charged booking has left; complete a
+ * paid one.
  */
 export function operatorActions(booking: Booking, role: Role, criticalEditsAllowed: boolean): OperatorActions {
   const panel = role === 'admin' || role === 'fleetadmin';
@@ -51,14 +55,14 @@ export function operatorActions(booking: Booking, role: Role, criticalEditsAllow
     cancel: role === 'admin' && criticalEditsAllowed && CANCELLABLE.includes(booking.status),
     assign: canAssign(booking, role),
     settle: panel && SETTLEABLE.includes(booking.status),
-    refund: role === 'admin' && riderPaid(booking) && refundable(booking) > 0,
+    refund: role === 'admin' && REFUNDABLE.includes(booking.status) && refundable(booking) > 0,
     complete: panel && booking.status === 'PAID',
     replay: panel && REPLAYABLE.includes(booking.status),
   };
 }
 
 /** Why a refund cannot be sent as typed (a translation key), or null. */
-export function refundProblem(amountText: string, reason: string, booking: Pick<Booking, 'customer_paid' | 'refunded'>): string | null {
+export function refundProblem(amountText: string, reason: string, booking: RefundFields): string | null {
   const amount = Number(amountText.trim().replace(',', '.'));
   if (!amountText.trim() || !Number.isFinite(amount) || amount <= 0) return 'booking_page.refund_amount_invalid';
   if (amount > refundable(booking) + 1e-9) return 'booking_page.refund_amount_over';

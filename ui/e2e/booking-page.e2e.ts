@@ -84,6 +84,20 @@ async function offline(token: string) {
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
+/** The whole page, for a look at what lies below the fold (kept with the run's screenshots). */
+async function wholePage(page: Page, name: string) {
+  await page.screenshot({ path: resolve(import.meta.dirname, 'screenshots', `${name}.png`), fullPage: true });
+}
+
+/** Closes the toasts on screen, newest first. */
+async function dismissToasts(page: Page) {
+  const toasts = page.getByTestId('notification');
+  while ((await toasts.count()) > 0) {
+    await toasts.last().getByRole('button').click();
+    await page.waitForTimeout(300);
+  }
+}
+
 describe("a booking's page in the panel", () => {
   let browser: Browser;
   let admin: Person;
@@ -182,11 +196,14 @@ describe("a booking's page in the panel", () => {
     await expect.poll(() => page.getByTestId('booking-driver-name').textContent(), POLL).toMatch(/\S/);
     const offer = page.locator(`[data-testid="timeline-offer"][data-driver="${driver11.id}"]`);
     await expect.poll(() => offer.getAttribute('data-outcome'), POLL).toBe('accepted');
+    // The offer is told as the admin's, not one of the system's waves.
+    expect(await offer.locator('xpath=ancestor::*[@data-testid="timeline-wave"]').getAttribute('data-by')).toBe('admin');
     const kinds = await page.getByTestId('timeline-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind')));
     expect(kinds).toContain('offered');
     expect(kinds.at(-1)).toBe('accepted');
     expect(await page.getByTestId('booking-action-assign').count()).toBe(0);
     await screenshot(page, 'booking-page-accepted');
+    await wholePage(page, 'booking-page-accepted-whole');
   });
 
   it('cancels the booking from its page with a reason, after the confirm dialog', async () => {
@@ -212,7 +229,10 @@ describe("a booking's page in the panel", () => {
     await online(driver12.token);
     cashTrip = (await call('POST', '/bookings', riderToken, { pickup: PICKUP, drop: DROP, carType: driver12.carType, bookLater: false, payment_mode: 'cash' })) as BookingJson;
     await call('POST', `/bookings/${cashTrip.id}/assign`, adminToken, { driver: driver12.id });
+    // The driver has come near before accepting: the track starts by the pickup.
+    await call('POST', '/drivers/me/location', driver12.token, { lat: PICKUP.lat + 0.0035, lng: PICKUP.lng - 0.004 });
     await call('POST', `/bookings/${cashTrip.id}/accept`, driver12.token, {});
+    await pause(1100);
     await call('POST', '/drivers/me/location', driver12.token, { lat: PICKUP.lat + 0.0003, lng: PICKUP.lng });
     await call('POST', `/bookings/${cashTrip.id}/arrive`, driver12.token, {});
     await call('POST', `/bookings/${cashTrip.id}/start`, driver12.token, cashTrip.otp ? { otp: cashTrip.otp } : {});
@@ -233,7 +253,8 @@ describe("a booking's page in the panel", () => {
     expect(await page.getByTestId('booking-drop').textContent()).toBe(stored.dropAddress);
     await page.getByTestId('booking-ended-at').waitFor();
     expect(((await page.getByTestId('booking-ended-at').textContent()) ?? '').trim()).not.toBe('');
-    expect(await page.getByTestId('map-marker-end').count()).toBe(1);
+    // On the map too, once it has drawn.
+    await page.getByTestId('map-marker-end').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('ledger-empty').textContent()).toBe('This booking has moved no money yet.');
 
     await page.getByTestId('booking-action-settle-cash').click();
@@ -246,8 +267,11 @@ describe("a booking's page in the panel", () => {
     );
     expect(await page.getByTestId('fare-paid_cash').count()).toBe(1);
     expect(await page.getByTestId('booking-trip').textContent()).toContain('© OpenStreetMap contributors');
+    // The toast of the settlement would cover the menu in the picture.
+    await dismissToasts(page);
     await page.evaluate(() => window.scrollTo(0, 0));
     await docsScreenshot(page, 'booking-page');
+    await wholePage(page, 'booking-page-paid-whole');
   });
 
   it('fits a phone and speaks Arabic right to left', async () => {
@@ -259,6 +283,9 @@ describe("a booking's page in the panel", () => {
     expect(await arabic.page.evaluate(() => document.documentElement.dir)).toBe('rtl');
     await arabic.page.getByTestId('ledger-entry').first().waitFor();
     await docsScreenshot(arabic.page, 'booking-page-ar');
+    await wholePage(arabic.page, 'booking-page-ar-whole');
+    // Phone numbers and e-mail read left to right inside the right-to-left cards.
+    await arabic.page.getByTestId('booking-people').screenshot({ path: resolve(import.meta.dirname, 'screenshots', 'booking-page-ar-people.png') });
     expectNoErrors(arabic);
     await arabic.context.close();
 
@@ -270,6 +297,7 @@ describe("a booking's page in the panel", () => {
     // Nothing scrolls sideways.
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(1);
     await docsScreenshot(phone.page, 'booking-page-phone');
+    await wholePage(phone.page, 'booking-page-phone-whole');
     expectNoErrors(phone);
     await phone.context.close();
   });

@@ -34,6 +34,15 @@ export function entryDrivers(entry: DispatchEntry): string[] {
   return entry.driver ? [entry.driver] : [];
 }
 
+/** An offer an admin made by hand (`POST /bookings/{id}/assign`): the
+ * server logs it with no deadline and no distance, as it knows no position
+ * for it (engine/src/dispatch/log.rs); the system's offers have both. */
+export function isHandOffer(entry: DispatchEntry): boolean {
+  if (entry.kind !== 'offered' || entry.deadline != null) return false;
+  const distances = entry.distances_km ?? [];
+  return distances.length > 0 && distances.every((distance) => distance == null);
+}
+
 type Translate = (key: string, values?: Record<string, unknown>) => string;
 
 /** The last characters of an id: enough to tell drivers apart on screen
@@ -46,6 +55,7 @@ export function shortId(id: string) {
 export function entryText(entry: DispatchEntry, t: Translate, driverName: (id: string) => string = shortId): string {
   switch (entry.kind) {
     case 'offered':
+      if (isHandOffer(entry)) return t('dispatch.entry.offered_by_admin', { driver: (entry.drivers ?? []).map(driverName).join(', ') });
       return t('dispatch.entry.offered', { wave: entry.wave ?? 1, count: entry.drivers?.length ?? 0 });
     case 'withdrawn':
       return t('dispatch.entry.withdrawn', { count: entry.drivers?.length ?? 0, reason: t(`dispatch.reason.${entry.reason ?? 'cancelled'}`) });

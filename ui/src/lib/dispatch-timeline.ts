@@ -4,7 +4,7 @@
 // offer. The live console's drawer and the booking's own page both read it.
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import type { DispatchEntry, DispatchKind, WithdrawReason } from '@/lib/dispatch-entries';
+import { isHandOffer, type DispatchEntry, type DispatchKind, type WithdrawReason } from '@/lib/dispatch-entries';
 import { queryKeys } from '@/lib/query-keys';
 
 export interface TimelineRow {
@@ -29,6 +29,8 @@ export interface TimelineOffer {
 
 export interface TimelineWave {
   wave: number;
+  /** An admin's offer, not one of the system's waves. */
+  byAdmin: boolean;
   at: number;
   deadline: number | null;
   offers: TimelineOffer[];
@@ -78,6 +80,7 @@ export function buildTimeline(entries: readonly DispatchEntry[], since?: number)
       firstOfferAt ??= entry.at;
       const wave: TimelineWave = {
         wave: entry.wave ?? waves.length + 1,
+        byAdmin: isHandOffer(entry),
         at: entry.at,
         deadline: entry.deadline ?? null,
         offers: (entry.drivers ?? []).map((driver, index) => ({

@@ -58,9 +58,11 @@ export function TimelineView({
         {built.acceptedAfter !== null && <Chip size="small" color="success" label={t('dispatch.timeline.accepted_after', { time: words(built.acceptedAfter) })} />}
       </Stack>
       {built.waves.map((wave) => (
-        <Box key={`${wave.wave}-${wave.at}`} data-testid="timeline-wave">
+        <Box key={`${wave.wave}-${wave.at}`} data-testid="timeline-wave" data-by={wave.byAdmin ? 'admin' : 'system'}>
           <Typography variant="subtitle2">
-            {t('dispatch.timeline.wave', { wave: wave.wave, time: dayjs(wave.at).format('HH:mm:ss') })}
+            {wave.byAdmin
+              ? t('dispatch.timeline.by_admin', { time: dayjs(wave.at).format('HH:mm:ss') })
+              : t('dispatch.timeline.wave', { wave: wave.wave, time: dayjs(wave.at).format('HH:mm:ss') })}
           </Typography>
           <List dense disablePadding>
             {wave.offers.map((offer) => {

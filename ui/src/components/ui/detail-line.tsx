@@ -15,10 +15,11 @@ export function Ltr({ children }: { children: ReactNode }) {
   );
 }
 
-export function Line({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+/** `labelWidth`: the labels' column, the same on every line of a card so the values line up. */
+export function Line({ label, children, testId, labelWidth = 110 }: { label: string; children: ReactNode; testId?: string; labelWidth?: number }) {
   return (
     <Stack direction="row" spacing={1} data-testid={testId}>
-      <Typography variant="body2" color="text.secondary" sx={{ minWidth: 110, flexShrink: 0 }}>
+      <Typography variant="body2" color="text.secondary" sx={{ width: labelWidth, flexShrink: 0 }}>
         {label}
       </Typography>
       <Typography variant="body2" component="div" sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DispatchEntry } from '../dispatch-entries';
+import { entryText, isHandOffer, type DispatchEntry } from '../dispatch-entries';
 import { buildTimeline } from '../dispatch-timeline';
 import { durationText, rateText } from '../durations';
 
@@ -53,6 +53,29 @@ describe('a booking dispatch timeline', () => {
     expect(open.waves[0].offers.map((offer) => offer.outcome)).toEqual(['pending', 'pending']);
     expect(open.acceptedAfter).toBeNull();
     expect(buildTimeline([])).toEqual({ rows: [], waves: [], firstOfferAfter: null, acceptedAfter: null });
+  });
+});
+
+describe("an admin's offer in the timeline", () => {
+  const byAdmin: DispatchEntry = { at: at(30), booking: 'b', kind: 'offered', wave: 0, drivers: ['d9'], distances_km: [null], deadline: null };
+
+  it('is told from the system\'s offers: no deadline and no distance known', () => {
+    expect(isHandOffer(byAdmin)).toBe(true);
+    expect(isHandOffer(entries[0])).toBe(false);
+    // A broadcast offer has no deadline either, but the distances are known.
+    expect(isHandOffer({ ...entries[0], deadline: null })).toBe(false);
+    const timeline = buildTimeline([...entries.slice(0, 3), byAdmin, { at: at(31), booking: 'b', kind: 'accepted', driver: 'd9' }]);
+    expect(timeline.waves.map((wave) => [wave.wave, wave.byAdmin])).toEqual([
+      [1, false],
+      [0, true],
+    ]);
+    expect(timeline.waves[1].offers[0]).toMatchObject({ driver: 'd9', outcome: 'accepted', lasted: 1000 });
+  });
+
+  it('is worded as the admin\'s, naming the driver', () => {
+    const t = (key: string, values?: Record<string, unknown>) => `${key} ${JSON.stringify(values ?? {})}`;
+    expect(entryText(byAdmin, t, (id) => `Driver ${id}`)).toBe('dispatch.entry.offered_by_admin {"driver":"Driver d9"}');
+    expect(entryText(entries[0], t)).toBe('dispatch.entry.offered {"wave":1,"count":2}');
   });
 });
 

@@ -44,7 +44,8 @@ const reached = (overrides: Partial<Booking> = {}) =>
 const timeline: DispatchEntry[] = [
   { at: T0 + 1000, booking: 'b1', kind: 'offered', wave: 1, drivers: ['user-driver-2'], distances_km: [2.4], deadline: T0 + 16_000 },
   { at: T0 + 16_000, booking: 'b1', kind: 'withdrawn', drivers: ['user-driver-2'], reason: 'expired' },
-  { at: T0 + 20_000, booking: 'b1', kind: 'offered', wave: 2, drivers: ['user-driver-1'], distances_km: [0.8], deadline: null },
+  // An admin's offer: no deadline, no distance.
+  { at: T0 + 20_000, booking: 'b1', kind: 'offered', wave: 1, drivers: ['user-driver-1'], distances_km: [null], deadline: null },
   { at: T0 + 60_000, booking: 'b1', kind: 'accepted', driver: 'user-driver-1' },
 ];
 
@@ -174,6 +175,8 @@ describe("a booking's page in the panel", () => {
     expect(offers[0]).toHaveTextContent('2.4 km');
     expect(offers[1]).toHaveTextContent('Dana Driver');
     expect(screen.getAllByTestId('timeline-row').map((row) => row.getAttribute('data-kind'))).toEqual(['offered', 'withdrawn', 'offered', 'accepted']);
+    expect(screen.getAllByTestId('timeline-wave').map((wave) => wave.getAttribute('data-by'))).toEqual(['system', 'admin']);
+    expect(screen.getAllByTestId('timeline-row')[2]).toHaveTextContent('Offered by an admin to Dana Driver');
     // The server lets only the rider and the driver read the chat: the panel does not ask.
     expect(screen.queryByTestId('booking-chat')).not.toBeInTheDocument();
     expect(calls(api, 'GET', '/api/v1/bookings/b1/chat')).toHaveLength(0);

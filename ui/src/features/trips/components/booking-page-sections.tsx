@@ -99,9 +99,9 @@ export function TripSection({ booking, track }: { booking: Booking; track: LatLn
             </Box>
           </Stack>
         )}
-        <Typography variant="body2" color="text.secondary">
+        <Line label={t('table.distance')} testId="booking-distance">
           {t(distance.unit, { value: distance.value })}
-        </Typography>
+        </Line>
       </Stack>
     </Section>
   );
@@ -192,7 +192,7 @@ export function StagesSection({ booking }: { booking: Booking }) {
     <Section title="booking_page.stages" testId="booking-stages">
       <Stack spacing={0.75}>
         {stageTimes(booking).map((stage) => (
-          <Line key={`${stage.key}-${stage.at}`} label={t(`booking_page.stage.${stage.key}`)} testId={`stage-${stage.key}`}>
+          <Line key={`${stage.key}-${stage.at}`} label={t(`booking_page.stage.${stage.key}`)} testId={`stage-${stage.key}`} labelWidth={160}>
             <bdi>{formatDateTime(stage.at)}</bdi>
             {stage.planned && (
               <Typography component="span" variant="caption" color="text.secondary">

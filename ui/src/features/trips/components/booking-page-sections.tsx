@@ -94,7 +94,7 @@ export function TripSection({ booking, track }: { booking: Booking; track: LatLn
                 {t('booking_page.ended_at')}
               </Typography>
               <Typography variant="body2" data-testid="booking-ended-at">
-                {ended.add || coordinatesText(ended)}
+                {ended.add || <Ltr>{coordinatesText(ended)}</Ltr>}
               </Typography>
             </Box>
           </Stack>

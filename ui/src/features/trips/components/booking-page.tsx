@@ -10,7 +10,7 @@ import PaymentsIcon from '@mui/icons-material/Payments';
 import PersonAddIcon from '@mui/icons-material/PersonAdd';
 import ReplayIcon from '@mui/icons-material/Replay';
 import UndoIcon from '@mui/icons-material/Undo';
-import { Alert, Box, Button, Chip, CircularProgress, Grid, Stack } from '@mui/material';
+import { Alert, Box, Button, Chip, CircularProgress, Grid, Stack, useMediaQuery, useTheme } from '@mui/material';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -183,13 +183,30 @@ function BookingDetails({ booking, role, viewer, chat }: { booking: Booking; rol
   const timeline = useTimeline(booking.id);
   const track = useMemo(() => (tracking.data?.points ?? []).map((point) => ({ lat: point.lat, lng: point.lng })), [tracking.data]);
   const named = [booking.driver, booking.fleetadmin, ...(timeline.data ?? []).flatMap(entryDrivers)].filter((id): id is string => Boolean(id));
-  const people = useBookingPeople(named);
-  const byId = useMemo(() => new Map((people.data ?? []).map((user) => [user.id, user])), [people.data]);
+  const accounts = useBookingPeople(named);
+  const byId = useMemo(() => new Map((accounts.data ?? []).map((user) => [user.id, user])), [accounts.data]);
   const driverName = (id: string) => {
     const user = byId.get(id);
     return user ? [user.firstName, user.lastName].filter(Boolean).join(' ') || user.email : id === booking.driver && booking.driver_name ? booking.driver_name : shortId(id);
   };
   const unassigned = isUnassigned(booking, now);
+  const theme = useTheme();
+  const wide = useMediaQuery(theme.breakpoints.up('md'));
+  const trip = <TripSection booking={booking} track={track} />;
+  const dispatch = (
+    <Section title="dispatch.timeline.title" testId="booking-dispatch">
+      <TimelineView booking={booking.id} since={booking.searchingSince ?? booking.bookingDate} driverName={driverName} />
+    </Section>
+  );
+  const chatSection = chat && (
+    <Section title="booking_page.chat" testId="booking-chat">
+      {chat}
+    </Section>
+  );
+  const people = <PeopleSection booking={booking} people={byId} viewer={viewer} />;
+  const fare = <FareSection booking={booking} />;
+  const stages = <StagesSection booking={booking} />;
+  const ledger = <LedgerSection booking={booking} />;
   return (
     <Stack spacing={2} data-testid="booking-page" data-booking-id={booking.id} data-status={booking.status} data-reference={booking.reference}>
       <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
@@ -205,29 +222,36 @@ function BookingDetails({ booking, role, viewer, chat }: { booking: Booking; rol
         </Alert>
       )}
       <BookingActions booking={booking} role={role} />
-      <Grid container spacing={2}>
-        <Grid size={{ xs: 12, md: 7 }}>
-          <Stack spacing={2}>
-            <TripSection booking={booking} track={track} />
-            <Section title="dispatch.timeline.title" testId="booking-dispatch">
-              <TimelineView booking={booking.id} since={booking.searchingSince ?? booking.bookingDate} driverName={driverName} />
-            </Section>
-            {chat && (
-              <Section title="booking_page.chat" testId="booking-chat">
-                {chat}
-              </Section>
-            )}
-          </Stack>
+      {wide ? (
+        <Grid container spacing={2}>
+          <Grid size={7}>
+            <Stack spacing={2}>
+              {trip}
+              {dispatch}
+              {chatSection}
+            </Stack>
+          </Grid>
+          <Grid size={5}>
+            <Stack spacing={2}>
+              {people}
+              {fare}
+              {stages}
+              {ledger}
+            </Stack>
+          </Grid>
         </Grid>
-        <Grid size={{ xs: 12, md: 5 }}>
-          <Stack spacing={2}>
-            <PeopleSection booking={booking} people={byId} viewer={viewer} />
-            <FareSection booking={booking} />
-            <StagesSection booking={booking} />
-            <LedgerSection booking={booking} />
-          </Stack>
-        </Grid>
-      </Grid>
+      ) : (
+        // One column: who and how much come before how it was dispatched.
+        <Stack spacing={2}>
+          {trip}
+          {people}
+          {fare}
+          {stages}
+          {dispatch}
+          {ledger}
+          {chatSection}
+        </Stack>
+      )}
     </Stack>
   );
 }

@@ -8,10 +8,11 @@
 //    dispatch timeline the admin's offer and the accept; the admin cancels
 //    it from the page with a reason and the page shows CANCELLED;
 // 2. a new rider, rider42@demo.wayfare, rides with driver12 to a spot some
-//    400 m past the booked drop (over the API); the admin's page shows where
-//    the trip really ended beside the booked drop, settles it in cash (PAID,
-//    the ledger shows the driver's share and the cash collected) and
-//    completes it.
+//    400 m past the booked drop and says they will pay by card, and does not
+//    (over the API): the trip is PENDING. The admin finds it under Money
+//    owed, opens its page, which shows where the trip really ended beside the
+//    booked drop, settles it in cash (PAID, the ledger shows the driver's
+//    share and the cash collected) and completes it.
 //
 // Both drivers end offline and no trip is left open. driver11 and driver12
 // go online about 13 km from the pickup: outside the dispatch radius (10 km),
@@ -223,7 +224,7 @@ describe("a booking's page in the panel", () => {
     await offline(driver11.token);
   });
 
-  it('shows where a trip really ended, settles it in cash with the ledger to show for it, and completes it', async () => {
+  it('lists an unpaid trip under Money owed; its page shows where it really ended and settles it in cash, with the ledger to show for it', async () => {
     const riderToken = await newRider('rider42@demo.wayfare', 'Carla', 'Cash');
     driver12 = await driverAccount('driver12@demo.wayfare');
     await online(driver12.token);
@@ -243,10 +244,22 @@ describe("a booking's page in the panel", () => {
     }
     const reached = (await call('POST', `/bookings/${cashTrip.id}/reach`, driver12.token, {})) as BookingJson;
     expect(reached.status).toBe('REACHED');
+    // The rider says they will pay by card in the app, and never does: the trip is PENDING, money owed.
+    const pending = (await call('POST', `/bookings/${cashTrip.id}/pay`, riderToken, { payment_mode: 'card' })) as BookingJson;
+    expect(pending.status).toBe('PENDING');
 
     const { page } = admin;
-    await page.goto(`/bookings/${cashTrip.id}/manage`);
-    await waitForAttribute(page, 'booking-page', 'data-status', 'REACHED');
+    await page.getByTestId('panel-menu-moneyowed').click();
+    await page.waitForURL('**/moneyowed');
+    const owedRow = page.locator('[data-testid="owed-trips-grid"] [role="row"]', { hasText: cashTrip.reference }).first();
+    await owedRow.waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('owed-trips-total').textContent()).toMatch(/^\d+ · \$\d+\.\d{2}$/);
+    await screenshot(page, 'booking-page-money-owed');
+    // The row opens the booking's page, where the driver's cash settles it.
+    await owedRow.getByTestId('owed-booking-link').click();
+    await page.waitForURL(`**/bookings/${cashTrip.id}/manage`);
+    await waitForAttribute(page, 'booking-page', 'data-status', 'PENDING');
+    await page.getByTestId('booking-pending-note').waitFor();
     // The booked drop stays what was booked; the real end is beside it.
     const stored = (await call('GET', `/bookings/${cashTrip.id}`, adminToken)) as { dropAddress: string; actualDrop: { lat: number; lng: number } | null };
     expect(stored.actualDrop).toMatchObject({ lat: expect.closeTo(REAL_END.lat, 3), lng: expect.closeTo(REAL_END.lng, 3) });

@@ -269,48 +269,52 @@ export function PanelTable<Row extends GridValidRowModel>({
   };
 
   const emptyLabel = t(emptyText);
+  const hasToolbar = searchLabel !== false || Boolean(toolbar) || Boolean(exportFile);
   return (
     <Paper variant="outlined" data-testid={testId} sx={{ overflow: 'hidden' }}>
-      <Stack direction="row" spacing={1} useFlexGap sx={{ p: 1.5, flexWrap: 'wrap', alignItems: 'center' }}>
-        {searchLabel !== false && (
-          <TextField
-            size="small"
-            value={searchText}
-            onChange={(event) => setSearchText(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Enter') setEntered(searchText);
-            }}
-            placeholder={t(searchLabel)}
-            sx={{ minWidth: { xs: '100%', sm: 280 } }}
-            slotProps={{
-              htmlInput: { 'data-testid': `${testId}-search`, 'aria-label': t(searchLabel) },
-              input: {
-                startAdornment: (
-                  <InputAdornment position="start">
-                    <SearchIcon fontSize="small" />
-                  </InputAdornment>
-                ),
-              },
-            }}
-          />
-        )}
-        <Box sx={{ flexGrow: 1 }} />
-        {toolbar}
-        {exportFile &&
-          (['csv', 'xlsx'] as const).map((format) => (
-            <Button
-              key={format}
+      {/* No empty strip above a grid that has nothing to search, filter or export. */}
+      {hasToolbar && (
+        <Stack direction="row" spacing={1} useFlexGap sx={{ p: 1.5, flexWrap: 'wrap', alignItems: 'center' }}>
+          {searchLabel !== false && (
+            <TextField
               size="small"
-              variant="outlined"
-              startIcon={<DownloadIcon />}
-              disabled={exporting !== null}
-              onClick={() => void runExport(format)}
-              data-testid={`${testId}-export-${format}`}
-            >
-              {t(`panel.table.export_${format}`)}
-            </Button>
-          ))}
-      </Stack>
+              value={searchText}
+              onChange={(event) => setSearchText(event.target.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') setEntered(searchText);
+              }}
+              placeholder={t(searchLabel)}
+              sx={{ minWidth: { xs: '100%', sm: 280 } }}
+              slotProps={{
+                htmlInput: { 'data-testid': `${testId}-search`, 'aria-label': t(searchLabel) },
+                input: {
+                  startAdornment: (
+                    <InputAdornment position="start">
+                      <SearchIcon fontSize="small" />
+                    </InputAdornment>
+                  ),
+                },
+              }}
+            />
+          )}
+          <Box sx={{ flexGrow: 1 }} />
+          {toolbar}
+          {exportFile &&
+            (['csv', 'xlsx'] as const).map((format) => (
+              <Button
+                key={format}
+                size="small"
+                variant="outlined"
+                startIcon={<DownloadIcon />}
+                disabled={exporting !== null}
+                onClick={() => void runExport(format)}
+                data-testid={`${testId}-export-${format}`}
+              >
+                {t(`panel.table.export_${format}`)}
+              </Button>
+            ))}
+        </Stack>
+      )}
       {error ? (
         <Box sx={{ px: 1.5, pb: 1.5 }}>
           <ServerErrorAlert error={error} onRetry={retry} />
@@ -336,7 +340,7 @@ export function PanelTable<Row extends GridValidRowModel>({
             disableVirtualization={import.meta.env.MODE === 'test'}
             sx={(theme) => ({
               border: 0,
-              borderTop: 1,
+              borderTop: hasToolbar ? 1 : 0,
               borderColor: 'divider',
               borderRadius: 0,
               ...(onRowClick ? { '& .MuiDataGrid-row': { cursor: 'pointer' } } : {}),

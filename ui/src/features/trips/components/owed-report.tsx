@@ -46,7 +46,6 @@ export function OwedReportView() {
       { field: 'trip_end_time', headerName: t('owed.ended'), minWidth: 150, valueGetter: (_value, row) => row.trip_end_time ?? row.updatedAt, valueFormatter: (value: number) => formatDateTime(value) },
       { field: 'customer_name', headerName: t('table.customer'), minWidth: 150, flex: 1 },
       { field: 'driver_name', headerName: t('table.driver'), minWidth: 150, flex: 1 },
-      { field: 'payment_mode', headerName: t('table.payment_mode'), minWidth: 110, valueGetter: (_value, row) => (row.payment_mode ? t(`payment.mode.${row.payment_mode}`) : '') },
       {
         field: 'payableAmount',
         headerName: t('owed.amount'),

@@ -112,7 +112,15 @@ function BookingActions({ booking, role }: { booking: Booking; role: Role }) {
       confirmLabel: 'booking_page.refund',
     });
     if (!yes) return;
-    refund.mutate({ id: booking.id, ...choice }, { onSuccess: () => (setDialog(null), done('booking_page.refunded')()) });
+    refund.mutate(
+      { id: booking.id, ...choice },
+      {
+        onSuccess: () => {
+          setDialog(null);
+          done('booking_page.refunded')();
+        },
+      },
+    );
   };
 
   const buttons: ReactNode[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testCarTypes, testUser } from '@/testing/test-utils';
-import { bookingRuleError, deliveryDetailsError, needsParcelChoice, type BookingDraft } from '../lib/booking-rules';
+import { bookingRuleError, deliveryDetailsError, deliveryFieldProblem, needsParcelChoice, optionRequired, parcelChoice, refusedDeliveryField, type BookingDraft } from '../lib/booking-rules';
 
 const now = new Date(2026, 10, 21, 9, 0).getTime();
 const place = { lat: 39.28, lng: -76.59, add: 'Fells Point' };
@@ -44,5 +44,27 @@ describe('the booking rules of spec §5', () => {
     expect(needsParcelChoice(testCarTypes[0], 'delivery')).toBe(true);
     expect(needsParcelChoice(testCarTypes[0], 'taxi')).toBe(false);
     expect(needsParcelChoice({ ...testCarTypes[0], parcelTypes: [], options: [] }, 'delivery')).toBe(false);
+  });
+
+  it('name the delivery field that is wrong, as the server checks it', () => {
+    const filled = { deliveryPerson: 'Sam', deliveryPersonPhone: '410 555 0100', pickUpInstructions: '', deliveryInstructions: '' };
+    expect(deliveryFieldProblem(filled)).toBeNull();
+    expect(deliveryFieldProblem({ ...filled, deliveryPerson: '  ' })).toEqual({ field: 'deliveryPerson', key: 'booking.recipient_name_missing' });
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '' })).toEqual({ field: 'deliveryPersonPhone', key: 'booking.recipient_phone_invalid' });
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '-------' })?.field).toBe('deliveryPersonPhone');
+    // International numbers, as the server takes them.
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '+1 410 555 0100' })).toBeNull();
+    expect(deliveryFieldProblem({ ...filled, deliveryInstructions: 'x'.repeat(501) })).toEqual({ field: 'deliveryInstructions', key: 'booking.instructions_too_long' });
+    expect(refusedDeliveryField('deliveryPersonPhone')).toBe('deliveryPersonPhone');
+    expect(refusedDeliveryField('carType')).toBeNull();
+    expect(refusedDeliveryField(undefined)).toBeNull();
+  });
+
+  it('want a parcel type but no option (issue #34): options are optional for every car type', () => {
+    const car = testCarTypes[0];
+    expect(optionRequired(car)).toBe(false);
+    expect(parcelChoice(car, 1, null)).toEqual({ parcelTypeIndex: 1, optionIndex: undefined });
+    expect(parcelChoice(car, 0, 0)).toEqual({ parcelTypeIndex: 0, optionIndex: 0 });
+    expect(parcelChoice({ ...car, options: [] }, 0, 0)).toEqual({ parcelTypeIndex: 0, optionIndex: undefined });
   });
 });

@@ -1,19 +1,23 @@
 import { Alert, Button, Paper, Rating, Stack, Typography } from '@mui/material';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useAppTexts } from '@/lib/app-texts';
+import type { AppCategory } from '@/types/api';
 
 export function RatingPanel({
   driverName,
+  appcat,
   busy,
   error,
   onRate,
 }: {
   driverName: string;
+  /** The booking's category: "How was your delivery?" for a parcel. */
+  appcat?: AppCategory;
   busy: boolean;
   error: string | null;
   onRate: (rating: number) => void;
 }) {
-  const { t } = useTranslation();
+  const { t } = useAppTexts(appcat);
   const [rating, setRating] = useState<number | null>(null);
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="rating-panel">

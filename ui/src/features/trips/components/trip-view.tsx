@@ -14,10 +14,10 @@ import {
   Typography,
 } from '@mui/material';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
 import { PaymentProviderDialog } from '@/components/payment/payment-provider-dialog';
 import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
+import { useAppTexts } from '@/lib/app-texts';
 import { MAP_HEIGHT } from '@/components/map/types';
 import { useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
@@ -49,7 +49,8 @@ import { TripProgress } from './trip-progress';
 /** The rider's live trip: status, driver, the car on the map, the otp, chat,
  * cancel, payment and rating. */
 export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode }) {
-  const { t, i18n } = useTranslation();
+  // Every text in the booking's own words: a parcel's page speaks of the parcel (issue #34).
+  const { t, i18n } = useAppTexts(booking.appcat);
   const settings = useSettings();
   const { data: user } = useUser();
   const role = user?.usertype ?? 'rider';
@@ -162,6 +163,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
                   </Alert>
                 )
               )}
+              {booking.status === 'STARTED' && <Typography fontWeight={700} data-testid="trip-under-way">{t('trip.under_way')}</Typography>}
 
               {showsOtp(booking) && (
                 <Box sx={{ bgcolor: 'secondary.main', borderRadius: 2, p: 2, textAlign: 'center' }}>
@@ -227,6 +229,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
               {canRate(booking, role) && (
                 <RatingPanel
                   driverName={booking.driver_name}
+                  appcat={booking.appcat}
                   busy={command.isPending}
                   error={null}
                   onRate={(rating) => run({ action: 'rate', rating })}

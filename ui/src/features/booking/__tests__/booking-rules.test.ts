@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testCarTypes, testUser } from '@/testing/test-utils';
-import { bookingRuleError, deliveryDetailsError, deliveryFieldProblem, needsParcelChoice, optionRequired, parcelChoice, refusedDeliveryField, type BookingDraft } from '../lib/booking-rules';
+import { bookingRuleError, deliveryFieldProblem, needsParcelChoice, optionRequired, parcelChoice, refusedDeliveryField, type BookingDraft } from '../lib/booking-rules';
 
 const now = new Date(2026, 10, 21, 9, 0).getTime();
 const place = { lat: 39.28, lng: -76.59, add: 'Fells Point' };
@@ -34,10 +34,11 @@ describe('the booking rules of spec §5', () => {
   });
 
   it('want a delivery person and a phone of at least 7 digits, spaces or dashes', () => {
-    expect(deliveryDetailsError({ deliveryPerson: '', deliveryPersonPhone: '410 555 0100' })).toBe('deliveryDetailMissing');
-    expect(deliveryDetailsError({ deliveryPerson: 'Sam', deliveryPersonPhone: '555-01' })).toBe('deliveryDetailMissing');
-    expect(deliveryDetailsError({ deliveryPerson: 'Sam', deliveryPersonPhone: '+1 410' })).toBe('deliveryDetailMissing');
-    expect(deliveryDetailsError({ deliveryPerson: 'Sam', deliveryPersonPhone: '410-555-0100' })).toBeNull();
+    const filled = { deliveryPerson: 'Sam', deliveryPersonPhone: '410-555-0100', pickUpInstructions: '', deliveryInstructions: '' };
+    expect(deliveryFieldProblem({ ...filled, deliveryPerson: '' })?.field).toBe('deliveryPerson');
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '555-01' })?.field).toBe('deliveryPersonPhone');
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '+1 410' })?.field).toBe('deliveryPersonPhone');
+    expect(deliveryFieldProblem(filled)).toBeNull();
   });
 
   it('offer the parcel chooser only for delivery car types with parcel types or options', () => {

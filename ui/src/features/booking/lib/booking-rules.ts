@@ -89,12 +89,6 @@ export function deliveryFieldProblem(details: Record<DeliveryField, string>): { 
   return null;
 }
 
-/** Spec §5: the message of the whole check, `deliveryDetailMissing` for a missing name or phone. */
-export function deliveryDetailsError(details: { deliveryPerson: string; deliveryPersonPhone: string }) {
-  if (blank(details.deliveryPerson) || !deliveryPhoneOk(details.deliveryPersonPhone)) return 'deliveryDetailMissing';
-  return null;
-}
-
 /** The text a field shows when the server refuses its value. */
 export const DELIVERY_FIELD_TEXT: Record<DeliveryField, string> = {
   deliveryPerson: 'booking.recipient_name_missing',

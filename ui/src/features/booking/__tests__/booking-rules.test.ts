@@ -61,9 +61,10 @@ describe('the booking rules of spec §5', () => {
     expect(refusedDeliveryField(undefined)).toBeNull();
   });
 
-  it('want a parcel type but no option (issue #34): options are optional for every car type', () => {
+  it('want a parcel type, but an option only when the car type requires one (issue #34)', () => {
     const car = testCarTypes[0];
     expect(optionRequired(car)).toBe(false);
+    expect(optionRequired({ ...car, optionRequired: true })).toBe(true);
     expect(parcelChoice(car, 1, null)).toEqual({ parcelTypeIndex: 1, optionIndex: undefined });
     expect(parcelChoice(car, 0, 0)).toEqual({ parcelTypeIndex: 0, optionIndex: 0 });
     expect(parcelChoice({ ...car, options: [] }, 0, 0)).toEqual({ parcelTypeIndex: 0, optionIndex: undefined });

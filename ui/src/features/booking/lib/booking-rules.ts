@@ -47,11 +47,11 @@ export function needsParcelChoice(carType: CarType | undefined, category: string
 }
 
 /** Issue #34: a parcel type is required (when the car type lists any); an
- * option is not. The car type model has no "required" flag on its options,
- * so they are optional for every car type: the chooser offers "None" and the
- * request leaves `optionIndex` out. */
-export function optionRequired(_carType: CarType): boolean {
-  return false;
+ * option only when the operator made it so (`optionRequired` on the car
+ * type). Otherwise the chooser offers "None" and the request leaves
+ * `optionIndex` out, which the server accepts. */
+export function optionRequired(carType: CarType): boolean {
+  return carType.optionRequired === true;
 }
 
 /** What the parcel chooser sends: the type always (when there are types), the option only when one was picked. */

@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, call } from './support/api';
-import { launchBrowser, newPerson, signIn, type Person } from './support/browser';
+import { launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
 import { expectNoErrors, fillBookingForm, waitForAttribute } from './support/flows';
 
 const DESKTOP = { width: 1280, height: 800 };
@@ -72,6 +72,11 @@ async function openParcelChooser(page: Page) {
   await page.getByTestId('parcel-dialog').waitFor();
 }
 
+/** The estimate's total at the top of the dialog's view, its breakdown under it. */
+async function showBreakdown(page: Page) {
+  await page.getByTestId('estimate-total').evaluate((total) => total.scrollIntoView({ block: 'start' }));
+}
+
 /** The breakdown's rows as [label, amount]. */
 async function breakdownRows(page: Page) {
   return page.getByTestId('fare-breakdown').locator('tr').evaluateAll((rows) =>
@@ -122,6 +127,7 @@ describe('delivery is a product switch', () => {
     expect(await page.getByTestId('setting-AllowCriticalEditsAdmin').count()).toBe(0);
     expect(await page.getByTestId('setting-noDriverCancelMinutes').inputValue()).toMatch(/^\d+$/);
     expect(await page.getByTestId('setting-autoCompleteMinutes').inputValue()).toMatch(/^\d+$/);
+    await screenshot(page, 'delivery-switch-settings');
     await switchService(admin, 'delivery');
   });
 
@@ -200,7 +206,7 @@ describe('delivery is a product switch', () => {
     expect(rows.some(([label]) => label.startsWith('Option'))).toBe(false);
     expect(rows.at(-1)).toEqual(['You pay', `$${estimate.breakdown.payable.toFixed(2)}`]);
     expect(estimate.breakdown.parcel).toBe(3);
-    await page.getByTestId('fare-breakdown').scrollIntoViewIfNeeded();
+    await showBreakdown(page);
     await docsScreenshot(page, 'delivery-estimate');
 
     const created = page.waitForResponse(isPath('POST', '/api/v1/bookings'));
@@ -251,7 +257,7 @@ describe('delivery is a product switch', () => {
     expect(await page.getByTestId('fare-breakdown').textContent()).toContain('الطرد: Small box');
     await page.getByTestId('delivery-person').fill('عمر خليل');
     await page.getByTestId('delivery-phone').fill('410 555 0199');
-    await page.getByTestId('fare-breakdown').scrollIntoViewIfNeeded();
+    await showBreakdown(page);
     await docsScreenshot(page, 'delivery-estimate-phone-ar');
     // Not booked: the dialog is closed and nothing stays open.
     await page.getByTestId('estimate-dialog').getByRole('button', { name: 'إلغاء' }).click();

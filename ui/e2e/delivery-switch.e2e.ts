@@ -172,7 +172,7 @@ describe('delivery is a product switch', () => {
     const dialog = page.getByTestId('estimate-dialog');
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain('Confirm your delivery');
-    expect(await dialog.textContent()).toContain('Recipient and instructions');
+    expect(await dialog.textContent()).toContain('Delivery details');
     expect((await page.getByTestId('confirm-booking').textContent())?.trim()).toBe('Confirm delivery');
 
     // The recipient left empty: said on the field, which takes the focus; nothing is sent.

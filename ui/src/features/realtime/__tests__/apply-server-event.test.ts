@@ -2,7 +2,7 @@ import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it, vi } from 'vitest';
 import { queryKeys } from '@/lib/query-keys';
 import { assigned, testBooking } from '@/testing/fixtures';
-import { testUser } from '@/testing/test-utils';
+import { testSettings, testUser } from '@/testing/test-utils';
 import type { Booking, ChatMessage, Offer, Page, Tracking, Wallet } from '@/types/api';
 import { serverEventHandlers } from '../lib/apply-server-event';
 
@@ -153,5 +153,30 @@ describe('socket events written into the query cache', () => {
     const { notify, handlers } = setup('user-driver-1');
     handlers.notification({ key: 'broadcast', title: 'Road closure', body: 'Pratt St is closed tonight.' });
     expect(notify).toHaveBeenCalledWith({ key: 'broadcast', text: 'Pratt St is closed tonight.', title: 'Road closure', severity: 'info' });
+  });
+
+  it("a parcel's request is told in delivery words: from the booking this browser holds, else the platform's service", () => {
+    const { client, notify, handlers } = setup('user-driver-1');
+    client.setQueryData(queryKeys.settings, { ...testSettings, appcat: 'taxi' });
+    client.setQueryData<Offer[]>(queryKeys.tasks, [{ booking: testBooking({ id: 'parcel-1', appcat: 'delivery' }), deadline: null }]);
+    handlers.notification({ key: 'accept_booking_request', body: 'You have a new booking request.', booking: 'parcel-1' });
+    expect(notify).toHaveBeenLastCalledWith(expect.objectContaining({ key: 'accept_booking_request', booking: 'parcel-1', context: 'delivery' }));
+    // The request may come before its offer: the platform's service says.
+    handlers.notification({ key: 'accept_booking_request', booking: 'ride-1' });
+    expect(notify.mock.lastCall?.[0]).not.toHaveProperty('context');
+    client.setQueryData(queryKeys.settings, { ...testSettings, appcat: 'delivery' });
+    handlers.notification({ key: 'accept_booking_request', booking: 'parcel-2' });
+    expect(notify).toHaveBeenLastCalledWith(expect.objectContaining({ booking: 'parcel-2', context: 'delivery' }));
+    // A taxi booking kept from before the switch keeps its words.
+    client.setQueryData(queryKeys.bookings.detail('ride-2'), testBooking({ id: 'ride-2', appcat: 'taxi' }));
+    handlers.notification({ key: 'accept_booking_request', booking: 'ride-2' });
+    expect(notify.mock.lastCall?.[0]).not.toHaveProperty('context');
+  });
+
+  it("a sender's cancelled request says the sender", () => {
+    const { client, notify, handlers } = setup('user-driver-1');
+    client.setQueryData<Offer[]>(queryKeys.tasks, [{ booking: testBooking({ id: 'parcel-1', appcat: 'delivery' }), deadline: null }]);
+    handlers.offer_withdrawn({ booking: 'parcel-1', reason: 'cancelled' });
+    expect(notify).toHaveBeenCalledWith({ key: 'driver.offer_cancelled', severity: 'info', context: 'delivery' });
   });
 });

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { PanelTable, type PanelRowAction } from '@/components/panel/panel-table';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { useSettings } from '@/lib/app-data';
+import { useAppTexts, type Texts } from '@/lib/app-texts';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { errorText } from '@/lib/server-errors';
 import type { Booking, BookingStatus, Role } from '@/types/api';
@@ -25,7 +26,7 @@ export function panelActionsFor(booking: Booking, role: Role, settings: { autoDi
   return { cancel: canCancel(booking, role, criticalEditsAllowed), assign: canAssign(booking, role, settings.autoDispatch) };
 }
 
-function gridColumn(column: PanelColumn, t: ReturnType<typeof useTranslation>['t']): GridColDef<Booking> {
+function gridColumn(column: PanelColumn, t: Texts): GridColDef<Booking> {
   const base: GridColDef<Booking> = {
     field: column.field,
     headerName: t(column.label),
@@ -64,7 +65,9 @@ export function PanelBookings({ role }: { role: Role }) {
   const [assigning, setAssigning] = useState<Booking | null>(null);
   const [pendingCancels, setPendingCancels] = useState<ReadonlySet<string>>(new Set());
   const cancel = useCancelBooking();
-  const columns = useMemo(() => panelBookingColumns(settings, role).map((column) => gridColumn(column, t)), [settings, role, t]);
+  // The headers in the platform's words: a delivery platform's grid speaks of senders and deliveries.
+  const texts = useAppTexts().t;
+  const columns = useMemo(() => panelBookingColumns(settings, role).map((column) => gridColumn(column, texts)), [settings, role, texts]);
 
   const cancelWith = (booking: Booking, reason: string, done?: () => void) =>
     cancel.mutate(

@@ -1,7 +1,8 @@
 // What a booking's state means to the people watching it, where more than
 // one screen must agree: the dashboard's card, the live console's list and
 // map, and the bookings grid all ask "is this one unassigned?" here.
-import type { Booking } from '@/types/api';
+// Relative, not '@/': the browser tests count with this same rule.
+import type { Booking } from '../types/api';
 
 /** A Book Later booking needs a driver this long before its trip date (the
  * spec's minimum lead time, §9): from then on, nobody taking it is a problem. */

@@ -244,6 +244,14 @@ impl BookingActor {
                 let wallet_balance = self.shared.storage.wallet_balance(state.booking.customer).await?;
                 Command::Pay { mode: PaymentMode::Wallet, wallet_balance }
             }
+            // A cancellation fee is possible once a driver accepted: it takes
+            // what the rider's wallet holds (negative balances off).
+            Command::Cancel { reason, .. }
+                if matches!(state.booking.status, BookingStatus::Accepted | BookingStatus::Arrived) =>
+            {
+                let wallet_balance = self.shared.storage.wallet_balance(state.booking.customer).await?;
+                Command::Cancel { reason, wallet_balance: Some(wallet_balance) }
+            }
             other => other,
         })
     }

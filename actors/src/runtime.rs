@@ -20,7 +20,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
-use wayfare_engine::booking::{self, By, Command, Context, NewBooking};
+use wayfare_engine::booking::{self, By, Command, Context, Effect, NewBooking, Transition};
 use wayfare_engine::dispatch::{Candidate, DriverIndex};
 use wayfare_engine::{Booking, BookingId, DomainError, ErrorKey, LatLng, Millis, User, UserId};
 use wayfare_storage::Storage;
@@ -29,6 +29,8 @@ use wayfare_storage::Storage;
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct RuntimeCounts {
     pub active_bookings: usize,
+    /// Booking actors running: a finished booking's stops (issue #34).
+    pub booking_actors: usize,
     pub by_status: BTreeMap<String, usize>,
     pub online_drivers: usize,
     pub available_drivers: usize,
@@ -284,7 +286,11 @@ impl Runtime {
                         settings: &catalog.settings,
                         car_type: catalog.car_type(&stored.carType),
                     };
-                    booking::apply(&stored, by, command, &context)?;
+                    let is_refund = matches!(command, Command::Refund { .. });
+                    let transition = booking::apply(&stored, by, command, &context)?;
+                    if is_refund {
+                        return self.commit_finished(&stored, transition).await;
+                    }
                     return Err(DomainError::new(ErrorKey::StatusNotAllowed).into());
                 }
                 self.spawn_booking(BookingArgs::restored(stored)).await?
@@ -294,6 +300,30 @@ impl Runtime {
             .call(|reply| BookingMsg::Command { by, command, reply: Some(reply) }, self.shared.options.call_timeout)
             .await?;
         unwrap_call(reply)?
+    }
+
+    /// A change to a finished booking (a refund): nobody else writes it, so
+    /// it is committed here against the version read, and told as an actor
+    /// would tell it.
+    async fn commit_finished(&self, stored: &Booking, transition: Transition) -> ActorResult<Arc<Booking>> {
+        let now = self.now();
+        let committed = self
+            .shared
+            .storage
+            .commit_booking(&transition.booking, Some(stored.version), &transition.effects, now)
+            .await?;
+        let booking = Arc::new(committed.booking);
+        let bus = &self.shared.bus;
+        bus.publish(Event::BookingChanged(booking.clone()));
+        for effect in &transition.effects {
+            if let Effect::Notify { to, key } = effect {
+                bus.publish(Event::Notification { to: *to, key: *key, booking: Some(booking.id) });
+            }
+        }
+        for (user, balance) in committed.balances {
+            bus.publish(Event::WalletChanged { user, balance });
+        }
+        Ok(booking)
     }
 
     /// The live booking, or the stored one when it has no actor.
@@ -438,6 +468,7 @@ impl Runtime {
         let pending_timers = unwrap_call(self.core.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
         Ok(RuntimeCounts {
             active_bookings: by_status.values().sum(),
+            booking_actors: live.len(),
             by_status,
             online_drivers: index.online,
             available_drivers: index.available,

@@ -155,7 +155,7 @@ async fn batch_cancelled_while_waiting(backend: Backend) {
     let mut world = World::start(backend, batch_settings(), &drivers).await;
     let stays = book(&world, a_pickup, 1).await;
     let gone = book(&world, b_pickup, 2).await;
-    let cancel = Command::Cancel { reason: "changed my mind".into() };
+    let cancel = Command::Cancel { reason: "changed my mind".into(), wallet_balance: None };
     world.runtime.command(gone.id, By::Rider(rider(2).id), cancel).await.unwrap();
     world.settle().await;
     world.clock.advance(Duration::from_secs(5));
@@ -255,7 +255,7 @@ async fn batch_on_roads(backend: Backend) {
 
     // With useDistanceMatrix off a web service is not asked: straight lines.
     for booking in [a.id, b.id] {
-        let cancel = Command::Cancel { reason: "again".into() };
+        let cancel = Command::Cancel { reason: "again".into(), wallet_balance: None };
         world.runtime.command(booking, By::Admin(admin().id), cancel).await.unwrap();
     }
     world.storage.save_settings(&batch_settings(), T0).await.unwrap();

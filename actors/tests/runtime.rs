@@ -84,7 +84,7 @@ async fn first_accept_wins(backend: Backend) {
         assert!(!withdrawn.contains(&won[0]));
         winners.insert(won[0]);
         // Free the driver for the next round.
-        let cancel = Command::Cancel { reason: "next round".into() };
+        let cancel = Command::Cancel { reason: "next round".into(), wallet_balance: None };
         world.runtime.command(booking.id, By::Admin(admin().id), cancel).await.unwrap();
         world.drain();
     }
@@ -122,7 +122,11 @@ async fn two_runtimes(backend: Backend) {
         assert!(taken(&here) || taken(&there));
         world
             .runtime
-            .command(booking.id, By::Admin(admin().id), Command::Cancel { reason: "again".into() })
+            .command(
+                booking.id,
+                By::Admin(admin().id),
+                Command::Cancel { reason: "again".into(), wallet_balance: None },
+            )
             .await
             .unwrap();
     }
@@ -180,7 +184,7 @@ async fn failover(backend: Backend) {
     let timers = world.runtime.counts().await.unwrap().pending_timers;
     assert!(timers >= 3, "each booking waits on timers: {timers}");
     assert_eq!(other.counts().await.unwrap().active_bookings, 0, "b serves none of a's bookings");
-    let cancel = || Command::Cancel { reason: "changed my plans".into() };
+    let cancel = || Command::Cancel { reason: "changed my plans".into(), wallet_balance: None };
     let refused = other.command(bookings[0], By::Rider(customer.id), cancel()).await;
     assert!(matches!(refused, Err(ActorError::Unavailable(_))), "{refused:?}");
 
@@ -255,7 +259,7 @@ async fn lost_lease(backend: Backend) {
     world.storage.release_lease(wayfare_actors::BOOKING_LEASE, &second.id.to_string(), "a").await.unwrap();
     world.clock.advance(LEASE / 3);
     eventually("a stopped serving the lost booking", async || a.counts().await.unwrap().active_bookings == 0).await;
-    let cancel = Command::Cancel { reason: "changed my plans".into() };
+    let cancel = Command::Cancel { reason: "changed my plans".into(), wallet_balance: None };
     let cancelled = b.command(second.id, By::Rider(customer.id), cancel).await.unwrap();
     assert_eq!(cancelled.status, BookingStatus::Cancelled, "b leased the free booking and served it");
     assert_eq!(a.booking(second.id).await.unwrap().status, BookingStatus::Cancelled, "a holds no stale copy");
@@ -341,7 +345,7 @@ async fn two_linked_nodes(backend: Backend) {
     assert_eq!(b.counts().await.unwrap().active_bookings, 0, "b forwarded, it did not take the booking");
     eventually("b's replica knows the driver is busy", async || b.driver(d1).await.is_some_and(|view| view.busy)).await;
     // A refusal comes back as the engine gave it.
-    let refused = b.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 5 }).await;
+    let refused = b.command(booking.id, By::Rider(customer.id), Command::Rate { rating: Some(5) }).await;
     assert!(
         matches!(&refused, Err(ActorError::Domain(error)) if error.key == ErrorKey::StatusNotAllowed),
         "{refused:?}"
@@ -556,15 +560,15 @@ async fn retry_and_auto_cancel(backend: Backend) {
     assert_eq!(offered, vec![late_driver.id]);
     world.runtime.command(booking.id, By::Driver(late_driver.id), Command::Decline).await.unwrap();
 
-    // 30 minutes after the trip date the system cancels it.
-    world.clock.set(T0 + 29 * MINUTE_MS);
+    // noDriverCancelMinutes (10) after the search began the system cancels it.
+    world.clock.set(T0 + 9 * MINUTE_MS);
     world.settle().await;
     assert_eq!(world.runtime.booking(booking.id).await.unwrap().status, BookingStatus::New);
-    world.clock.set(T0 + 30 * MINUTE_MS);
+    world.clock.set(T0 + 10 * MINUTE_MS);
     let cancelled = world.wait_for(|event| cancelled(event, booking.id)).await;
     assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
     assert_eq!(cancelled.reason, wayfare_engine::booking::REASON_NO_DRIVER);
-    assert!(cancelled.updatedAt >= T0 + 30 * MINUTE_MS);
+    assert!(cancelled.updatedAt >= T0 + 10 * MINUTE_MS);
     world.finish().await;
 }
 
@@ -652,7 +656,7 @@ async fn whole_trip(backend: Backend) {
         .unwrap();
     assert_eq!(paid.status, BookingStatus::Paid);
     let complete =
-        world.runtime.command(booking.id, By::Rider(customer.id), Command::Rate { rating: 4 }).await.unwrap();
+        world.runtime.command(booking.id, By::Rider(customer.id), Command::Rate { rating: Some(4) }).await.unwrap();
     assert_eq!(complete.status, BookingStatus::Complete);
     world.settle().await;
 
@@ -808,7 +812,8 @@ async fn runtime_restart(backend: Backend) {
         .command(on_trip.id, by, Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() })
         .await
         .unwrap();
-    let done = world.runtime.command(on_trip.id, By::Rider(customer.id), Command::Rate { rating: 5 }).await.unwrap();
+    let done =
+        world.runtime.command(on_trip.id, By::Rider(customer.id), Command::Rate { rating: Some(5) }).await.unwrap();
     assert_eq!(done.status, BookingStatus::Complete);
     world.finish().await;
 }
@@ -906,4 +911,122 @@ async fn stale_driver(backend: Backend) {
 async fn drain(world: &World, driver: UserId) {
     world.runtime.driver(driver).await.expect("online");
     world.settle().await;
+}
+
+// ---- issue #34: every booking ends, and its actor with it ------------------------------
+
+both_backends!(the_give_up_timer_survives_a_restart_and_the_actor_is_released, give_up_after_restart);
+
+async fn give_up_after_restart(backend: Backend) {
+    let mut quick = settings();
+    quick.noDriverCancelMinutes = 4;
+    let mut world = World::start(backend, quick, &[]).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    assert_eq!(booking.searchingSince, Some(T0));
+    assert_eq!(world.runtime.counts().await.unwrap().booking_actors, 1);
+    world.clock.set(T0 + 2 * MINUTE_MS);
+    world.restart().await;
+    let counts = world.runtime.counts().await.unwrap();
+    assert_eq!((counts.booking_actors, counts.active_bookings), (1, 1), "the waiting booking comes back");
+    world.clock.set(T0 + 4 * MINUTE_MS);
+    let cancelled = world.wait_for(|event| cancelled(event, booking.id)).await;
+    assert_eq!(cancelled.reason, "no_driver_available");
+    assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
+    assert_eq!(cancelled.cancellationFee, rust_decimal::Decimal::ZERO);
+    world.settle().await;
+    let counts = world.runtime.counts().await.unwrap();
+    assert_eq!((counts.booking_actors, counts.active_bookings), (0, 0), "its actor stopped");
+    world.restart().await;
+    assert_eq!(world.runtime.counts().await.unwrap().booking_actors, 0, "a finished booking is not restored");
+    world.finish().await;
+}
+
+both_backends!(a_paid_trip_nobody_rates_completes_by_itself_and_keeps_its_booked_drop, auto_complete);
+
+async fn auto_complete(backend: Backend) {
+    let the_driver = driver(1, "Economy", 0.5);
+    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    let customer = rider(1);
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, booking.id)).await;
+    let by = By::Driver(the_driver.id);
+    world.runtime.command(booking.id, by, Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    world.runtime.command(booking.id, by, Command::Arrive { location: None }).await.unwrap();
+    world.runtime.command(booking.id, by, Command::Start { otp: booking.otp.0, location: None }).await.unwrap();
+    // The driver stops 400 m short of the booked drop, named by the maps.
+    let short = LatLng::new(DROP.lat - 0.0036, DROP.lng);
+    let reach = Command::Reach { location: Some(short), drop_address: Some("2300 Boston St".into()), route: vec![] };
+    let reached = world.runtime.command(booking.id, by, reach).await.unwrap();
+    assert_eq!(reached.dropAddress, "Fort McHenry, Baltimore");
+    let cash = Command::Pay { mode: PaymentMode::Cash, wallet_balance: Default::default() };
+    let paid = world.runtime.command(booking.id, by, cash).await.unwrap();
+    let complete_at = paid.timers.auto_complete.expect("the trip closes by itself").at;
+    assert_eq!(complete_at, world.now() + 60 * MINUTE_MS);
+    world.restart().await;
+    assert_eq!(world.runtime.counts().await.unwrap().booking_actors, 1, "a PAID booking is still live");
+    world.clock.set(complete_at);
+    let done = world
+        .wait_for(|event| match event {
+            Event::BookingChanged(changed) if changed.id == booking.id && changed.status == BookingStatus::Complete => {
+                Some(changed.clone())
+            }
+            _ => None,
+        })
+        .await;
+    assert_eq!(done.rating, None);
+    world.settle().await;
+    assert_eq!(world.runtime.counts().await.unwrap().booking_actors, 0);
+    // Stored: the booked drop, and the real end beside it.
+    let stored = world.storage.booking(booking.id).await.unwrap();
+    assert_eq!(
+        (stored.dropAddress.as_str(), stored.drop.add.as_str()),
+        ("Fort McHenry, Baltimore", "Fort McHenry, Baltimore")
+    );
+    let end = stored.actualDrop.expect("the real end is stored");
+    assert_eq!((end.lat, end.lng, end.add.as_str()), (short.lat, short.lng, "2300 Boston St"));
+    world.finish().await;
+}
+
+both_backends!(a_cancellation_fee_never_overdraws_and_the_rest_is_owed, owed_fee);
+
+async fn owed_fee(backend: Backend) {
+    let the_driver = driver(1, "Economy", 0.5);
+    let mut world = World::start(backend, settings(), std::slice::from_ref(&the_driver)).await;
+    let customer = rider(1);
+    let top_up = wayfare_engine::booking::WalletChange {
+        user: customer.id,
+        entry_type: WalletEntryType::Credit,
+        amount: rust_decimal_macros::dec!(1),
+        tx_ref: "TopUp".into(),
+        idempotency_key: "top-up-1".into(),
+        overdraw: false,
+    };
+    world.storage.apply_wallet(&top_up, T0).await.unwrap();
+    let booking = world.runtime.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    world.wait_for(|event| offers_for(event, booking.id)).await;
+    let by = By::Driver(the_driver.id);
+    world.runtime.command(booking.id, by, Command::Accept { driver: snapshot(&the_driver) }).await.unwrap();
+    // Six minutes after the accept the slab of 5 minutes (3.00) applies.
+    world.clock.advance(Duration::from_secs(6 * 60));
+    let cancel = Command::Cancel { reason: "changed my plans".into(), wallet_balance: None };
+    let cancelled = world.runtime.command(booking.id, By::Rider(customer.id), cancel).await.unwrap();
+    assert_eq!(cancelled.cancellationFee, rust_decimal_macros::dec!(3));
+    assert_eq!(cancelled.cancellationFeeOwed, rust_decimal_macros::dec!(2));
+    assert_eq!(world.storage.wallet_balance(customer.id).await.unwrap(), rust_decimal::Decimal::ZERO);
+    assert_eq!(world.storage.wallet_balance(the_driver.id).await.unwrap(), rust_decimal_macros::dec!(3));
+    let owed = world.storage.owed_bookings(None, 100).await.unwrap();
+    assert_eq!(owed.fees.iter().map(|booking| booking.id).collect::<Vec<_>>(), vec![booking.id]);
+    assert!(owed.pending.is_empty());
+    let ledger = world.storage.booking_ledger(booking.id).await.unwrap();
+    let moves: Vec<(UserId, WalletEntryType, rust_decimal::Decimal)> =
+        ledger.iter().map(|record| (record.user, record.entry.entry_type, record.entry.amount)).collect();
+    assert_eq!(
+        moves,
+        vec![
+            (customer.id, WalletEntryType::Debit, rust_decimal_macros::dec!(1)),
+            (the_driver.id, WalletEntryType::Credit, rust_decimal_macros::dec!(3)),
+        ]
+    );
+    world.finish().await;
 }

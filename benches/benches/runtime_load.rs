@@ -54,6 +54,7 @@ fn car_type(name: &str) -> CarType {
         parcelTypes: vec![],
         options: vec![],
         cancelSlab: vec![],
+        optionRequired: false,
     }
 }
 

@@ -567,6 +567,7 @@ mod tests {
             parcelTypes: vec![],
             options: vec![],
             cancelSlab: vec![],
+            optionRequired: false,
         }
     }
 

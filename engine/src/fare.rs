@@ -70,6 +70,58 @@ pub fn compute(
     Fare { distance, computed, total, convenience_fees, grand_total: total + convenience_fees }
 }
 
+/// A fare's parts, as the estimate shows them to the rider: each rounded to
+/// `settings.decimal`, and `payable` what they add up to less the promo.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Breakdown {
+    pub base: Decimal,
+    pub distance: Decimal,
+    pub time: Decimal,
+    pub parcel: Decimal,
+    pub option: Decimal,
+    /// What the minimum fare adds on top of the formula.
+    pub minimum_top_up: Decimal,
+    pub convenience_fees: Decimal,
+    pub promo: Decimal,
+    pub payable: Decimal,
+}
+
+/// The parts of [`compute`]'s fare. Rounding each part may leave a cent
+/// between their sum and the fare; it goes to the distance line, so the
+/// lines always add up to what the rider pays.
+pub fn breakdown(
+    car: &CarType,
+    fare: &Fare,
+    time_secs: u64,
+    parcel_type: Option<&PricedChoice>,
+    option: Option<&PricedChoice>,
+    discount: Decimal,
+    settings: &Settings,
+) -> Breakdown {
+    let round = |amount: Decimal| money::round_to(amount, settings);
+    let base = round(car.base_fare.max(Decimal::ZERO));
+    let time = round(car.rate_per_hour * Decimal::from(time_secs) / Decimal::from(3600));
+    let parcel = round(parcel_type.map(|choice| choice.amount).unwrap_or_default());
+    let option = round(option.map(|choice| choice.amount).unwrap_or_default());
+    let minimum_top_up = round((car.min_fare - fare.computed).max(Decimal::ZERO));
+    // The rest of the total is the distance line (its own rounding included).
+    let distance = fare.total - base - time - parcel - option - minimum_top_up;
+    let promo = round(discount);
+    Breakdown {
+        base,
+        distance,
+        time,
+        parcel,
+        option,
+        minimum_top_up,
+        convenience_fees: fare.convenience_fees,
+        promo,
+        payable: fare.grand_total - promo,
+    }
+}
+
 /// Flat amount, or a percentage of the total (spec §5).
 pub fn convenience_fee(car: &CarType, total: Decimal) -> Decimal {
     match car.convenience_fee_type {
@@ -101,6 +153,7 @@ mod tests {
             parcelTypes: vec![],
             options: vec![],
             cancelSlab: vec![],
+            optionRequired: false,
         }
     }
 
@@ -138,6 +191,43 @@ mod tests {
         let fare =
             compute(&car(AmountType::Flat, dec!(0)), 10.0, 1800, Some(&parcel), Some(&option), &Settings::default());
         assert_eq!(fare.total, dec!(27.75));
+    }
+
+    #[test]
+    fn the_breakdown_shows_each_part_and_adds_up_to_what_is_paid() {
+        let parcel = PricedChoice { description: "Box".into(), amount: dec!(3) };
+        let car = car(AmountType::Flat, dec!(1.5));
+        let settings = Settings::default();
+        let fare = compute(&car, 10.0, 1800, Some(&parcel), None, &settings);
+        let parts = breakdown(&car, &fare, 1800, Some(&parcel), None, dec!(2), &settings);
+        assert_eq!(
+            (parts.base, parts.distance, parts.time, parts.parcel, parts.option, parts.minimum_top_up),
+            (dec!(2.5), dec!(12), dec!(9), dec!(3), dec!(0), dec!(0))
+        );
+        assert_eq!(parts.convenience_fees, dec!(1.5));
+        assert_eq!(parts.promo, dec!(2));
+        assert_eq!(parts.payable, fare.grand_total - dec!(2));
+        let sum = parts.base
+            + parts.distance
+            + parts.time
+            + parts.parcel
+            + parts.option
+            + parts.minimum_top_up
+            + parts.convenience_fees
+            - parts.promo;
+        assert_eq!(sum, parts.payable);
+    }
+
+    #[test]
+    fn the_breakdown_of_a_short_trip_names_the_minimum_fare_top_up() {
+        let car = car(AmountType::Flat, dec!(1));
+        let settings = Settings::default();
+        let fare = compute(&car, 0.5, 60, None, None, &settings);
+        let parts = breakdown(&car, &fare, 60, None, None, Decimal::ZERO, &settings);
+        // 2.5 + 0.6 + 0.3 = 3.4, topped up to 7.
+        assert_eq!(parts.minimum_top_up, dec!(3.6));
+        assert_eq!(parts.base + parts.distance + parts.time + parts.minimum_top_up, dec!(7));
+        assert_eq!(parts.payable, dec!(8));
     }
 
     #[test]

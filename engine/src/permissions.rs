@@ -265,6 +265,18 @@ pub enum Action {
     /// Taking and resolving an SOS alert; a safety action, so not refused
     /// in demo mode.
     SosManage,
+    /// Closing an unpaid trip from the panel: marked paid, or settled in cash.
+    BookingSettle,
+    /// Completing a PAID booking from the panel.
+    BookingComplete,
+    /// Money back to the rider's wallet from a booking.
+    BookingRefund,
+    /// A booking's ledger entries, for its page in the panel.
+    BookingLedger,
+    /// "Try again": a new booking of a finished one's trip.
+    BookingRebook,
+    /// The report of money owed.
+    OwedRead,
 }
 
 /// What kind of resource an action is checked against.
@@ -277,7 +289,7 @@ enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 57] = [
+    pub const ALL: [Action; 63] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -335,6 +347,12 @@ impl Action {
         Action::SosRaise,
         Action::SosRead,
         Action::SosManage,
+        Action::BookingSettle,
+        Action::BookingComplete,
+        Action::BookingRefund,
+        Action::BookingLedger,
+        Action::BookingRebook,
+        Action::OwedRead,
     ];
 
     /// Open to visitors who are not signed in: what the landing page loads
@@ -396,6 +414,11 @@ impl Action {
             Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
             Action::SosRaise => &[Rider, Driver],
             Action::SosRead | Action::SosManage => ADMIN_AND_FLEET,
+            Action::BookingSettle | Action::BookingComplete | Action::BookingLedger | Action::OwedRead => {
+                ADMIN_AND_FLEET
+            }
+            Action::BookingRefund => ADMIN_ONLY,
+            Action::BookingRebook => &[Rider, Admin],
         }
     }
 
@@ -415,7 +438,12 @@ impl Action {
             | Action::BookingTracking
             | Action::BookingCandidates
             | Action::SosRaise
-            | Action::ParcelImageUpload => Target::Booking,
+            | Action::ParcelImageUpload
+            | Action::BookingSettle
+            | Action::BookingComplete
+            | Action::BookingRefund
+            | Action::BookingLedger
+            | Action::BookingRebook => Target::Booking,
             Action::WalletRead
             | Action::UserEdit
             | Action::UserDelete
@@ -441,6 +469,9 @@ impl Action {
         match self {
             Action::BookingCancel => matches!(role, Role::Rider | Role::Admin),
             Action::BookingAssign
+            | Action::BookingSettle
+            | Action::BookingComplete
+            | Action::BookingRefund
             | Action::WalletCredit
             | Action::WithdrawComplete
             | Action::UserAdd
@@ -923,6 +954,9 @@ mod tests {
             Action::BookingTracking => [Visible, Assigned, Visible, Any],
             Action::ParcelImageUpload => [Never, Assigned, Never, Never],
             Action::SosRaise => [Visible, Assigned, Never, Never],
+            Action::BookingSettle | Action::BookingComplete | Action::BookingLedger => [Never, Never, Visible, Any],
+            Action::BookingRefund => [Never, Never, Never, Any],
+            Action::BookingRebook => [Visible, Never, Never, Any],
             other => panic!("{other:?} is not a booking action"),
         }
     }
@@ -1071,7 +1105,7 @@ mod tests {
             Action::ReportsRead | Action::ReportsExport => &[Fleetadmin, Admin],
             Action::DashboardRead | Action::BookingExport => &[Fleetadmin, Admin],
             Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
-            Action::SosRead | Action::SosManage => &[Fleetadmin, Admin],
+            Action::SosRead | Action::SosManage | Action::OwedRead => &[Fleetadmin, Admin],
             other => panic!("{other:?} needs a resource"),
         };
         if allowed.contains(&role) { Outcome::Allowed } else { Outcome::NotAllowed }
@@ -1082,6 +1116,9 @@ mod tests {
         match action {
             Action::BookingCancel => matches!(role, Role::Rider | Role::Admin),
             Action::BookingAssign
+            | Action::BookingSettle
+            | Action::BookingComplete
+            | Action::BookingRefund
             | Action::WalletCredit
             | Action::WithdrawComplete
             | Action::UserAdd
@@ -1125,7 +1162,12 @@ mod tests {
             | Action::BookingTracking
             | Action::BookingCandidates
             | Action::SosRaise
-            | Action::ParcelImageUpload => Kind::Booking,
+            | Action::ParcelImageUpload
+            | Action::BookingSettle
+            | Action::BookingComplete
+            | Action::BookingRefund
+            | Action::BookingLedger
+            | Action::BookingRebook => Kind::Booking,
             Action::WalletRead
             | Action::UserEdit
             | Action::UserDelete
@@ -1167,6 +1209,7 @@ mod tests {
             | Action::BookingExport
             | Action::SosRead
             | Action::SosManage
+            | Action::OwedRead
             | Action::Upload => Kind::Nothing,
         }
     }

@@ -223,7 +223,10 @@ pub fn validate_trip<'a>(request: &TripRequest<'a>, category: AppCategory) -> Do
         AppCategory::Taxi => (None, None),
         AppCategory::Delivery => (
             pick_choice(&car_type.parcelTypes, request.parcel_type_index, "parcelTypeIndex")?,
-            pick_choice(&car_type.options, request.option_index, "optionIndex")?,
+            match request.option_index {
+                None if !car_type.optionRequired => None,
+                index => pick_choice(&car_type.options, index, "optionIndex")?,
+            },
         ),
     };
     Ok(TripChoice { pickup, drop, car_type, parcel_type, option })
@@ -560,11 +563,17 @@ fn check_profile_mobile(current: &User, mobile: &str) -> DomainResult<String> {
 // Settings form (spec §5 "Admin panel")
 // ---------------------------------------------------------------------------
 
+/// A booking looks for a driver a day at most before the system gives up.
+pub const MAX_NO_DRIVER_MINUTES: u32 = 24 * 60;
+/// A paid booking waits a week at most for its rating.
+pub const MAX_AUTO_COMPLETE_MINUTES: u32 = 7 * 24 * 60;
+
 /// Checks settings as a whole: `decimal` at most [`money::MAX_DECIMALS`],
 /// `bonus` 0 to [`money::MAX_CATALOG_AMOUNT`] (`proper_bonus`), `driverRadius` finite and not
 /// negative, and the dispatch knobs sane: 1 to [`MAX_WAVE_SIZE`] drivers per
 /// wave, [`MIN_OFFER_SECONDS`] to [`MAX_OFFER_SECONDS`] to answer, 1 to
-/// [`MAX_WAVES`] waves, a radius step finite and not negative. Other failures
+/// [`MAX_WAVES`] waves, a radius step finite and not negative, the give-up
+/// and auto-complete minutes in range. Other failures
 /// are `invalid_input` on the field.
 pub fn validate_settings(settings: &Settings) -> DomainResult<()> {
     if settings.decimal > money::MAX_DECIMALS {
@@ -591,6 +600,12 @@ pub fn validate_settings(settings: &Settings) -> DomainResult<()> {
     }
     if !(1..=MAX_BATCH_SECONDS).contains(&settings.dispatchBatchSeconds) {
         return fail(ErrorKey::InvalidInput, "dispatchBatchSeconds");
+    }
+    if !(1..=MAX_NO_DRIVER_MINUTES).contains(&settings.noDriverCancelMinutes) {
+        return fail(ErrorKey::InvalidInput, "noDriverCancelMinutes");
+    }
+    if !(1..=MAX_AUTO_COMPLETE_MINUTES).contains(&settings.autoCompleteMinutes) {
+        return fail(ErrorKey::InvalidInput, "autoCompleteMinutes");
     }
     Ok(())
 }
@@ -619,6 +634,9 @@ pub fn apply_settings_patch(current: &Settings, patch: &serde_json::Value) -> Do
     };
     for (key, value) in patch {
         let value = match key.as_str() {
+            // Demo mode belongs to the command line and the configuration
+            // (issue #34): an admin cannot switch it from the panel.
+            "AllowCriticalEditsAdmin" => continue,
             "bonus" => {
                 // Kept aside and set after the typed pass, so it never goes through a float.
                 bonus =
@@ -900,6 +918,7 @@ mod tests {
             parcelTypes: if with_parcels { vec![choice("Box", dec!(3)), choice("Crate", dec!(6))] } else { vec![] },
             options: if with_parcels { vec![choice("Fragile", dec!(1))] } else { vec![] },
             cancelSlab: vec![],
+            optionRequired: false,
         }
     }
 

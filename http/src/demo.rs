@@ -71,6 +71,7 @@ fn car(number: u128, name: &str, base: i64, per_km: i64, per_hour: i64, min: i64
             CancelSlab { minsDelayed: 2, amount: Decimal::new(200, 2) },
             CancelSlab { minsDelayed: 5, amount: Decimal::new(500, 2) },
         ],
+        optionRequired: false,
     }
 }
 

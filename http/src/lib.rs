@@ -77,6 +77,7 @@ fn routes(state: AppState) -> Router {
         // money: withdraws and earnings reports
         .merge(routes::withdraws::router())
         .merge(routes::sos::router())
+        .merge(routes::mend::router())
         .merge(routes::reports::router())
         .merge(routes::dashboard::router())
         .merge(routes::geo::router())

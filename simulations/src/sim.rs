@@ -349,7 +349,7 @@ impl<'a> Sim<'a> {
                 if self.status(ride) == Some(BookingStatus::New) {
                     let customer = self.rider.id;
                     let reason = REASON_RIDER_GAVE_UP.to_string();
-                    let _ = self.apply(ride, By::Rider(customer), Command::Cancel { reason });
+                    let _ = self.apply(ride, By::Rider(customer), Command::Cancel { reason, wallet_balance: None });
                 }
             }
             Event::BatchWindow => self.batch_window(),

@@ -407,6 +407,7 @@ pub(crate) struct BookingColumns {
     pub discount_amount: i64,
     pub customer_paid: i64,
     pub cancellation_fee: i64,
+    pub fee_owed: i64,
     pub search_text: String,
 }
 
@@ -421,6 +422,7 @@ impl BookingColumns {
             discount_amount: to_micros(booking.discount_amount, "discount_amount")?,
             customer_paid: to_micros(booking.customer_paid, "customer_paid")?,
             cancellation_fee: to_micros(booking.cancellationFee, "cancellationFee")?,
+            fee_owed: to_micros(booking.cancellationFeeOwed, "cancellationFeeOwed")?,
             search_text: booking_search_text(booking),
         })
     }
@@ -618,6 +620,22 @@ pub(crate) struct WalletRow {
     pub tx_ref: String,
     pub idempotency_key: String,
     pub id: Uuid,
+}
+
+/// The booking a ledger entry belongs to, read off its idempotency key
+/// (`booking:<id>:<purpose>`, `wayfare_engine::booking::booking_idempotency_key`).
+pub(crate) fn booking_of_key(key: &str) -> Option<Uuid> {
+    let rest = key.strip_prefix("booking:")?;
+    Uuid::parse_str(rest.split(':').next()?).ok()
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct LedgerRow {
+    pub user_id: Uuid,
+    pub entry_type: String,
+    pub amount_micros: i64,
+    pub date: i64,
+    pub tx_ref: String,
 }
 
 #[derive(sqlx::FromRow)]

@@ -114,6 +114,10 @@ pub trait Storage: Send + Sync + 'static {
     async fn active_bookings(&self) -> StorageResult<Vec<Booking>>;
     /// Bookings whose requestedDrivers holds this driver (the driver's tasks).
     async fn bookings_offered_to(&self, driver: UserId) -> StorageResult<Vec<Booking>>;
+    /// Money owed (issue #34): bookings in PENDING (card payment not made)
+    /// and bookings with part of a cancellation fee owed, newest trip first,
+    /// at most `limit` of each; a fleet admin's scope is their fleet.
+    async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings>;
 
     // ---- wallet ----------------------------------------------------------
     /// Applies one ledger entry and moves the balance in the same transaction.
@@ -122,6 +126,8 @@ pub trait Storage: Send + Sync + 'static {
     async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal>;
     /// Newest first.
     async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>>;
+    /// Every ledger entry a booking made, oldest first.
+    async fn booking_ledger(&self, booking: BookingId) -> StorageResult<Vec<LedgerRecord>>;
 
     // ---- withdraws -------------------------------------------------------
     /// Debits the wallet through the ledger and stores the request, together.

@@ -291,7 +291,7 @@ const INSERT_BOOKING: &str = "INSERT INTO bookings (
     id, version, reference, status, active, customer, driver, fleetadmin, tripdate, booking_date,
     trip_cost_micros, driver_share_micros, convenience_fees_micros, discount_amount_micros,
     customer_paid_micros, cancellation_fee_micros, driver_name, vehicle_number, search_text,
-    updated_at, doc, customer_name, car_type, created_at
+    updated_at, doc, customer_name, car_type, fee_owed_micros, created_at
 ) VALUES ";
 
 const BOOKING_VALUES: usize = UPDATE_VALUES + 1;
@@ -305,10 +305,11 @@ fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64
     Ok(())
 }
 
-/// A booking's values in [`UPDATE_BOOKING`]'s order, `$1` to `$23`: its id,
+/// A booking's values in [`UPDATE_BOOKING`]'s order, `$1` to `$24`: its id,
 /// `version` (the new row's, or the one an update expects), its columns,
 /// `updated_at`, its document (at `document_version`), customer name and
-/// car type. A new row adds `created_at` ([`INSERT_BOOKING`]).
+/// car type, the cancellation fee owed. A new row adds `created_at`
+/// ([`INSERT_BOOKING`]).
 fn booking_values(booking: &Booking, version: u64, document_version: u64, now: Millis) -> StorageResult<Vec<Bind>> {
     let columns = BookingColumns::of(booking)?;
     let mut document = booking.clone();
@@ -337,6 +338,7 @@ fn booking_values(booking: &Booking, version: u64, document_version: u64, now: M
         json(&document)?,
         Bind::Text(booking.customer_name.clone()),
         Bind::Text(booking.carType.clone()),
+        Bind::Int(columns.fee_owed),
     ];
     debug_assert_eq!(values.len(), UPDATE_VALUES);
     Ok(values)
@@ -362,7 +364,7 @@ const UPDATE_BOOKING: &str = "UPDATE bookings SET
     driver_share_micros = $12, convenience_fees_micros = $13, discount_amount_micros = $14,
     customer_paid_micros = $15, cancellation_fee_micros = $16, driver_name = $17,
     vehicle_number = $18, search_text = $19, updated_at = $20, doc = $21, customer_name = $22,
-    car_type = $23
+    car_type = $23, fee_owed_micros = $24
 WHERE id = $1 AND version = $2";
 
 async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> StorageResult<()> {
@@ -375,14 +377,14 @@ async fn insert_booking(conn: &mut Conn, booking: &Booking, now: Millis) -> Stor
 }
 
 /// [`UPDATE_BOOKING`] with its values bound; more statements may follow,
-/// numbered on from its 23 values.
+/// numbered on from its 24 values.
 fn booking_update(booking: &Booking, expected: u64, now: Millis) -> StorageResult<SqlBuilder> {
     let mut builder = SqlBuilder::new(UPDATE_BOOKING);
     builder.binds = booking_values(booking, expected, expected + 1, now)?;
     Ok(builder)
 }
 
-const UPDATE_VALUES: usize = 23;
+const UPDATE_VALUES: usize = 24;
 
 async fn update_booking(conn: &mut Conn, booking: &Booking, expected: u64, now: Millis) -> StorageResult<()> {
     let result = built(booking_update(booking, expected, now)?).execute(&mut *conn).await.map_err(write_error)?;
@@ -480,8 +482,8 @@ async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> St
     let amount = to_micros(change.amount, "amount")?;
     let inserted = sqlx::query(
         "INSERT INTO wallet_entries
-            (id, user_id, entry_type, amount_micros, date, tx_ref, idempotency_key, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $5, $5)
+            (id, user_id, entry_type, amount_micros, date, tx_ref, idempotency_key, created_at, updated_at, booking_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $5, $5, $8)
          ON CONFLICT (user_id, idempotency_key) DO NOTHING",
     )
     .bind(Uuid::now_v7())
@@ -491,6 +493,7 @@ async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> St
     .bind(now)
     .bind(&change.tx_ref)
     .bind(&change.idempotency_key)
+    .bind(booking_of_key(&change.idempotency_key))
     .execute(&mut *conn)
     .await
     .map_err(write_error)?
@@ -1926,6 +1929,27 @@ impl Storage for Store {
         Ok(booking_rows(rows))
     }
 
+    async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings> {
+        // The status index and the partial index of fees owed, each read newest first.
+        let mut lists = Vec::with_capacity(2);
+        for start in [
+            "SELECT b.version, b.doc FROM bookings b WHERE b.status = 'PENDING'",
+            "SELECT b.version, b.doc FROM bookings b WHERE b.fee_owed_micros > 0",
+        ] {
+            let mut builder = SqlBuilder::new(start);
+            if let Some(fleet) = fleetadmin {
+                builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleet.0));
+            }
+            builder
+                .push_bind(" ORDER BY b.tripdate DESC, b.id DESC LIMIT ", Bind::Int(i64::from(limit.clamp(1, 1000))));
+            let rows: Vec<BookingRow> = fetch_all(&self.pool, builder).await?;
+            lists.push(booking_rows(rows));
+        }
+        let fees = lists.pop().unwrap_or_default();
+        let pending = lists.pop().unwrap_or_default();
+        Ok(OwedBookings { pending, fees })
+    }
+
     async fn bookings_offered_to(&self, driver: UserId) -> StorageResult<Vec<Booking>> {
         let rows: Vec<BookingRow> = sqlx::query_as(
             "SELECT b.version, b.doc FROM booking_offers o JOIN bookings b ON b.id = o.booking_id
@@ -1986,6 +2010,29 @@ impl Storage for Store {
             .collect::<StorageResult<Vec<_>>>()?;
         let page = page_of(records, limit, |(record, id)| encode_cursor(record.entry.date, *id));
         Ok(Page { items: page.items.into_iter().map(|(record, _)| record).collect(), next: page.next })
+    }
+
+    async fn booking_ledger(&self, booking: BookingId) -> StorageResult<Vec<LedgerRecord>> {
+        let rows: Vec<LedgerRow> = sqlx::query_as(
+            "SELECT w.user_id, w.entry_type, w.amount_micros, w.date, w.tx_ref FROM wallet_entries w
+             WHERE w.booking_id = $1 ORDER BY w.date, w.id",
+        )
+        .bind(booking.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(LedgerRecord {
+                    user: UserId(row.user_id),
+                    entry: WalletEntry {
+                        entry_type: parse_entry_type(&row.entry_type)?,
+                        amount: from_micros(row.amount_micros),
+                        date: row.date,
+                        txRef: row.tx_ref,
+                    },
+                })
+            })
+            .collect()
     }
 
     // ---- withdraws ----------------------------------------------------------------

@@ -198,6 +198,23 @@ pub struct WalletRecord {
     pub idempotency_key: String,
 }
 
+/// A ledger entry a booking made, with whose wallet it moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LedgerRecord {
+    pub user: UserId,
+    #[serde(flatten)]
+    pub entry: WalletEntry,
+}
+
+/// The bookings behind the report of money owed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OwedBookings {
+    /// PENDING: the trip is over and the card payment has not come.
+    pub pending: Vec<Booking>,
+    /// CANCELLED with part of the cancellation fee owed.
+    pub fees: Vec<Booking>,
+}
+
 /// A chat message with its id and read time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredChat {

@@ -270,6 +270,7 @@ fn car_type(number: u128, name: &str) -> CarType {
             CancelSlab { minsDelayed: 5, amount: dec!(2) },
             CancelSlab { minsDelayed: 10, amount: dec!(4) },
         ],
+        optionRequired: false,
     }
 }
 

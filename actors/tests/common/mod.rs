@@ -117,6 +117,7 @@ pub fn car_type(id: u128, name: &str) -> CarType {
         parcelTypes: vec![],
         options: vec![],
         cancelSlab: vec![CancelSlab { minsDelayed: 5, amount: dec!(3) }],
+        optionRequired: false,
     }
 }
 

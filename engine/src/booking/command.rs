@@ -82,7 +82,8 @@ pub enum Command {
         wave: u32,
         deadline: Option<Millis>,
     },
-    /// An admin offers it to one driver by hand (autoDispatch off).
+    /// An admin offers it to one driver by hand: with autoDispatch off, or
+    /// on for a booking no driver has taken (issue #34).
     Assign {
         driver: UserId,
     },
@@ -124,11 +125,33 @@ pub enum Command {
         #[serde(with = "rust_decimal::serde::str")]
         amount: Decimal,
     },
+    /// The rider's stars, or `None`: the rider skipped rating.
     Rate {
-        rating: u8,
+        rating: Option<u8>,
     },
+    /// `wallet_balance`: the rider's balance when the command was made, so
+    /// a cancellation fee never takes a wallet below zero while negative
+    /// balances are off (the actor fills it in; `None` counts as zero).
     Cancel {
         reason: String,
+        #[serde(default, with = "rust_decimal::serde::str_option")]
+        wallet_balance: Option<Decimal>,
+    },
+    /// An admin or the booking's fleet admin closes an unpaid trip (REACHED
+    /// or PENDING → PAID): `Card` marks it paid (outside the app), `Cash`
+    /// settles it in cash with the driver.
+    Settle {
+        mode: PaymentMode,
+    },
+    /// An admin or the booking's fleet admin completes a PAID booking.
+    Complete,
+    /// An admin refunds part of what the rider paid to the rider's wallet;
+    /// `key` makes a repeated request one refund.
+    Refund {
+        #[serde(with = "rust_decimal::serde::str")]
+        amount: Decimal,
+        reason: String,
+        key: String,
     },
     /// The assigned driver's photo of a parcel at pickup or delivery (spec §3
     /// `pickup_image`, `deliver_image`); `url` is where the file is served.
@@ -159,6 +182,9 @@ impl Command {
             Command::ConfirmPayment { .. } => "confirm_payment",
             Command::Rate { .. } => "rate",
             Command::Cancel { .. } => "cancel",
+            Command::Settle { .. } => "settle",
+            Command::Complete => "complete",
+            Command::Refund { .. } => "refund",
             Command::AttachImage { .. } => "attach_image",
             Command::TimerFired { .. } => "timer",
         }

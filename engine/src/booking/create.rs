@@ -16,7 +16,9 @@ use rust_decimal::Decimal;
 pub const BOOK_LATER_DISPATCH_BEFORE_MS: Millis = 15 * MINUTE_MS;
 /// DESIGN.md: NEW bookings without a driver are re-dispatched this often.
 pub const DISPATCH_RETRY_MS: Millis = MINUTE_MS;
-/// DESIGN.md: NEW bookings still without a driver are cancelled this long after the trip date.
+/// DESIGN.md: Book Later bookings still without a driver, and bookings whose
+/// prepayment never came, are cancelled this long after the trip date.
+/// (Book Now gives up after `noDriverCancelMinutes`, issue #34.)
 pub const AUTO_CANCEL_AFTER_MS: Millis = 30 * MINUTE_MS;
 
 /// The route the maps provider found for the booking.
@@ -136,6 +138,7 @@ pub fn create<R: Rng + ?Sized>(
         dropAddress: request.drop.add.clone(),
         pickup: request.pickup,
         drop: request.drop,
+        actualDrop: None,
         estimate: fare.grand_total,
         estimateDistance: fare.distance,
         distance: 0.0,
@@ -169,6 +172,8 @@ pub fn create<R: Rng + ?Sized>(
         payableAmount: payable,
         customer_paid: Decimal::ZERO,
         cancellationFee: Decimal::ZERO,
+        cancellationFeeOwed: Decimal::ZERO,
+        refunded: Decimal::ZERO,
         reason: String::new(),
         cancelledBy: None,
         rating: None,
@@ -194,6 +199,7 @@ pub fn create<R: Rng + ?Sized>(
         deliveryPersonPhone: request.delivery.deliveryPersonPhone,
         pickUpInstructions: request.delivery.pickUpInstructions,
         deliveryInstructions: request.delivery.deliveryInstructions,
+        searchingSince: None,
         dispatch: DispatchState::default(),
         timers: Timers::default(),
         updatedAt: now,
@@ -204,11 +210,31 @@ pub fn create<R: Rng + ?Sized>(
         effects.push(Effect::PromoUsed { promo_name: details.promo_name.clone(), customer: customer.id });
     }
     if booking.status == BookingStatus::New {
-        schedule_dispatch(&mut booking, context, &mut effects);
+        start_search(&mut booking, context, &mut effects);
+    } else {
+        // Waiting for the prepayment: given up on 30 minutes after the trip date.
+        let auto_cancel_at = booking.tripdate + AUTO_CANCEL_AFTER_MS;
+        set_timer(&mut booking, TimerKind::AutoCancel, auto_cancel_at, &mut effects);
     }
-    let auto_cancel_at = booking.tripdate + AUTO_CANCEL_AFTER_MS;
-    set_timer(&mut booking, TimerKind::AutoCancel, auto_cancel_at, &mut effects);
     Ok(Transition { booking, effects })
+}
+
+/// A booking that just became NEW (made, or its prepayment verified): sets
+/// when the system gives up on finding it a driver, and dispatches it.
+/// Book Now gives up `noDriverCancelMinutes` after the search began; Book
+/// Later keeps the spec's 30 minutes after its trip date.
+pub(crate) fn start_search(booking: &mut Booking, context: &Context, effects: &mut Vec<Effect>) {
+    let now = context.now;
+    let give_up_at = if booking.bookLater {
+        booking.tripdate + AUTO_CANCEL_AFTER_MS
+    } else {
+        now + context.settings.no_driver_cancel_ms()
+    };
+    set_timer(booking, TimerKind::AutoCancel, give_up_at, effects);
+    if !booking.bookLater || booking.tripdate - BOOK_LATER_DISPATCH_BEFORE_MS <= now {
+        booking.searchingSince = Some(now);
+    }
+    schedule_dispatch(booking, context, effects);
 }
 
 /// For a booking that just became NEW: dispatch now (Book Now) or set the

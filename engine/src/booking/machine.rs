@@ -1,4 +1,4 @@
-use super::create::{DISPATCH_RETRY_MS, schedule_dispatch, set_timer};
+use super::create::{DISPATCH_RETRY_MS, set_timer, start_search};
 use super::{
     By, Command, Context, DriverSnapshot, Effect, NoticeKey, ParcelImage, Transition, WalletChange, WithdrawReason,
     booking_idempotency_key,
@@ -7,15 +7,18 @@ use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{
     AppCategory, Booking, BookingStatus, CancelledBy, Coord, LatLng, MINUTE_MS, Millis, PaymentMode, PaymentPacket,
-    TimerKind, TrackingPoint, WalletEntryType,
+    Place, TimerKind, TrackingPoint, WalletEntryType,
 };
 use crate::{fare, geo, money, promo};
 use rust_decimal::Decimal;
 
-/// The fixed reason of a booking nobody took in time (DESIGN.md scheduler).
-pub const REASON_NO_DRIVER: &str = "No driver accepted the booking in time";
-/// The fixed reason of a booking whose prepayment never came (spec §4 panel).
-pub const REASON_PAYMENT_INCOMPLETE: &str = "Booking not completed: payment not received";
+/// The reason of a booking no driver took in time, a translation key the
+/// apps show in the reader's language (DESIGN.md scheduler, issue #34).
+pub const REASON_NO_DRIVER: &str = "no_driver_available";
+/// The reason of a booking whose prepayment never came (spec §4 panel).
+pub const REASON_PAYMENT_INCOMPLETE: &str = "payment_not_received";
+/// The gateway recorded when an admin marks a card payment made outside the app.
+pub const GATEWAY_MANUAL: &str = "manual";
 /// The reason recorded when the lone requested driver declines (spec §4).
 pub const REASON_DRIVER_DECLINED: &str = "The driver declined the booking";
 
@@ -28,6 +31,13 @@ pub const TX_REF_REFUND: &str = "Refund";
 
 /// Applies `command` by `by` to `booking` (spec §4).
 pub fn apply(booking: &Booking, by: By, command: Command, context: &Context) -> DomainResult<Transition> {
+    if let Command::Refund { amount, reason, key } = command {
+        // Money back is the one change a finished booking still takes.
+        let mut step = Step { booking: booking.clone(), effects: Vec::new(), context };
+        step.booking.updatedAt = context.now;
+        step.refund(by, amount, reason, key)?;
+        return Ok(Transition { booking: step.booking, effects: step.effects });
+    }
     if !booking.status.is_active() {
         // No transition ever leaves COMPLETE or CANCELLED.
         return Err(match command {
@@ -50,7 +60,10 @@ pub fn apply(booking: &Booking, by: By, command: Command, context: &Context) -> 
         Command::Pay { mode, wallet_balance } => step.pay(by, mode, wallet_balance)?,
         Command::ConfirmPayment { gateway, amount } => step.confirm_payment(by, gateway, amount)?,
         Command::Rate { rating } => step.rate(by, rating)?,
-        Command::Cancel { reason } => step.cancel(by, reason)?,
+        Command::Cancel { reason, wallet_balance } => step.cancel(by, reason, wallet_balance.unwrap_or_default())?,
+        Command::Settle { mode } => step.settle(by, mode)?,
+        Command::Complete => step.complete(by)?,
+        Command::Refund { .. } => unreachable!("handled before the status check"),
         Command::AttachImage { slot, url } => step.attach_image(by, slot, url)?,
         Command::TimerFired { kind, generation } => step.timer_fired(by, kind, generation)?,
     }
@@ -198,11 +211,10 @@ impl Step<'_> {
         if !matches!(by, By::Admin(_)) {
             return refuse(ErrorKey::NotAllowed);
         }
+        // Spec §4 panel assigns only with autoDispatch off; a booking no
+        // driver has taken may be handed over with it on too (issue #34),
+        // and the first accept still wins.
         self.require_status(&[BookingStatus::New])?;
-        // Spec §4 panel: assign only when autoDispatch is off.
-        if self.context.settings.autoDispatch {
-            return refuse(ErrorKey::AutoDispatchOn);
-        }
         if !self.booking.requestedDrivers.0.insert(driver) {
             return refuse(ErrorKey::StatusNotAllowed);
         }
@@ -323,9 +335,10 @@ impl Step<'_> {
         booking.trip_end_time = Some(now);
         booking.endTime = Some(now);
         booking.total_trip_time = trip_secs;
-        if let Some(address) = drop_address.filter(|address| !address.trim().is_empty()) {
-            booking.drop.add = address.clone();
-            booking.dropAddress = address;
+        // The booked drop stays; where the trip really ended goes beside it.
+        if let Some(end) = location.filter(LatLng::is_valid).or(points.last().copied()) {
+            let add = drop_address.filter(|address| !address.trim().is_empty()).unwrap_or_default();
+            booking.actualDrop = Some(Place { lat: end.lat, lng: end.lng, add });
         }
         if booking.appcat == AppCategory::Taxi && !booking.prepaid {
             // Spec §4 REACHED: for taxi the distance comes from the tracked
@@ -467,6 +480,9 @@ impl Step<'_> {
             // PENDING already freed the driver.
             self.effects.push(Effect::SetQueue { driver, busy: false });
         }
+        // Rating is optional: a trip nobody rates closes by itself.
+        let complete_at = self.now() + self.context.settings.auto_complete_ms();
+        self.set_timer(TimerKind::AutoComplete, complete_at);
         self.notify_customer(NoticeKey::PaymentReceived);
         self.notify(driver, NoticeKey::PaymentReceived);
     }
@@ -500,7 +516,7 @@ impl Step<'_> {
                     promo_details: booking.promo_details.clone(),
                 });
                 let mut effects = std::mem::take(&mut self.effects);
-                schedule_dispatch(&mut self.booking, self.context, &mut effects);
+                start_search(&mut self.booking, self.context, &mut effects);
                 self.effects = effects;
                 Ok(())
             }
@@ -533,21 +549,113 @@ impl Step<'_> {
         Ok(())
     }
 
-    fn rate(&mut self, by: By, rating: u8) -> DomainResult<()> {
+    /// PAID → COMPLETE by the rider, with stars or skipping them.
+    fn rate(&mut self, by: By, rating: Option<u8>) -> DomainResult<()> {
         let customer = self.require_customer(by)?;
         self.require_status(&[BookingStatus::Paid])?;
-        if !(1..=5).contains(&rating) {
+        if rating.is_some_and(|stars| !(1..=5).contains(&stars)) {
             return refuse(ErrorKey::InvalidRating);
         }
         let driver = self.booking.driver.expect("a PAID booking has a driver");
-        self.booking.status = BookingStatus::Complete;
-        self.booking.rating = Some(rating);
-        self.effects.push(Effect::RecordRating { driver, customer, rating });
-        self.notify(driver, NoticeKey::RatingReceived);
+        self.finish_complete();
+        if let Some(rating) = rating {
+            self.booking.rating = Some(rating);
+            self.effects.push(Effect::RecordRating { driver, customer, rating });
+            self.notify(driver, NoticeKey::RatingReceived);
+        }
         Ok(())
     }
 
-    fn cancel(&mut self, by: By, reason: String) -> DomainResult<()> {
+    fn finish_complete(&mut self) {
+        self.booking.status = BookingStatus::Complete;
+        self.clear_all_timers();
+    }
+
+    /// The panel's "complete": a PAID booking closed without a rating.
+    fn complete(&mut self, by: By) -> DomainResult<()> {
+        self.require_manager(by)?;
+        self.require_status(&[BookingStatus::Paid])?;
+        self.finish_complete();
+        Ok(())
+    }
+
+    /// An admin, or the fleet admin of the booking's driver.
+    fn require_manager(&self, by: By) -> DomainResult<()> {
+        match by {
+            By::Admin(_) => Ok(()),
+            By::Fleetadmin(fleet) if self.booking.fleetadmin == Some(fleet) => Ok(()),
+            By::Fleetadmin(_) => refuse(ErrorKey::NotFound),
+            _ => refuse(ErrorKey::NotAllowed),
+        }
+    }
+
+    /// The panel closes an unpaid trip: marked paid by card (paid outside
+    /// the app) or settled in cash with the driver.
+    fn settle(&mut self, by: By, mode: PaymentMode) -> DomainResult<()> {
+        self.require_manager(by)?;
+        self.require_status(&[BookingStatus::Reached, BookingStatus::Pending])?;
+        if !self.booking.prepaid {
+            let payable = self.booking.payableAmount;
+            let booking = &mut self.booking;
+            match mode {
+                PaymentMode::Cash => {
+                    booking.payment_mode = Some(PaymentMode::Cash);
+                    booking.cashPaymentAmount = payable;
+                }
+                PaymentMode::Card => {
+                    booking.payment_mode = Some(PaymentMode::Card);
+                    booking.gateway = Some(GATEWAY_MANUAL.to_string());
+                    booking.cardPaymentAmount = payable;
+                }
+                PaymentMode::Wallet => return refuse(ErrorKey::NotAllowed),
+            }
+            booking.customer_paid = payable;
+        }
+        self.mark_paid();
+        Ok(())
+    }
+
+    /// Money back to the rider's wallet, at most what they paid in all.
+    fn refund(&mut self, by: By, amount: Decimal, reason: String, key: String) -> DomainResult<()> {
+        if !matches!(by, By::Admin(_)) {
+            return refuse(ErrorKey::NotAllowed);
+        }
+        self.require_status(&[BookingStatus::Paid, BookingStatus::Complete, BookingStatus::Cancelled])?;
+        let amount = money::round_to(amount, self.context.settings);
+        let left = self.booking.customer_paid + self.booking.cancellationFee
+            - self.booking.cancellationFeeOwed
+            - self.booking.refunded
+            - self.prepaid_refund();
+        if amount <= Decimal::ZERO || amount > left {
+            return refuse(ErrorKey::InvalidAmount);
+        }
+        if reason.trim().is_empty() || key.trim().is_empty() {
+            return refuse(ErrorKey::SelectProper);
+        }
+        self.booking.refunded += amount;
+        let customer = self.booking.customer;
+        self.effects.push(Effect::Wallet(WalletChange {
+            user: customer,
+            entry_type: WalletEntryType::Credit,
+            amount,
+            tx_ref: format!("{TX_REF_REFUND}:{}", self.booking.reference),
+            idempotency_key: booking_idempotency_key(self.booking.id, &format!("admin_refund:{}", key.trim())),
+            overdraw: false,
+        }));
+        self.notify_customer(NoticeKey::WalletUpdated);
+        Ok(())
+    }
+
+    /// What the cancellation of a prepaid booking already gave back.
+    fn prepaid_refund(&self) -> Decimal {
+        if self.booking.status == BookingStatus::Cancelled && self.booking.prepaid {
+            self.booking.customer_paid
+        } else {
+            Decimal::ZERO
+        }
+    }
+
+    fn cancel(&mut self, by: By, reason: String, wallet_balance: Decimal) -> DomainResult<()> {
         self.require_status(&[
             BookingStatus::PaymentPending,
             BookingStatus::New,
@@ -579,7 +687,7 @@ impl Step<'_> {
             By::Rider(_) => self.cancellation_fee(),
             _ => Decimal::ZERO,
         };
-        self.finish_cancel(by.cancelled_by(), reason, Some(fee));
+        self.finish_cancel(by.cancelled_by(), reason, Some((fee, wallet_balance)));
         Ok(())
     }
 
@@ -600,8 +708,9 @@ impl Step<'_> {
             .unwrap_or_default()
     }
 
-    /// Spec §4 CANCELLED, with the fee and the refund of DESIGN.md.
-    fn finish_cancel(&mut self, cancelled_by: CancelledBy, reason: String, fee: Option<Decimal>) {
+    /// Spec §4 CANCELLED, with the fee and the refund of DESIGN.md. `fee`:
+    /// the rider's cancellation fee and their wallet balance.
+    fn finish_cancel(&mut self, cancelled_by: CancelledBy, reason: String, fee: Option<(Decimal, Decimal)>) {
         let prior = self.booking.status;
         let customer = self.booking.customer;
         self.booking.status = BookingStatus::Cancelled;
@@ -614,11 +723,23 @@ impl Step<'_> {
             self.booking.driver.filter(|_| matches!(prior, BookingStatus::Accepted | BookingStatus::Arrived));
         if let Some(driver) = assigned {
             self.effects.push(Effect::SetQueue { driver, busy: false });
-            let fee = fee.unwrap_or_default();
+            let (fee, balance) = fee.unwrap_or_default();
             if fee > Decimal::ZERO {
                 self.booking.cancellationFee = fee;
-                // Owed for the cancellation whatever the balance.
-                self.wallet(customer, WalletEntryType::Debit, fee, (TX_REF_CANCELLATION_FEE, "cancellation_fee"), true);
+                // With negative balances off the wallet gives what it has;
+                // the rest is owed (the report of money owed lists it).
+                let debit =
+                    if self.context.settings.negativeBalance { fee } else { fee.min(balance.max(Decimal::ZERO)) };
+                self.booking.cancellationFeeOwed = fee - debit;
+                let overdraw = self.context.settings.negativeBalance;
+                self.wallet(
+                    customer,
+                    WalletEntryType::Debit,
+                    debit,
+                    (TX_REF_CANCELLATION_FEE, "cancellation_fee"),
+                    overdraw,
+                );
+                // The driver came: paid the whole fee, whatever the rider owes.
                 self.wallet(driver, WalletEntryType::Credit, fee, (TX_REF_CANCELLATION_FEE, "cancellation_fee"), false);
             }
             if cancelled_by != CancelledBy::Driver {
@@ -667,9 +788,11 @@ impl Step<'_> {
                 self.finish_cancel(CancelledBy::System, reason.to_string(), None);
             }
             TimerKind::BookLaterDispatch if status == BookingStatus::New => {
+                self.booking.searchingSince = Some(self.now());
                 self.effects.push(Effect::RequestDispatch);
                 self.set_timer(TimerKind::DispatchRetry, self.now() + DISPATCH_RETRY_MS);
             }
+            TimerKind::AutoComplete if status == BookingStatus::Paid => self.finish_complete(),
             // A live timer whose work no longer applies: it is just cleared.
             _ => {}
         }

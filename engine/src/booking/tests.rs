@@ -47,6 +47,7 @@ fn car() -> CarType {
             CancelSlab { minsDelayed: 5, amount: dec!(3) },
             CancelSlab { minsDelayed: 10, amount: dec!(5) },
         ],
+        optionRequired: false,
     }
 }
 
@@ -173,7 +174,9 @@ fn a_taxi_booking_starts_new_and_asks_for_dispatch() {
     assert_eq!(booking.customer_name, "Rita Rider");
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::RequestDispatch)));
     assert!(booking.timers.dispatch_retry.is_some());
-    assert_eq!(booking.timers.auto_cancel.unwrap().at, T0 + 30 * MINUTE_MS);
+    // Issue #34: Book Now gives up after noDriverCancelMinutes (default 10).
+    assert_eq!(booking.timers.auto_cancel.unwrap().at, T0 + 10 * MINUTE_MS);
+    assert_eq!(booking.searchingSince, Some(T0));
 }
 
 #[test]
@@ -470,19 +473,26 @@ fn under_nearest_and_batch_a_lone_decline_asks_for_another_driver_whatever_the_w
 fn an_offered_drivers_cancel_is_a_decline() {
     let world = World::new();
     let booking = world.offered(2);
-    let transition = world.ok(&booking, By::Driver(driver_id(2)), Command::Cancel { reason: "busy".into() });
+    let transition =
+        world.ok(&booking, By::Driver(driver_id(2)), Command::Cancel { reason: "busy".into(), wallet_balance: None });
     assert_eq!(transition.booking.status, BookingStatus::New);
     assert!(transition.booking.dispatch.declined.contains(&driver_id(2)));
 }
 
 #[test]
-fn only_admins_assign_and_only_with_auto_dispatch_off() {
-    // spec §4 panel: Assign driver only when NEW, admin and autoDispatch off
+fn only_admins_assign_and_with_auto_dispatch_on_too() {
+    // spec §4 panel: Assign driver only when NEW, by an admin; issue #34:
+    // with autoDispatch on too, for a booking no driver has taken.
     let mut world = World::new();
     let booking = world.create(request(), By::Rider(rider_id())).booking;
+    let handed = world.ok(&booking, By::Admin(admin_id()), Command::Assign { driver: driver_id(2) });
+    assert!(handed.booking.is_requested(&driver_id(2)));
+    assert!(!handed.booking.dispatch.auto, "an admin's offer has no deadline and no next wave");
+    let accepted = world.ok(&handed.booking, By::Driver(driver_id(2)), Command::Accept { driver: snapshot(2) });
+    assert_eq!(accepted.booking.status, BookingStatus::Accepted);
     assert_eq!(
-        error(world.apply(&booking, By::Admin(admin_id()), Command::Assign { driver: driver_id(1) })),
-        ErrorKey::AutoDispatchOn
+        error(world.apply(&accepted.booking, By::Admin(admin_id()), Command::Assign { driver: driver_id(1) })),
+        ErrorKey::StatusNotAllowed
     );
     world.settings.autoDispatch = false;
     assert_eq!(
@@ -580,7 +590,11 @@ fn reaching_recomputes_the_taxi_fare_from_the_tracked_route() {
     assert_eq!(reached.convenience_fees, dec!(1.12));
     assert_eq!(reached.trip_cost, dec!(12.29));
     assert_eq!(reached.payableAmount, dec!(12.29));
-    assert_eq!(reached.dropAddress, "Fort McHenry, Baltimore");
+    // Issue #34: the booked drop stays; where the trip ended goes beside it.
+    assert_eq!(reached.dropAddress, "Fort McHenry");
+    assert_eq!(reached.drop.add, "Fort McHenry");
+    let end = reached.actualDrop.as_ref().expect("the real end is kept");
+    assert_eq!((end.lat, end.lng, end.add.as_str()), (39.30, -76.61, "Fort McHenry, Baltimore"));
     // The trip's line is now the way it went.
     let drawn: Vec<(f64, f64)> = reached.coords.iter().map(|coord| (coord.latitude, coord.longitude)).collect();
     assert_eq!(drawn, vec![(39.28, -76.61), (39.29, -76.61), (39.30, -76.61)]);
@@ -832,10 +846,19 @@ fn rating_completes_the_booking_and_reaches_the_driver() {
             Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO },
         )
         .booking;
-    assert_eq!(error(world.apply(&paid, By::Rider(rider_id()), Command::Rate { rating: 0 })), ErrorKey::InvalidRating);
-    assert_eq!(error(world.apply(&paid, By::Rider(rider_id()), Command::Rate { rating: 6 })), ErrorKey::InvalidRating);
-    assert_eq!(error(world.apply(&paid, By::Driver(driver_id(1)), Command::Rate { rating: 5 })), ErrorKey::NotAllowed);
-    let transition = world.ok(&paid, By::Rider(rider_id()), Command::Rate { rating: 4 });
+    assert_eq!(
+        error(world.apply(&paid, By::Rider(rider_id()), Command::Rate { rating: Some(0) })),
+        ErrorKey::InvalidRating
+    );
+    assert_eq!(
+        error(world.apply(&paid, By::Rider(rider_id()), Command::Rate { rating: Some(6) })),
+        ErrorKey::InvalidRating
+    );
+    assert_eq!(
+        error(world.apply(&paid, By::Driver(driver_id(1)), Command::Rate { rating: Some(5) })),
+        ErrorKey::NotAllowed
+    );
+    let transition = world.ok(&paid, By::Rider(rider_id()), Command::Rate { rating: Some(4) });
     assert_eq!(transition.booking.status, BookingStatus::Complete);
     assert_eq!(transition.booking.rating, Some(4));
     assert!(has(&transition.effects, |effect| matches!(effect, Effect::RecordRating { rating: 4, .. })));
@@ -849,7 +872,11 @@ fn cancelling_a_new_booking_withdraws_its_offers() {
     // spec §4 CANCELLED: prior NEW, requested drivers removed
     let world = World::new();
     let booking = world.offered(2);
-    let transition = world.ok(&booking, By::Rider(rider_id()), Command::Cancel { reason: "Changed my mind".into() });
+    let transition = world.ok(
+        &booking,
+        By::Rider(rider_id()),
+        Command::Cancel { reason: "Changed my mind".into(), wallet_balance: None },
+    );
     let cancelled = &transition.booking;
     assert_eq!(cancelled.status, BookingStatus::Cancelled);
     assert_eq!(cancelled.reason, "Changed my mind");
@@ -868,7 +895,11 @@ fn a_reason_is_required_to_cancel() {
     let world = World::new();
     let booking = world.offered(1);
     assert_eq!(
-        error(world.apply(&booking, By::Rider(rider_id()), Command::Cancel { reason: "  ".into() })),
+        error(world.apply(
+            &booking,
+            By::Rider(rider_id()),
+            Command::Cancel { reason: "  ".into(), wallet_balance: None }
+        )),
         ErrorKey::SelectProper
     );
 }
@@ -879,8 +910,10 @@ fn a_late_rider_cancel_pays_the_highest_slab_passed_to_the_driver() {
     let mut world = World::new();
     let accepted = world.accepted();
     world.now = T0 + 6 * MINUTE_MS;
-    let transition = world.ok(&accepted, By::Rider(rider_id()), Command::Cancel { reason: "Too slow".into() });
+    let cancel = Command::Cancel { reason: "Too slow".into(), wallet_balance: Some(dec!(50)) };
+    let transition = world.ok(&accepted, By::Rider(rider_id()), cancel);
     assert_eq!(transition.booking.cancellationFee, dec!(3));
+    assert_eq!(transition.booking.cancellationFeeOwed, Decimal::ZERO);
     let changes: Vec<_> = transition.wallet_changes().collect();
     assert_eq!(changes.len(), 2);
     assert!(changes.iter().any(|change| change.user == rider_id() && change.signed_amount() == dec!(-3)));
@@ -894,10 +927,12 @@ fn an_early_cancel_costs_nothing_and_nor_does_an_admin_cancel() {
     let mut world = World::new();
     let accepted = world.accepted();
     world.now = T0 + MINUTE_MS;
-    let early = world.ok(&accepted, By::Rider(rider_id()), Command::Cancel { reason: "x".into() });
+    let early =
+        world.ok(&accepted, By::Rider(rider_id()), Command::Cancel { reason: "x".into(), wallet_balance: None });
     assert_eq!(early.booking.cancellationFee, Decimal::ZERO);
     world.now = T0 + 20 * MINUTE_MS;
-    let by_admin = world.ok(&accepted, By::Admin(admin_id()), Command::Cancel { reason: "x".into() });
+    let by_admin =
+        world.ok(&accepted, By::Admin(admin_id()), Command::Cancel { reason: "x".into(), wallet_balance: None });
     assert_eq!(by_admin.booking.cancellationFee, Decimal::ZERO);
     assert_eq!(by_admin.booking.cancelledBy, Some(CancelledBy::Admin));
     assert!(by_admin.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::BookingCancelled));
@@ -908,12 +943,20 @@ fn an_early_cancel_costs_nothing_and_nor_does_an_admin_cancel() {
 fn the_assigned_driver_can_cancel_before_the_trip_starts() {
     let world = World::new();
     let accepted = world.accepted();
-    let transition = world.ok(&accepted, By::Driver(driver_id(1)), Command::Cancel { reason: "Car trouble".into() });
+    let transition = world.ok(
+        &accepted,
+        By::Driver(driver_id(1)),
+        Command::Cancel { reason: "Car trouble".into(), wallet_balance: None },
+    );
     assert_eq!(transition.booking.cancelledBy, Some(CancelledBy::Driver));
     assert!(transition.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::BookingCancelled));
     let started = world.started();
     assert_eq!(
-        error(world.apply(&started, By::Driver(driver_id(1)), Command::Cancel { reason: "x".into() })),
+        error(world.apply(
+            &started,
+            By::Driver(driver_id(1)),
+            Command::Cancel { reason: "x".into(), wallet_balance: None }
+        )),
         ErrorKey::StatusNotAllowed
     );
 }
@@ -927,7 +970,8 @@ fn a_cancelled_prepaid_booking_is_refunded_to_the_wallet() {
     let paid = world
         .ok(&booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount: booking.payableAmount })
         .booking;
-    let transition = world.ok(&paid, By::Rider(rider_id()), Command::Cancel { reason: "x".into() });
+    let transition =
+        world.ok(&paid, By::Rider(rider_id()), Command::Cancel { reason: "x".into(), wallet_balance: None });
     let refund: Decimal =
         transition.wallet_changes().filter(|change| change.user == rider_id()).map(WalletChange::signed_amount).sum();
     assert_eq!(refund, paid.customer_paid);
@@ -938,7 +982,11 @@ fn another_riders_cancel_is_refused() {
     let world = World::new();
     let booking = world.offered(1);
     assert_eq!(
-        error(world.apply(&booking, By::Rider(UserId::from_u128(2)), Command::Cancel { reason: "x".into() })),
+        error(world.apply(
+            &booking,
+            By::Rider(UserId::from_u128(2)),
+            Command::Cancel { reason: "x".into(), wallet_balance: None }
+        )),
         ErrorKey::NotFound
     );
     let mut fleet_booking = world.accepted();
@@ -947,13 +995,17 @@ fn another_riders_cancel_is_refused() {
         error(world.apply(
             &fleet_booking,
             By::Fleetadmin(UserId::from_u128(301)),
-            Command::Cancel { reason: "x".into() }
+            Command::Cancel { reason: "x".into(), wallet_balance: None }
         )),
         ErrorKey::NotFound
     );
     assert!(
         world
-            .apply(&fleet_booking, By::Fleetadmin(UserId::from_u128(300)), Command::Cancel { reason: "x".into() })
+            .apply(
+                &fleet_booking,
+                By::Fleetadmin(UserId::from_u128(300)),
+                Command::Cancel { reason: "x".into(), wallet_balance: None }
+            )
             .is_ok()
     );
 }
@@ -1149,10 +1201,10 @@ fn any_command() -> impl Strategy<Value = (u8, Command)> {
         Just((0, Command::Pay { mode: PaymentMode::Wallet, wallet_balance: dec!(1000) })),
         Just((0, Command::Pay { mode: PaymentMode::Card, wallet_balance: Decimal::ZERO })),
         Just((1, Command::ConfirmPayment { gateway: "test".into(), amount: dec!(1000) })),
-        (1u8..=5).prop_map(|rating| (0, Command::Rate { rating })),
-        Just((0, Command::Cancel { reason: "r".into() })),
-        Just((3, Command::Cancel { reason: "r".into() })),
-        Just((2, Command::Cancel { reason: "r".into() })),
+        (1u8..=5).prop_map(|rating| (0, Command::Rate { rating: Some(rating) })),
+        Just((0, Command::Cancel { reason: "r".into(), wallet_balance: None })),
+        Just((3, Command::Cancel { reason: "r".into(), wallet_balance: None })),
+        Just((2, Command::Cancel { reason: "r".into(), wallet_balance: None })),
         (0u64..12).prop_map(|generation| (1, Command::TimerFired { kind: TimerKind::AutoCancel, generation })),
         (0u64..12).prop_map(|generation| (1, Command::TimerFired { kind: TimerKind::OfferExpiry, generation })),
     ]
@@ -1264,7 +1316,7 @@ proptest! {
             }
         };
         changes.extend(paid.wallet_changes().cloned());
-        let complete = world.ok(&paid.booking, By::Rider(rider_id()), Command::Rate { rating: 5 });
+        let complete = world.ok(&paid.booking, By::Rider(rider_id()), Command::Rate { rating: Some(5) });
         changes.extend(complete.wallet_changes().cloned());
         let booking = complete.booking;
 
@@ -1359,4 +1411,209 @@ fn parcel_image_names_are_the_booking_fields() {
         assert_eq!(serde_json::to_value(slot).unwrap(), serde_json::json!(slot.as_str()));
     }
     assert_eq!(ParcelImage::parse("selfie"), None);
+}
+
+// ---- issue #34: every booking ends well ----------------------------------
+
+#[test]
+fn a_book_now_booking_no_driver_takes_is_cancelled_by_the_system_free() {
+    let mut world = World::new();
+    world.settings.noDriverCancelMinutes = 3;
+    let booking = world.create(request(), By::Rider(rider_id())).booking;
+    let timer = booking.timers.auto_cancel.unwrap();
+    assert_eq!(timer.at, T0 + 3 * MINUTE_MS);
+    world.now = timer.at;
+    let fired = world.ok(
+        &booking,
+        By::System,
+        Command::TimerFired { kind: TimerKind::AutoCancel, generation: timer.generation },
+    );
+    let cancelled = &fired.booking;
+    assert_eq!(cancelled.status, BookingStatus::Cancelled);
+    assert_eq!(cancelled.reason, "no_driver_available");
+    assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
+    assert_eq!(cancelled.cancellationFee, Decimal::ZERO);
+    assert_eq!(fired.wallet_changes().count(), 0, "never charged");
+    assert!(fired.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::BookingCancelled));
+    assert!(cancelled.timers.next().is_none(), "no timer outlives the booking");
+}
+
+#[test]
+fn a_book_later_booking_keeps_the_spec_auto_cancel_and_starts_searching_at_dispatch() {
+    let mut world = World::new();
+    let mut later = request();
+    later.book_later = true;
+    later.tripdate = Some(T0 + 120 * MINUTE_MS);
+    let booking = world.create(later, By::Rider(rider_id())).booking;
+    assert_eq!(booking.timers.auto_cancel.unwrap().at, T0 + 150 * MINUTE_MS);
+    assert_eq!(booking.searchingSince, None, "not looking for a driver yet");
+    let dispatch = booking.timers.book_later_dispatch.unwrap();
+    world.now = dispatch.at;
+    let fired = world.ok(
+        &booking,
+        By::System,
+        Command::TimerFired { kind: TimerKind::BookLaterDispatch, generation: dispatch.generation },
+    );
+    assert_eq!(fired.booking.searchingSince, Some(T0 + 105 * MINUTE_MS));
+    assert_eq!(fired.booking.timers.auto_cancel.unwrap().at, T0 + 150 * MINUTE_MS);
+}
+
+#[test]
+fn a_prepaid_booking_gives_up_on_payment_then_on_drivers_from_its_payment() {
+    let mut world = World::new();
+    world.settings.appcat = AppCategory::Delivery;
+    let booking = world.create(request(), By::Rider(rider_id())).booking;
+    assert_eq!(booking.status, BookingStatus::PaymentPending);
+    assert_eq!(booking.searchingSince, None);
+    let waiting = booking.timers.auto_cancel.unwrap();
+    assert_eq!(waiting.at, T0 + 30 * MINUTE_MS);
+    // Never paid: cancelled with its own reason.
+    let given_up = world.ok(
+        &booking,
+        By::System,
+        Command::TimerFired { kind: TimerKind::AutoCancel, generation: waiting.generation },
+    );
+    assert_eq!(given_up.booking.reason, "payment_not_received");
+    // Paid five minutes in: the search starts then, and gives up ten minutes later.
+    world.now = T0 + 5 * MINUTE_MS;
+    let amount = booking.payableAmount;
+    let paid = world.ok(&booking, By::System, Command::ConfirmPayment { gateway: "test".into(), amount }).booking;
+    assert_eq!(paid.status, BookingStatus::New);
+    assert_eq!(paid.searchingSince, Some(T0 + 5 * MINUTE_MS));
+    assert_eq!(paid.timers.auto_cancel.unwrap().at, T0 + 15 * MINUTE_MS);
+    assert!(!paid.timers.is_current(TimerKind::AutoCancel, waiting.generation), "the payment timer is gone");
+}
+
+fn paid(world: &World) -> Booking {
+    let reached = world.reached();
+    let cash = Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO };
+    world.ok(&reached, By::Driver(driver_id(1)), cash).booking
+}
+
+#[test]
+fn the_rider_may_skip_rating_and_the_trip_completes_without_one() {
+    let world = World::new();
+    let paid = paid(&world);
+    assert!(paid.timers.auto_complete.is_some());
+    let skipped = world.ok(&paid, By::Rider(rider_id()), Command::Rate { rating: None });
+    assert_eq!(skipped.booking.status, BookingStatus::Complete);
+    assert_eq!(skipped.booking.rating, None);
+    assert!(!has(&skipped.effects, |effect| matches!(effect, Effect::RecordRating { .. })));
+    assert!(skipped.booking.timers.auto_complete.is_none());
+    assert!(has(&skipped.effects, |effect| matches!(effect, Effect::TimerCleared { kind: TimerKind::AutoComplete })));
+}
+
+#[test]
+fn a_paid_booking_nobody_rates_completes_after_auto_complete_minutes() {
+    let mut world = World::new();
+    world.settings.autoCompleteMinutes = 45;
+    let paid = paid(&world);
+    let timer = paid.timers.auto_complete.unwrap();
+    assert_eq!(timer.at, T0 + 45 * MINUTE_MS);
+    world.now = timer.at;
+    let fired = world.ok(
+        &paid,
+        By::System,
+        Command::TimerFired { kind: TimerKind::AutoComplete, generation: timer.generation },
+    );
+    assert_eq!(fired.booking.status, BookingStatus::Complete);
+    assert_eq!(fired.booking.rating, None);
+    // A rating that comes after is refused: the trip is closed.
+    assert_eq!(
+        error(world.apply(&fired.booking, By::Rider(rider_id()), Command::Rate { rating: Some(5) })),
+        ErrorKey::StatusNotAllowed
+    );
+}
+
+#[test]
+fn an_admin_settles_an_unpaid_trip_in_cash_or_marks_the_card_paid() {
+    let world = World::new();
+    let reached = world.reached();
+    let pending = world.ok(&reached, By::Driver(driver_id(1)), Command::AwaitPayment).booking;
+    assert_eq!(
+        error(world.apply(&pending, By::Rider(rider_id()), Command::Settle { mode: PaymentMode::Cash })),
+        ErrorKey::NotAllowed
+    );
+    assert_eq!(
+        error(world.apply(
+            &pending,
+            By::Fleetadmin(UserId::from_u128(55)),
+            Command::Settle { mode: PaymentMode::Cash }
+        )),
+        ErrorKey::NotFound,
+        "another fleet's booking"
+    );
+    let cash = world.ok(&pending, By::Admin(admin_id()), Command::Settle { mode: PaymentMode::Cash });
+    assert_eq!(cash.booking.status, BookingStatus::Paid);
+    assert_eq!(cash.booking.payment_mode, Some(PaymentMode::Cash));
+    assert_eq!(cash.booking.cashPaymentAmount, pending.payableAmount);
+    let driver_moves: Vec<Decimal> = cash
+        .wallet_changes()
+        .filter(|change| change.user == driver_id(1))
+        .map(|change| change.signed_amount())
+        .collect();
+    assert_eq!(driver_moves, vec![pending.driver_share, -pending.payableAmount]);
+    let card = world.ok(&pending, By::Admin(admin_id()), Command::Settle { mode: PaymentMode::Card });
+    assert_eq!(card.booking.gateway.as_deref(), Some("manual"));
+    assert_eq!(card.booking.cardPaymentAmount, pending.payableAmount);
+    assert_eq!(card.booking.customer_paid, pending.payableAmount);
+    assert!(card.booking.timers.auto_complete.is_some());
+    let done = world.ok(&card.booking, By::Admin(admin_id()), Command::Complete);
+    assert_eq!(done.booking.status, BookingStatus::Complete);
+    assert_eq!(
+        error(world.apply(&pending, By::Admin(admin_id()), Command::Complete)),
+        ErrorKey::StatusNotAllowed,
+        "only a paid booking completes"
+    );
+}
+
+#[test]
+fn a_cancellation_fee_takes_what_the_wallet_holds_and_the_rest_is_owed() {
+    let mut world = World::new();
+    let accepted = world.accepted();
+    world.now = T0 + 6 * MINUTE_MS;
+    let cancel = Command::Cancel { reason: "Too slow".into(), wallet_balance: Some(dec!(1)) };
+    let short = world.ok(&accepted, By::Rider(rider_id()), cancel.clone());
+    assert_eq!(short.booking.cancellationFee, dec!(3));
+    assert_eq!(short.booking.cancellationFeeOwed, dec!(2));
+    let moves: Vec<(UserId, Decimal, bool)> =
+        short.wallet_changes().map(|change| (change.user, change.signed_amount(), change.overdraw)).collect();
+    assert_eq!(moves, vec![(rider_id(), dec!(-1), false), (driver_id(1), dec!(3), false)]);
+    // An empty (or negative) wallet gives nothing: all of it is owed.
+    let broke = Command::Cancel { reason: "x".into(), wallet_balance: Some(dec!(-4)) };
+    let broke = world.ok(&accepted, By::Rider(rider_id()), broke);
+    assert_eq!(broke.booking.cancellationFeeOwed, dec!(3));
+    assert!(broke.wallet_changes().all(|change| change.user != rider_id()));
+    // With negative balances on, the whole fee is debited.
+    world.settings.negativeBalance = true;
+    let allowed = world.ok(&accepted, By::Rider(rider_id()), cancel);
+    assert_eq!(allowed.booking.cancellationFeeOwed, Decimal::ZERO);
+    assert!(allowed.wallet_changes().any(|change| change.user == rider_id() && change.signed_amount() == dec!(-3)));
+}
+
+#[test]
+fn an_admin_refunds_up_to_what_the_rider_paid_even_after_completion() {
+    let world = World::new();
+    let paid = paid(&world);
+    let done = world.ok(&paid, By::Rider(rider_id()), Command::Rate { rating: Some(5) }).booking;
+    let refund = |amount: Decimal, key: &str| Command::Refund { amount, reason: "Long detour".into(), key: key.into() };
+    assert_eq!(error(world.apply(&done, By::Rider(rider_id()), refund(dec!(1), "a"))), ErrorKey::NotAllowed);
+    let over = done.customer_paid + dec!(0.01);
+    assert_eq!(error(world.apply(&done, By::Admin(admin_id()), refund(over, "a"))), ErrorKey::InvalidAmount);
+    assert_eq!(error(world.apply(&done, By::Admin(admin_id()), refund(Decimal::ZERO, "a"))), ErrorKey::InvalidAmount);
+    let first = world.ok(&done, By::Admin(admin_id()), refund(dec!(5), "a"));
+    assert_eq!(first.booking.status, BookingStatus::Complete);
+    assert_eq!(first.booking.refunded, dec!(5));
+    let change = first.wallet_changes().next().unwrap();
+    assert_eq!((change.user, change.signed_amount()), (rider_id(), dec!(5)));
+    assert!(change.tx_ref.starts_with("Refund:"));
+    // What is left can be refunded once more, not beyond.
+    let rest = done.customer_paid - dec!(5);
+    let second = world.ok(&first.booking, By::Admin(admin_id()), refund(rest, "b"));
+    assert_eq!(second.booking.refunded, done.customer_paid);
+    assert_ne!(second.wallet_changes().next().unwrap().idempotency_key, change.idempotency_key);
+    assert_eq!(
+        error(world.apply(&second.booking, By::Admin(admin_id()), refund(dec!(0.01), "c"))),
+        ErrorKey::InvalidAmount
+    );
 }

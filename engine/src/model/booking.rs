@@ -206,11 +206,18 @@ pub enum TimerKind {
     AutoCancel,
     /// Dispatch a Book Later booking 15 minutes before its trip date.
     BookLaterDispatch,
+    /// Complete a PAID booking its rider did not rate (`autoCompleteMinutes`).
+    AutoComplete,
 }
 
 impl TimerKind {
-    pub const ALL: [TimerKind; 4] =
-        [TimerKind::OfferExpiry, TimerKind::DispatchRetry, TimerKind::AutoCancel, TimerKind::BookLaterDispatch];
+    pub const ALL: [TimerKind; 5] = [
+        TimerKind::OfferExpiry,
+        TimerKind::DispatchRetry,
+        TimerKind::AutoCancel,
+        TimerKind::BookLaterDispatch,
+        TimerKind::AutoComplete,
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -229,6 +236,8 @@ pub struct Timers {
     pub dispatch_retry: Option<Timer>,
     pub auto_cancel: Option<Timer>,
     pub book_later_dispatch: Option<Timer>,
+    #[serde(default)]
+    pub auto_complete: Option<Timer>,
     /// Bumped on every set, so each timer ever set has its own generation.
     pub generation: u64,
 }
@@ -240,6 +249,7 @@ impl Timers {
             TimerKind::DispatchRetry => self.dispatch_retry,
             TimerKind::AutoCancel => self.auto_cancel,
             TimerKind::BookLaterDispatch => self.book_later_dispatch,
+            TimerKind::AutoComplete => self.auto_complete,
         }
     }
 
@@ -249,6 +259,7 @@ impl Timers {
             TimerKind::DispatchRetry => &mut self.dispatch_retry,
             TimerKind::AutoCancel => &mut self.auto_cancel,
             TimerKind::BookLaterDispatch => &mut self.book_later_dispatch,
+            TimerKind::AutoComplete => &mut self.auto_complete,
         }
     }
 
@@ -304,10 +315,16 @@ pub struct Booking {
     pub customer_token: String,
     #[serde(default)]
     pub customer_image: String,
+    /// The booked pickup and drop: never overwritten (receipts and exports
+    /// show what the rider booked).
     pub pickup: Place,
     pub drop: Place,
     pub pickupAddress: String,
     pub dropAddress: String,
+    /// Where the trip really ended: the driver's position at REACHED, with
+    /// its reverse-geocoded address when the maps answered.
+    #[serde(default)]
+    pub actualDrop: Option<Place>,
     /// The fare quoted at booking.
     pub estimate: Decimal,
     /// Route distance at booking, km (miles when convert_to_mile).
@@ -373,6 +390,13 @@ pub struct Booking {
     pub customer_paid: Decimal,
     #[serde(default)]
     pub cancellationFee: Decimal,
+    /// The part of `cancellationFee` the rider's wallet could not cover
+    /// while negative balances are off: owed, not debited.
+    #[serde(default)]
+    pub cancellationFeeOwed: Decimal,
+    /// Refunded to the rider's wallet by admins from this booking.
+    #[serde(default)]
+    pub refunded: Decimal,
     #[serde(default)]
     pub reason: String,
     #[serde(default)]
@@ -425,6 +449,10 @@ pub struct Booking {
     pub pickUpInstructions: String,
     #[serde(default)]
     pub deliveryInstructions: String,
+    /// When the search for a driver began: creation (Book Now), the
+    /// prepayment, or the Book Later dispatch. The rider's wait counts from it.
+    #[serde(default)]
+    pub searchingSince: Option<Millis>,
     #[serde(default)]
     pub dispatch: DispatchState,
     #[serde(default)]

@@ -50,4 +50,8 @@ pub struct CarType {
     pub options: Vec<PricedChoice>,
     #[serde(default)]
     pub cancelSlab: Vec<CancelSlab>,
+    /// Delivery: a booking must choose one of `options` (issue #34: options
+    /// are optional unless the operator makes them required).
+    #[serde(default)]
+    pub optionRequired: bool,
 }

@@ -117,6 +117,14 @@ pub struct Settings {
     /// The documents a driver must upload and have approved to go online
     /// (issue #33): `licence`, `registration`, `insurance`, `photo`.
     pub driverDocuments: Vec<DocumentKind>,
+    /// Minutes a Book Now booking looks for a driver before the system
+    /// cancels it, `no_driver_available` (1 to 1440; issue #34).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1440))]
+    pub noDriverCancelMinutes: u32,
+    /// Minutes after payment a booking its rider did not rate completes by
+    /// itself (1 to 10080).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10080))]
+    pub autoCompleteMinutes: u32,
 }
 
 /// Spec §9 default driver radius.
@@ -171,6 +179,8 @@ impl Default for Settings {
             dispatchRadiusStep: 0.0,
             dispatchBatchSeconds: 5,
             driverDocuments: DocumentKind::ALL.to_vec(),
+            noDriverCancelMinutes: 10,
+            autoCompleteMinutes: 60,
         }
     }
 }
@@ -185,6 +195,16 @@ impl Settings {
     pub fn driver_radius_km(&self) -> f64 {
         let radius = if self.driverRadius > 0.0 { self.driverRadius } else { DEFAULT_DRIVER_RADIUS };
         if self.convert_to_mile { radius * crate::fare::KM_PER_MILE } else { radius }
+    }
+
+    /// How long a Book Now booking looks for a driver.
+    pub fn no_driver_cancel_ms(&self) -> super::Millis {
+        i64::from(self.noDriverCancelMinutes.max(1)) * super::MINUTE_MS
+    }
+
+    /// How long a paid booking waits for its rating.
+    pub fn auto_complete_ms(&self) -> super::Millis {
+        i64::from(self.autoCompleteMinutes.max(1)) * super::MINUTE_MS
     }
 
     /// The widening per wave in km.

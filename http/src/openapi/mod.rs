@@ -164,6 +164,13 @@ pub const COOKIE: &str = "cookie";
         crate::routes::sos::read,
         crate::routes::sos::take,
         crate::routes::sos::resolve,
+        // ---- mending a booking (issue 34)
+        crate::routes::mend::settle,
+        crate::routes::mend::complete,
+        crate::routes::mend::refund,
+        crate::routes::mend::rebook,
+        crate::routes::mend::ledger,
+        crate::routes::mend::owed,
         crate::metrics::scrape,
     ),
     components(schemas(schemas::ErrorBody, ErrorKey)),

@@ -232,7 +232,7 @@ pub const ROUTES: &[RouteDoc] = &[
         "post",
         "/api/v1/bookings/{id}/assign",
         Access::Session,
-        booking_command![InvalidInput, FileTooLarge, DriverNotEligible, AutoDispatchOn, DemoMode],
+        booking_command![InvalidInput, FileTooLarge, DriverNotEligible, DemoMode],
     ),
     route(
         "get",
@@ -465,6 +465,28 @@ pub const ROUTES: &[RouteDoc] = &[
         &[NotLoggedIn, RequireApproval, UserIssueContactAdmin, InvalidInput, NotAllowed, DemoMode, NotFound],
     ),
     route("get", "/api/v1/dashboard/earnings", Access::Session, session![NotAllowed]),
+    // ---- mending a booking (issue 34)
+    route(
+        "post",
+        "/api/v1/bookings/{id}/settle",
+        Access::Session,
+        booking_command![InvalidInput, FileTooLarge, DemoMode],
+    ),
+    route("post", "/api/v1/bookings/{id}/complete", Access::Session, booking_command![DemoMode]),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/refund",
+        Access::Session,
+        booking_command![InvalidInput, FileTooLarge, InvalidAmount, SelectProper, DemoMode],
+    ),
+    route(
+        "post",
+        "/api/v1/bookings/{id}/rebook",
+        Access::Session,
+        booking_command![IncompleteUser, SelectProper, PastBookingError, DeliveryDetailMissing, PlaceToCoordsError],
+    ),
+    route("get", "/api/v1/bookings/{id}/ledger", Access::Session, session![NotAllowed, NotFound]),
+    route("get", "/api/v1/reports/owed", Access::Session, session![NotAllowed]),
     // ---- SOS (issue 33)
     route(
         "post",

@@ -43,6 +43,9 @@ pub struct EstimateResponse {
     pub time_in_secs: u64,
     /// Google's encoded polyline (precision 5).
     pub polylinePoints: String,
+    /// How the fare is made: each part rounded to `settings.decimal`, adding
+    /// up to `payableAmount` (`wayfare_engine::fare::breakdown`).
+    pub breakdown: wayfare_engine::fare::Breakdown,
     /// Whether the `promo` sent applies (a code that does not is refused instead).
     pub promo_applied: bool,
     /// The promo's discount off `estimateFare` (0 without one).
@@ -437,4 +440,43 @@ pub struct SosPage {
     pub items: Vec<SosAlertShown>,
     /// Pass as `after` for the next page; `null` on the last one.
     pub next: Option<String>,
+}
+
+/// A wallet entry a booking made (`routes::mend::ledger`).
+#[derive(Serialize, ToSchema)]
+pub struct LedgerEntry {
+    pub user: wayfare_engine::UserId,
+    pub userName: String,
+    pub role: wayfare_engine::Role,
+    #[serde(rename = "type")]
+    pub entry_type: wayfare_engine::WalletEntryType,
+    pub amount: Decimal,
+    pub date: Millis,
+    pub txRef: String,
+}
+
+/// `GET /api/v1/bookings/{id}/ledger`.
+#[derive(Serialize, ToSchema)]
+pub struct LedgerEntries {
+    pub items: Vec<LedgerEntry>,
+}
+
+/// A cancellation fee a rider's wallet could not cover (`routes::mend::owed`).
+#[derive(Serialize, ToSchema)]
+pub struct OwedFee {
+    pub booking: wayfare_engine::BookingId,
+    pub reference: String,
+    pub customer: wayfare_engine::UserId,
+    pub customer_name: String,
+    pub owed: Decimal,
+    /// The booking's trip date.
+    pub date: Millis,
+}
+
+/// `GET /api/v1/reports/owed`.
+#[derive(Serialize, ToSchema)]
+pub struct OwedReport {
+    /// PENDING bookings, newest trip first.
+    pub pending: Vec<Booking>,
+    pub fees: Vec<OwedFee>,
 }

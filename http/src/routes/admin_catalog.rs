@@ -188,6 +188,7 @@ pub(crate) async fn add_car_type(
         parcelTypes: Vec::new(),
         options: Vec::new(),
         cancelSlab: Vec::new(),
+        optionRequired: false,
     };
     let _guard = CATALOG_WRITES.lock().await;
     let existing = state.storage.car_types().await?;

@@ -204,6 +204,9 @@ async fn estimate(
     };
     request.promo = checked_promo(&state, promo.as_deref(), &request, &context, customer).await?;
     let booking::Quote { fare, discount, payable } = booking::quote(&request, &context)?;
+    let parcel_type = request.parcel_type_index.and_then(|index| choice.car_type.parcelTypes.get(index));
+    let option = request.option_index.and_then(|index| choice.car_type.options.get(index));
+    let parts = fare::breakdown(choice.car_type, &fare, route.time_secs, parcel_type, option, discount, settings);
     let mut answer = json!({
         "estimateFare": fare.grand_total,
         "convenience_fees": fare.convenience_fees,
@@ -213,6 +216,7 @@ async fn estimate(
         "promo_applied": request.promo.is_some(),
         "discount_amount": discount,
         "payableAmount": payable,
+        "breakdown": parts,
     });
     if permissions::can_see_fare_split(current.principal.role) {
         answer["driver_share"] = json!(fare.driver_share());
@@ -280,9 +284,16 @@ async fn create(
     MaybeUser(current): MaybeUser,
     Body(body): Body<CreateBody>,
 ) -> ApiResult<(StatusCode, Json<Box<RawValue>>)> {
+    let Some(current) = current else { return Err(ErrorKey::MustLogin.into()) };
+    let created = book(&state, &current, body).await?;
+    let settings = &state.runtime.catalog().settings;
+    Ok((StatusCode::CREATED, Json(present::booking(&created, &current.principal, settings))))
+}
+
+/// Checks and makes a booking, for `POST /bookings` and "try again".
+pub(crate) async fn book(state: &AppState, current: &CurrentUser, body: CreateBody) -> ApiResult<Arc<Booking>> {
     let catalog = state.runtime.catalog();
     let settings = &catalog.settings;
-    let Some(current) = current else { return Err(ErrorKey::MustLogin.into()) };
     authorize(Some(&current.principal), Action::BookingCreate, Resource::None, settings)?;
     let admin_rider = match (current.principal.role, body.customer) {
         (Role::Admin, Some(customer)) => match state.storage.user(customer).await {
@@ -322,13 +333,13 @@ async fn create(
     }
     let car_type = checked.trip.car_type;
     // Spec §5: a route failure when booking is `place_to_coords_error`.
-    let (route, _) = route_between(&state, checked.trip.pickup, checked.trip.drop, &body.trip.waypoints)
+    let (route, _) = route_between(state, checked.trip.pickup, checked.trip.drop, &body.trip.waypoints)
         .await
         .map_err(|_| ApiError::key(ErrorKey::PlaceToCoordsError))?;
     let customer = admin_rider.clone().unwrap_or_else(|| current.user.clone());
     let mut new = new_booking(
-        addressed(&state, checked.trip.pickup).await,
-        addressed(&state, checked.trip.drop).await,
+        addressed(state, checked.trip.pickup).await,
+        addressed(state, checked.trip.drop).await,
         body.bookLater,
         body.bookLater.then_some(checked.tripdate),
         route,
@@ -340,10 +351,9 @@ async fn create(
     new.parcel_type_index = checked.trip.parcel_type.and(body.trip.parcelTypeIndex);
     new.option_index = checked.trip.option.and(body.trip.optionIndex);
     let context = Context { now, settings, car_type: Some(car_type) };
-    new.promo = checked_promo(&state, body.promo.as_deref(), &new, &context, customer.id).await?;
+    new.promo = checked_promo(state, body.promo.as_deref(), &new, &context, customer.id).await?;
     let by = By::from_role(current.principal.role, current.principal.id);
-    let created = state.runtime.create_booking(&car_type.name, new, &customer, by).await?;
-    Ok((StatusCode::CREATED, Json(present::booking(&created, &current.principal, settings))))
+    Ok(state.runtime.create_booking(&car_type.name, new, &customer, by).await?)
 }
 
 // ---- reading -------------------------------------------------------------------
@@ -562,7 +572,7 @@ async fn tasks(State(state): State<AppState>, current: CurrentUser) -> ApiResult
 
 // ---- commands --------------------------------------------------------------------
 
-async fn run(
+pub(crate) async fn run(
     state: &AppState,
     current: &CurrentUser,
     id: BookingId,
@@ -759,9 +769,13 @@ async fn pay(
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct RateBody {
-    /// 1 to 5 (`invalid_rating` otherwise).
+    /// 1 to 5 (`invalid_rating` otherwise); required unless `skip`.
+    #[serde(default)]
     #[schema(minimum = 1, maximum = 5)]
-    pub rating: i64,
+    pub rating: Option<i64>,
+    /// True: the rider closes the trip without rating it.
+    #[serde(default)]
+    pub skip: bool,
 }
 
 #[utoipa::path(
@@ -769,7 +783,7 @@ pub struct RateBody {
     path = "/api/v1/bookings/{id}/rate",
     tag = "trip",
     summary = "Rate the driver",
-    description = "PAID → COMPLETE, by the rider; `rating` is 1 to 5.",
+    description = "PAID → COMPLETE, by the rider: `{rating}` (1 to 5) or `{skip: true}` (no rating). A paid booking nobody rates completes by itself after `autoCompleteMinutes`.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = RateBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
@@ -780,7 +794,12 @@ async fn rate(
     PathParam(id): PathParam<BookingId>,
     Body(body): Body<RateBody>,
 ) -> ApiResult<Json<Box<RawValue>>> {
-    let rating = validation::validate_rating(body.rating)?;
+    let rating = match (body.rating, body.skip) {
+        (None, true) => None,
+        (Some(rating), false) => Some(validation::validate_rating(rating)?),
+        (Some(_), true) => return Err(ApiError::field(ErrorKey::InvalidInput, "skip")),
+        (None, false) => return Err(ApiError::field(ErrorKey::InvalidRating, "rating")),
+    };
     run(&state, &current, id, Action::BookingRate, Command::Rate { rating }).await
 }
 
@@ -809,7 +828,9 @@ async fn cancel(
     Body(body): Body<CancelBody>,
 ) -> ApiResult<Json<Box<RawValue>>> {
     let reason = validation::validate_cancel_reason(&body.reason)?.to_string();
-    run(&state, &current, id, Action::BookingCancel, Command::Cancel { reason }).await
+    // The actor reads the rider's balance when a fee may apply.
+    let command = Command::Cancel { reason, wallet_balance: None };
+    run(&state, &current, id, Action::BookingCancel, command).await
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -822,7 +843,7 @@ pub struct AssignBody {
     path = "/api/v1/bookings/{id}/assign",
     tag = "trip",
     summary = "Offer to a driver",
-    description = "Admins, when `autoDispatch` is off: adds an online, eligible driver to `requestedDrivers`.",
+    description = "Admins: adds an online, eligible driver to `requestedDrivers` of a NEW booking, with `autoDispatch` off or on (a booking no driver has taken); the offer has no deadline and the first accept still wins.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = AssignBody,
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))

@@ -11,6 +11,7 @@ pub mod files;
 pub mod geo;
 pub mod health;
 pub mod languages;
+pub mod mend;
 pub mod notifications;
 pub mod payments;
 pub mod promos;

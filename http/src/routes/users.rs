@@ -150,15 +150,29 @@ pub(crate) async fn list(
             .collect();
         return Ok(Json(json!({ "items": items, "next": null })));
     }
-    let filter = UserFilter {
-        roles: scope.roles,
-        fleetadmin: scope.fleet,
-        search: query.search.filter(|text| !text.trim().is_empty()),
-        approved: query.approved,
-    };
     let page = super::page_request(query.limit, query.after)?;
+    // Someone typing a whole e-mail means that account: it comes first on the
+    // first page (and nowhere else), found by the e-mail index.
+    let search = query.search.filter(|text| !text.trim().is_empty());
+    let exact = match search.as_deref().map(|text| text.trim().to_lowercase()).filter(|text| text.contains('@')) {
+        Some(email) => state
+            .storage
+            .user_by_email(&email)
+            .await?
+            .filter(|user| scope.matches(user) && query.approved.is_none_or(|approved| user.approved == approved)),
+        None => None,
+    };
+    let first_page = page.after.is_none();
+    let filter = UserFilter { roles: scope.roles, fleetadmin: scope.fleet, search, approved: query.approved };
     let found = state.storage.list_users(&filter, &page).await?;
-    let items: Vec<Value> = found.items.iter().map(|user| present::user(user, &current.principal, &settings)).collect();
+    let exact_id = exact.as_ref().map(|user| user.id);
+    let listed = found.items.iter().filter(|user| Some(user.id) != exact_id);
+    let items: Vec<Value> = exact
+        .iter()
+        .filter(|_| first_page)
+        .chain(listed)
+        .map(|user| present::user(user, &current.principal, &settings))
+        .collect();
     Ok(Json(json!({ "items": items, "next": found.next })))
 }
 

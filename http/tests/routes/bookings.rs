@@ -134,13 +134,16 @@ async fn a_booking_without_pickup_drop_or_car_type_is_select_proper_for_riders_a
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_delivery_estimate_needs_a_parcel_type_and_an_option_and_adds_their_amounts() {
+async fn a_delivery_estimate_needs_a_parcel_type_takes_an_optional_option_and_adds_their_amounts() {
     let app = TestApp::with_settings(|settings| settings.appcat = wayfare_engine::AppCategory::Delivery).await;
     let rider = app.sign_in("rider1@demo.wayfare").await;
     let path = "/api/v1/bookings/estimate";
     app.post(path, Some(&rider), trip_body("Economy")).await.refused_on(400, "select_proper", "parcelTypeIndex");
+    // Issue #34: the option is optional unless the car type requires one.
     let no_option = trip_body_with("Economy", json!({ "parcelTypeIndex": 1 }));
-    app.post(path, Some(&rider), no_option).await.refused_on(400, "select_proper", "optionIndex");
+    let without = app.post(path, Some(&rider), no_option).await;
+    assert_eq!(without.expect(200)["breakdown"]["option"], json!(0.0));
+    assert_eq!(without.body["breakdown"]["parcel"], json!(3.0));
     let out_of_range = trip_body_with("Economy", json!({ "parcelTypeIndex": 2, "optionIndex": 0 }));
     app.post(path, Some(&rider), out_of_range).await.refused_on(400, "select_proper", "parcelTypeIndex");
     let chosen = trip_body_with("Economy", json!({ "parcelTypeIndex": 1, "optionIndex": 0 }));
@@ -151,6 +154,19 @@ async fn a_delivery_estimate_needs_a_parcel_type_and_an_option_and_adds_their_am
     // Small box 3.00 and fragile handling 2.00 go into the total before the fee.
     let total = round2((1.10 * distance + 15.0 * time / 3600.0 + 2.50 + 3.00 + 2.00).max(7.00));
     assert_money(&estimate["estimateFare"], round2(total * 1.10));
+    // The breakdown names each part and adds up to what is paid.
+    let parts = &estimate["breakdown"];
+    assert_eq!(
+        (parts["base"].as_f64(), parts["parcel"].as_f64(), parts["option"].as_f64()),
+        (Some(2.5), Some(3.0), Some(2.0))
+    );
+    let sum: f64 = ["base", "distance", "time", "parcel", "option", "minimumTopUp", "convenienceFees"]
+        .iter()
+        .map(|part| parts[*part].as_f64().unwrap())
+        .sum::<f64>()
+        - parts["promo"].as_f64().unwrap();
+    assert_money(&parts["payable"], round2(sum));
+    assert_eq!(parts["payable"], estimate["payableAmount"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

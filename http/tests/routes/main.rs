@@ -45,3 +45,5 @@ mod notify_lang_support;
 mod promos;
 // SOS (issue 33)
 mod sos;
+// every booking ends well (issue 34)
+mod mend;

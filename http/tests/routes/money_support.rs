@@ -69,5 +69,10 @@ pub async fn cancelled_after(
 ) -> std::sync::Arc<Booking> {
     let booking = app.booking_at(customer, driver, Stage::Accepted).await;
     app.advance(MINUTE * minutes as u32);
-    app.command(booking.id, By::Rider(customer.id), Command::Cancel { reason: "Changed my plans".into() }).await
+    app.command(
+        booking.id,
+        By::Rider(customer.id),
+        Command::Cancel { reason: "Changed my plans".into(), wallet_balance: None },
+    )
+    .await
 }

@@ -178,7 +178,12 @@ async fn a_driver_whose_offer_was_cancelled_no_longer_sees_the_booking() {
     let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
     let booking = app.book(&rider(1)).await;
     app.offer(booking.id, &[&driver(1)]).await;
-    app.command(booking.id, By::Rider(rider(1).id), Command::Cancel { reason: "Changed my plans".into() }).await;
+    app.command(
+        booking.id,
+        By::Rider(rider(1).id),
+        Command::Cancel { reason: "Changed my plans".into(), wallet_balance: None },
+    )
+    .await;
     let late = app.sign_in("driver1@demo.wayfare").await;
     // The booking no longer lists the driver: for them it is gone.
     app.post_empty(&path(booking.id, "accept"), Some(&late)).await.refused(404, "not_found");
@@ -253,15 +258,21 @@ async fn an_admin_assigns_an_online_driver_of_the_car_type_when_auto_dispatch_is
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn assigning_while_auto_dispatch_is_on_is_auto_dispatch_on() {
+async fn an_admin_hands_a_booking_nobody_took_to_a_driver_with_auto_dispatch_on() {
+    // Issue #34 (DESIGN.md contract): assign works with autoDispatch on for a
+    // booking no driver has taken, and the first accept still wins.
     let app = TestApp::demo().await;
     let admin = app.sign_in("admin@demo.wayfare").await;
     let driver7 = app.sign_in("driver7@demo.wayfare").await;
     app.post("/api/v1/drivers/me/status", Some(&driver7), json!({ "driverActiveStatus": true })).await.expect(200);
     let booking = app.book(&rider(1)).await;
+    let assigned = app.post(&path(booking.id, "assign"), Some(&admin), json!({ "driver": driver7.id })).await;
+    assert!(assigned.expect(200)["requestedDrivers"][driver7.id.to_string()].as_bool().unwrap());
+    let accepted = app.post_empty(&path(booking.id, "accept"), Some(&driver7)).await;
+    assert_eq!(status_of(accepted.expect(200)), "ACCEPTED");
     app.post(&path(booking.id, "assign"), Some(&admin), json!({ "driver": driver7.id }))
         .await
-        .refused(409, "auto_dispatch_on");
+        .refused(409, "status_not_allowed");
 }
 
 // ---- the trip's steps --------------------------------------------------------------------

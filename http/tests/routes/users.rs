@@ -447,7 +447,7 @@ async fn a_user_with_a_booking_in_progress_is_not_deleted() {
     app.command(
         booking.id,
         wayfare_engine::booking::By::Admin(admin.id),
-        wayfare_engine::booking::Command::Cancel { reason: "Other".into() },
+        wayfare_engine::booking::Command::Cancel { reason: "Other".into(), wallet_balance: None },
     )
     .await;
     delete(&app, &format!("/api/v1/users/{}", rider(1).id), Some(&admin)).await.expect(200);

@@ -96,6 +96,8 @@ export interface CarType {
   parcelTypes: PricedChoice[];
   options: PricedChoice[];
   cancelSlab: { minsDelayed: number; amount: number }[];
+  /** Delivery: a booking must choose one of `options` (otherwise options are optional). */
+  optionRequired?: boolean;
 }
 
 export interface UserLang {

@@ -1,0 +1,11 @@
+-- Issue 34: a booking's ledger and the money owed.
+-- Each wallet entry a booking made names its booking, so the booking's page
+-- reads its ledger through an index (the idempotency key already held it).
+ALTER TABLE wallet_entries ADD COLUMN booking_id UUID;
+UPDATE wallet_entries SET booking_id = CAST(split_part(idempotency_key, ':', 2) AS UUID)
+    WHERE idempotency_key LIKE 'booking:%';
+CREATE INDEX wallet_entries_booking ON wallet_entries (booking_id, date, id) WHERE booking_id IS NOT NULL;
+-- The part of a cancellation fee a rider's wallet could not cover: the
+-- report of money owed lists those bookings through a partial index.
+ALTER TABLE bookings ADD COLUMN fee_owed_micros BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX bookings_fee_owed ON bookings (tripdate, id) WHERE fee_owed_micros > 0;

@@ -24,10 +24,10 @@ const stamp = Date.now().toString(36);
 
 const TRIPS = [
   { pickup: { lat: 39.2825, lng: -76.5927, add: 'Fells Point, Baltimore' }, drop: { lat: 39.2905, lng: -76.5794, add: 'Patterson Park, Baltimore' } },
-  { pickup: { lat: 39.3289, lng: -76.6205, add: 'Johns Hopkins University, Baltimore' }, drop: { lat: 39.2857, lng: -76.6131, add: 'Inner Harbor, Baltimore' } },
+  { pickup: { lat: 39.2966, lng: -76.5929, add: 'Johns Hopkins Hospital, Baltimore' }, drop: { lat: 39.2857, lng: -76.6131, add: 'Inner Harbor, Baltimore' } },
 ];
 
-/** A screenshot committed with the docs. */
+/** A screenshot committed with the docs: the whole page, the map below the cards included. */
 async function docsScreenshot(page: Page, name: string) {
   mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
   await page.waitForTimeout(700);
@@ -36,7 +36,7 @@ async function docsScreenshot(page: Page, name: string) {
       timeout: 20_000,
     })
     .catch(() => console.warn(`screenshot ${name}: a map was still loading after 20 s`));
-  await page.screenshot({ path: resolve(DOCS_SCREENSHOTS, `${name}.png`) });
+  await page.screenshot({ path: resolve(DOCS_SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
 /** Counts the page's calls for the browser's position (it must make none). */
@@ -138,17 +138,36 @@ describe('unassigned bookings on the dashboard and the live console', () => {
     const [first, second] = made;
     const row = page.locator(`[data-testid="unassigned-row"][data-booking="${first.id}"]`);
     await row.waitFor(POLL);
-    expect(await row.getByTestId('unassigned-chip').textContent()).toMatch(/^Unassigned · \d+ min$/);
+    expect(await row.getByTestId('unassigned-chip').textContent()).toMatch(/^Unassigned · (\d+ min|<1 min)$/);
     await page.locator(`[data-testid="unassigned-row"][data-booking="${second.id}"]`).waitFor(POLL);
     // The oldest first.
     const order = await page.getByTestId('unassigned-row').evaluateAll((rows) => rows.map((element) => element.getAttribute('data-booking')));
     expect(order.indexOf(first.id)).toBeLessThan(order.indexOf(second.id));
     await expect.poll(async () => Number(await page.getByTestId('dispatch-map').getAttribute('data-unassigned-pickups')), POLL).toBeGreaterThanOrEqual(2);
+    await screenshot(page, 'dispatch-unassigned-list-desktop');
     await row.click();
     await page.locator(`[data-testid="booking-panel"][data-booking="${first.id}"]`).waitFor(POLL);
     await screenshot(page, 'dispatch-unassigned-desktop');
     expect(await geolocationCalls(page)).toBe(0);
     expectNoErrors(admin);
+  });
+
+  it('reads right to left in Arabic on a phone, the console\'s list in its own tab', async () => {
+    const phone = await newPerson(browser, 'admin-unassigned-ar', { viewport: { width: 390, height: 844 }, locale: 'ar' });
+    await signIn(phone, 'admin@demo.wayfare');
+    const { page } = phone;
+    await page.evaluate(() => window.localStorage.setItem('wayfare.lang', 'ar'));
+    await page.goto('/dashboard');
+    await page.waitForFunction(() => document.documentElement.dir === 'rtl');
+    await expect.poll(async () => (await page.getByTestId('unassigned-count').textContent()) ?? '', POLL).toMatch(/^حجوزات بلا سائق: \d+$/);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(1);
+    await screenshot(page, 'dashboard-unassigned-phone-ar');
+    await page.goto('/dispatch');
+    await page.getByTestId('dispatch-tab-unassigned').click();
+    await page.locator(`[data-testid="unassigned-row"][data-booking="${made[0].id}"]`).waitFor(POLL);
+    await screenshot(page, 'dispatch-unassigned-phone-ar');
+    expectNoErrors(phone);
+    await phone.context.close();
   });
 
   it('counts one fewer on the dashboard once a booking is cancelled', async () => {

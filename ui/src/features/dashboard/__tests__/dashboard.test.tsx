@@ -143,6 +143,8 @@ describe("the dashboard's unassigned bookings", () => {
       applyActiveBooking(client, testBooking({ id: 'fresh', status: 'NEW', bookLater: false, bookingDate: NOW }));
     });
     await waitFor(() => expect(screen.getByTestId('unassigned-count')).toHaveTextContent('Unassigned bookings: 2'));
+    // The Book Later trip has been due for 5 minutes; the new one, under one.
+    expect(screen.getByTestId('unassigned-card')).toHaveTextContent('the longest for 5 min');
     act(() => {
       applyActiveBooking(client, testBooking({ id: 'fresh', status: 'CANCELLED', version: 9 }));
     });
@@ -154,6 +156,13 @@ describe("the dashboard's unassigned bookings", () => {
     renderWithProviders(<DashboardScreen />, { client: seededClient(admin) });
     expect(await screen.findByTestId('unassigned-count')).toHaveTextContent('Unassigned bookings: 0');
     expect(screen.getByTestId('unassigned-card')).toHaveTextContent('Every booking that is due has a driver.');
+  });
+
+  it('says a booking has waited less than a minute rather than 0 minutes', async () => {
+    dashboardApi([testBooking({ id: 'fresh', status: 'NEW', bookLater: false, bookingDate: NOW - 20_000, searchingSince: NOW - 20_000 })]);
+    renderWithProviders(<DashboardScreen />, { client: seededClient(admin) });
+    expect(await screen.findByTestId('unassigned-count')).toHaveTextContent('Unassigned bookings: 1');
+    expect(screen.getByTestId('unassigned-card')).toHaveTextContent('Waiting for a driver for less than a minute.');
   });
 
   it('counts a Book Later trip once it is 15 minutes away, with its wait from then', () => {

@@ -56,7 +56,11 @@ export function UnassignedCard() {
               )}
               {summary !== null && (
                 <Typography variant="body2" color="text.secondary">
-                  {waiting ? t('panel.dashboard.unassigned_longest', { minutes: summary.longestMinutes }) : t('panel.dashboard.unassigned_none')}
+                  {!waiting
+                    ? t('panel.dashboard.unassigned_none')
+                    : summary.longestMinutes < 1
+                      ? t('panel.dashboard.unassigned_longest_fresh')
+                      : t('panel.dashboard.unassigned_longest', { minutes: summary.longestMinutes })}
                 </Typography>
               )}
             </Stack>

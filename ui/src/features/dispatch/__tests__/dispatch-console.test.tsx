@@ -175,7 +175,7 @@ describe('the live dispatch console', () => {
           { ...testBooking({ id: 'booking-1', reference: 'WAITED', status: 'NEW', bookLater: false, bookingDate: NOW - 9.5 * 60_000, searchingSince: NOW - 9.5 * 60_000 }), offered: [] },
           { ...testBooking({ id: 'booking-2', reference: 'TAKENN', status: 'ACCEPTED', driver: 'driver-aaaaaaaa' }), offered: [] },
           { ...testBooking({ id: 'booking-3', reference: 'LATERR', status: 'NEW', bookLater: true, tripdate: NOW + 3_600_000 }), offered: [] },
-          { ...testBooking({ id: 'booking-4', reference: 'FRESHH', status: 'NEW', bookLater: false, bookingDate: NOW - 60_000, searchingSince: NOW - 60_000 }), offered: [] },
+          { ...testBooking({ id: 'booking-4', reference: 'FRESHH', status: 'NEW', bookLater: false, bookingDate: NOW - 20_000, searchingSince: NOW - 20_000 }), offered: [] },
         ],
       }),
       'GET /api/v1/bookings/booking-1/dispatch': () => [],
@@ -206,6 +206,7 @@ describe('the live dispatch console', () => {
     const [first] = within(list).getAllByTestId('unassigned-row');
     expect(first).toHaveTextContent('WAITED');
     expect(within(first).getByTestId('unassigned-chip')).toHaveTextContent('Unassigned · 9 min');
+    expect(within(within(list).getAllByTestId('unassigned-row')[1]).getByTestId('unassigned-chip')).toHaveTextContent('Unassigned · <1 min');
 
     // A driver takes one: it leaves the list.
     act(() => {

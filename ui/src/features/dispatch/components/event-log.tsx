@@ -149,15 +149,14 @@ export function EventLog({ store, isAdmin, onFocus }: { store: ConsoleStore; isA
                   sx={{ alignItems: 'flex-start', gap: 1, ...(unassigned ? UNASSIGNED_ROW_SX : {}) }}
                 >
                   <Chip size="small" color={KIND_COLOURS[entry.kind]} label={t(`dispatch.kind.${entry.kind}`)} sx={{ mt: 0.5, minWidth: 88 }} />
-                  <ListItemText
-                    primary={entryText(entry, t, driverName)}
-                    secondary={`${dayjs(entry.at).format('HH:mm:ss')} · ${reference(entry.booking)}${entry.car_type ? ` · ${entry.car_type}` : ''}`}
-                  />
-                  {unassigned && current && (
-                    <Box sx={{ mt: 0.5 }}>
-                      <UnassignedChip minutes={minutesUnassigned(current, now)} />
-                    </Box>
-                  )}
+                  <Box sx={{ minWidth: 0, flex: 1 }}>
+                    <ListItemText
+                      primary={entryText(entry, t, driverName)}
+                      secondary={`${dayjs(entry.at).format('HH:mm:ss')} · ${reference(entry.booking)}${entry.car_type ? ` · ${entry.car_type}` : ''}`}
+                    />
+                    {/* Under the text: the log's column is narrow. */}
+                    {unassigned && current && <UnassignedChip minutes={minutesUnassigned(current, now)} />}
+                  </Box>
                 </ListItemButton>
               );
             })}

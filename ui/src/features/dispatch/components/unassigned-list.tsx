@@ -22,7 +22,7 @@ export function UnassignedChip({ minutes }: { minutes: number }) {
   return (
     <Chip
       size="small"
-      label={t('dispatch.unassigned.chip', { minutes })}
+      label={minutes < 1 ? t('dispatch.unassigned.chip_fresh') : t('dispatch.unassigned.chip', { minutes })}
       data-testid="unassigned-chip"
       sx={{ bgcolor: UNASSIGNED_COLOUR, color: '#ffffff', fontWeight: 600, flexShrink: 0 }}
     />
@@ -61,7 +61,7 @@ export function UnassignedList({ store, focused, onFocus }: { store: ConsoleStor
                 <ListItemText
                   primary={[booking.reference, booking.carType].filter(Boolean).join(' · ')}
                   secondary={booking.pickupAddress || booking.pickup?.add}
-                  slotProps={{ secondary: { noWrap: true } }}
+                  slotProps={{ primary: { noWrap: true }, secondary: { noWrap: true } }}
                   sx={{ minWidth: 0 }}
                 />
                 <UnassignedChip minutes={minutes} />

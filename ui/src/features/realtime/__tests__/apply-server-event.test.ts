@@ -37,6 +37,19 @@ describe('socket events written into the query cache', () => {
     expect(list?.items[0].driver_name).toBe('Driver 1');
   });
 
+  it("a booking event keeps the dashboard's active bookings current once it has read them", () => {
+    const { client, handlers } = setup('admin-1');
+    client.setQueryData<Booking[]>(queryKeys.bookings.active, [testBooking({ status: 'NEW' })]);
+    handlers.booking(assigned({ version: 2 }));
+    handlers.booking(testBooking({ id: 'fresh', status: 'NEW' }));
+    expect(client.getQueryData<Booking[]>(queryKeys.bookings.active)?.map((item) => [item.id, item.status])).toEqual([
+      ['booking-1', 'ACCEPTED'],
+      ['fresh', 'NEW'],
+    ]);
+    handlers.booking({ booking: testBooking({ id: 'fresh', status: 'CANCELLED', version: 2 }) });
+    expect(client.getQueryData<Booking[]>(queryKeys.bookings.active)?.map((item) => item.id)).toEqual(['booking-1']);
+  });
+
   it('a booking event older than the copy in the cache is ignored, in the booking and in the list', () => {
     const { client, handlers } = setup('user-rider-1');
     client.setQueryData<Page<Booking>>(queryKeys.bookings.list(), { items: [assigned({ status: 'ARRIVED', version: 3 })], next: null });

@@ -1,6 +1,7 @@
 // Server events (DESIGN.md "Socket.IO") written into the query cache, so the
 // screens that read those queries update without a second copy of the data.
 import type { QueryClient } from '@tanstack/react-query';
+import { applyActiveBooking } from '@/lib/active-bookings';
 import { textContext } from '@/lib/app-texts';
 import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
@@ -41,6 +42,8 @@ export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
 export function applyBooking(client: QueryClient, incoming: Booking, context: EventContext) {
   const booking = newestBooking(client.getQueryData<Booking>(queryKeys.bookings.detail(incoming.id)), incoming);
   client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), booking);
+  // The dashboard's active bookings (its unassigned count), when it read them.
+  applyActiveBooking(client, booking);
   // Every cached page of a bookings list: the rider's or driver's list and
   // each page of the panel's grid.
   let listed = false;

@@ -229,7 +229,7 @@ describe('delivery is a product switch', () => {
     await waitForAttribute(page, 'trip-view', 'data-status', 'NEW');
     const reference = await page.getByTestId('trip-view').getAttribute('data-reference');
     expect(await page.getByTestId('trip-view').getByRole('heading', { level: 2 }).textContent()).toBe(`Delivery ${reference}`);
-    expect(await page.getByTestId('finding-driver').textContent()).toBe('Looking for a driver to collect your parcel…');
+    expect(await page.getByTestId('trip-next-step').textContent()).toBe('Looking for a driver to collect your parcel…');
     expect(await page.getByTestId('delivery-detail-delivery-person').textContent()).toBe('Omar Khalil');
   });
 

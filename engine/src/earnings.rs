@@ -61,13 +61,6 @@ pub fn counts_for_report(input: &EarningsInput) -> bool {
     counts_for_earnings(input) || is_charged_cancellation(input)
 }
 
-/// Counted in the panel's driver earning table: a ride whose
-/// `convenience_fees` is above 0 (spec §9, "the panel also requires
-/// convenience_fees above 0").
-pub fn counts_for_panel_earnings(input: &EarningsInput) -> bool {
-    counts_for_earnings(input) && input.convenience_fees > Decimal::ZERO
-}
-
 /// Driver earnings per driver per month (spec §3 "Earnings rows"), from rides
 /// only ([`counts_for_earnings`]):
 /// - `driverShare` = Σ `driver_share` of the rides, rounded;
@@ -78,16 +71,6 @@ pub fn counts_for_panel_earnings(input: &EarningsInput) -> bool {
 /// rides has no row.
 pub fn driver_earnings(inputs: &[EarningsInput], utc_offset_minutes: i32, decimals: u32) -> Vec<EarningsRow> {
     earnings_rows(inputs, utc_offset_minutes, decimals, counts_for_earnings)
-}
-
-/// The panel's driver earning table (spec §2 "/driverearning", §9): as
-/// [`driver_earnings`], but a ride counts only when its `convenience_fees` is
-/// above 0, as the original panel did. Rides of car types without a
-/// convenience fee are therefore missing here but present in
-/// [`driver_earnings`] and [`earnings_report`]; use this one only where the
-/// panel must match the original product.
-pub fn panel_driver_earnings(inputs: &[EarningsInput], utc_offset_minutes: i32, decimals: u32) -> Vec<EarningsRow> {
-    earnings_rows(inputs, utc_offset_minutes, decimals, counts_for_panel_earnings)
 }
 
 /// The earnings report per driver per month (spec §3 "Earnings rows",
@@ -131,7 +114,10 @@ pub fn earnings_report(inputs: &[EarningsInput], utc_offset_minutes: i32, decima
 }
 
 /// The dashboard's gross earning cards (spec §2 "Dashboard"): Σ `trip_cost`
-/// of the rides [`counts_for_panel_earnings`] counts, by trip date: those on
+/// of the rides ([`counts_for_earnings`], the rule of every earnings table,
+/// so the cards and the reports count the same rides — issue #34; the
+/// original panel also required a convenience fee above 0, which left the
+/// rides of fee-free car types out of the cards only), by trip date: those on
 /// the local day of `now`, in its local month, and all of them. Days and
 /// months are cut at `utc_offset_minutes`, as the reports' months are; a trip
 /// date no calendar places counts in the total only. Each sum is exact, then
@@ -146,7 +132,7 @@ pub fn dashboard_earnings(
     let this_month = today.map(|date| (date.year(), date.month()));
     let (mut today_sum, mut month_sum, mut total_sum) = (Decimal::ZERO, Decimal::ZERO, Decimal::ZERO);
     let mut rides = DashboardRides::default();
-    for input in inputs.iter().filter(|input| counts_for_panel_earnings(input)) {
+    for input in inputs.iter().filter(|input| counts_for_earnings(input)) {
         total_sum += input.trip_cost;
         rides.total += 1;
         let Some(date) = timefmt::local_date(input.tripdate, utc_offset_minutes) else { continue };
@@ -435,19 +421,23 @@ mod tests {
     }
 
     #[test]
-    fn the_panel_also_requires_a_convenience_fee_above_zero() {
-        // spec §9: the panel also requires convenience_fees above 0
+    fn the_dashboard_counts_a_ride_without_a_convenience_fee_as_the_reports_do() {
+        // Issue #34: the cards and the reports count the same rides.
         let with_fee = booking(1, ASHA, BookingStatus::Paid, 0, "Asha", ride(dec!(10), dec!(8), dec!(1), dec!(0)));
         let without_fee = booking(2, ASHA, BookingStatus::Paid, 0, "Asha", ride(dec!(10), dec!(8), dec!(0), dec!(0)));
-        assert!(counts_for_panel_earnings(&with_fee));
-        assert!(!counts_for_panel_earnings(&without_fee));
-        assert!(counts_for_earnings(&without_fee));
+        let inputs = [with_fee, without_fee];
+        let cards = dashboard_earnings(&inputs, 0, 0, 2);
+        let report = earnings_report(&inputs, 0, 2);
+        assert_eq!(cards.rides.total, 2);
+        let reported: u64 = report.iter().map(|row| u64::from(row.earnings.total_rides)).sum();
+        assert_eq!(cards.rides.total, reported);
     }
 
     #[test]
     fn the_dashboard_sums_panel_rides_of_the_local_day_month_and_ever() {
         use BookingStatus::*;
-        // spec §2 "Dashboard", §9: PAID or COMPLETE with a convenience fee above 0.
+        // spec §2 "Dashboard", §9: PAID or COMPLETE (issue #34: with or
+        // without a convenience fee, as the reports count them).
         let now = utc(2026, 4, 1, 3, 0); // March 31st, 22:00 in UTC−5
         let inputs = vec![
             booking(1, ASHA, Paid, utc(2026, 4, 1, 2, 0), "Asha", ride(dec!(10.005), dec!(8), dec!(1), dec!(0))),
@@ -459,7 +449,7 @@ mod tests {
             // February, and a trip date no calendar places: the total only.
             booking(5, CHEN, Complete, utc(2026, 2, 10, 12, 0), "Chen", ride(dec!(3), dec!(2), dec!(1), dec!(0))),
             booking(6, CHEN, Complete, i64::MAX, "Chen", ride(dec!(1), dec!(1), dec!(0.1), dec!(0))),
-            // Not counted: no fee, not paid, cancelled with a fee.
+            // A ride without a fee counts; not paid, cancelled with a fee do not.
             booking(7, ASHA, Complete, utc(2026, 4, 1, 2, 0), "Asha", ride(dec!(50), dec!(50), dec!(0), dec!(0))),
             booking(8, ASHA, Reached, utc(2026, 4, 1, 2, 0), "Asha", ride(dec!(50), dec!(40), dec!(5), dec!(0))),
             booking(
@@ -475,16 +465,16 @@ mod tests {
         assert_eq!(
             cards,
             DashboardEarnings {
-                // 10.005 + 20, rounded once.
-                today: dec!(30.01),
-                thisMonth: dec!(35.01),
-                total: dec!(46.01),
-                rides: DashboardRides { today: 2, thisMonth: 3, total: 6 },
+                // 10.005 + 20 + 50, rounded once.
+                today: dec!(80.01),
+                thisMonth: dec!(85.01),
+                total: dec!(96.01),
+                rides: DashboardRides { today: 3, thisMonth: 4, total: 7 },
             }
         );
-        // In UTC the same instant is April 1st: the first ride and the fourth (later that day).
+        // In UTC the same instant is April 1st: the first ride, the fee-free one and the fourth.
         let utc_cards = dashboard_earnings(&inputs, now, 0, 2);
-        assert_eq!((utc_cards.today, utc_cards.rides.today), (dec!(17.01), 2));
+        assert_eq!((utc_cards.today, utc_cards.rides.today), (dec!(67.01), 3));
         assert_eq!(utc_cards.total, cards.total);
         // A `now` no calendar places has no today and no month.
         let nowhere = dashboard_earnings(&inputs, i64::MAX, 0, 2);
@@ -509,14 +499,6 @@ mod tests {
         );
         assert_eq!(rows[0].monthsName, "April");
         assert_eq!(rows[2].monthsName, "March");
-    }
-
-    #[test]
-    fn the_panel_table_drops_rides_without_a_convenience_fee() {
-        // spec §9: Bram's April ride had no convenience fee
-        let rows = panel_driver_earnings(&two_months(), 0, 2);
-        let groups: Vec<_> = rows.iter().map(|row| (row.month, row.driverUId)).collect();
-        assert_eq!(groups, vec![(4, ASHA), (3, ASHA), (3, BRAM)]);
     }
 
     #[test]

@@ -277,6 +277,8 @@ pub enum Action {
     BookingRebook,
     /// The report of money owed.
     OwedRead,
+    /// The panel reads a booking's chat (its page): read only.
+    BookingChatAudit,
 }
 
 /// What kind of resource an action is checked against.
@@ -289,7 +291,7 @@ enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 63] = [
+    pub const ALL: [Action; 64] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -353,6 +355,7 @@ impl Action {
         Action::BookingLedger,
         Action::BookingRebook,
         Action::OwedRead,
+        Action::BookingChatAudit,
     ];
 
     /// Open to visitors who are not signed in: what the landing page loads
@@ -414,9 +417,11 @@ impl Action {
             Action::DriverEarningsRead => &[Driver, Fleetadmin, Admin],
             Action::SosRaise => &[Rider, Driver],
             Action::SosRead | Action::SosManage => ADMIN_AND_FLEET,
-            Action::BookingSettle | Action::BookingComplete | Action::BookingLedger | Action::OwedRead => {
-                ADMIN_AND_FLEET
-            }
+            Action::BookingSettle
+            | Action::BookingComplete
+            | Action::BookingLedger
+            | Action::BookingChatAudit
+            | Action::OwedRead => ADMIN_AND_FLEET,
             Action::BookingRefund => ADMIN_ONLY,
             Action::BookingRebook => &[Rider, Admin],
         }
@@ -443,6 +448,7 @@ impl Action {
             | Action::BookingComplete
             | Action::BookingRefund
             | Action::BookingLedger
+            | Action::BookingChatAudit
             | Action::BookingRebook => Target::Booking,
             Action::WalletRead
             | Action::UserEdit
@@ -954,7 +960,9 @@ mod tests {
             Action::BookingTracking => [Visible, Assigned, Visible, Any],
             Action::ParcelImageUpload => [Never, Assigned, Never, Never],
             Action::SosRaise => [Visible, Assigned, Never, Never],
-            Action::BookingSettle | Action::BookingComplete | Action::BookingLedger => [Never, Never, Visible, Any],
+            Action::BookingSettle | Action::BookingComplete | Action::BookingLedger | Action::BookingChatAudit => {
+                [Never, Never, Visible, Any]
+            }
             Action::BookingRefund => [Never, Never, Never, Any],
             Action::BookingRebook => [Visible, Never, Never, Any],
             other => panic!("{other:?} is not a booking action"),
@@ -1167,6 +1175,7 @@ mod tests {
             | Action::BookingComplete
             | Action::BookingRefund
             | Action::BookingLedger
+            | Action::BookingChatAudit
             | Action::BookingRebook => Kind::Booking,
             Action::WalletRead
             | Action::UserEdit

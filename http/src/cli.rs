@@ -131,6 +131,10 @@ pub struct ServeArgs {
     /// Seed the demo city once and turn on the dev outbox.
     #[arg(long)]
     pub demo: bool,
+    /// Demo mode: visitors look but do not change or export, contacts
+    /// masked (sets `demo_mode`; the panel cannot turn it off).
+    #[arg(long)]
+    pub demo_mode: bool,
     /// Route, search and draw maps from this OpenStreetMap extract
     /// (`.osm.pbf`): sets `maps.provider = "osm"` and `maps.osm_file`.
     #[arg(long, value_name = "FILE.osm.pbf")]
@@ -167,6 +171,7 @@ impl ServeArgs {
         let mut overrides = self.storage.overrides();
         overrides.listen = self.listen;
         overrides.demo = self.demo;
+        overrides.demo_mode = self.demo_mode;
         overrides.map = self.map.clone();
         overrides.redis_url = self.redis_url.clone();
         overrides.node = self.node.clone();

@@ -19,6 +19,11 @@ pub struct Config {
     pub database_url: Option<String>,
     /// Seed the demo city once and turn the dev outbox on.
     pub demo: bool,
+    /// Demo mode (`AllowCriticalEditsAdmin` off): a public showcase where
+    /// visitors look but do not change or export, contacts masked. Applied
+    /// to the stored settings at every start; the settings API cannot
+    /// switch it (issue #34).
+    pub demo_mode: bool,
     /// Where the built web app is served from, when it exists.
     pub ui_dir: PathBuf,
     pub auth: AuthConfig,
@@ -363,9 +368,8 @@ pub struct DemoSeedConfig {
     /// `batch` (the default), `waves`, `broadcast` or `nearest`. The realtime test uses
     /// `broadcast` so that five drivers near a pickup are all offered it.
     pub dispatch_policy: wayfare_engine::DispatchPolicy,
-    /// Seed the settings in demo mode (`AllowCriticalEditsAdmin` false): a
-    /// public showcase where visitors may look but not change or export,
-    /// and contact data is masked. The browser tests run one such server.
+    /// Run the demo city in demo mode (as the top-level `demo_mode`, for a
+    /// `--demo` server only). The browser tests run one such server.
     pub demo_mode: bool,
 }
 
@@ -386,6 +390,7 @@ impl Default for Config {
             data_dir: PathBuf::from("wayfare-data"),
             database_url: None,
             demo: false,
+            demo_mode: false,
             ui_dir: PathBuf::from("ui/dist"),
             auth: AuthConfig::default(),
             delivery: DeliveryConfig::default(),
@@ -452,6 +457,8 @@ pub struct Overrides {
     pub listen: Option<SocketAddr>,
     pub database_url: Option<String>,
     pub demo: bool,
+    /// `--demo-mode`: run in demo mode.
+    pub demo_mode: bool,
     /// `--map FILE`: the OpenStreetMap provider on this extract.
     pub map: Option<PathBuf>,
     /// `--redis-url`: cluster mode.
@@ -481,6 +488,9 @@ impl Config {
         }
         if overrides.demo {
             config.demo = true;
+        }
+        if overrides.demo_mode {
+            config.demo_mode = true;
         }
         if let Some(url) = &overrides.redis_url {
             config.cluster.redis_url = Some(url.clone());

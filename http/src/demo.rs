@@ -178,6 +178,19 @@ pub async fn seed(storage: &dyn Storage) -> anyhow::Result<()> {
     seed_with(storage, &DemoSeedConfig::default()).await
 }
 
+/// Demo mode follows the configuration at every start (issue #34): the
+/// settings API cannot switch it, so the stored flag is set from here.
+pub async fn apply_demo_mode(storage: &dyn Storage, demo_mode: bool, now: i64) -> anyhow::Result<()> {
+    let mut settings = storage.settings().await?.unwrap_or_default();
+    if settings.demo_mode() == demo_mode {
+        return Ok(());
+    }
+    tracing::info!(demo_mode, "demo mode set by the configuration");
+    settings.AllowCriticalEditsAdmin = !demo_mode;
+    storage.save_settings(&settings, now).await?;
+    Ok(())
+}
+
 /// Seeds the demo city with `options`' size and dispatch policy.
 pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyhow::Result<()> {
     crate::messages::seed_languages(storage, 0).await?;
@@ -258,6 +271,26 @@ mod tests {
         let referrals: std::collections::BTreeSet<_> = users.iter().map(|user| user.referralId.clone()).collect();
         assert_eq!((ids.len(), emails.len(), referrals.len()), (users.len(), users.len(), users.len()));
         assert!(emails.contains("driver2000@demo.wayfare"));
+    }
+
+    #[tokio::test]
+    async fn demo_mode_follows_the_configuration_at_every_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("demo.db").display());
+        let storage = wayfare_storage::open(&url).await.unwrap();
+        // A fresh database stays without settings when demo mode is off.
+        apply_demo_mode(storage.as_ref(), false, 0).await.unwrap();
+        assert!(storage.settings().await.unwrap().is_none());
+        apply_demo_mode(storage.as_ref(), true, 1).await.unwrap();
+        assert!(storage.settings().await.unwrap().unwrap().demo_mode());
+        // The next start without it leaves demo mode, keeping the other settings.
+        let mut settings = storage.settings().await.unwrap().unwrap();
+        settings.appName = "Harbour Cabs".into();
+        storage.save_settings(&settings, 2).await.unwrap();
+        apply_demo_mode(storage.as_ref(), false, 3).await.unwrap();
+        let settings = storage.settings().await.unwrap().unwrap();
+        assert!(!settings.demo_mode());
+        assert_eq!(settings.appName, "Harbour Cabs");
     }
 
     #[tokio::test]

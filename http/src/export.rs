@@ -93,7 +93,7 @@ pub fn earnings_report_table(rows: &[EarningsReportRow], decimals: u32) -> Table
 }
 
 /// The bookings grid's columns (spec §2 "Bookings"), without contact data.
-const BOOKING_HEADERS: [&str; 24] = [
+const BOOKING_HEADERS: [&str; 25] = [
     "id",
     "reference",
     "bookingDate",
@@ -104,6 +104,8 @@ const BOOKING_HEADERS: [&str; 24] = [
     "carType",
     "pickupAddress",
     "dropAddress",
+    // Where the trip really ended, when more than 200 m from the booked drop.
+    "actualDropAddress",
     "status",
     "estimateDistance",
     "trip_cost",
@@ -128,6 +130,11 @@ fn local_text(at: Millis, utc_offset_minutes: i32) -> String {
     local_datetime(at, utc_offset_minutes).map(|time| time.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default()
 }
 
+/// A place's address, or its coordinates when the maps named none.
+fn place_text(place: &wayfare_engine::Place) -> String {
+    if place.add.trim().is_empty() { format!("{:.5}, {:.5}", place.lat, place.lng) } else { place.add.clone() }
+}
+
 /// The bookings grid's rows, as the panel's export.
 pub fn bookings_table(bookings: &[Booking], appcat: AppCategory, decimals: u32, utc_offset_minutes: i32) -> Table {
     let delivery = appcat == AppCategory::Delivery;
@@ -149,6 +156,7 @@ pub fn bookings_table(bookings: &[Booking], appcat: AppCategory, decimals: u32, 
                 Cell::Text(booking.carType.clone()),
                 Cell::Text(booking.pickupAddress.clone()),
                 Cell::Text(booking.dropAddress.clone()),
+                Cell::Text(booking.ended_elsewhere().map(place_text).unwrap_or_default()),
                 Cell::Text(booking.status.as_str().to_string()),
                 Cell::Number(booking.estimateDistance),
                 Cell::Money(booking.trip_cost),
@@ -271,6 +279,35 @@ mod tests {
             driverVehicleNo: "MD-1".into(),
             driverUId: UserId::from_u128(1),
         }
+    }
+
+    #[test]
+    fn the_bookings_export_shows_where_a_trip_ended_only_when_it_is_elsewhere() {
+        let mut booking: Booking = serde_json::from_value(serde_json::json!({
+            "id": UserId::from_u128(50), "reference": "ABCDEF", "appcat": "taxi", "carType": "Economy",
+            "customer": UserId::from_u128(1),
+            "pickup": {"lat": 39.28, "lng": -76.6, "add": "A"},
+            "drop": {"lat": 39.2806, "lng": -76.5686, "add": "The Can Company, 2400 Boston St"},
+            "pickupAddress": "A", "dropAddress": "The Can Company, 2400 Boston St", "estimate": 10.0,
+            "estimateDistance": 2.0, "estimateTime": 300, "status": "COMPLETE", "bookLater": false, "tripdate": 0,
+            "bookingDate": 0, "trip_cost": 10.0, "convenience_fees": 1.0, "driver_share": 9.0, "payableAmount": 10.0
+        }))
+        .unwrap();
+        let ended = |booking: &Booking| {
+            let table = bookings_table(std::slice::from_ref(booking), AppCategory::Taxi, 2, 0);
+            let column = table.headers.iter().position(|header| *header == "actualDropAddress").unwrap();
+            let drop = table.headers.iter().position(|header| *header == "dropAddress").unwrap();
+            match (&table.rows[0][drop], &table.rows[0][column]) {
+                (Cell::Text(drop), Cell::Text(ended)) => (drop.clone(), ended.clone()),
+                _ => panic!("text cells"),
+            }
+        };
+        // 50 m away: the booked drop only.
+        booking.actualDrop = Some(wayfare_engine::Place { lat: 39.28105, lng: -76.5686, add: "2401 Boston St".into() });
+        assert_eq!(ended(&booking), ("The Can Company, 2400 Boston St".to_string(), String::new()));
+        // 400 m away: both, the real one by its coordinates when it has no address.
+        booking.actualDrop = Some(wayfare_engine::Place { lat: 39.2842, lng: -76.5686, add: String::new() });
+        assert_eq!(ended(&booking), ("The Can Company, 2400 Boston St".to_string(), "39.28420, -76.56860".to_string()));
     }
 
     #[test]

@@ -162,6 +162,8 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     }
     storage.prepare_earnings_rollup(config.reports.utc_offset_minutes).await?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as i64;
+    let demo_mode = config.demo_mode || (config.demo && config.demo_seed.demo_mode);
+    demo::apply_demo_mode(storage.as_ref(), demo_mode, now).await?;
     messages::seed_languages(storage.as_ref(), now).await?;
     // Before anything starts: a push service that cannot start stops the server.
     let notifier = notify::Notifier::from_config(&config)?;

@@ -11,7 +11,7 @@
 //!
 //! The dashboard's roll-up sits beside it: per (grain, period, fleet) the
 //! rides and Σ `trip_cost` that the panel counts (`engine::earnings::
-//! counts_for_panel_earnings`), for each local day, each local month and all
+//! counts_for_earnings`), for each local day, each local month and all
 //! time, cut in the same offset, kept by the same transaction, rebuilt by the
 //! same pass. The dashboard's three cards are then three primary-key reads.
 //!
@@ -303,7 +303,7 @@ impl DashboardPart {
     /// (the engine's rule).
     pub fn of(columns: &PartColumns, utc_offset_minutes: i32) -> Option<DashboardPart> {
         let input = columns.earnings_input()?;
-        if !earnings::counts_for_panel_earnings(&input) {
+        if !earnings::counts_for_earnings(&input) {
             return None;
         }
         Some(DashboardPart {
@@ -515,7 +515,7 @@ mod tests {
     }
 
     #[test]
-    fn the_dashboard_counts_paid_rides_with_a_fee_on_their_local_day() {
+    fn the_dashboard_counts_paid_rides_on_their_local_day() {
         // 2025-12-01 00:00:01 UTC is November 30th in UTC−5.
         let mut paid = columns("PAID", 0);
         paid.fleetadmin = Some(Uuid::from_u128(9));
@@ -527,10 +527,11 @@ mod tests {
             DashboardPart::of(&paid, 0).unwrap().adds(-1)[2],
             DashboardAdd { grain: GRAIN_DAY, period: 20251201, fleet: Uuid::from_u128(9), rides: -1, trip_cost: -12 }
         );
-        // No convenience fee, not a ride, no driver: not on the dashboard.
+        // A ride without a convenience fee counts, as in the reports (issue
+        // #34); not a ride, no driver: not on the dashboard.
         let mut no_fee = columns("COMPLETE", 0);
         no_fee.convenience_fees_micros = 0;
-        assert_eq!(DashboardPart::of(&no_fee, 0), None);
+        assert_eq!(DashboardPart::of(&no_fee, 0).map(|part| part.trip_cost), Some(12));
         assert_eq!(DashboardPart::of(&columns("CANCELLED", 5), 0), None);
         let mut no_driver = columns("COMPLETE", 0);
         no_driver.driver = None;

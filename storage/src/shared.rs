@@ -3022,7 +3022,7 @@ impl Storage for Store {
             [of(rollup::GRAIN_DAY), of(rollup::GRAIN_MONTH), of(rollup::GRAIN_ALL)]
         } else {
             // Summed from the bookings (the covering earnings indexes): the
-            // panel's rides are those of `counts_for_panel_earnings`.
+            // panel's rides are those of `counts_for_earnings`.
             let span = |span: Option<(Millis, Millis)>| span.unwrap_or((0, 0));
             let (day_from, day_until) =
                 span(wayfare_engine::timefmt::local_day_span(scope.now, scope.utc_offset_minutes));
@@ -3037,7 +3037,7 @@ impl Storage for Store {
                     CAST(COUNT(*) AS BIGINT),
                     CAST(COALESCE(SUM(b.trip_cost_micros), 0) AS BIGINT)
                  FROM bookings b
-                 WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE') AND b.convenience_fees_micros > 0",
+                 WHERE b.driver IS NOT NULL AND b.status IN ('PAID', 'COMPLETE')",
             );
             builder.binds =
                 vec![Bind::Int(day_from), Bind::Int(day_until), Bind::Int(month_from), Bind::Int(month_until)];

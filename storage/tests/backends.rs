@@ -2078,7 +2078,8 @@ async fn the_dashboard_sums_follow_committed_bookings_as_the_engine_counts(fixtu
         ride(dec!(7), dec!(6), dec!(1), dec!(0)),
     );
     commit(&mut yesterday, None).await;
-    // A ride without a convenience fee, and a charged cancellation: not counted.
+    // A ride without a convenience fee counts (as the reports count it, issue
+    // #34); a charged cancellation does not.
     let mut free = earning_booking(
         3,
         &customer,
@@ -2127,8 +2128,8 @@ async fn the_dashboard_sums_follow_committed_bookings_as_the_engine_counts(fixtu
         check_dashboard(&fixture, &committed_now, &scope, "after the rides").await;
     }
     let cards = fixture.dashboard_earnings(&scopes(now)[0]).await.unwrap();
-    assert_eq!((cards.today, cards.thisMonth, cards.total), (dec!(20.01), dec!(27.01), dec!(41.34)));
-    assert_eq!((cards.rides.today, cards.rides.thisMonth, cards.rides.total), (1, 2, 4));
+    assert_eq!((cards.today, cards.thisMonth, cards.total), (dec!(70.01), dec!(77.01), dec!(91.34)));
+    assert_eq!((cards.rides.today, cards.rides.thisMonth, cards.rides.total), (2, 3, 5));
     // A ride that moves to another fleet moves with it.
     first.fleetadmin = Some(other_fleet);
     let moved = commit(&mut first, Some(3)).await;
@@ -2136,7 +2137,11 @@ async fn the_dashboard_sums_follow_committed_bookings_as_the_engine_counts(fixtu
         check_dashboard(&fixture, &moved, &scope, "after a fleet change").await;
     }
     assert_eq!(fixture.dashboard_earnings(&scopes(now)[2]).await.unwrap().today, dec!(20.01));
-    assert_eq!(fixture.dashboard_earnings(&scopes(now)[1]).await.unwrap().rides.total, 1);
+    assert_eq!(
+        fixture.dashboard_earnings(&scopes(now)[1]).await.unwrap().rides.total,
+        2,
+        "April's ride and the fee-free one"
+    );
     // Tomorrow (local April 1st), and the day's edges.
     for at in [utc(2026, 4, 1, 5, 0), utc(2026, 4, 1, 4, 59), utc(2026, 3, 31, 5, 0), utc(2026, 3, 1, 5, 0)] {
         for scope in scopes(at) {
@@ -2158,7 +2163,7 @@ async fn the_dashboard_sums_follow_committed_bookings_as_the_engine_counts(fixtu
     // April 1st in UTC: the ride at 05:00 (later today), no other.
     assert_eq!((utc_cards.today, utc_cards.rides.today), (dec!(11), 1));
     assert_eq!(utc_cards.thisMonth, dec!(11));
-    assert_eq!(utc_cards.total, dec!(41.34));
+    assert_eq!(utc_cards.total, dec!(91.34));
 }
 
 async fn the_dashboard_rollup_is_rebuilt_from_imported_bookings(fixture: Fixture) {

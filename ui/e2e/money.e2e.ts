@@ -142,7 +142,7 @@ describe('money: card, top-up, wallet, withdraw and cancel', () => {
     await page.getByTestId('driver-online-toggle').click();
     await waitForAttribute(page, 'driver-console', 'data-online', 'true');
     await waitForAttribute(page, 'socket-status', 'data-state', 'connected', LIVE);
-    expect(await page.getByTestId('withdraws-empty').textContent()).toBe('No WITHDRAWS available.');
+    expect(await page.getByTestId('withdraws-empty').textContent()).toBe('No withdrawal requests yet.');
   });
 
   it('pays a trip by card: the gateway declines once and the trip stays unpaid, then it pays', async () => {

@@ -84,8 +84,11 @@ describe('a parcel delivery', () => {
     await page.getByTestId('parcel-dialog').waitFor();
     const labels = async (testId: string) => (await page.getByTestId(testId).locator('label').allTextContents()).map((text) => text.trim());
     expect(await labels('parcel-types')).toEqual(['Envelope ($0.00)', 'Small box ($3.00)']);
-    expect(await labels('parcel-options')).toEqual(['Fragile handling ($2.00)']);
+    // Issue #34: options are optional, "None" to begin with; the parcel type is required, the first to begin with.
+    expect(await labels('parcel-options')).toEqual(['None', 'Fragile handling ($2.00)']);
     expect(await page.getByLabel('Envelope ($0.00)').isChecked()).toBe(true);
+    expect(await page.getByTestId('parcel-dialog').getByLabel('None').isChecked()).toBe(true);
+    await page.getByLabel('Fragile handling ($2.00)').check();
     await page.getByTestId('parcel-confirm').click();
     await page.getByTestId('estimate-dialog').waitFor();
     const envelope = money(await page.getByTestId('estimate-fare').textContent());
@@ -95,6 +98,7 @@ describe('a parcel delivery', () => {
     await page.getByTestId('book-button').click();
     await page.getByTestId('parcel-dialog').waitFor();
     await page.getByLabel('Small box ($3.00)').check();
+    await page.getByLabel('Fragile handling ($2.00)').check();
     await screenshot(page, '50-parcel-choice');
     const estimated = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/v1/bookings/estimate');
     await page.getByTestId('parcel-confirm').click();
@@ -109,13 +113,13 @@ describe('a parcel delivery', () => {
     for (const field of ['delivery-person', 'delivery-phone', 'pickup-instructions', 'delivery-instructions']) {
       expect(await page.getByTestId(field).isEditable()).toBe(true);
     }
-    const missing = "Please enter the delivery person's name and a valid phone number.";
+    // Issue #34: what is missing is said on its field.
     await page.getByTestId('confirm-booking').click();
-    expect(await page.getByTestId('delivery-error').textContent()).toBe(missing);
+    expect(await page.locator('#delivery-person-helper-text').textContent()).toBe("Enter the recipient's name.");
     await page.getByTestId('delivery-person').fill('Omar Khalil');
     await page.getByTestId('delivery-phone').fill('call me');
     await page.getByTestId('confirm-booking').click();
-    expect(await page.getByTestId('delivery-error').textContent()).toBe(missing);
+    expect(await page.locator('#delivery-phone-helper-text').textContent()).toMatch(/^Enter the recipient's phone number/);
     await screenshot(page, '51-parcel-details-missing');
     await page.getByTestId('delivery-phone').fill('410 555 0199');
     await page.getByTestId('pickup-instructions').fill('Ring the bell at the side door');

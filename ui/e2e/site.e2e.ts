@@ -1,10 +1,13 @@
 // The public site, the guards, the Book Later rule, Arabic and a phone screen.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPerson, screenshot, signIn } from './support/browser';
 import { expectNoErrors, fillBookingForm, waitForAttribute } from './support/flows';
 
 const PHONE = { width: 390, height: 844 };
+const DOCS_SCREENSHOTS = resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots');
 
 describe('the site', () => {
   let browser: Browser;
@@ -103,6 +106,45 @@ describe('the site', () => {
     expect(new URL(worker.scope).pathname).toBe('/');
     expectNoErrors(visitor);
     await visitor.context.close();
+  });
+
+  it('shows a page for an unknown path, in the site layout, translated, with a link home, the panel\'s mistyped paths too', async () => {
+    const visitor = await newPerson(browser, 'lost', { viewport: PHONE });
+    const page = visitor.page;
+    await page.goto('/no-such-page');
+    await page.getByTestId('not-found').waitFor();
+    // Not sent to the login page: the address stays, and the page names it.
+    expect(new URL(page.url()).pathname).toBe('/no-such-page');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
+    expect(await page.getByTestId('not-found-path').textContent()).toBe('/no-such-page');
+    await page.getByTestId('app-header').waitFor();
+    await page.getByTestId('not-found-home').click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.getByTestId('booking-form').waitFor();
+
+    // In Arabic, right to left, on a phone.
+    await page.evaluate(() => window.localStorage.setItem('wayfare.lang', 'ar'));
+    await page.goto('/panel/unknown');
+    await page.getByTestId('not-found').waitFor();
+    await page.waitForFunction(() => document.documentElement.dir === 'rtl');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('الصفحة غير موجودة');
+    expect(await page.getByTestId('not-found-home').textContent()).toBe('الذهاب إلى الصفحة الرئيسية');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+    await page.waitForTimeout(600);
+    await page.screenshot({ path: resolve(DOCS_SCREENSHOTS, 'not-found-phone-ar.png') });
+    expectNoErrors(visitor);
+    await visitor.context.close();
+
+    // An admin who mistypes a panel path gets it too, with the way back to the dashboard.
+    const admin = await newPerson(browser, 'lost-admin');
+    await signIn(admin, 'admin@demo.wayfare');
+    await admin.page.goto('/dashbord');
+    await admin.page.getByTestId('not-found-dashboard').click();
+    await admin.page.waitForURL(/\/dashboard$/);
+    await admin.page.getByTestId('panel-page').waitFor();
+    expectNoErrors(admin);
+    await admin.context.close();
   });
 
   it('lands a rider who opens /dashboard on /login', async () => {

@@ -17,6 +17,8 @@ pub enum NoticeKey {
     PaymentDue,
     PaymentReceived,
     BookingCancelled,
+    /// To the rider: the system gave up finding a driver, free of charge.
+    NoDriverAvailable,
     RatingReceived,
     ChatRequested,
     WalletUpdated,
@@ -24,7 +26,7 @@ pub enum NoticeKey {
 
 impl NoticeKey {
     /// Every notice, in declaration order.
-    pub const ALL: [NoticeKey; 11] = [
+    pub const ALL: [NoticeKey; 12] = [
         NoticeKey::AcceptBookingRequest,
         NoticeKey::BookingAccepted,
         NoticeKey::DriverArrived,
@@ -33,6 +35,7 @@ impl NoticeKey {
         NoticeKey::PaymentDue,
         NoticeKey::PaymentReceived,
         NoticeKey::BookingCancelled,
+        NoticeKey::NoDriverAvailable,
         NoticeKey::RatingReceived,
         NoticeKey::ChatRequested,
         NoticeKey::WalletUpdated,
@@ -48,6 +51,7 @@ impl NoticeKey {
             NoticeKey::PaymentDue => "payment_due",
             NoticeKey::PaymentReceived => "payment_received",
             NoticeKey::BookingCancelled => "booking_cancelled",
+            NoticeKey::NoDriverAvailable => "notice_no_driver_available",
             NoticeKey::RatingReceived => "rating_received",
             NoticeKey::ChatRequested => "chat_requested",
             NoticeKey::WalletUpdated => "wallet_updated",

@@ -757,7 +757,12 @@ impl Step<'_> {
             self.wallet(customer, WalletEntryType::Credit, refund, (TX_REF_REFUND, "refund"), false);
         }
         if cancelled_by != CancelledBy::Rider {
-            self.notify_customer(NoticeKey::BookingCancelled);
+            let key = if self.booking.reason == REASON_NO_DRIVER {
+                NoticeKey::NoDriverAvailable
+            } else {
+                NoticeKey::BookingCancelled
+            };
+            self.notify_customer(key);
         }
     }
 

@@ -1434,7 +1434,7 @@ fn a_book_now_booking_no_driver_takes_is_cancelled_by_the_system_free() {
     assert_eq!(cancelled.cancelledBy, Some(CancelledBy::System));
     assert_eq!(cancelled.cancellationFee, Decimal::ZERO);
     assert_eq!(fired.wallet_changes().count(), 0, "never charged");
-    assert!(fired.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::BookingCancelled));
+    assert!(fired.notified().any(|(to, key)| to == rider_id() && key == NoticeKey::NoDriverAvailable));
     assert!(cancelled.timers.next().is_none(), "no timer outlives the booking");
 }
 

@@ -468,7 +468,19 @@ pub struct Booking {
     pub updatedAt: Millis,
 }
 
+/// Where a trip ended counts as elsewhere than the booked drop beyond this
+/// (issue #34: receipts, exports and the grid show both then).
+pub const ENDED_ELSEWHERE_M: f64 = 200.0;
+
 impl Booking {
+    /// Where the trip really ended, when that is more than
+    /// [`ENDED_ELSEWHERE_M`] from the booked drop.
+    pub fn ended_elsewhere(&self) -> Option<&Place> {
+        let end = self.actualDrop.as_ref()?;
+        let metres = crate::geo::distance_km(end.point(), self.drop.point()) * 1000.0;
+        (metres > ENDED_ELSEWHERE_M).then_some(end)
+    }
+
     pub fn is_requested(&self, driver: &UserId) -> bool {
         self.requestedDrivers.0.contains(driver)
     }

@@ -1,6 +1,6 @@
 //! The panel's dashboard (spec §2 "Dashboard"): the gross earning cards for
 //! today, this month and all time. The sums are storage's dashboard roll-up,
-//! kept by the rule of `engine::earnings::counts_for_panel_earnings`; days
+//! kept by the rule of `engine::earnings::counts_for_earnings`; days
 //! and months are the platform's (`[reports] utc_offset_minutes`).
 
 use crate::auth::CurrentUser;
@@ -22,7 +22,7 @@ pub fn router() -> Router<AppState> {
     path = "/api/v1/dashboard/earnings",
     tag = "reports",
     summary = "The dashboard's gross earnings",
-    description = "Σ `trip_cost` of the rides the panel counts (PAID or COMPLETE with `convenience_fees` above 0, spec §9), by trip date: today and this month in the platform's reporting zone (`[reports] utc_offset_minutes`), and all time, each rounded to `settings.decimal`, with the number of rides behind each sum. Admins see the whole platform, fleet admins their fleet's bookings.",
+    description = "Σ `trip_cost` of the rides (PAID or COMPLETE, the rule of the earnings reports, so both count the same rides), by trip date: today and this month in the platform's reporting zone (`[reports] utc_offset_minutes`), and all time, each rounded to `settings.decimal`, with the number of rides behind each sum. Admins see the whole platform, fleet admins their fleet's bookings.",
     responses((status = 200, description = "The three sums and their rides", body = DashboardEarnings))
 )]
 async fn earnings(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<DashboardEarnings>> {

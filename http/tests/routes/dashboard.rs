@@ -1,5 +1,5 @@
-//! The dashboard's gross earning cards (spec §2 "Dashboard"; §9 "the panel
-//! also requires convenience_fees above 0"): today, this month and all time,
+//! The dashboard's gross earning cards (spec §2 "Dashboard"; issue #34: the
+//! rides the earnings reports count, fee or no fee): today, this month and all time,
 //! for the platform (admins) or one fleet (fleet admins).
 
 use crate::money_support::money;
@@ -32,7 +32,7 @@ async fn the_cards_sum_the_panels_rides_of_today_this_month_and_ever_by_scope() 
     let fleet_ride = app.booking_at(&rider(1), &driver(4), Stage::Paid).await;
     let other_ride = app.booking_at(&rider(2), &other_fleet_driver(), Stage::Paid).await;
     assert!(fleet_ride.convenience_fees > Decimal::ZERO && other_ride.convenience_fees > Decimal::ZERO);
-    // Neither an unpaid booking nor a ride of a car type without a fee counts.
+    // An unpaid booking does not count; a ride of a car type without a fee does.
     app.booking_at(&rider(3), &driver(4), Stage::Reached).await;
     let mut free = app.state.storage.car_type_by_name("Economy").await.unwrap();
     free.convenience_fees = Decimal::ZERO;
@@ -43,17 +43,22 @@ async fn the_cards_sum_the_panels_rides_of_today_this_month_and_ever_by_scope() 
 
     let admin = app.sign_in("admin@demo.wayfare").await;
     let all = cards(&app.get(DASHBOARD, Some(&admin)).await);
-    let both = gross(&[&fleet_ride, &other_ride]);
+    let both = gross(&[&fleet_ride, &other_ride, &no_fee]);
     for card in ["today", "thisMonth", "total"] {
         assert_eq!(money(&all[card]), both, "{card}: {all}");
     }
-    assert_eq!(all["rides"], json!({ "today": 2, "thisMonth": 2, "total": 2 }));
+    assert_eq!(all["rides"], json!({ "today": 3, "thisMonth": 3, "total": 3 }));
+    // The earnings report counts the same rides.
+    let report = app.get("/api/v1/reports/earnings", Some(&admin)).await;
+    let reported: u64 =
+        report.expect(200)["rows"].as_array().unwrap().iter().map(|row| row["total_rides"].as_u64().unwrap()).sum();
+    assert_eq!(reported, 3, "{}", report.body);
 
     // A fleet admin's cards cover their fleet only.
     let fleet = app.sign_in("fleet@demo.wayfare").await;
     let mine = cards(&app.get(DASHBOARD, Some(&fleet)).await);
-    assert_eq!(money(&mine["total"]), gross(&[&fleet_ride]));
-    assert_eq!(mine["rides"], json!({ "today": 1, "thisMonth": 1, "total": 1 }));
+    assert_eq!(money(&mine["total"]), gross(&[&fleet_ride, &no_fee]));
+    assert_eq!(mine["rides"], json!({ "today": 2, "thisMonth": 2, "total": 2 }));
     let other = app.sign_in("fleet2@test.wayfare").await;
     assert_eq!(money(&cards(&app.get(DASHBOARD, Some(&other)).await)["today"]), gross(&[&other_ride]));
 
@@ -62,7 +67,7 @@ async fn the_cards_sum_the_panels_rides_of_today_this_month_and_ever_by_scope() 
     let tomorrow = cards(&app.get(DASHBOARD, Some(&admin)).await);
     assert_eq!(money(&tomorrow["today"]), Decimal::ZERO);
     assert_eq!((money(&tomorrow["thisMonth"]), money(&tomorrow["total"])), (both, both));
-    assert_eq!(tomorrow["rides"], json!({ "today": 0, "thisMonth": 2, "total": 2 }));
+    assert_eq!(tomorrow["rides"], json!({ "today": 0, "thisMonth": 3, "total": 3 }));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -138,7 +138,7 @@ const BOOKING_MATRIX: [BookingRow; 13] = [
     row(BookingRoute::Rate,     [OK,      NF, NF],          [NA,      NA, NA, NA],               [NA, NA, NA],               [NA, NA, NA]),
     row(BookingRoute::Cancel,   [OK,      NF, NF],          [OK,      OK, NF, NF],               [NA, NA, NA],               [OK, OK, NF]),
     row(BookingRoute::Assign,   [NA,      NA, NA],          [NA,      NA, NA, NA],               [NA, NA, NA],               [OK, OK, NF]),
-    row(BookingRoute::ChatRead, [OK,      NF, NF],          [OK,      NA, NF, NF],               [NA, NA, NA],               [NA, NA, NA]),
+    row(BookingRoute::ChatRead, [OK,      NF, NF],          [OK,      NA, NF, NF],               [OK, NF, NF],               [OK, OK, NF]),
     row(BookingRoute::ChatSend, [CREATED, NF, NF],          [CREATED, NA, NF, NF],               [NA, NA, NA],               [NA, NA, NA]),
     row(BookingRoute::Tracking, [OK,      NF, NF],          [OK,      NA, NF, NF],               [OK, NF, NF],               [OK, OK, NF]),
 ];

@@ -95,8 +95,13 @@ async fn a_whole_trip_runs_through_the_routes_from_the_offer_to_the_rating() {
     assert_eq!(reached["total_trip_time"], 360);
     assert!(
         reached["dropAddress"].as_str().unwrap().contains("2400 E Fort Ave"),
-        "reverse-geocoded drop: {}",
+        "the booked drop: {}",
         reached["dropAddress"]
+    );
+    // Issue #34: where the trip really ended is kept beside the booked drop.
+    assert_eq!(
+        (reached["actualDrop"]["lat"].as_f64(), reached["actualDrop"]["lng"].as_f64()),
+        (Some(39.26532), Some(-76.57961))
     );
     let payable = reached["payableAmount"].as_f64().unwrap();
     let share = reached["driver_share"].as_f64().unwrap();

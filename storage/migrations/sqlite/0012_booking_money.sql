@@ -10,3 +10,7 @@ CREATE INDEX wallet_entries_booking ON wallet_entries (booking_id, date, id) WHE
 -- report of money owed lists those bookings through a partial index.
 ALTER TABLE bookings ADD COLUMN fee_owed_micros INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX bookings_fee_owed ON bookings (tripdate, id) WHERE fee_owed_micros > 0;
+-- The dashboard now counts every ride, as the earnings reports do (the
+-- original panel also required a convenience fee above 0): rebuild the
+-- roll-ups from the bookings at the next start.
+UPDATE earnings_rollup SET built = FALSE WHERE EXISTS (SELECT 1 FROM bookings);

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useState, type ComponentType, type ReactNode } from 'react';
 import type { QueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { createBrowserRouter, Navigate, RouterProvider, useLocation } from 'react-router';
+import { createBrowserRouter, RouterProvider, useLocation } from 'react-router';
 import { MainLayout } from '@/components/layout/main-layout';
 import { inPanelShell, isPanelRole } from '@/components/panel/panel-menu';
 import { PanelLayout } from '@/components/panel/panel-layout';
@@ -130,7 +130,8 @@ export function createAppRouter() {
             </ProtectedRoute>
           ),
         })),
-        { path: '*', element: <Navigate to="/login" replace /> },
+        // Any other path, the panel's mistyped ones too: a page that says so.
+        { path: '*', element: <Loading>{lazyRoute(() => import('./routes/not-found'))}</Loading> },
       ],
     },
   ]);

@@ -47,10 +47,10 @@ export function bookingPagePath(id: string) {
   return `/bookings/${encodeURIComponent(id)}/manage`;
 }
 
-/** Who may read a booking's chat: the server lets its rider and its driver
- * (`Action::BookingChat`). The panel's booking page shows the chat to the
- * user types listed here, so it asks only when the answer can be yes. */
-export const CHAT_READERS: Role[] = ['rider', 'driver'];
+/** Who may read a booking's chat (the server's `Action::BookingChat`): its
+ * rider and its driver, and, read only, admins and the fleet admin of its
+ * driver. The panel's booking page asks for it only when the answer can be yes. */
+export const CHAT_READERS: Role[] = ['rider', 'driver', 'admin', 'fleetadmin'];
 
 /** True when a user of this type (undefined: not signed in) may open the path. */
 export function canAccess(path: string, role: Role | undefined): boolean {

@@ -10,6 +10,8 @@ export const queryKeys = {
     all: ['bookings'] as const,
     list: () => ['bookings', 'list'] as const,
     detail: (id: string) => ['bookings', 'detail', id] as const,
+    /** `GET /dispatch/active` for the dashboard's unassigned count (lib/active-bookings). */
+    active: ['bookings', 'active'] as const,
   },
   tasks: ['tasks'] as const,
   chat: (bookingId: string) => ['chat', bookingId] as const,

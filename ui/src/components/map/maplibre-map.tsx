@@ -3,6 +3,7 @@ import { Box } from '@mui/material';
 import { useEffect, useMemo, useRef } from 'react';
 import type { StyleSpecification } from 'maplibre-gl';
 import MapGL, { Layer, Marker, NavigationControl, Source, type MapRef } from 'react-map-gl/maplibre';
+import { cityCentre, DEMO_CITY_CENTRE, frameCentre, frameFor, type Frame } from '@/lib/map-frame';
 import { drawGlyphsLeftToRight } from './glyph-direction';
 import { MarkerGraphic } from './markers';
 import { offlineStyle } from './offline-style';
@@ -10,22 +11,34 @@ import { ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, ROUTE_COLOUR, TRACK_COLOUR, type
 
 drawGlyphsLeftToRight();
 
-const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
+/** Shows a frame at once (no animation: the view opens on it). */
+function showFrame(map: Pick<MapRef, 'fitBounds' | 'jumpTo'>, frame: Frame) {
+  if (frame.kind === 'centre') map.jumpTo({ center: [frame.centre.lng, frame.centre.lat], zoom: frame.zoom });
+  else {
+    const { west, south, east, north } = frame.bounds;
+    map.fitBounds([[west, south], [east, north]], { padding: frame.padding, maxZoom: frame.maxZoom, duration: 0 });
+  }
+}
 
 type Props = Omit<MapViewProps, 'styleUrl'> & {
   /** A style URL or a style; the offline style when absent. */
   mapStyle?: string | StyleSpecification;
 };
 
-export default function MaplibreMap({ markers, route = [], track = [], height = MAP_HEIGHT, mapStyle }: Props) {
+export default function MaplibreMap({ markers, route = [], track = [], height = MAP_HEIGHT, mapStyle, frame }: Props) {
   const mapRef = useRef<MapRef>(null);
   // `data-map-idle`: drawn with every tile loaded; browser tests wait for it
   // before a screenshot. Set on the element, not in state: no re-render per tile.
   const boxRef = useRef<HTMLDivElement>(null);
   const markIdle = (idle: boolean) => boxRef.current?.setAttribute('data-map-idle', String(idle));
-  const first = markers[0] ?? route[0] ?? FALLBACK_CENTRE;
+  // A framed map opens on its frame; otherwise on the first marker.
+  const framing = frame ? frameFor(frame.points, cityCentre(mapStyle)) : null;
+  const first = framing ? frameCentre(framing) : (markers[0] ?? route[0] ?? DEMO_CITY_CENTRE);
   // The style is made once: a new object would reload the map.
   const style = useMemo(() => mapStyle ?? offlineStyle(first), [mapStyle]); // eslint-disable-line react-hooks/exhaustive-deps
+  // The latest frame, for the load handler and the re-framing effect.
+  const framingRef = useRef(framing);
+  framingRef.current = framing;
   const routeData = useMemo<GeoJSON.Feature>(
     () => ({
       type: 'Feature',
@@ -50,7 +63,7 @@ export default function MaplibreMap({ markers, route = [], track = [], height = 
   useEffect(() => {
     const map = mapRef.current;
     const points = [...fixed, ...route, ...track, ...markers];
-    if (!map || points.length === 0) return;
+    if (!map || points.length === 0 || framingRef.current) return;
     const lngs = points.map((point) => point.lng);
     const lats = points.map((point) => point.lat);
     const bounds: [[number, number], [number, number]] = [
@@ -63,6 +76,11 @@ export default function MaplibreMap({ markers, route = [], track = [], height = 
       map.fitBounds(bounds, { padding: 60, duration: 0, maxZoom: 15 });
     }
   }, [fitKey]); // eslint-disable-line react-hooks/exhaustive-deps
+  // A framed map frames again when who is in the frame changes.
+  useEffect(() => {
+    const map = mapRef.current;
+    if (map && framingRef.current) showFrame(map, framingRef.current);
+  }, [frame?.key]);
 
   return (
     <Box
@@ -75,7 +93,7 @@ export default function MaplibreMap({ markers, route = [], track = [], height = 
     >
       <MapGL
         ref={mapRef}
-        initialViewState={{ latitude: first.lat, longitude: first.lng, zoom: DEFAULT_ZOOM }}
+        initialViewState={{ latitude: first.lat, longitude: first.lng, zoom: framing?.kind === 'centre' ? framing.zoom : DEFAULT_ZOOM }}
         mapStyle={style}
         style={{ width: '100%', height: '100%' }}
         attributionControl={{ compact: false, customAttribution: ATTRIBUTION }}
@@ -83,6 +101,10 @@ export default function MaplibreMap({ markers, route = [], track = [], height = 
         onData={() => markIdle(false)}
         onMoveStart={() => markIdle(false)}
         onLoad={(event) => {
+          if (framingRef.current) {
+            showFrame(event.target, framingRef.current);
+            return;
+          }
           const points = [...markers, ...route, ...track];
           if (points.length > 1) {
             const lngs = points.map((point) => point.lng);

@@ -26,6 +26,13 @@ export interface MapViewProps {
   height?: MapHeight;
   /** A MapLibre style URL; the offline style when absent. */
   styleUrl?: string;
+  /**
+   * What the view is framed on, instead of every marker and the route:
+   * these places fitted with a margin, or with none the city's centre (the
+   * basemap's, else the demo city's; lib/map-frame). The view is framed
+   * again only when `key` changes (who is in it), not as the markers move.
+   */
+  frame?: { points: LatLng[]; key: string };
 }
 
 export const DEFAULT_ZOOM = 10;

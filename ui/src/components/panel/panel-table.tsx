@@ -83,7 +83,8 @@ export interface PanelTableProps<Row extends GridValidRowModel> {
   getRowId?: (row: Row) => string;
   /** Translation key of the search box's placeholder; no box when false. */
   search?: string | false;
-  /** Translation key of the empty text (spec §8); 'No data available.' by default. */
+  /** Translation key of the empty text (spec §8), naming what the list holds ("No drivers yet.");
+   * 'No data available.' by default. A search that finds nothing says so instead. */
   emptyText?: string;
   actions?: (row: Row) => PanelRowAction[];
   /** Export buttons, when the list may be exported (spec §2: only when critical edits are allowed). */
@@ -268,7 +269,8 @@ export function PanelTable<Row extends GridValidRowModel>({
     }
   };
 
-  const emptyLabel = t(emptyText);
+  // A search that finds nothing says so, rather than that the list is empty.
+  const emptyLabel = search.trim() ? t('table.no_match', { search: search.trim() }) : t(emptyText);
   const hasToolbar = searchLabel !== false || Boolean(toolbar) || Boolean(exportFile);
   return (
     <Paper variant="outlined" data-testid={testId} sx={{ overflow: 'hidden' }}>

@@ -113,6 +113,17 @@ describe('the panel table', () => {
     expect(screen.queryByTestId('server-error')).not.toBeInTheDocument();
   });
 
+  it("names what the list holds when it is empty, and says a search found nothing rather than that there is nothing", async () => {
+    mockApi({ 'GET /api/v1/people': ({ url }) => (url.searchParams.get('search') ? { items: [], next: null } : { items: [], next: null }) });
+    const user = userEvent.setup();
+    renderWithProviders(
+      <PanelTable testId="people" columns={columns} emptyText="panel.empty.drivers" source={{ mode: 'server', queryKey: ['people'], fetchPage: fetchPeople }} />,
+    );
+    expect(await screen.findByTestId('panel-table-empty')).toHaveTextContent('No drivers yet.');
+    await user.type(screen.getByTestId('people-search'), 'zebra{Enter}');
+    await waitFor(() => expect(screen.getByTestId('panel-table-empty')).toHaveTextContent('Nothing matches “zebra”.'));
+  });
+
   it('offers row actions with their state, and exports the searched list as a file', async () => {
     const removed: string[] = [];
     const exported: string[] = [];

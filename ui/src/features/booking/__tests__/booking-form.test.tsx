@@ -193,7 +193,168 @@ describe('the booking form', () => {
     expect(parcel).toHaveTextContent('Fragile handling ($2.00)');
     await user.click(within(parcel).getByTestId('parcel-confirm'));
     const estimate = await screen.findByTestId('estimate-dialog');
+    for (const field of ['delivery-person', 'delivery-phone', 'pickup-instructions', 'delivery-instructions']) {
+      expect(within(estimate).getByTestId(field)).toBeInTheDocument();
+    }
+  });
+
+  it('speaks of parcels on a delivery platform, and of rides on a taxi one', async () => {
+    const delivery = renderWithProviders(<BookingForm />, { client: seededClient(testUser(), { appcat: 'delivery' }) });
+    expect(screen.getByText('Send a parcel')).toBeInTheDocument();
+    expect(screen.getByLabelText('Pickup address')).toBeInTheDocument();
+    expect(screen.getByLabelText('Delivery address')).toBeInTheDocument();
+    expect(screen.getByTestId('book-button')).toHaveTextContent('Book a delivery');
+    delivery.unmount();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser()) });
+    expect(screen.getByText('Where to?')).toBeInTheDocument();
+    expect(screen.getByTestId('book-button')).toHaveTextContent('Book now');
+    expect(screen.queryByLabelText('Delivery address')).not.toBeInTheDocument();
+  });
+});
+
+describe('a parcel booking', () => {
+  const breakdown = { base: 2.5, distance: 2.2, time: 1, parcel: 3, option: 0, minimumTopUp: 0, convenienceFees: 0.87, promo: 0, payable: 9.57 };
+
+  async function toEstimate(user: ReturnType<typeof userEvent.setup>, choose_: (parcel: HTMLElement) => Promise<void> = async () => {}) {
+    await choose(user, 'pickup', 'Fel', 'Fells Point');
+    await choose(user, 'drop', 'Pat', 'Patterson Park');
+    await chooseEconomy(user);
+    await user.click(screen.getByTestId('book-button'));
+    const parcel = await screen.findByTestId('parcel-dialog');
+    await choose_(parcel);
+    await user.click(within(parcel).getByTestId('parcel-confirm'));
+    return screen.findByTestId('estimate-dialog');
+  }
+
+  function parcelApi(extra: Record<string, Parameters<typeof mockApi>[0][string]> = {}) {
+    return mockApi({
+      ...places,
+      'POST /api/v1/bookings/estimate': () => ({ estimateFare: 9.57, convenience_fees: 0.87, distance_in_km: 2, time_in_secs: 240, polylinePoints: '', breakdown }),
+      ...extra,
+    });
+  }
+
+  it('leaves the option out unless one is picked: the chooser starts at None, the parcel type at the first', async () => {
+    const api = parcelApi();
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser(), { appcat: 'delivery' }) });
+    await toEstimate(user, async (parcel) => {
+      expect(within(parcel).getByLabelText('None')).toBeChecked();
+      expect(within(parcel).getByLabelText('Envelope ($0.00)')).toBeChecked();
+      await user.click(within(parcel).getByLabelText('Small box ($3.00)'));
+    });
+    const asked = api.calls.find((call) => call.path === '/api/v1/bookings/estimate')?.body as Record<string, unknown>;
+    expect(asked).toMatchObject({ carType: 'Economy', parcelTypeIndex: 1 });
+    expect(asked).not.toHaveProperty('optionIndex');
+  });
+
+  it('sends the option when one is picked', async () => {
+    const api = parcelApi();
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser(), { appcat: 'delivery' }) });
+    await toEstimate(user, async (parcel) => {
+      await user.click(within(parcel).getByLabelText('Fragile handling ($2.00)'));
+    });
+    expect(api.calls.find((call) => call.path === '/api/v1/bookings/estimate')?.body).toMatchObject({ parcelTypeIndex: 0, optionIndex: 0 });
+  });
+
+  it('shows the breakdown with the parcel type named, and hides the lines that add nothing', async () => {
+    parcelApi();
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser(), { appcat: 'delivery' }) });
+    const estimate = await toEstimate(user, async (parcel) => {
+      await user.click(within(parcel).getByLabelText('Small box ($3.00)'));
+    });
+    expect(within(estimate).getByText('Confirm your delivery')).toBeInTheDocument();
+    const table = within(estimate).getByTestId('fare-breakdown');
+    const rows = within(table).getAllByRole('row').map((row) => row.textContent);
+    expect(rows).toEqual(['Base fare$2.50', 'Distance (2 km)$2.20', 'Time (4 min)$1.00', 'Parcel: Small box$3.00', 'Service fee$0.87', 'You pay$9.57']);
+  });
+
+  it('points at the empty recipient on its field and gives it the focus, before asking the server', async () => {
+    const api = parcelApi();
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser(), { appcat: 'delivery' }) });
+    const estimate = await toEstimate(user);
+    expect(within(estimate).getByLabelText(/Recipient's name/)).toBe(within(estimate).getByTestId('delivery-person'));
     await user.click(within(estimate).getByTestId('confirm-booking'));
-    expect(await within(estimate).findByText("Please enter the delivery person's name and a valid phone number.")).toBeInTheDocument();
+    const person = within(estimate).getByTestId('delivery-person');
+    expect(person).toHaveAttribute('aria-invalid', 'true');
+    expect(person).toHaveAccessibleDescription("Enter the recipient's name.");
+    expect(person).toHaveFocus();
+    await user.type(person, 'Omar Khalil');
+    expect(person).toHaveAttribute('aria-invalid', 'false');
+    await user.type(within(estimate).getByTestId('delivery-phone'), 'call me');
+    await user.click(within(estimate).getByTestId('confirm-booking'));
+    const phone = within(estimate).getByTestId('delivery-phone');
+    expect(phone).toHaveAttribute('aria-invalid', 'true');
+    expect(phone).toHaveAccessibleDescription(/Enter the recipient's phone number/);
+    expect(phone).toHaveFocus();
+    expect(api.calls.some((call) => call.method === 'POST' && call.path === '/api/v1/bookings')).toBe(false);
+  });
+
+  it("says the server's refusal of a delivery field on that field", async () => {
+    parcelApi({ 'POST /api/v1/bookings': () => ({ status: 400, body: { error: { code: 'deliveryDetailMissing', message: 'x', field: 'deliveryPersonPhone' } } }) });
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser(), { appcat: 'delivery' }) });
+    const estimate = await toEstimate(user);
+    await user.type(within(estimate).getByTestId('delivery-person'), 'Omar Khalil');
+    await user.type(within(estimate).getByTestId('delivery-phone'), '410 555 0199');
+    await user.click(within(estimate).getByTestId('confirm-booking'));
+    const phone = within(estimate).getByTestId('delivery-phone');
+    await vi.waitFor(() => expect(phone).toHaveAttribute('aria-invalid', 'true'));
+    expect(phone).toHaveAccessibleDescription(/Enter the recipient's phone number/);
+    expect(phone).toHaveFocus();
+    expect(within(estimate).queryByTestId('estimate-error')).not.toBeInTheDocument();
+  });
+
+  it("reopens the chooser on the parcel type when the server refuses it", async () => {
+    mockApi({ ...places, 'POST /api/v1/bookings/estimate': () => ({ status: 400, body: { error: { code: 'select_proper', message: 'x', field: 'parcelTypeIndex' } } }) });
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser(), { appcat: 'delivery' }) });
+    await choose(user, 'pickup', 'Fel', 'Fells Point');
+    await choose(user, 'drop', 'Pat', 'Patterson Park');
+    await chooseEconomy(user);
+    await user.click(screen.getByTestId('book-button'));
+    await user.click(within(await screen.findByTestId('parcel-dialog')).getByLabelText('Small box ($3.00)'));
+    await user.click(screen.getByTestId('parcel-confirm'));
+    expect(await screen.findByTestId('parcel-type-error')).toHaveTextContent('Please choose all the required details.');
+    // The choice made is kept.
+    expect(within(screen.getByTestId('parcel-dialog')).getByLabelText('Small box ($3.00)')).toBeChecked();
+  });
+});
+
+describe('the estimate of a taxi trip', () => {
+  it('shows base, distance and time even at zero, and the minimum top-up and promo when they count', async () => {
+    mockApi({
+      ...places,
+      'POST /api/v1/bookings/estimate': () => ({
+        estimateFare: 7.7,
+        convenience_fees: 0.7,
+        distance_in_km: 0.4,
+        time_in_secs: 60,
+        polylinePoints: '',
+        promo_applied: true,
+        discount_amount: 1,
+        payableAmount: 6.7,
+        breakdown: { base: 0, distance: 0.44, time: 0.25, parcel: 0, option: 0, minimumTopUp: 6.31, convenienceFees: 0.7, promo: 1, payable: 6.7 },
+      }),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<BookingForm />, { client: seededClient(testUser()) });
+    await choose(user, 'pickup', 'Fel', 'Fells Point');
+    await choose(user, 'drop', 'Pat', 'Patterson Park');
+    await chooseEconomy(user);
+    await user.click(screen.getByTestId('book-button'));
+    const table = within(await screen.findByTestId('estimate-dialog')).getByTestId('fare-breakdown');
+    expect(within(table).getAllByRole('row').map((row) => row.textContent)).toEqual([
+      'Base fare$0.00',
+      'Distance (0.4 km)$0.44',
+      'Time (1 min)$0.25',
+      'Up to the minimum fare$6.31',
+      'Service fee$0.70',
+      'Promo discount-$1.00',
+      'You pay$6.70',
+    ]);
   });
 });

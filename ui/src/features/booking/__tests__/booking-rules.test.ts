@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testCarTypes, testUser } from '@/testing/test-utils';
-import { bookingRuleError, deliveryDetailsError, needsParcelChoice, type BookingDraft } from '../lib/booking-rules';
+import { bookingRuleError, deliveryFieldProblem, needsParcelChoice, optionRequired, parcelChoice, refusedDeliveryField, type BookingDraft } from '../lib/booking-rules';
 
 const now = new Date(2026, 10, 21, 9, 0).getTime();
 const place = { lat: 39.28, lng: -76.59, add: 'Fells Point' };
@@ -34,15 +34,39 @@ describe('the booking rules of spec §5', () => {
   });
 
   it('want a delivery person and a phone of at least 7 digits, spaces or dashes', () => {
-    expect(deliveryDetailsError({ deliveryPerson: '', deliveryPersonPhone: '410 555 0100' })).toBe('deliveryDetailMissing');
-    expect(deliveryDetailsError({ deliveryPerson: 'Sam', deliveryPersonPhone: '555-01' })).toBe('deliveryDetailMissing');
-    expect(deliveryDetailsError({ deliveryPerson: 'Sam', deliveryPersonPhone: '+1 410' })).toBe('deliveryDetailMissing');
-    expect(deliveryDetailsError({ deliveryPerson: 'Sam', deliveryPersonPhone: '410-555-0100' })).toBeNull();
+    const filled = { deliveryPerson: 'Sam', deliveryPersonPhone: '410-555-0100', pickUpInstructions: '', deliveryInstructions: '' };
+    expect(deliveryFieldProblem({ ...filled, deliveryPerson: '' })?.field).toBe('deliveryPerson');
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '555-01' })?.field).toBe('deliveryPersonPhone');
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '+1 410' })?.field).toBe('deliveryPersonPhone');
+    expect(deliveryFieldProblem(filled)).toBeNull();
   });
 
   it('offer the parcel chooser only for delivery car types with parcel types or options', () => {
     expect(needsParcelChoice(testCarTypes[0], 'delivery')).toBe(true);
     expect(needsParcelChoice(testCarTypes[0], 'taxi')).toBe(false);
     expect(needsParcelChoice({ ...testCarTypes[0], parcelTypes: [], options: [] }, 'delivery')).toBe(false);
+  });
+
+  it('name the delivery field that is wrong, as the server checks it', () => {
+    const filled = { deliveryPerson: 'Sam', deliveryPersonPhone: '410 555 0100', pickUpInstructions: '', deliveryInstructions: '' };
+    expect(deliveryFieldProblem(filled)).toBeNull();
+    expect(deliveryFieldProblem({ ...filled, deliveryPerson: '  ' })).toEqual({ field: 'deliveryPerson', key: 'booking.recipient_name_missing' });
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '' })).toEqual({ field: 'deliveryPersonPhone', key: 'booking.recipient_phone_invalid' });
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '-------' })?.field).toBe('deliveryPersonPhone');
+    // International numbers, as the server takes them.
+    expect(deliveryFieldProblem({ ...filled, deliveryPersonPhone: '+1 410 555 0100' })).toBeNull();
+    expect(deliveryFieldProblem({ ...filled, deliveryInstructions: 'x'.repeat(501) })).toEqual({ field: 'deliveryInstructions', key: 'booking.instructions_too_long' });
+    expect(refusedDeliveryField('deliveryPersonPhone')).toBe('deliveryPersonPhone');
+    expect(refusedDeliveryField('carType')).toBeNull();
+    expect(refusedDeliveryField(undefined)).toBeNull();
+  });
+
+  it('want a parcel type, but an option only when the car type requires one (issue #34)', () => {
+    const car = testCarTypes[0];
+    expect(optionRequired(car)).toBe(false);
+    expect(optionRequired({ ...car, optionRequired: true })).toBe(true);
+    expect(parcelChoice(car, 1, null)).toEqual({ parcelTypeIndex: 1, optionIndex: undefined });
+    expect(parcelChoice(car, 0, 0)).toEqual({ parcelTypeIndex: 0, optionIndex: 0 });
+    expect(parcelChoice({ ...car, options: [] }, 0, 0)).toEqual({ parcelTypeIndex: 0, optionIndex: undefined });
   });
 });

@@ -17,29 +17,31 @@ import {
 } from '@mui/material';
 import { useState, type ReactNode } from 'react';
 import { Controller, useForm } from 'react-hook-form';
-import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useNavigate } from 'react-router';
 import { z } from 'zod';
 import { PaymentProviderDialog } from '@/components/payment/payment-provider-dialog';
 import { AlertDialog } from '@/components/ui/alert-dialog';
-import { errorKey } from '@/lib/api-client';
+import { ApiError, errorKey } from '@/lib/api-client';
 import { useCarTypes, useSettings } from '@/lib/app-data';
+import { useAppTexts } from '@/lib/app-texts';
 import { useUser } from '@/lib/auth';
 import { formatMoney } from '@/lib/format';
 import { checkoutFields, checkoutReturnUrls, postToGateway, TRIP_PAYMENT_PARAM } from '@/lib/payments';
 import { decodePolyline } from '@/lib/polyline';
-import type { Booking, Directions, Estimate, Place, User } from '@/types/api';
+import type { Booking, CarType, Directions, Estimate, Place, PricedChoice, User } from '@/types/api';
 import { useCreateBooking, useEstimate, type DeliveryInput, type TripInput } from '../api/bookings';
 import { getDirections } from '../api/geo';
 import {
   adminBookingRuleError,
   BOOK_LATER_MIN_LEAD_MINUTES,
   bookingRuleError,
+  DELIVERY_FIELD_TEXT,
   needsParcelChoice,
+  refusedDeliveryField,
   parseLocalDateTime,
   toLocalDateTimeValue,
 } from '../lib/booking-rules';
-import { EstimateDialog } from './estimate-dialog';
+import { EstimateDialog, type FieldError } from './estimate-dialog';
 import { ParcelDialog, type ParcelChoice } from './parcel-dialog';
 import { PlaceField } from './place-field';
 
@@ -61,7 +63,7 @@ const CLEAR_AFTER_MS = 1500;
 type Step =
   | { name: 'idle' }
   | { name: 'routing' }
-  | { name: 'parcel'; trip: TripInput; directions: Directions }
+  | { name: 'parcel'; trip: TripInput; directions: Directions; error?: { field: 'parcelTypeIndex' | 'optionIndex'; key: string } }
   | { name: 'estimate'; trip: TripInput; directions: Directions; estimate: Estimate }
   | { name: 'done'; booking: Booking };
 
@@ -73,7 +75,8 @@ export interface ForRider {
 }
 
 export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
-  const { t } = useTranslation();
+  // The form speaks of parcels on a delivery platform (issue #34).
+  const { t } = useAppTexts();
   const navigate = useNavigate();
   const settings = useSettings();
   const { data: user } = useUser();
@@ -83,6 +86,7 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
   const [step, setStep] = useState<Step>({ name: 'idle' });
   const [alert, setAlert] = useState<string | null>(null);
   const [createError, setCreateError] = useState<string | null>(null);
+  const [refusedField, setRefusedField] = useState<FieldError | null>(null);
   const [paying, setPaying] = useState<Booking | null>(null);
   const [promoError, setPromoError] = useState<string | null>(null);
   const [promoBusy, setPromoBusy] = useState(false);
@@ -97,9 +101,16 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
     try {
       const answer = await estimate.mutateAsync(trip);
       setCreateError(null);
+      setRefusedField(null);
       setPromoError(null);
       setStep({ name: 'estimate', trip, directions, estimate: answer });
     } catch (error) {
+      // A refused parcel choice is said in the chooser, on the group it names.
+      const field = error instanceof ApiError ? error.field : undefined;
+      if ((field === 'parcelTypeIndex' || field === 'optionIndex') && needsParcelChoice(carTypes.find((car) => car.name === trip.carType), settings.appcat)) {
+        setStep({ name: 'parcel', trip, directions, error: { field, key: errorKey(error) } });
+        return;
+      }
       setStep({ name: 'idle' });
       setAlert(errorKey(error));
     }
@@ -158,6 +169,7 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
     const values = form.getValues();
     const bookLater = values.bookingType === 'later';
     setCreateError(null);
+    setRefusedField(null);
     try {
       const booking = await create.mutateAsync({
         ...step.trip,
@@ -174,7 +186,10 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
       }
       form.reset({ pickup: null, drop: null, carType: values.carType, bookingType: 'now', tripDate: '' });
     } catch (error) {
-      setCreateError(errorKey(error));
+      // A refused delivery field is said on the field (issue #34), not only above the buttons.
+      const field = error instanceof ApiError ? refusedDeliveryField(error.field) : null;
+      if (field) setRefusedField({ field, key: DELIVERY_FIELD_TEXT[field] });
+      else setCreateError(errorKey(error));
     }
   };
 
@@ -306,6 +321,8 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
           open
           carType={carTypes.find((car) => car.name === step.trip.carType)!}
           settings={settings}
+          initial={{ parcelTypeIndex: step.trip.parcelTypeIndex, optionIndex: step.trip.optionIndex }}
+          error={step.error}
           onCancel={() => setStep({ name: 'idle' })}
           onConfirm={(choice: ParcelChoice) => void startEstimate({ ...step.trip, ...choice }, step.directions)}
         />
@@ -318,11 +335,13 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
           pickup={step.trip.pickup}
           drop={step.trip.drop}
           carType={step.trip.carType}
+          choices={parcelNames(carTypes.find((car) => car.name === step.trip.carType), step.trip)}
           route={decodePolyline(step.directions.polylinePoints)}
           settings={settings}
           delivery={settings.appcat === 'delivery'}
           busy={create.isPending}
           error={createError}
+          refused={refusedField}
           onCancel={() => setStep({ name: 'idle' })}
           onConfirm={(details) => void confirm(details)}
           promo={{ applied: step.trip.promo ?? '', busy: promoBusy, error: promoError, onApply: (code) => void applyPromo(code) }}
@@ -391,4 +410,10 @@ export function BookingForm({ forRider }: { forRider?: ForRider } = {}) {
       )}
     </Paper>
   );
+}
+
+/** The descriptions of the parcel type and option a trip chose, for the estimate's breakdown. */
+function parcelNames(carType: CarType | undefined, trip: TripInput) {
+  const name = (list: PricedChoice[] | undefined, index: number | undefined) => (index === undefined ? undefined : list?.[index]?.description);
+  return { parcel: name(carType?.parcelTypes, trip.parcelTypeIndex), option: name(carType?.options, trip.optionIndex) };
 }

@@ -13,13 +13,14 @@ import {
   TextField,
   Typography,
 } from '@mui/material';
-import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useEffect, useRef, useState } from 'react';
 import { MapView } from '@/components/map/map-view';
+import { useAppTexts } from '@/lib/app-texts';
 import { distanceIn, durationKey, formatMoney } from '@/lib/format';
 import type { Estimate, LatLng, Place, Settings } from '@/types/api';
 import type { DeliveryInput } from '../api/bookings';
-import { deliveryDetailsError } from '../lib/booking-rules';
+import { deliveryFieldProblem, type DeliveryField } from '../lib/booking-rules';
+import { FareBreakdownTable } from './fare-breakdown';
 
 export interface PromoField {
   applied: string;
@@ -30,18 +31,28 @@ export interface PromoField {
 
 const EMPTY_DELIVERY: DeliveryInput = { deliveryPerson: '', deliveryPersonPhone: '', pickUpInstructions: '', deliveryInstructions: '' };
 
-/** The fare confirmation (spec §2): delivery adds its four fields. */
+/** A delivery field that is wrong, and the key of the text said on it. */
+export interface FieldError {
+  field: DeliveryField;
+  key: string;
+}
+
+/** The fare confirmation (spec §2), with the fare's breakdown (issue #34):
+ * delivery adds its four fields, and a missing or wrong one is said on the
+ * field itself, which takes the focus. */
 export function EstimateDialog({
   open,
   estimate,
   pickup,
   drop,
   carType,
+  choices,
   route,
   settings,
   delivery,
   busy,
   error,
+  refused,
   onCancel,
   onConfirm,
   promo,
@@ -51,36 +62,70 @@ export function EstimateDialog({
   pickup: Place;
   drop: Place;
   carType: string;
+  /** The parcel type and option chosen (their descriptions), for the breakdown's lines. */
+  choices?: { parcel?: string; option?: string };
   route: LatLng[];
   settings: Settings;
   delivery: boolean;
   busy: boolean;
   error: string | null;
+  /** The server refused a delivery field: said on that field. */
+  refused?: FieldError | null;
   onCancel: () => void;
   onConfirm: (details: DeliveryInput | null) => void;
   /** The promo code field: the code applied, asking the server, and its refusal. */
   promo?: PromoField;
 }) {
-  const { t } = useTranslation();
+  const { t } = useAppTexts(delivery ? 'delivery' : 'taxi');
   const [details, setDetails] = useState<DeliveryInput>(EMPTY_DELIVERY);
-  const [detailsError, setDetailsError] = useState<string | null>(null);
+  const [fieldError, setFieldError] = useState<FieldError | null>(null);
+  const inputs = useRef<Partial<Record<DeliveryField, HTMLInputElement | HTMLTextAreaElement | null>>>({});
   const [code, setCode] = useState(promo?.applied ?? '');
   const discount = estimate.promo_applied ? (estimate.discount_amount ?? 0) : 0;
   const distance = distanceIn(estimate.distance_in_km, settings);
   const time = durationKey(estimate.time_in_secs);
-  const set = (name: keyof DeliveryInput) => (event: React.ChangeEvent<HTMLInputElement>) =>
+  const set = (name: DeliveryField) => (event: React.ChangeEvent<HTMLInputElement>) => {
     setDetails((current) => ({ ...current, [name]: event.target.value }));
+    setFieldError((current) => (current?.field === name ? null : current));
+  };
+  const pointAt = (problem: FieldError) => {
+    setFieldError(problem);
+    inputs.current[problem.field]?.focus();
+  };
+  // The server's refusal names a field: the same as our own check's.
+  useEffect(() => {
+    if (refused) pointAt(refused);
+  }, [refused]);
 
   const confirm = () => {
     if (delivery) {
-      const problem = deliveryDetailsError(details);
-      setDetailsError(problem);
-      if (problem) return;
+      const problem = deliveryFieldProblem(details);
+      if (problem) {
+        pointAt(problem);
+        return;
+      }
+      setFieldError(null);
       onConfirm(details);
     } else {
       onConfirm(null);
     }
   };
+  const deliveryField = (name: DeliveryField, label: string, testId: string, extra: { multiline?: boolean; tel?: boolean } = {}) => (
+    <TextField
+      id={testId}
+      label={t(label)}
+      value={details[name]}
+      onChange={set(name)}
+      multiline={extra.multiline}
+      required={name === 'deliveryPerson' || name === 'deliveryPersonPhone'}
+      error={fieldError?.field === name}
+      helperText={fieldError?.field === name ? t(fieldError.key) : undefined}
+      inputRef={(element: HTMLInputElement | HTMLTextAreaElement | null) => {
+        inputs.current[name] = element;
+      }}
+      slotProps={{ htmlInput: { 'data-testid': testId, ...(extra.tel ? { inputMode: 'tel', dir: 'ltr' } : {}) } }}
+    />
+  );
 
   return (
     <Dialog open={open} onClose={busy ? undefined : onCancel} fullWidth maxWidth="sm" data-testid="estimate-dialog">
@@ -126,7 +171,7 @@ export function EstimateDialog({
               <Typography fontWeight={600}>{t(time.key, time.values)}</Typography>
             </Box>
           </Stack>
-          <Box sx={{ bgcolor: 'primary.main', color: 'primary.contrastText', borderRadius: 2, p: 2, textAlign: 'center' }}>
+          <Box sx={{ bgcolor: 'primary.main', color: 'primary.contrastText', borderRadius: 2, p: 2, textAlign: 'center' }} data-testid="estimate-total">
             <Typography variant="body2">{t('booking.estimated_fare')}</Typography>
             <Typography variant="h4" fontWeight={800} data-testid="estimate-fare">
               {formatMoney(estimate.estimateFare, settings)}
@@ -137,6 +182,13 @@ export function EstimateDialog({
               </Typography>
             )}
           </Box>
+          {estimate.breakdown && (
+            <FareBreakdownTable
+              breakdown={estimate.breakdown}
+              settings={settings}
+              details={{ distance: t(distance.unit, { value: distance.value }), time: t(time.key, time.values), parcel: choices?.parcel, option: choices?.option }}
+            />
+          )}
           {promo && (
             <Stack direction="row" spacing={1} alignItems="flex-start">
               <TextField
@@ -169,37 +221,10 @@ export function EstimateDialog({
           {delivery && (
             <Stack spacing={1.5}>
               <Typography fontWeight={600}>{t('booking.delivery_details')}</Typography>
-              <TextField
-                label={t('booking.delivery_person')}
-                value={details.deliveryPerson}
-                onChange={set('deliveryPerson')}
-                slotProps={{ htmlInput: { 'data-testid': 'delivery-person' } }}
-              />
-              <TextField
-                label={t('booking.delivery_person_phone')}
-                value={details.deliveryPersonPhone}
-                onChange={set('deliveryPersonPhone')}
-                slotProps={{ htmlInput: { inputMode: 'tel', dir: 'ltr', 'data-testid': 'delivery-phone' } }}
-              />
-              <TextField
-                label={t('booking.pickup_instructions')}
-                value={details.pickUpInstructions}
-                onChange={set('pickUpInstructions')}
-                multiline
-                slotProps={{ htmlInput: { 'data-testid': 'pickup-instructions' } }}
-              />
-              <TextField
-                label={t('booking.delivery_instructions')}
-                value={details.deliveryInstructions}
-                onChange={set('deliveryInstructions')}
-                multiline
-                slotProps={{ htmlInput: { 'data-testid': 'delivery-instructions' } }}
-              />
-              {detailsError && (
-                <Alert severity="error" data-testid="delivery-error">
-                  {t(detailsError)}
-                </Alert>
-              )}
+              {deliveryField('deliveryPerson', 'booking.delivery_person', 'delivery-person')}
+              {deliveryField('deliveryPersonPhone', 'booking.delivery_person_phone', 'delivery-phone', { tel: true })}
+              {deliveryField('pickUpInstructions', 'booking.pickup_instructions', 'pickup-instructions', { multiline: true })}
+              {deliveryField('deliveryInstructions', 'booking.delivery_instructions', 'delivery-instructions', { multiline: true })}
             </Stack>
           )}
           {error && (

@@ -6,6 +6,7 @@ import {
   DialogTitle,
   FormControl,
   FormControlLabel,
+  FormHelperText,
   FormLabel,
   Radio,
   RadioGroup,
@@ -15,37 +16,49 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatMoney } from '@/lib/format';
 import type { CarType, Settings } from '@/types/api';
+import { optionRequired, parcelChoice } from '../lib/booking-rules';
 
 export interface ParcelChoice {
   parcelTypeIndex?: number;
   optionIndex?: number;
 }
 
-/** The parcel type and option chooser, with their amounts (spec §2 landing modals). */
+/** The value of the option group's "None". */
+const NONE = -1;
+
+/** The parcel type and option chooser, with their amounts (spec §2 landing
+ * modals). A parcel type is required, the first chosen to begin with, as the
+ * original chooser had it; an option is not (issue #34): "None" to begin with. */
 export function ParcelDialog({
   open,
   carType,
   settings,
+  initial,
+  error,
   onCancel,
   onConfirm,
 }: {
   open: boolean;
   carType: CarType;
   settings: Settings;
+  /** The choice made before, when the chooser opens again. */
+  initial?: ParcelChoice;
+  /** The server's refusal of the choice: the field it names and its text's key. */
+  error?: { field: 'parcelTypeIndex' | 'optionIndex'; key: string } | null;
   onCancel: () => void;
   onConfirm: (choice: ParcelChoice) => void;
 }) {
   const { t } = useTranslation();
-  // The original chooser always had the first of each selected.
-  const [parcelTypeIndex, setParcelTypeIndex] = useState(0);
-  const [optionIndex, setOptionIndex] = useState(0);
+  const [parcelTypeIndex, setParcelTypeIndex] = useState(initial?.parcelTypeIndex ?? 0);
+  const required = optionRequired(carType);
+  const [optionIndex, setOptionIndex] = useState(initial?.optionIndex ?? (required ? 0 : NONE));
   return (
     <Dialog open={open} onClose={onCancel} fullWidth maxWidth="xs" data-testid="parcel-dialog">
       <DialogTitle>{t('booking.parcel_title')}</DialogTitle>
       <DialogContent>
         <Stack spacing={2}>
           {carType.parcelTypes.length > 0 && (
-            <FormControl>
+            <FormControl required error={error?.field === 'parcelTypeIndex'}>
               <FormLabel>{t('booking.parcel_type')}</FormLabel>
               <RadioGroup value={parcelTypeIndex} onChange={(event) => setParcelTypeIndex(Number(event.target.value))} data-testid="parcel-types">
                 {carType.parcelTypes.map((choice, index) => (
@@ -57,12 +70,14 @@ export function ParcelDialog({
                   />
                 ))}
               </RadioGroup>
+              {error?.field === 'parcelTypeIndex' && <FormHelperText data-testid="parcel-type-error">{t(error.key)}</FormHelperText>}
             </FormControl>
           )}
           {carType.options.length > 0 && (
-            <FormControl>
+            <FormControl error={error?.field === 'optionIndex'}>
               <FormLabel>{t('booking.parcel_option')}</FormLabel>
               <RadioGroup value={optionIndex} onChange={(event) => setOptionIndex(Number(event.target.value))} data-testid="parcel-options">
+                {!required && <FormControlLabel value={NONE} control={<Radio />} label={t('booking.option_none')} data-testid="parcel-option-none" />}
                 {carType.options.map((choice, index) => (
                   <FormControlLabel
                     key={choice.description}
@@ -72,6 +87,7 @@ export function ParcelDialog({
                   />
                 ))}
               </RadioGroup>
+              {error?.field === 'optionIndex' && <FormHelperText data-testid="parcel-option-error">{t(error.key)}</FormHelperText>}
             </FormControl>
           )}
         </Stack>
@@ -80,12 +96,7 @@ export function ParcelDialog({
         <Button onClick={onCancel}>{t('common.cancel')}</Button>
         <Button
           variant="contained"
-          onClick={() =>
-            onConfirm({
-              parcelTypeIndex: carType.parcelTypes.length > 0 ? parcelTypeIndex : undefined,
-              optionIndex: carType.options.length > 0 ? optionIndex : undefined,
-            })
-          }
+          onClick={() => onConfirm(parcelChoice(carType, parcelTypeIndex, optionIndex === NONE ? null : optionIndex))}
           data-testid="parcel-confirm"
         >
           {t('common.continue')}

@@ -2,9 +2,9 @@ import PlaceIcon from '@mui/icons-material/Place';
 import TripOriginIcon from '@mui/icons-material/TripOrigin';
 import { Autocomplete, Box, InputAdornment, TextField, Typography } from '@mui/material';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { useDebouncedValue } from '@/hooks/use-debounced-value';
+import { useAppTexts } from '@/lib/app-texts';
 import type { Place, PlaceSuggestion } from '@/types/api';
 import { getPlace, useAutocomplete } from '../api/geo';
 
@@ -27,7 +27,8 @@ export function PlaceField({
   canSearch: boolean;
   error?: boolean;
 }) {
-  const { t } = useTranslation();
+  // A delivery's places are the pickup and delivery addresses.
+  const { t } = useAppTexts();
   const [input, setInput] = useState(value?.add ?? '');
   const [resolving, setResolving] = useState(false);
   const keyword = useDebouncedValue(input, PLACE_SEARCH_DEBOUNCE_MS);

@@ -46,13 +46,60 @@ export function needsParcelChoice(carType: CarType | undefined, category: string
   return category === 'delivery' && Boolean(carType && (carType.parcelTypes.length > 0 || carType.options.length > 0));
 }
 
-// Spec §5 Delivery: a name, and a phone of digits, spaces and dashes, at least 7 long.
-const DELIVERY_PHONE = /^[0-9\s-]{7,}$/;
+/** Issue #34: a parcel type is required (when the car type lists any); an
+ * option only when the operator made it so (`optionRequired` on the car
+ * type). Otherwise the chooser offers "None" and the request leaves
+ * `optionIndex` out, which the server accepts. */
+export function optionRequired(carType: CarType): boolean {
+  return carType.optionRequired === true;
+}
 
-export function deliveryDetailsError(details: { deliveryPerson: string; deliveryPersonPhone: string }) {
-  const phone = details.deliveryPersonPhone.trim();
-  if (blank(details.deliveryPerson) || !DELIVERY_PHONE.test(phone) || phone.length <= 6) return 'deliveryDetailMissing';
+/** What the parcel chooser sends: the type always (when there are types), the option only when one was picked. */
+export function parcelChoice(carType: CarType, parcelTypeIndex: number | null, optionIndex: number | null): { parcelTypeIndex?: number; optionIndex?: number } {
+  return {
+    parcelTypeIndex: carType.parcelTypes.length > 0 && parcelTypeIndex !== null ? parcelTypeIndex : undefined,
+    optionIndex: carType.options.length > 0 && optionIndex !== null ? optionIndex : undefined,
+  };
+}
+
+/** The delivery fields a rider fills in the estimate dialog. */
+export type DeliveryField = 'deliveryPerson' | 'deliveryPersonPhone' | 'pickUpInstructions' | 'deliveryInstructions';
+
+export const DELIVERY_FIELDS: DeliveryField[] = ['deliveryPerson', 'deliveryPersonPhone', 'pickUpInstructions', 'deliveryInstructions'];
+
+/** The server's limit on each instruction (engine `MAX_NOTE_CHARS`). */
+export const MAX_INSTRUCTION_CHARS = 500;
+
+// Spec §5 Delivery, as the server checks it: digits, spaces and dashes (a
+// leading + allowed), at least 7 characters and at least 7 digits.
+const DELIVERY_PHONE = /^\+?[0-9\s-]+$/;
+
+function deliveryPhoneOk(value: string) {
+  const phone = value.trim();
+  return DELIVERY_PHONE.test(phone) && phone.length >= 7 && phone.replace(/\D/g, '').length >= 7;
+}
+
+/** The first delivery field that is wrong, with the text that says so on the field; null when all are right. */
+export function deliveryFieldProblem(details: Record<DeliveryField, string>): { field: DeliveryField; key: string } | null {
+  if (blank(details.deliveryPerson)) return { field: 'deliveryPerson', key: 'booking.recipient_name_missing' };
+  if (!deliveryPhoneOk(details.deliveryPersonPhone)) return { field: 'deliveryPersonPhone', key: 'booking.recipient_phone_invalid' };
+  for (const field of ['pickUpInstructions', 'deliveryInstructions'] as const) {
+    if ([...details[field].trim()].length > MAX_INSTRUCTION_CHARS) return { field, key: 'booking.instructions_too_long' };
+  }
   return null;
+}
+
+/** The text a field shows when the server refuses its value. */
+export const DELIVERY_FIELD_TEXT: Record<DeliveryField, string> = {
+  deliveryPerson: 'booking.recipient_name_missing',
+  deliveryPersonPhone: 'booking.recipient_phone_invalid',
+  pickUpInstructions: 'booking.instructions_too_long',
+  deliveryInstructions: 'booking.instructions_too_long',
+};
+
+/** The field a server refusal of the estimate or booking names, when the rider can fix it on a field. */
+export function refusedDeliveryField(field: string | undefined): DeliveryField | null {
+  return field && (DELIVERY_FIELDS as string[]).includes(field) ? (field as DeliveryField) : null;
 }
 
 /** The value of a datetime-local field as milliseconds, null when empty. */

@@ -242,6 +242,7 @@ export function CarTypes() {
       <PanelTable<CarType>
         testId="cartypes-grid"
         columns={columns}
+        emptyText="panel.empty.cartypes"
         source={{ mode: 'client', rows: cars.data, isPending: cars.isPending, error: cars.error, refetch: () => void cars.refetch() }}
         actions={(car) => [
           { key: 'edit', label: 'users.edit_action', icon: <EditIcon />, onClick: () => setEditing(car), disabled: !criticalEdits, disabledReason: 'demo_mode' },

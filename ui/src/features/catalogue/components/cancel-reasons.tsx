@@ -47,6 +47,7 @@ export function CancelReasons() {
       <PanelTable<Reason>
         testId="cancel-reasons"
         columns={columns}
+        emptyText="panel.empty.cancelreasons"
         getRowId={(row) => String(row.value)}
         source={{ mode: 'client', rows: reasons.data, isPending: reasons.isPending, error: reasons.error, refetch: () => void reasons.refetch() }}
         initialPageSize={10}

@@ -101,6 +101,7 @@ export function Notifications() {
       <PanelTable<SentNotification>
         testId="notifications-grid"
         columns={columns}
+        emptyText="panel.empty.notifications"
         search={false}
         source={{ mode: 'server', queryKey: NOTIFICATIONS, fetchPage: fetchNotificationsPage }}
         actions={(sent) => [

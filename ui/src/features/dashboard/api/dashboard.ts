@@ -1,7 +1,9 @@
 // The dashboard's figures (spec §2 "Dashboard"): gross earnings computed by
-// the server with the engine's panel rule, and the live drivers the socket's
-// `drivers` feed keeps in the query cache.
+// the server with the engine's panel rule, the live drivers the socket's
+// `drivers` feed keeps in the query cache, and the active bookings its
+// `booking` events keep current (lib/active-bookings).
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { activeBookingsQueryOptions } from '@/lib/active-bookings';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 import type { LiveDriver } from '@/types/api';
@@ -34,4 +36,9 @@ export function useLiveDrivers() {
     staleTime: Infinity,
     select: (drivers) => (Array.isArray(drivers) ? drivers : []),
   });
+}
+
+/** Every active booking the viewer may see (a fleet admin: their fleet's). */
+export function useActiveBookings() {
+  return useQuery(activeBookingsQueryOptions());
 }

@@ -1,37 +1,10 @@
 import { Box, Card, CardContent, Chip, Stack, Typography } from '@mui/material';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MapView } from '@/components/map/map-view';
 import type { MapMarker } from '@/components/map/types';
-import type { LatLng, LiveDriver } from '@/types/api';
-import { useLiveDrivers } from '../api/dashboard';
-
-type Position = { state: 'asking' } | { state: 'known'; at: LatLng } | { state: 'unavailable' };
-
-/** The browser's position: the map starts there when no driver is online,
- * and spec §2 asks for a red prompt when it is unavailable. */
-function useBrowserPosition(): Position {
-  const [position, setPosition] = useState<Position>({ state: 'asking' });
-  useEffect(() => {
-    if (!('geolocation' in navigator)) {
-      setPosition({ state: 'unavailable' });
-      return;
-    }
-    let live = true;
-    navigator.geolocation.getCurrentPosition(
-      (found) => live && setPosition({ state: 'known', at: { lat: found.coords.latitude, lng: found.coords.longitude } }),
-      (error) => {
-        console.warn('browser position unavailable:', error.message);
-        if (live) setPosition({ state: 'unavailable' });
-      },
-      { maximumAge: 60_000, timeout: 10_000 },
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
-  return position;
-}
+import type { Booking, LatLng, LiveDriver } from '@/types/api';
+import { useActiveBookings, useLiveDrivers } from '../api/dashboard';
 
 export function driverMarkers(drivers: LiveDriver[]): MapMarker[] {
   return drivers.map((driver) => ({
@@ -44,17 +17,40 @@ export function driverMarkers(drivers: LiveDriver[]): MapMarker[] {
   }));
 }
 
+/** Bookings whose rider is still to be picked up: waiting for a driver, or
+ * with one on the way. A PAYMENT_PENDING booking is nobody's job yet. */
+const TO_PICK_UP = new Set<Booking['status']>(['NEW', 'ACCEPTED', 'ARRIVED']);
+
+export function pickupMarkers(bookings: readonly Booking[]): MapMarker[] {
+  return bookings
+    .filter((booking) => TO_PICK_UP.has(booking.status) && booking.pickup)
+    .map((booking) => ({ id: `pickup-${booking.id}`, kind: 'pickup', lat: booking.pickup.lat, lng: booking.pickup.lng, label: booking.reference }));
+}
+
+/**
+ * What the dashboard's map opens on: the online drivers and the pickups
+ * still to be made (lib/map-frame fits them; with none, the city's centre).
+ * The key changes when drivers or pickups appear or all go, so the view is
+ * framed again then, not each time a car moves.
+ */
+export function dashboardFrame(drivers: readonly LatLng[], pickups: readonly LatLng[]) {
+  return { points: [...drivers, ...pickups], key: `${drivers.length > 0}-${pickups.length > 0}` };
+}
+
 /** Spec §2: a live map of the approved, active drivers with a location (the
- * server's `drivers` feed: every online driver, or the fleet's), zoom 10,
- * 480 high, car markers 35 by 25. */
+ * server's `drivers` feed: every online driver, or the fleet's), and the
+ * pickups still to be made; 480 high, car markers 35 by 25. The panel does
+ * not ask the browser where the viewer is (issue #34): an admin's own
+ * position says nothing about the city. */
 export function LiveDriversMap() {
   const { t } = useTranslation();
   const { data: drivers = [] } = useLiveDrivers();
-  const position = useBrowserPosition();
-  const markers = useMemo(() => driverMarkers(drivers), [drivers]);
+  const { data: bookings = [] } = useActiveBookings();
+  const cars = useMemo(() => driverMarkers(drivers), [drivers]);
+  const pickups = useMemo(() => pickupMarkers(bookings), [bookings]);
+  const markers = useMemo(() => [...cars, ...pickups], [cars, pickups]);
+  const frame = useMemo(() => dashboardFrame(cars, pickups), [cars, pickups]);
   const available = drivers.filter((driver) => driver.available).length;
-  // With nobody online the map still has a place to show: the viewer's own.
-  const shown = markers.length === 0 && position.state === 'known' ? [{ id: 'me', kind: 'me' as const, ...position.at }] : markers;
   return (
     <Card variant="outlined" data-testid="live-drivers">
       <CardContent>
@@ -65,13 +61,8 @@ export function LiveDriversMap() {
           <Chip size="small" color="success" label={t('panel.dashboard.available', { count: available })} data-testid="live-available" />
           <Chip size="small" label={t('panel.dashboard.busy', { count: drivers.length - available })} data-testid="live-busy" />
         </Stack>
-        {position.state === 'unavailable' && (
-          <Typography color="error" variant="body2" sx={{ mb: 1 }} data-testid="allow-location">
-            {t('allow_location')}
-          </Typography>
-        )}
         <Box>
-          <MapView markers={shown} height={480} />
+          <MapView markers={markers} height={480} frame={frame} />
         </Box>
         {drivers.length === 0 && (
           <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }} data-testid="live-none">

@@ -9,6 +9,7 @@ import {
   pruneStaleOffers,
   remainingRoute,
   secondsLeft,
+  unassignedRows,
   waitBucket,
   type ConsoleBooking,
 } from '../lib/bookings';
@@ -137,6 +138,20 @@ describe('pickups on the map', () => {
     const features = pickupFeatures(fromActive([at(3)]).values(), NOW);
     expect(features[0].properties).toMatchObject({ id: 'booking-1', status: 'NEW', wait: 'over_2' });
   });
+
+  it('mark the unassigned ones: NEW and due, not a Book Later trip an hour away nor one a driver took', () => {
+    const due = testBooking({ id: 'due', status: 'NEW', bookLater: false, bookingDate: NOW - 60_000 });
+    const later = testBooking({ id: 'later', status: 'NEW', bookLater: true, bookingDate: NOW - 60_000, tripdate: NOW + 3_600_000 });
+    const soon = testBooking({ id: 'soon', status: 'NEW', bookLater: true, bookingDate: NOW - 60_000, tripdate: NOW + 10 * 60_000 });
+    const taken = testBooking({ id: 'taken', status: 'ACCEPTED', driver: 'd1', bookLater: false });
+    const features = pickupFeatures(fromActive([due, later, soon, taken]).values(), NOW);
+    expect(Object.fromEntries(features.map((feature) => [feature.properties?.id, feature.properties?.unassigned]))).toEqual({
+      due: true,
+      later: false,
+      soon: true,
+      taken: false,
+    });
+  });
 });
 
 describe('what is left of a route', () => {
@@ -149,5 +164,23 @@ describe('what is left of a route', () => {
   });
   it('is the driver alone for an empty route', () => {
     expect(remainingRoute([], { lat: 1, lng: 2 })).toEqual([[2, 1]]);
+  });
+});
+
+describe('the unassigned list', () => {
+  it('holds the unassigned bookings, the longest waiting first, with the minutes each waited', () => {
+    const rows = unassignedRows(
+      fromActive([
+        testBooking({ id: 'recent', status: 'NEW', bookLater: false, bookingDate: NOW - 2 * 60_000, searchingSince: NOW - 2 * 60_000 }),
+        testBooking({ id: 'taken', status: 'ACCEPTED', driver: 'd1' }),
+        testBooking({ id: 'oldest', status: 'NEW', bookLater: false, bookingDate: NOW - 11 * 60_000, searchingSince: null }),
+        testBooking({ id: 'tomorrow', status: 'NEW', bookLater: true, tripdate: NOW + 86_400_000 }),
+      ]).values(),
+      NOW,
+    );
+    expect(rows.map((row) => [row.booking.id, row.minutes])).toEqual([
+      ['oldest', 11],
+      ['recent', 2],
+    ]);
   });
 });

@@ -169,6 +169,58 @@ describe('the live dispatch console', () => {
     expect(calls.some((call) => call.path === '/api/v1/bookings/booking-1/dispatch')).toBe(true);
   });
 
+  it('lists the unassigned bookings, longest waiting first, tinted with the minutes waited, and marks them in the log', async () => {
+    mockApi({
+      'GET /api/v1/dispatch/active': () => ({
+        items: [
+          { ...testBooking({ id: 'booking-1', reference: 'WAITED', status: 'NEW', bookLater: false, bookingDate: NOW - 9.5 * 60_000, searchingSince: NOW - 9.5 * 60_000 }), offered: [] },
+          { ...testBooking({ id: 'booking-2', reference: 'TAKENN', status: 'ACCEPTED', driver: 'driver-aaaaaaaa' }), offered: [] },
+          { ...testBooking({ id: 'booking-3', reference: 'LATERR', status: 'NEW', bookLater: true, tripdate: NOW + 3_600_000 }), offered: [] },
+          { ...testBooking({ id: 'booking-4', reference: 'FRESHH', status: 'NEW', bookLater: false, bookingDate: NOW - 20_000, searchingSince: NOW - 20_000 }), offered: [] },
+        ],
+      }),
+      'GET /api/v1/bookings/booking-1/dispatch': () => [],
+      'GET /api/v1/bookings/booking-1': () => testBooking({ id: 'booking-1', reference: 'WAITED', status: 'NEW' }),
+    });
+    renderConsole();
+    await screen.findByTestId('dispatch-console');
+    await settle();
+    act(() => {
+      fakeSocket.emit('dispatch', { ...otherCar, booking: 'booking-1' });
+      fakeSocket.emit('dispatch', { ...accepted, booking: 'booking-2' });
+    });
+    await settle();
+    // In the log (the phone's first tab): the unassigned booking's entry stands out.
+    const rows = within(screen.getByTestId('dispatch-log')).getAllByTestId('log-entry');
+    expect(rows.map((row) => [row.dataset.booking, row.dataset.unassigned])).toEqual([
+      ['booking-2', 'false'],
+      ['booking-1', 'true'],
+    ]);
+    expect(within(rows[1]).getByTestId('unassigned-chip')).toHaveTextContent('Unassigned · 9 min');
+    expect(within(rows[0]).queryByTestId('unassigned-chip')).toBeNull();
+
+    // Its own list, the longest waiting first.
+    await userEvent.click(screen.getByTestId('dispatch-tab-unassigned'));
+    const list = await screen.findByTestId('unassigned-list');
+    expect(within(list).getAllByTestId('unassigned-row').map((row) => row.dataset.booking)).toEqual(['booking-1', 'booking-4']);
+    expect(screen.getByTestId('unassigned-title')).toHaveTextContent('Unassigned bookings (2)');
+    const [first] = within(list).getAllByTestId('unassigned-row');
+    expect(first).toHaveTextContent('WAITED');
+    expect(within(first).getByTestId('unassigned-chip')).toHaveTextContent('Unassigned · 9 min');
+    expect(within(within(list).getAllByTestId('unassigned-row')[1]).getByTestId('unassigned-chip')).toHaveTextContent('Unassigned · <1 min');
+
+    // A driver takes one: it leaves the list.
+    act(() => {
+      fakeSocket.emit('booking', testBooking({ id: 'booking-4', reference: 'FRESHH', status: 'ACCEPTED', driver: 'driver-bbbbbbbb', version: 4 }));
+    });
+    await settle();
+    expect(within(list).getAllByTestId('unassigned-row').map((row) => row.dataset.booking)).toEqual(['booking-1']);
+
+    // A click opens the booking.
+    await userEvent.click(within(list).getByTestId('unassigned-row'));
+    expect(await screen.findByTestId('booking-panel')).toHaveAttribute('data-booking', 'booking-1');
+  });
+
   it('filters the log by car type', async () => {
     mockApi({ 'GET /api/v1/dispatch/active': () => [] });
     renderConsole();

@@ -3,8 +3,8 @@ import { mapSummary, summaryAttributes } from '../lib/map-summary';
 
 const EMPTY = { type: 'FeatureCollection' as const, features: [] };
 
-function point(lng: number, lat: number): GeoJSON.Feature<GeoJSON.Point> {
-  return { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [lng, lat] } };
+function point(lng: number, lat: number, properties: Record<string, unknown> = {}): GeoJSON.Feature<GeoJSON.Point> {
+  return { type: 'Feature', properties, geometry: { type: 'Point', coordinates: [lng, lat] } };
 }
 
 function line(kind: 'offer' | 'assigned', road: [number, number][] | null = null): GeoJSON.Feature<GeoJSON.LineString> {
@@ -16,10 +16,19 @@ describe('the map summary', () => {
     const summary = mapSummary({
       drivers: { type: 'FeatureCollection', features: [point(-76.58, 39.28), point(-76.6, 39.3)] },
       lines: { type: 'FeatureCollection', features: [line('offer'), line('offer'), line('offer'), line('assigned'), line('assigned', [[0, 0], [0, 1], [1, 1]])] },
-      pickups: { type: 'FeatureCollection', features: [point(-76.59, 39.29)] },
+      pickups: { type: 'FeatureCollection', features: [point(-76.59, 39.29), point(-76.61, 39.3, { unassigned: true }), point(-76.62, 39.31, { unassigned: false })] },
       replayPath: null,
     });
-    expect(summary).toEqual({ drivers: 2, driversCentre: '39.290000,-76.590000', offerLines: 3, assignedLines: 2, routePoints: 3, pickups: 1, replayPoints: 0 });
+    expect(summary).toEqual({
+      drivers: 2,
+      driversCentre: '39.290000,-76.590000',
+      offerLines: 3,
+      assignedLines: 2,
+      routePoints: 3,
+      pickups: 3,
+      unassignedPickups: 1,
+      replayPoints: 0,
+    });
   });
 
   it('moves its centre when one driver moves a metre', () => {
@@ -36,6 +45,7 @@ describe('the map summary', () => {
       'data-assigned-lines': '0',
       'data-route-points': '0',
       'data-pickups': '0',
+      'data-unassigned-pickups': '0',
       'data-replay-points': '2',
     });
   });

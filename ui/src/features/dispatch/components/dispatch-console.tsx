@@ -12,6 +12,7 @@ import { readDrivers } from '../api/dispatch';
 import { useConsoleFeed } from '../hooks/use-console-feed';
 import { useConsoleTopic } from '../hooks/use-console-topic';
 import { useFocusedPickupRoute } from '../hooks/use-pickup-route';
+import { focusPoints } from '../lib/framing';
 import { DEFAULT_HEX_RESOLUTION } from '../lib/types';
 import { ConsoleStore } from '../stores/console-store';
 import { BookingDrawer, type ConsoleActions } from './booking-drawer';
@@ -20,6 +21,7 @@ import { DriverMessageDialog } from './driver-message-dialog';
 import { EventLog } from './event-log';
 import { FiguresStrip } from './figures-strip';
 import { HexControls, MapLegend } from './map-controls';
+import { UnassignedList } from './unassigned-list';
 import { hasWebGL } from '@/components/map/webgl';
 
 const DispatchMap = lazy(() => import('./dispatch-map'));
@@ -118,16 +120,18 @@ export function DispatchConsole({
   const focusBooking = useCallback(
     (booking: string) => {
       setFocused(booking);
-      const pickup = store.bookings.get(booking)?.booking?.pickup;
-      if (pickup) setFocusTarget({ lat: pickup.lat, lng: pickup.lng, key: Date.now() });
+      // Its pickup and its driver (or the drivers it is offered to), framed.
+      const points = focusPoints(store.bookings.get(booking), store.locate);
+      if (points.length > 0) setFocusTarget({ points, key: Date.now() });
     },
     [store],
   );
-  const place = useCallback((pickup: { lat: number; lng: number }) => setFocusTarget({ lat: pickup.lat, lng: pickup.lng, key: Date.now() }), []);
+  const place = useCallback((pickup: { lat: number; lng: number }) => setFocusTarget({ points: [{ lat: pickup.lat, lng: pickup.lng }], key: Date.now() }), []);
   const focusEntry = useCallback((entry: DispatchEntry) => focusBooking(entry.booking), [focusBooking]);
   const countdown = useCallback((seconds: number) => t('dispatch.countdown', { seconds }), [t]);
 
   const log = <EventLog store={store} isAdmin={isAdmin} onFocus={focusEntry} />;
+  const unassigned = <UnassignedList store={store} focused={focused} onFocus={focusBooking} />;
   return (
     <Stack spacing={1.5} data-testid="dispatch-console">
       <FiguresStrip store={store} />
@@ -159,15 +163,17 @@ export function DispatchConsole({
         </Box>
         {wide ? (
           <Paper variant="outlined" sx={{ width: LOG_WIDTH, flexShrink: 0, p: 1.5, height: MAP_HEIGHT.md, display: 'flex', flexDirection: 'column', gap: 1.5 }}>
+            <Box sx={{ maxHeight: '38%', minHeight: 0, display: 'flex', flexDirection: 'column' }}>{unassigned}</Box>
             <Box sx={{ flex: 1, minHeight: 0 }}>{log}</Box>
           </Paper>
         ) : (
           <Box>
             <Tabs value={tab} onChange={(_event, value: number) => setTab(value)} variant="fullWidth">
               <Tab label={t('dispatch.tab.log')} data-testid="dispatch-tab-log" />
+              <Tab label={t('dispatch.tab.unassigned')} data-testid="dispatch-tab-unassigned" />
               <Tab label={t('dispatch.tab.legend')} data-testid="dispatch-tab-legend" />
             </Tabs>
-            <Box sx={{ pt: 1.5 }}>{tab === 0 ? log : <MapLegend />}</Box>
+            <Box sx={{ pt: 1.5 }}>{tab === 0 ? log : tab === 1 ? unassigned : <MapLegend />}</Box>
           </Box>
         )}
       </Stack>

@@ -9,6 +9,7 @@ import { useEffect, useRef } from 'react';
 import { drawGlyphsLeftToRight } from '@/components/map/glyph-direction';
 import { offlineStyle } from '@/components/map/offline-style';
 import { ATTRIBUTION } from '@/components/map/types';
+import { cityCentre, frameFor, type Frame } from '@/lib/map-frame';
 import type { LatLng } from '@/types/api';
 import { ARROW_SIZE, arrowPixels } from '../lib/arrow-image';
 import {
@@ -22,15 +23,16 @@ import {
   PICKUP_GOING_COLOUR,
   PICKUP_ON_TRIP_COLOUR,
   REPLAY_COLOUR,
+  UNASSIGNED_COLOUR,
   WAIT_COLOURS,
 } from '../lib/colours';
 import { DRAW_MEASURE, measureSince } from '../lib/feed-measure';
+import { overviewKey, overviewPoints } from '../lib/framing';
 import { mapSummary, SUMMARY_MS, summaryAttributes } from '../lib/map-summary';
 import type { ConsoleStore, ReplayPicture, Topic } from '../stores/console-store';
 
 drawGlyphsLeftToRight();
 
-const FALLBACK_CENTRE = { lat: 39.286, lng: -76.58 };
 /** Labels in the browser's fonts (the basemap names no glyphs). */
 const FONTS = ['Noto Sans', 'DejaVu Sans', 'Arial', 'sans-serif'];
 /** A frame of driver movement at most this often: 30 a second is smooth, and
@@ -38,9 +40,26 @@ const FONTS = ['Noto Sans', 'DejaVu Sans', 'Arial', 'sans-serif'];
 const FRAME_MS = 33;
 const EMPTY: GeoJSON.FeatureCollection = { type: 'FeatureCollection', features: [] };
 
-export interface FocusTarget extends LatLng {
-  /** Changes when the same place is asked for again. */
+/** What the map frames when a booking is chosen (lib/framing): its pickup
+ * and its driver, fitted with a margin. */
+export interface FocusTarget {
+  points: LatLng[];
+  /** Changes when the same places are asked for again. */
   key: number;
+}
+
+/** Margin around a framed booking, in pixels: room for the markers and the drawer's edge. */
+const FOCUS_PADDING = 80;
+/** Margin around the whole picture. */
+const OVERVIEW_PADDING = 40;
+
+function showFrame(map: maplibregl.Map, frame: Frame, duration: number) {
+  if (frame.kind === 'centre') {
+    map.flyTo({ center: [frame.centre.lng, frame.centre.lat], zoom: Math.max(map.getZoom(), frame.zoom), duration });
+  } else {
+    const { west, south, east, north } = frame.bounds;
+    map.fitBounds([[west, south], [east, north]], { padding: frame.padding, maxZoom: frame.maxZoom, duration });
+  }
 }
 
 export interface DispatchMapProps {
@@ -142,7 +161,8 @@ function addLayers(map: maplibregl.Map) {
     type: 'circle',
     source: 'wf-pickups',
     paint: {
-      'circle-radius': ['interpolate', ['linear'], ['zoom'], 8, 4, 14, 8],
+      // An unassigned pickup is bigger, ringed in its own colour (lib/booking-state).
+      'circle-radius': ['interpolate', ['linear'], ['zoom'], 8, ['case', ['==', ['get', 'unassigned'], true], 6, 4], 14, ['case', ['==', ['get', 'unassigned'], true], 11, 8]],
       'circle-color': [
         'match',
         ['get', 'wait'],
@@ -151,8 +171,8 @@ function addLayers(map: maplibregl.Map) {
         'over_5', WAIT_COLOURS.over_5,
         ['match', ['get', 'status'], ['ACCEPTED', 'ARRIVED'], PICKUP_GOING_COLOUR, PICKUP_ON_TRIP_COLOUR],
       ],
-      'circle-stroke-color': '#ffffff',
-      'circle-stroke-width': 2,
+      'circle-stroke-color': ['case', ['==', ['get', 'unassigned'], true], UNASSIGNED_COLOUR, '#ffffff'],
+      'circle-stroke-width': ['case', ['==', ['get', 'unassigned'], true], 4, 2],
     },
   });
   map.addLayer({
@@ -208,24 +228,48 @@ export default function DispatchMap(props: DispatchMapProps) {
   // The latest callbacks, read by the map's handlers (the map is made once).
   const latest = useRef(props);
   latest.current = props;
+  // Stops the overview framing: a booking was chosen (set by the map's effect).
+  const takeView = useRef<(() => void) | null>(null);
 
   useEffect(() => {
     if (!container.current) return;
     const box = container.current;
-    const style = mapStyle ?? offlineStyle(FALLBACK_CENTRE);
+    // With nothing to frame yet, the city: the basemap's centre, else the demo city's.
+    const city = cityCentre(mapStyle);
+    const style = mapStyle ?? offlineStyle(city);
     const first = store.tracks.values().next().value;
     const map = new maplibregl.Map({
       container: container.current,
       style,
-      center: first ? [first.toLng, first.toLat] : [FALLBACK_CENTRE.lng, FALLBACK_CENTRE.lat],
+      center: first ? [first.toLng, first.toLat] : [city.lng, city.lat],
       zoom: 11,
       attributionControl: { compact: false, customAttribution: ATTRIBUTION },
     });
     mapRef.current = map;
     map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
     const dirty = { drivers: true, bookings: true, lines: true, hexes: true, replay: true };
-    // The view fits the drivers once, when the first of them are known.
-    let fitted = false;
+    // The view frames every driver and pickup when the first of them are
+    // known (and again if one kind appears later), until someone moves the
+    // map or chooses a booking: then the view is theirs.
+    let framedKey = overviewKey(0, 0);
+    let viewTaken = false;
+    const frameOverview = () => {
+      const key = overviewKey(store.tracks.size, store.bookings.size);
+      if (viewTaken || key === framedKey) return;
+      framedKey = key;
+      const tracks = [...store.tracks.values()].map((track) => ({ lat: track.toLat, lng: track.toLng }));
+      showFrame(map, frameFor(overviewPoints(tracks, store.bookings.values()), city, OVERVIEW_PADDING), 0);
+    };
+    map.on('dragstart', () => {
+      viewTaken = true;
+    });
+    map.on('zoomstart', (event) => {
+      // A zoom of ours (fitting) has no original event; the viewer's has.
+      if ((event as { originalEvent?: unknown }).originalEvent) viewTaken = true;
+    });
+    takeView.current = () => {
+      viewTaken = true;
+    };
     let lastFrame = 0;
     let frame = 0;
     // The last `drivers` message a frame has drawn (its first frame is measured).
@@ -296,13 +340,7 @@ export default function DispatchMap(props: DispatchMapProps) {
         dirty.lines = false;
         drawLines();
       }
-      if (!fitted && store.tracks.size > 0) {
-        fitted = true;
-        const points = [...store.tracks.values()];
-        const lngs = points.map((track) => track.toLng);
-        const lats = points.map((track) => track.toLat);
-        map.fitBounds([[Math.min(...lngs), Math.min(...lats)], [Math.max(...lngs), Math.max(...lats)]], { padding: 40, duration: 0, maxZoom: 14 });
-      }
+      frameOverview();
       if (time - lastSummary >= SUMMARY_MS) {
         lastSummary = time;
         const summary = summaryAttributes(mapSummary({ ...drawn, replayPath }));
@@ -384,6 +422,7 @@ export default function DispatchMap(props: DispatchMapProps) {
       cancelAnimationFrame(frame);
       clearInterval(second);
       store.onChange = null;
+      takeView.current = null;
       readyRef.current = false;
       mapRef.current = null;
       map.remove();
@@ -406,9 +445,10 @@ export default function DispatchMap(props: DispatchMapProps) {
 
   useEffect(() => {
     const map = mapRef.current;
-    if (!map || !focusTarget) return;
-    map.flyTo({ center: [focusTarget.lng, focusTarget.lat], zoom: Math.max(map.getZoom(), 14), duration: 800 });
-  }, [focusTarget]);
+    if (!map || !focusTarget || focusTarget.points.length === 0) return;
+    takeView.current?.();
+    showFrame(map, frameFor(focusTarget.points, cityCentre(mapStyle), FOCUS_PADDING), 800);
+  }, [focusTarget]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
     <Box

@@ -12,12 +12,15 @@ import {
 import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNow } from '@/hooks/use-now';
+import { isUnassigned, minutesUnassigned } from '@/lib/booking-state';
 import { DISPATCH_KINDS, entryText, shortId, type DispatchEntry, type DispatchKind } from '@/lib/dispatch-entries';
 import type { User } from '@/types/api';
 import { useFleets } from '../api/dispatch';
 import { useConsoleTopic } from '../hooks/use-console-topic';
 import { carTypesOf, filterLog, NO_FILTER, type LogFilter } from '../lib/log';
 import type { ConsoleStore } from '../stores/console-store';
+import { UNASSIGNED_ROW_SX, UnassignedChip } from './unassigned-list';
 
 /** Rows drawn at once: the newest; the filter finds older ones. */
 const SHOWN = 200;
@@ -40,6 +43,9 @@ export function EventLog({ store, isAdmin, onFocus }: { store: ConsoleStore; isA
   const { t } = useTranslation();
   useConsoleTopic(store, 'log');
   useConsoleTopic(store, 'names');
+  // Entries of a booking unassigned now stand out (lib/booking-state).
+  useConsoleTopic(store, 'bookings');
+  const now = useNow(5_000) + store.serverOffset;
   const [filter, setFilter] = useState<LogFilter>(NO_FILTER);
   const fleets = useFleets(isAdmin);
   const log = store.log;
@@ -128,22 +134,31 @@ export function EventLog({ store, isAdmin, onFocus }: { store: ConsoleStore; isA
           </Typography>
         ) : (
           <List dense disablePadding>
-            {entries.slice(0, SHOWN).map((entry, index) => (
-              <ListItemButton
-                key={`${entry.at}-${entry.booking}-${entry.kind}-${index}`}
-                onClick={() => onFocus(entry)}
-                data-testid="log-entry"
-                data-kind={entry.kind}
-                data-booking={entry.booking}
-                sx={{ alignItems: 'flex-start', gap: 1 }}
-              >
-                <Chip size="small" color={KIND_COLOURS[entry.kind]} label={t(`dispatch.kind.${entry.kind}`)} sx={{ mt: 0.5, minWidth: 88 }} />
-                <ListItemText
-                  primary={entryText(entry, t, driverName)}
-                  secondary={`${dayjs(entry.at).format('HH:mm:ss')} · ${reference(entry.booking)}${entry.car_type ? ` · ${entry.car_type}` : ''}`}
-                />
-              </ListItemButton>
-            ))}
+            {entries.slice(0, SHOWN).map((entry, index) => {
+              const current = store.bookings.get(entry.booking)?.booking;
+              const unassigned = current ? isUnassigned(current, now) : false;
+              return (
+                <ListItemButton
+                  key={`${entry.at}-${entry.booking}-${entry.kind}-${index}`}
+                  onClick={() => onFocus(entry)}
+                  data-testid="log-entry"
+                  data-kind={entry.kind}
+                  data-booking={entry.booking}
+                  data-unassigned={unassigned}
+                  sx={{ alignItems: 'flex-start', gap: 1, ...(unassigned ? UNASSIGNED_ROW_SX : {}) }}
+                >
+                  <Chip size="small" color={KIND_COLOURS[entry.kind]} label={t(`dispatch.kind.${entry.kind}`)} sx={{ mt: 0.5, minWidth: 88 }} />
+                  <Box sx={{ minWidth: 0, flex: 1 }}>
+                    <ListItemText
+                      primary={entryText(entry, t, driverName)}
+                      secondary={`${dayjs(entry.at).format('HH:mm:ss')} · ${reference(entry.booking)}${entry.car_type ? ` · ${entry.car_type}` : ''}`}
+                    />
+                    {/* Under the text: the log's column is narrow. */}
+                    {unassigned && current && <UnassignedChip minutes={minutesUnassigned(current, now)} />}
+                  </Box>
+                </ListItemButton>
+              );
+            })}
           </List>
         )}
       </Box>

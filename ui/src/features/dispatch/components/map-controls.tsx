@@ -1,16 +1,40 @@
 import { Box, FormControlLabel, MenuItem, Paper, Stack, Switch, TextField, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { DRIVER_COLOURS, STALE_DRIVER_COLOUR, HEX_DEMAND_COLOUR, HEX_SHORT_COLOUR, HEX_SUPPLY_COLOUR, OFFER_LINE_COLOUR, ASSIGNED_LINE_COLOUR, WAIT_COLOURS } from '../lib/colours';
+import {
+  DRIVER_COLOURS,
+  STALE_DRIVER_COLOUR,
+  HEX_DEMAND_COLOUR,
+  HEX_SHORT_COLOUR,
+  HEX_SUPPLY_COLOUR,
+  OFFER_LINE_COLOUR,
+  ASSIGNED_LINE_COLOUR,
+  UNASSIGNED_COLOUR,
+  WAIT_COLOURS,
+} from '../lib/colours';
 import { DRIVER_STATES, HEX_RESOLUTIONS } from '../lib/types';
 
-function Swatch({ colour, round = true }: { colour: string; round?: boolean }) {
-  return <Box component="span" sx={{ display: 'inline-block', width: 12, height: 12, borderRadius: round ? '50%' : 0.5, bgcolor: colour, border: '1px solid #fff', boxShadow: '0 0 0 1px rgba(0,0,0,0.2)' }} />;
+function Swatch({ colour, round = true, ring }: { colour: string; round?: boolean; ring?: string }) {
+  return (
+    <Box
+      component="span"
+      sx={{
+        display: 'inline-block',
+        width: 12,
+        height: 12,
+        borderRadius: round ? '50%' : 0.5,
+        bgcolor: colour,
+        border: ring ? `3px solid ${ring}` : '1px solid #fff',
+        boxShadow: '0 0 0 1px rgba(0,0,0,0.2)',
+        boxSizing: 'content-box',
+      }}
+    />
+  );
 }
 
-function Key({ colour, label, round }: { colour: string; label: string; round?: boolean }) {
+function Key({ colour, label, round, ring }: { colour: string; label: string; round?: boolean; ring?: string }) {
   return (
     <Stack direction="row" spacing={0.75} sx={{ alignItems: 'center' }}>
-      <Swatch colour={colour} round={round} />
+      <Swatch colour={colour} round={round} ring={ring} />
       <Typography variant="caption">{label}</Typography>
     </Stack>
   );
@@ -83,6 +107,7 @@ export function MapLegend() {
           <Key colour={WAIT_COLOURS.fresh} label={t('dispatch.legend.waiting')} />
           <Key colour={WAIT_COLOURS.over_2} label={t('dispatch.legend.over_2')} />
           <Key colour={WAIT_COLOURS.over_5} label={t('dispatch.legend.over_5')} />
+          <Key colour={WAIT_COLOURS.fresh} ring={UNASSIGNED_COLOUR} label={t('dispatch.legend.unassigned')} />
           <Key colour={ASSIGNED_LINE_COLOUR} label={t('dispatch.legend.going')} />
           <Key colour={DRIVER_COLOURS.on_trip} label={t('dispatch.legend.on_trip')} />
         </Stack>

@@ -1,6 +1,7 @@
 // The active bookings as the console draws them: where each waits, since
 // when, the offers it holds now (from `GET /dispatch/active`, then the
 // `dispatch` log's offered and withdrawn entries) and who is driving to it.
+import { isUnassigned, minutesUnassigned, unassignedSince } from '@/lib/booking-state';
 import type { Booking, BookingStatus, LatLng } from '@/types/api';
 import type { DispatchEntry } from '@/lib/dispatch-entries';
 import type { ActiveBooking } from './types';
@@ -144,7 +145,25 @@ export function secondsLeft(deadline: number | null, now: number): number | null
 
 type Locate = (driver: string) => LatLng | null;
 
-/** The pickups, coloured on the map by status and by how long they waited. */
+export interface UnassignedRow {
+  booking: Booking;
+  /** Whole minutes it has waited for a driver. */
+  minutes: number;
+}
+
+/** The unassigned bookings (lib/booking-state), the longest waiting first. */
+export function unassignedRows(bookings: Iterable<ConsoleBooking>, now: number): UnassignedRow[] {
+  const rows: (UnassignedRow & { since: number })[] = [];
+  for (const { booking } of bookings) {
+    if (!booking || !isUnassigned(booking, now)) continue;
+    rows.push({ booking, minutes: minutesUnassigned(booking, now), since: unassignedSince(booking) });
+  }
+  rows.sort((left, right) => left.since - right.since || left.booking.id.localeCompare(right.booking.id));
+  return rows.map(({ booking, minutes }) => ({ booking, minutes }));
+}
+
+/** The pickups, coloured on the map by status and by how long they waited;
+ * an unassigned one (lib/booking-state) is drawn apart. */
 export function pickupFeatures(bookings: Iterable<ConsoleBooking>, now: number): GeoJSON.Feature<GeoJSON.Point>[] {
   const features: GeoJSON.Feature<GeoJSON.Point>[] = [];
   for (const { booking } of bookings) {
@@ -152,7 +171,13 @@ export function pickupFeatures(bookings: Iterable<ConsoleBooking>, now: number):
     features.push({
       type: 'Feature',
       id: booking.id,
-      properties: { id: booking.id, status: booking.status, wait: waitBucket(booking, now), reference: booking.reference },
+      properties: {
+        id: booking.id,
+        status: booking.status,
+        wait: waitBucket(booking, now),
+        reference: booking.reference,
+        unassigned: isUnassigned(booking, now),
+      },
       geometry: { type: 'Point', coordinates: [booking.pickup.lng, booking.pickup.lat] },
     });
   }

@@ -20,6 +20,9 @@ export const WAIT_COLOURS: Record<Exclude<WaitBucket, 'served'>, string> = {
 /** A driver with no fix for 30 s, whatever they were doing. */
 export const STALE_DRIVER_COLOUR = '#bdbdbd';
 
+/** The ring around an unassigned pickup (and its rows' tint in the lists). */
+export const UNASSIGNED_COLOUR = '#ad1457';
+
 export const PICKUP_GOING_COLOUR = '#1565c0';
 export const PICKUP_ON_TRIP_COLOUR = '#6a1b9a';
 export const OFFER_LINE_COLOUR = '#f9a825';

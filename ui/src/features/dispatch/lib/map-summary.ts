@@ -17,6 +17,8 @@ export interface MapSummary {
   /** Points of the assigned lines that follow a road route (0 when all are straight). */
   routePoints: number;
   pickups: number;
+  /** Pickups drawn as unassigned (lib/booking-state). */
+  unassignedPickups: number;
   /** Points of the replayed path, 0 when nothing replays. */
   replayPoints: number;
 }
@@ -46,6 +48,8 @@ export function mapSummary({ drivers, lines, pickups, replayPath }: Drawn): MapS
       if (feature.properties.routed) routePoints += feature.geometry.coordinates.length;
     }
   }
+  let unassignedPickups = 0;
+  for (const feature of pickups.features) if (feature.properties?.unassigned === true) unassignedPickups++;
   return {
     drivers: count,
     driversCentre: count === 0 ? '' : `${(lat / count).toFixed(6)},${(lng / count).toFixed(6)}`,
@@ -53,6 +57,7 @@ export function mapSummary({ drivers, lines, pickups, replayPath }: Drawn): MapS
     assignedLines,
     routePoints,
     pickups: pickups.features.length,
+    unassignedPickups,
     replayPoints: replayPath?.length ?? 0,
   };
 }
@@ -66,6 +71,7 @@ export function summaryAttributes(summary: MapSummary): Record<string, string> {
     'data-assigned-lines': String(summary.assignedLines),
     'data-route-points': String(summary.routePoints),
     'data-pickups': String(summary.pickups),
+    'data-unassigned-pickups': String(summary.unassignedPickups),
     'data-replay-points': String(summary.replayPoints),
   };
 }

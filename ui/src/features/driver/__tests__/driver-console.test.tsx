@@ -185,3 +185,50 @@ describe("the driver's console", () => {
     expect(appStore.get(notificationsAtom).map((entry) => entry.message)).toEqual(['wallet_updated']);
   });
 });
+
+describe('a parcel offer', () => {
+  const parcel = (overrides = {}) =>
+    testBooking({
+      id: 'p',
+      reference: 'PARCEL',
+      appcat: 'delivery',
+      parcelTypeSelected: { description: 'Small box', amount: 3 },
+      optionSelected: null,
+      deliveryPerson: 'Omar Khalil',
+      deliveryPersonPhone: '410 555 0199',
+      pickUpInstructions: 'Ring the bell at the side door',
+      deliveryInstructions: '',
+      updatedAt: Date.now(),
+      ...overrides,
+    });
+
+  it('shows the parcel type, the recipient and the instructions given, before the driver accepts', async () => {
+    mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }), 'POST /api/v1/drivers/me/location': () => ({ ok: true }) });
+    const client = seededClient(driver, { appcat: 'delivery' });
+    client.setQueryData<Offer[]>(queryKeys.tasks, [{ booking: parcel(), deadline: Date.now() + 20_000 }]);
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client });
+    const card = await screen.findByTestId('offer-card');
+    expect(screen.getByText('Delivery requests')).toBeInTheDocument();
+    expect(screen.getByTestId('offer-parcel-type')).toHaveTextContent('Small box');
+    expect(screen.getByTestId('offer-recipient')).toHaveTextContent('Omar Khalil · 410 555 0199');
+    expect(screen.getByTestId('offer-pickup-instructions')).toHaveTextContent('Ring the bell at the side door');
+    expect(card).toHaveTextContent("Recipient's name");
+    // No option chosen, no delivery instructions: no line for them.
+    expect(screen.queryByTestId('offer-parcel-option')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('offer-delivery-instructions')).not.toBeInTheDocument();
+  });
+
+  it('shows the option when one was chosen, and nothing of the kind for a ride', async () => {
+    mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }), 'POST /api/v1/drivers/me/location': () => ({ ok: true }) });
+    const client = seededClient(driver);
+    client.setQueryData<Offer[]>(queryKeys.tasks, [
+      { booking: parcel({ optionSelected: { description: 'Fragile handling', amount: 2 } }), deadline: null },
+      offered('a'),
+    ]);
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client });
+    const cards = await screen.findAllByTestId('offer-card');
+    expect(screen.getByText('Booking requests')).toBeInTheDocument();
+    expect(screen.getByTestId('offer-parcel-option')).toHaveTextContent('Fragile handling');
+    expect(cards[1].querySelector('[data-testid="offer-parcel"]')).toBeNull();
+  });
+});

@@ -19,6 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { dismissBookingNotifications } from '@/components/ui/notifications/notifications-store';
 import { errorKey } from '@/lib/api-client';
 import { useSettings } from '@/lib/app-data';
+import { useAppTexts } from '@/lib/app-texts';
 import { socketStatusAtom } from '@/lib/socket';
 import type { Booking, User } from '@/types/api';
 import { useAcceptOffer, useDeclineOffer, useDriverStatus, useTasks } from '../api/driver';
@@ -59,7 +60,8 @@ export function DriverConsole({
   trip: Booking | null;
   onAccepted: (booking: Booking) => void;
 }) {
-  const { t } = useTranslation();
+  // The requests of a delivery platform are delivery requests (issue #34).
+  const { t } = useAppTexts();
   const settings = useSettings();
   const demoCity = settings.demoCity === true;
   const online = user.driverActiveStatus;

@@ -1,15 +1,16 @@
 import PlaceIcon from '@mui/icons-material/Place';
 import TripOriginIcon from '@mui/icons-material/TripOrigin';
 import { Box, Button, Card, CardActions, CardContent, Chip, LinearProgress, Stack, Typography } from '@mui/material';
-import { useTranslation } from 'react-i18next';
 import { useNow } from '@/hooks/use-now';
 import { useSettings } from '@/lib/app-data';
+import { useAppTexts } from '@/lib/app-texts';
 import { distanceIn, formatMoney } from '@/lib/format';
 import { distanceMeters } from '@/lib/polyline';
-import type { LatLng, Offer } from '@/types/api';
+import type { Booking, LatLng, Offer } from '@/types/api';
 
 /** An incoming booking request: pickup, drop, how far away the pickup is,
- * the trip's distance, fare and the time left to answer. */
+ * the trip's distance, fare and the time left to answer; for a parcel, what
+ * it is and who receives it, so the driver knows before accepting. */
 export function OfferCard({
   offer,
   position,
@@ -24,10 +25,10 @@ export function OfferCard({
   onAccept: () => void;
   onDecline: () => void;
 }) {
-  const { t } = useTranslation();
   const settings = useSettings();
   const now = useNow(250);
   const { booking, deadline } = offer;
+  const { t } = useAppTexts(booking.appcat);
   const secondsLeft = deadline ? Math.max(0, Math.ceil((deadline - now) / 1000)) : null;
   const total = deadline ? Math.max(1, Math.ceil((deadline - (booking.updatedAt || now)) / 1000)) : null;
   const distance = distanceIn(booking.estimateDistance, settings);
@@ -76,6 +77,7 @@ export function OfferCard({
             <Typography variant="body2">{booking.dropAddress}</Typography>
           </Stack>
         </Stack>
+        {booking.appcat === 'delivery' && <ParcelLines booking={booking} />}
         <Box sx={{ mt: 1 }}>
           <Typography variant="caption" color="text.secondary">
             {[booking.carType, booking.customer_name].filter(Boolean).join(' · ')}
@@ -91,5 +93,33 @@ export function OfferCard({
         </Button>
       </CardActions>
     </Card>
+  );
+}
+
+/** A parcel offer's own lines: the parcel type and option, the recipient and the instructions, each only when given. */
+function ParcelLines({ booking }: { booking: Booking }) {
+  const { t } = useAppTexts(booking.appcat);
+  const recipient = [booking.deliveryPerson, booking.deliveryPersonPhone].map((part) => part?.trim()).filter(Boolean);
+  const lines = [
+    { id: 'parcel-type', label: t('booking.parcel_type'), value: booking.parcelTypeSelected?.description },
+    { id: 'parcel-option', label: t('booking.parcel_option'), value: booking.optionSelected?.description },
+    { id: 'recipient', label: t('booking.delivery_person'), value: recipient.length > 0 ? recipient.join(' · ') : undefined },
+    { id: 'pickup-instructions', label: t('booking.pickup_instructions'), value: booking.pickUpInstructions?.trim() },
+    { id: 'delivery-instructions', label: t('booking.delivery_instructions'), value: booking.deliveryInstructions?.trim() },
+  ].filter((line) => Boolean(line.value));
+  if (lines.length === 0) return null;
+  return (
+    <Box component="dl" sx={{ mt: 1.5, mb: 0, display: 'grid', gridTemplateColumns: 'auto 1fr', columnGap: 1.5, rowGap: 0.25 }} data-testid="offer-parcel">
+      {lines.map((line) => (
+        <Box key={line.id} sx={{ display: 'contents' }}>
+          <Typography component="dt" variant="body2" color="text.secondary">
+            {line.label}
+          </Typography>
+          <Typography component="dd" variant="body2" fontWeight={600} sx={{ m: 0, overflowWrap: 'anywhere' }} data-testid={`offer-${line.id}`}>
+            {line.value}
+          </Typography>
+        </Box>
+      ))}
+    </Box>
   );
 }

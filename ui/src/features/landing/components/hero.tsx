@@ -2,7 +2,7 @@ import { Box, Container, Grid, Stack, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSettings } from '@/lib/app-data';
-import { wordingContext } from '../lib/wording';
+import { textContext } from '@/lib/app-texts';
 
 /** The landing hero; the booking form (or a driver's slogan) sits beside the headline. */
 export function Hero({ children }: { children: ReactNode }) {
@@ -38,10 +38,10 @@ export function Hero({ children }: { children: ReactNode }) {
                 {settings.appName}
               </Typography>
               <Typography variant="h2" component="h1" sx={{ fontSize: { xs: '2.2rem', md: '3.4rem' }, lineHeight: 1.1 }}>
-                {t('landing.headline', { context: wordingContext(settings.appcat) })}
+                {t('landing.headline', { context: textContext(settings.appcat) })}
               </Typography>
               <Typography variant="h6" sx={{ opacity: 0.9, fontWeight: 400 }}>
-                {t('landing.subheadline', { context: wordingContext(settings.appcat) })}
+                {t('landing.subheadline', { context: textContext(settings.appcat) })}
               </Typography>
             </Stack>
           </Grid>

@@ -6,12 +6,12 @@ import ShopIcon from '@mui/icons-material/Shop';
 import { Box, Button, Card, CardContent, Container, Grid, Stack, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
 import { useSettings } from '@/lib/app-data';
-import { wordingContext } from '../lib/wording';
+import { textContext } from '@/lib/app-texts';
 
 /** Three highlights (spec §2 landing). */
 export function Highlights() {
   const { t } = useTranslation();
-  const context = wordingContext(useSettings().appcat);
+  const context = textContext(useSettings().appcat);
   const items = [
     { icon: <BoltIcon fontSize="large" />, title: t('landing.feature_fast_title'), body: t('landing.feature_fast_body', { context }) },
     { icon: <ChatIcon fontSize="large" />, title: t('landing.feature_live_title'), body: t('landing.feature_live_body', { context }) },

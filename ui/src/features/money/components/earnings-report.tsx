@@ -75,6 +75,7 @@ export function EarningsReport({ kind }: { kind: ReportKind }) {
       testId={`${kind}-report`}
       columns={columns}
       search={false}
+      emptyText="panel.empty.earnings"
       getRowId={(row) => `${row.year}-${row.month}-${row.driverUId}`}
       source={{
         mode: 'server',

@@ -2,7 +2,7 @@ import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it, vi } from 'vitest';
 import { queryKeys } from '@/lib/query-keys';
 import { assigned, testBooking } from '@/testing/fixtures';
-import { testUser } from '@/testing/test-utils';
+import { testSettings, testUser } from '@/testing/test-utils';
 import type { Booking, ChatMessage, Offer, Page, Tracking, Wallet } from '@/types/api';
 import { serverEventHandlers } from '../lib/apply-server-event';
 
@@ -35,6 +35,19 @@ describe('socket events written into the query cache', () => {
     const list = client.getQueryData<Page<Booking>>(queryKeys.bookings.list());
     expect(list?.items.map((item) => item.status)).toEqual(['ACCEPTED', 'NEW']);
     expect(list?.items[0].driver_name).toBe('Driver 1');
+  });
+
+  it("a booking event keeps the dashboard's active bookings current once it has read them", () => {
+    const { client, handlers } = setup('admin-1');
+    client.setQueryData<Booking[]>(queryKeys.bookings.active, [testBooking({ status: 'NEW' })]);
+    handlers.booking(assigned({ version: 2 }));
+    handlers.booking(testBooking({ id: 'fresh', status: 'NEW' }));
+    expect(client.getQueryData<Booking[]>(queryKeys.bookings.active)?.map((item) => [item.id, item.status])).toEqual([
+      ['booking-1', 'ACCEPTED'],
+      ['fresh', 'NEW'],
+    ]);
+    handlers.booking({ booking: testBooking({ id: 'fresh', status: 'CANCELLED', version: 2 }) });
+    expect(client.getQueryData<Booking[]>(queryKeys.bookings.active)?.map((item) => item.id)).toEqual(['booking-1']);
   });
 
   it('a booking event older than the copy in the cache is ignored, in the booking and in the list', () => {
@@ -153,5 +166,30 @@ describe('socket events written into the query cache', () => {
     const { notify, handlers } = setup('user-driver-1');
     handlers.notification({ key: 'broadcast', title: 'Road closure', body: 'Pratt St is closed tonight.' });
     expect(notify).toHaveBeenCalledWith({ key: 'broadcast', text: 'Pratt St is closed tonight.', title: 'Road closure', severity: 'info' });
+  });
+
+  it("a parcel's request is told in delivery words: from the booking this browser holds, else the platform's service", () => {
+    const { client, notify, handlers } = setup('user-driver-1');
+    client.setQueryData(queryKeys.settings, { ...testSettings, appcat: 'taxi' });
+    client.setQueryData<Offer[]>(queryKeys.tasks, [{ booking: testBooking({ id: 'parcel-1', appcat: 'delivery' }), deadline: null }]);
+    handlers.notification({ key: 'accept_booking_request', body: 'You have a new booking request.', booking: 'parcel-1' });
+    expect(notify).toHaveBeenLastCalledWith(expect.objectContaining({ key: 'accept_booking_request', booking: 'parcel-1', context: 'delivery' }));
+    // The request may come before its offer: the platform's service says.
+    handlers.notification({ key: 'accept_booking_request', booking: 'ride-1' });
+    expect(notify.mock.lastCall?.[0]).not.toHaveProperty('context');
+    client.setQueryData(queryKeys.settings, { ...testSettings, appcat: 'delivery' });
+    handlers.notification({ key: 'accept_booking_request', booking: 'parcel-2' });
+    expect(notify).toHaveBeenLastCalledWith(expect.objectContaining({ booking: 'parcel-2', context: 'delivery' }));
+    // A taxi booking kept from before the switch keeps its words.
+    client.setQueryData(queryKeys.bookings.detail('ride-2'), testBooking({ id: 'ride-2', appcat: 'taxi' }));
+    handlers.notification({ key: 'accept_booking_request', booking: 'ride-2' });
+    expect(notify.mock.lastCall?.[0]).not.toHaveProperty('context');
+  });
+
+  it("a sender's cancelled request says the sender", () => {
+    const { client, notify, handlers } = setup('user-driver-1');
+    client.setQueryData<Offer[]>(queryKeys.tasks, [{ booking: testBooking({ id: 'parcel-1', appcat: 'delivery' }), deadline: null }]);
+    handlers.offer_withdrawn({ booking: 'parcel-1', reason: 'cancelled' });
+    expect(notify).toHaveBeenCalledWith({ key: 'driver.offer_cancelled', severity: 'info', context: 'delivery' });
   });
 });

@@ -2,7 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { act, screen } from '@testing-library/react';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
+import { notificationsAtom } from '@/components/ui/notifications/notifications-store';
 import { queryKeys } from '@/lib/query-keys';
+import { appStore } from '@/lib/store';
 import { assigned, testBooking } from '@/testing/fixtures';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
 import type { Booking } from '@/types/api';
@@ -49,5 +51,18 @@ describe('the realtime connection', () => {
       fakeSocket.emit('connect');
     });
     expect(client.getQueryState(queryKeys.bookings.detail('booking-1'))?.isInvalidated).toBe(true);
+  });
+
+  it("toasts a new parcel request in delivery words on a delivery platform", async () => {
+    appStore.set(notificationsAtom, []);
+    const driver = testUser({ id: 'user-driver-1', usertype: 'driver' });
+    // The app's provider draws the toasts.
+    renderWithProviders(<Trip userId={driver.id} />, { client: seededClient(driver, { appcat: 'delivery' }) });
+    await screen.findByTestId('status');
+    act(() => {
+      fakeSocket.emit('notification', { key: 'accept_booking_request', body: 'You have a new booking request.', booking: 'parcel-1' });
+    });
+    expect(await screen.findByTestId('notification')).toHaveTextContent('You have a new delivery request.');
+    appStore.set(notificationsAtom, []);
   });
 });

@@ -14,10 +14,11 @@ export function useRealtime(userId: string | undefined) {
     const socket = connectSocket();
     const handlers = serverEventHandlers(client, {
       userId,
-      notify: ({ key, text, title, severity, booking }) => {
-        // A key we know is shown in this browser's language; otherwise the server's text
-        // (in the user's language as the server knows it, or an admin's broadcast).
-        if (key && i18n.exists(key)) notify({ severity: severity ?? 'info', message: key, booking });
+      notify: ({ key, text, title, severity, booking, context }) => {
+        // A key we know is shown in this browser's language (in the booking's
+        // words); otherwise the server's text (in the user's language as the
+        // server knows it, or an admin's broadcast).
+        if (key && i18n.exists(key)) notify({ severity: severity ?? 'info', message: key, booking, ...(context ? { values: { context } } : {}) });
         else if (text) notify({ severity: severity ?? 'info', message: text, title, translated: true, booking });
       },
       dismissBooking: dismissBookingNotifications,

@@ -1,6 +1,8 @@
 // Server events (DESIGN.md "Socket.IO") written into the query cache, so the
 // screens that read those queries update without a second copy of the data.
 import type { QueryClient } from '@tanstack/react-query';
+import { applyActiveBooking } from '@/lib/active-bookings';
+import { textContext } from '@/lib/app-texts';
 import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import type {
@@ -8,6 +10,7 @@ import type {
   ChatMessage,
   Offer,
   Page,
+  Settings,
   SosAlert,
   Tracking,
   TrackingPoint,
@@ -19,7 +22,15 @@ export interface EventContext {
   /** The signed-in user's id. */
   userId: string;
   /** Shows a toast: a translation key, or server text when `translated`. */
-  notify: (notice: { key: string; text?: string; title?: string; severity?: 'info' | 'success' | 'warning'; booking?: string }) => void;
+  notify: (notice: {
+    key: string;
+    text?: string;
+    title?: string;
+    severity?: 'info' | 'success' | 'warning';
+    booking?: string;
+    /** The booking's wording: `delivery` reads the key's `_delivery` variant (issue #34). */
+    context?: 'delivery';
+  }) => void;
   /** Takes away the toasts about a booking (its offer was answered or went away). */
   dismissBooking?: (booking: string) => void;
 }
@@ -31,6 +42,8 @@ export type WithdrawReason = 'taken' | 'declined' | 'expired' | 'cancelled';
 export function applyBooking(client: QueryClient, incoming: Booking, context: EventContext) {
   const booking = newestBooking(client.getQueryData<Booking>(queryKeys.bookings.detail(incoming.id)), incoming);
   client.setQueryData<Booking>(queryKeys.bookings.detail(booking.id), booking);
+  // The dashboard's active bookings (its unassigned count), when it read them.
+  applyActiveBooking(client, booking);
   // Every cached page of a bookings list: the rider's or driver's list and
   // each page of the panel's grid.
   let listed = false;
@@ -100,10 +113,11 @@ export function applyOfferWithdrawn(
 ) {
   const offers = client.getQueryData<Offer[]>(queryKeys.tasks);
   const hadIt = offers?.some((offer) => offer.booking.id === payload.booking) ?? false;
+  const wording = wordingOf(client, payload.booking);
   removeOffer(client, payload.booking);
   context.dismissBooking?.(payload.booking);
   if (hadIt && payload.reason === 'taken') context.notify({ key: 'driver.offer_taken', severity: 'warning' });
-  if (hadIt && payload.reason === 'cancelled') context.notify({ key: 'driver.offer_cancelled', severity: 'info' });
+  if (hadIt && payload.reason === 'cancelled') context.notify({ key: 'driver.offer_cancelled', severity: 'info', ...(wording ? { context: wording } : {}) });
   if (hadIt && payload.reason === 'expired') context.notify({ key: 'driver.offer_expired', severity: 'info' });
 }
 
@@ -144,16 +158,28 @@ export function applyWallet(client: QueryClient, payload: { walletBalance: numbe
   void client.invalidateQueries({ queryKey: queryKeys.wallet(context.userId) });
 }
 
+/** The wording of a booking's notices: its own category when this browser
+ * holds it (an offer, a trip), else the platform's; a new booking request
+ * may come before its offer does. */
+export function wordingOf(client: QueryClient, bookingId: string | null | undefined): 'delivery' | undefined {
+  if (!bookingId) return undefined;
+  const booking =
+    client.getQueryData<Booking>(queryKeys.bookings.detail(bookingId)) ??
+    client.getQueryData<Offer[]>(queryKeys.tasks)?.find((offer) => offer.booking.id === bookingId)?.booking;
+  return textContext(booking?.appcat ?? client.getQueryData<Settings | null>(queryKeys.settings)?.appcat);
+}
+
 export function applyNotification(
   payload: { key?: string; title?: string; body?: string; booking?: string | null },
   context: EventContext,
+  wording?: 'delivery',
 ) {
   // Chat has its own toast; the others say what happened to a booking.
   if (payload.key === 'chat_requested') return;
   // An admin's broadcast is its own title and text; a booking notice's title
   // is only the app's name.
   const title = payload.key === 'broadcast' ? payload.title : undefined;
-  context.notify({ key: payload.key ?? '', text: payload.body, title, severity: 'info', booking: payload.booking ?? undefined });
+  context.notify({ key: payload.key ?? '', text: payload.body, title, severity: 'info', booking: payload.booking ?? undefined, ...(wording ? { context: wording } : {}) });
 }
 
 /** Every event the app listens to, for one place to subscribe and unsubscribe. */
@@ -167,7 +193,7 @@ export function serverEventHandlers(client: QueryClient, context: EventContext) 
     chat: (payload: { booking: string; message: ChatMessage }) => applyChat(client, payload, context),
     wallet: (payload: { walletBalance: number }) => applyWallet(client, payload, context),
     notification: (payload: { key?: string; title?: string; body?: string; booking?: string | null }) =>
-      applyNotification(payload, context),
+      applyNotification(payload, context, wordingOf(client, payload.booking)),
     drivers: (payload: unknown) => client.setQueryData(queryKeys.liveDrivers, payload),
     sos: (payload: SosAlert) => applySos(client, payload),
   } as const;

@@ -45,4 +45,25 @@ describe('the settings form', () => {
     expect(used('nearest')).toEqual(['dispatchOfferSeconds', 'driverRadius']);
     expect(used('broadcast')).toEqual(['dispatchOfferSeconds', 'driverRadius']);
   });
+
+  it('offers the service first, taxi or parcel delivery, and never demo mode (issue #34)', () => {
+    expect(SETTINGS_SECTIONS[0].fields).toEqual([{ name: 'appcat', kind: 'choice', options: ['taxi', 'delivery'] }]);
+    const names = SETTINGS_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name));
+    expect(names).not.toContain('AllowCriticalEditsAdmin');
+    const before = formValues(SETTINGS_SECTIONS, { appcat: 'taxi', AllowCriticalEditsAdmin: false });
+    expect(before).not.toHaveProperty('AllowCriticalEditsAdmin');
+    expect(changedFields(SETTINGS_SECTIONS, before, { ...before, appcat: 'delivery' })).toEqual({ appcat: 'delivery' });
+  });
+
+  it('bounds the two new minutes settings as the server does', () => {
+    expect(field('noDriverCancelMinutes')).toMatchObject({ kind: 'number', min: 1, max: 1440, integer: true });
+    expect(field('autoCompleteMinutes')).toMatchObject({ kind: 'number', min: 1, max: 10080, integer: true });
+    expect(fieldProblem(field('noDriverCancelMinutes'), '0')).toBe('settings.out_of_range');
+    expect(fieldProblem(field('noDriverCancelMinutes'), '1441')).toBe('settings.out_of_range');
+    expect(fieldProblem(field('noDriverCancelMinutes'), '1440')).toBeNull();
+    expect(fieldProblem(field('autoCompleteMinutes'), '10081')).toBe('settings.out_of_range');
+    expect(fieldProblem(field('autoCompleteMinutes'), '90.5')).toBe('settings.whole_number');
+    expect(fieldProblem(field('autoCompleteMinutes'), '')).toBe('settings.number_required');
+    expect(fieldProblem(field('autoCompleteMinutes'), '10080')).toBeNull();
+  });
 });

@@ -1,7 +1,7 @@
 // One form for the settings and for app info: each field with its help line,
 // checked against the server's bounds first, only the changes sent, the
 // server's refusal shown on its field; the whole app sees the new values at once.
-import { Alert, Box, Button, Card, CardContent, CardHeader, FormControlLabel, Grid, ListItemText, MenuItem, Stack, Switch, TextField, Typography } from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, CardHeader, FormControlLabel, Grid, InputAdornment, ListItemText, MenuItem, Radio, RadioGroup, Stack, Switch, TextField, Typography } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -116,6 +116,48 @@ export function SettingsForm({ sections, path, testId }: { sections: SettingsSec
         </TextField>
       );
     }
+    if (field.kind === 'choice') {
+      // Every option in view with what it means: a switch of what the whole platform is.
+      return (
+        <Box>
+          <RadioGroup
+            row
+            value={String(values[field.name] ?? '')}
+            onChange={(event) => set(field.name, event.target.value)}
+            aria-label={label}
+            data-testid={`setting-${field.name}`}
+            sx={{ gap: 1.5 }}
+          >
+            {field.options!.map((option) => {
+              const chosen = values[field.name] === option;
+              return (
+                <FormControlLabel
+                  key={option}
+                  value={option}
+                  disabled={disabled}
+                  control={<Radio slotProps={{ input: { 'data-testid': `setting-${field.name}-${option}` } as React.InputHTMLAttributes<HTMLInputElement> }} />}
+                  label={<ListItemText primary={t(`settings.optionName.${option}`)} secondary={t(`settings.option.${option}`)} slotProps={{ primary: { fontWeight: 700 } }} />}
+                  sx={{
+                    m: 0,
+                    pr: 2,
+                    flex: '1 1 240px',
+                    alignItems: 'flex-start',
+                    border: 2,
+                    borderRadius: 2,
+                    borderColor: chosen ? 'primary.main' : 'divider',
+                    bgcolor: chosen ? 'action.selected' : undefined,
+                    '& .MuiRadio-root': { mt: 0.5 },
+                  }}
+                />
+              );
+            })}
+          </RadioGroup>
+          <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+            {help}
+          </Typography>
+        </Box>
+      );
+    }
     if (field.kind === 'select') {
       return (
         <TextField
@@ -151,7 +193,10 @@ export function SettingsForm({ sections, path, testId }: { sections: SettingsSec
         error={Boolean(errors[field.name])}
         helperText={help}
         disabled={disabled}
-        slotProps={{ htmlInput: { ...common, inputMode: field.kind === 'number' ? 'decimal' : undefined, dir: field.kind === 'number' ? 'ltr' : undefined } }}
+        slotProps={{
+          htmlInput: { ...common, inputMode: field.kind === 'number' ? 'decimal' : undefined, dir: field.kind === 'number' ? 'ltr' : undefined },
+          input: field.unit ? { endAdornment: <InputAdornment position="end">{t(field.unit)}</InputAdornment> } : undefined,
+        }}
       />
     );
   };
@@ -171,7 +216,7 @@ export function SettingsForm({ sections, path, testId }: { sections: SettingsSec
             <CardContent sx={{ pt: 0 }}>
               <Grid container spacing={2}>
                 {section.fields.map((field) => (
-                  <Grid key={field.name} size={{ xs: 12, md: 6 }}>
+                  <Grid key={field.name} size={{ xs: 12, md: field.kind === 'choice' ? 12 : 6 }}>
                     {input(field)}
                   </Grid>
                 ))}

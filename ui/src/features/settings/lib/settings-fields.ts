@@ -2,8 +2,9 @@
 // "Admin panel"): every field the server keeps, grouped as the spec groups
 // them, each with a line of help and the bounds the server checks.
 
-/** `multi`: several of `options`, kept as a list (edited as comma-joined text). */
-export type FieldKind = 'text' | 'number' | 'switch' | 'select' | 'multi';
+/** `multi`: several of `options`, kept as a list (edited as comma-joined text);
+ * `choice`: one of a few `options`, all in view side by side. */
+export type FieldKind = 'text' | 'number' | 'switch' | 'select' | 'multi' | 'choice';
 
 export interface SettingsField {
   name: string;
@@ -13,6 +14,8 @@ export interface SettingsField {
   max?: number;
   integer?: boolean;
   options?: string[];
+  /** Translation key of the unit shown after the value: the label and the unit read as a sentence. */
+  unit?: string;
   /** Used only while another field has one of these values: shown, but not editable, otherwise. */
   usedWhen?: { field: string; values: string[] };
 }
@@ -29,6 +32,10 @@ const BATCH = { field: 'dispatchPolicy', values: ['batch'] };
 const text = (name: string): SettingsField => ({ name, kind: 'text' });
 
 export const SETTINGS_SECTIONS: SettingsSection[] = [
+  // Issue #34: what the platform is, first and on its own. Demo mode
+  // (`AllowCriticalEditsAdmin`) is deliberately absent: the server's
+  // configuration sets it, and PATCH /settings refuses it.
+  { title: 'settings.section.service', fields: [{ name: 'appcat', kind: 'choice', options: ['taxi', 'delivery'] }] },
   {
     title: 'settings.section.currency',
     fields: [text('code'), text('symbol'), toggle('swipe_symbol'), { name: 'decimal', kind: 'number', min: 0, max: 6, integer: true }],
@@ -73,6 +80,14 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
       { name: 'dispatchWaveSize', kind: 'number', min: 1, max: 100, integer: true, usedWhen: WAVES },
       { name: 'dispatchMaxWaves', kind: 'number', min: 1, max: 100, integer: true, usedWhen: WAVES },
       { name: 'dispatchRadiusStep', kind: 'number', min: 0, usedWhen: WAVES },
+    ],
+  },
+  {
+    // Issue #34: when the system gives up on a booking, and closes a paid one.
+    title: 'settings.section.limits',
+    fields: [
+      { name: 'noDriverCancelMinutes', kind: 'number', min: 1, max: 1440, integer: true, unit: 'settings.unit.minutes' },
+      { name: 'autoCompleteMinutes', kind: 'number', min: 1, max: 10080, integer: true, unit: 'settings.unit.minutes' },
     ],
   },
 ];

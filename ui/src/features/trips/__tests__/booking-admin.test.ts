@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { assigned, testBooking } from '@/testing/fixtures';
 import type { Booking, BookingStatus } from '@/types/api';
-import { fareLines, isUnassigned, ledgerKind, operatorActions, refundable, refundProblem, stageTimes } from '../lib/booking-admin';
+import { fareLines, ledgerKind, operatorActions, refundable, refundProblem, stageTimes } from '../lib/booking-admin';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0);
 const MINUTE = 60_000;
 const at = (status: BookingStatus, overrides: Partial<Booking> = {}) => testBooking({ status, ...overrides });
-
-describe('an unassigned booking', () => {
-  it('is a NEW one, Book Now, or Book Later from 15 minutes before its trip', () => {
-    expect(isUnassigned(at('NEW'), NOW)).toBe(true);
-    expect(isUnassigned(at('NEW', { bookLater: true, tripdate: NOW + 16 * MINUTE }), NOW)).toBe(false);
-    expect(isUnassigned(at('NEW', { bookLater: true, tripdate: NOW + 15 * MINUTE }), NOW)).toBe(true);
-    expect(isUnassigned(at('NEW', { bookLater: true, tripdate: NOW - MINUTE }), NOW)).toBe(true);
-    for (const status of ['PAYMENT_PENDING', 'ACCEPTED', 'CANCELLED'] as const) expect(isUnassigned(at(status), NOW)).toBe(false);
-  });
-});
 
 describe("the operator's actions on a booking", () => {
   const allowed = (booking: Booking, role: 'admin' | 'fleetadmin' = 'admin', critical = true) =>

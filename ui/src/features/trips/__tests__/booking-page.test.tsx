@@ -134,7 +134,13 @@ afterEach(() => {
 
 describe("a booking's page in the panel", () => {
   it('shows the people with their contacts, where the trip really ended, the fare, the stages, the ledger and the dispatch timeline', async () => {
-    const api = serve({ booking: reached(), ledger: [ledgerEntry({})] });
+    const api = serve({
+      booking: reached(),
+      ledger: [ledgerEntry({})],
+      chat: () => ({
+        messages: [{ message: 'I am by the blue door', from: 'user-rider-1', type: 'msg', msgDate: '', msgTime: '', source: 'rider', smsId: null, createdAt: T0 + 120_000 }],
+      }),
+    });
     renderPage();
     const page = await screen.findByTestId('booking-page');
     expect(page).toHaveAttribute('data-status', 'REACHED');
@@ -177,9 +183,11 @@ describe("a booking's page in the panel", () => {
     expect(screen.getAllByTestId('timeline-row').map((row) => row.getAttribute('data-kind'))).toEqual(['offered', 'withdrawn', 'offered', 'accepted']);
     expect(screen.getAllByTestId('timeline-wave').map((wave) => wave.getAttribute('data-by'))).toEqual(['system', 'admin']);
     expect(screen.getAllByTestId('timeline-row')[2]).toHaveTextContent('Offered by an admin to Dana Driver');
-    // The server lets only the rider and the driver read the chat: the panel does not ask.
-    expect(screen.queryByTestId('booking-chat')).not.toBeInTheDocument();
-    expect(calls(api, 'GET', '/api/v1/bookings/b1/chat')).toHaveLength(0);
+    // The chat, read only: each side named.
+    expect(await within(screen.getByTestId('booking-chat')).findByText('I am by the blue door')).toBeInTheDocument();
+    expect(screen.getByTestId('chat-sender')).toHaveTextContent('Rider 1');
+    expect(within(screen.getByTestId('booking-chat')).queryByRole('textbox')).not.toBeInTheDocument();
+    expect(calls(api, 'GET', '/api/v1/bookings/b1/chat')).toHaveLength(1);
   });
 
   it('draws the chat it is handed, with the booking it is about', async () => {

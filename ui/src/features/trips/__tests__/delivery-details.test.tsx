@@ -49,7 +49,7 @@ describe('a parcel booking on the trip screens', () => {
     const booking = assigned({ ...parcel, status: 'REACHED', prepaid: true, payment_mode: 'card', payableAmount: 13.97 });
     renderWithProviders(<DriverTripPanel booking={booking} position={null} />, { client: seededClient(driver) });
     expect(screen.queryByTestId('trip-collect-cash')).not.toBeInTheDocument();
-    expect(screen.getByText('The rider paid $13.97 by card. Hand over the parcel, then finish the delivery.')).toBeInTheDocument();
+    expect(screen.getByText('The sender paid $13.97 by card. Hand over the parcel, then finish the delivery.')).toBeInTheDocument();
     await user.click(screen.getByTestId('trip-finish'));
     await vi.waitFor(() => expect(api.calls.at(-1)).toMatchObject({ path: '/api/v1/bookings/booking-1/pay', body: {} }));
   });

@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tansta
 import type { PageAnswer, PageParams } from '@/components/panel/panel-table';
 import { DEFAULT_PAGE_SIZE, FIRST_PAGE, pageParams, type SortOrder } from '@/components/panel/panel-table-model';
 import { api } from '@/lib/api-client';
+import { isUnassigned } from '@/lib/booking-state';
 import { queryKeys } from '@/lib/query-keys';
 import type { Booking } from '@/types/api';
-import { isUnassigned } from '../lib/booking-admin';
 import { storeBooking } from './bookings';
 
 /** Under the bookings list key, so socket events update the grid's rows too. */

@@ -16,8 +16,8 @@ import {
 } from '@mui/material';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
 import { useSettings } from '@/lib/app-data';
+import { useAppTexts } from '@/lib/app-texts';
 import type { Booking, Role } from '@/types/api';
 import { loadMoreBookings, useBookings } from '../api/bookings';
 import { matchesSearch, visibleColumns } from '../lib/booking-columns';
@@ -34,7 +34,7 @@ export function BookingsTable({
   selectedId?: string | null;
   onSelect: (booking: Booking) => void;
 }) {
-  const { t } = useTranslation();
+  const { t } = useAppTexts();
   const settings = useSettings();
   const client = useQueryClient();
   const bookings = useBookings();

@@ -1,6 +1,6 @@
 import { Box, Divider, Stack, Typography } from '@mui/material';
-import { useTranslation } from 'react-i18next';
 import { useSettings } from '@/lib/app-data';
+import { useAppTexts } from '@/lib/app-texts';
 import { formatMoney } from '@/lib/format';
 import type { Booking, PricedChoice } from '@/types/api';
 
@@ -9,7 +9,7 @@ import type { Booking, PricedChoice } from '@/types/api';
  * pickup and delivery photos the driver took), for the rider's trip view and
  * the driver's trip screen. Nothing for a taxi booking. */
 export function DeliveryDetails({ booking }: { booking: Booking }) {
-  const { t } = useTranslation();
+  const { t } = useAppTexts(booking.appcat);
   const settings = useSettings();
   if (booking.appcat !== 'delivery') return null;
   const choice = (value: PricedChoice | null) => (value ? `${value.description} (${formatMoney(value.amount, settings)})` : '');

@@ -5,6 +5,7 @@ import TripOriginIcon from '@mui/icons-material/TripOrigin';
 import { Alert, Avatar, Box, Button, Card, CardContent, Grid, Link, Stack, TextField, Typography } from '@mui/material';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useAppTexts } from '@/lib/app-texts';
 import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
 import { MAP_HEIGHT } from '@/components/map/types';
@@ -31,7 +32,8 @@ export function DriverTripPanel({
   chat?: ReactNode;
   uploads?: ReactNode;
 }) {
-  const { t } = useTranslation();
+  // A parcel's screen says collect and deliver (issue #34).
+  const { t } = useAppTexts(booking.appcat);
   const settings = useSettings();
   const command = useBookingCommand(booking.id);
   const [otp, setOtp] = useState('');

@@ -1,13 +1,14 @@
 import ArrowForwardIcon from '@mui/icons-material/ArrowForward';
 import { Stack, Typography } from '@mui/material';
-import { useTranslation } from 'react-i18next';
 import { useNow } from '@/hooks/use-now';
+import { useAppTexts } from '@/lib/app-texts';
 import type { Booking } from '@/types/api';
 import { nextStepKey } from '../lib/booking-status';
 
 /** The rider's one line of what happens next, under the progress. */
 export function NextStep({ booking }: { booking: Booking }) {
-  const { t } = useTranslation();
+  // A parcel's line speaks of the parcel.
+  const { t } = useAppTexts(booking.appcat);
   // Only a Book Later booking's line changes with time (when its search begins).
   const now = useNow(30_000);
   const key = nextStepKey(booking, now);

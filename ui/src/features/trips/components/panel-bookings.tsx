@@ -9,13 +9,14 @@ import { PanelTable, type PanelRowAction } from '@/components/panel/panel-table'
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { useNow } from '@/hooks/use-now';
 import { useSettings } from '@/lib/app-data';
+import { useAppTexts, type Texts } from '@/lib/app-texts';
 import { bookingPagePath } from '@/lib/authorization';
+import { isUnassigned } from '@/lib/booking-state';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { errorText } from '@/lib/server-errors';
 import type { Booking, BookingStatus, Role } from '@/types/api';
 import { useCancelBooking } from '../api/bookings';
 import { BOOKING_SORT_FIELDS, bookingsExportQuery, DEFAULT_BOOKING_SORT, fetchBookingsPage, panelBookingsKey } from '../api/panel-bookings';
-import { isUnassigned } from '../lib/booking-admin';
 import { canAssign, canCancel, INCOMPLETE_BOOKING_REASON, PAYMENT_PENDING_CANCEL_DELAY_MS } from '../lib/booking-status';
 import { INITIALLY_HIDDEN, panelBookingColumns, type PanelColumn } from '../lib/panel-booking-columns';
 import { AssignDriverDialog } from './assign-driver-dialog';
@@ -52,7 +53,7 @@ function DropCell({ booking }: { booking: Booking }) {
   );
 }
 
-function gridColumn(column: PanelColumn, t: ReturnType<typeof useTranslation>['t'], now: number): GridColDef<Booking> {
+function gridColumn(column: PanelColumn, t: Texts, now: number): GridColDef<Booking> {
   const base: GridColDef<Booking> = {
     field: column.field,
     headerName: t(column.label),
@@ -106,7 +107,9 @@ export function PanelBookings({ role }: { role: Role }) {
   const navigate = useNavigate();
   // "Unassigned" turns on for a Book Later booking 15 minutes before its trip.
   const now = useNow(30_000);
-  const columns = useMemo(() => panelBookingColumns(settings, role).map((column) => gridColumn(column, t, now)), [settings, role, t, now]);
+  // The headers in the platform's words: a delivery platform's grid speaks of senders and deliveries.
+  const texts = useAppTexts().t;
+  const columns = useMemo(() => panelBookingColumns(settings, role).map((column) => gridColumn(column, texts, now)), [settings, role, texts, now]);
 
   const cancelWith = (booking: Booking, reason: string, done?: () => void) =>
     cancel.mutate(

@@ -1,12 +1,14 @@
 import { Alert, Button, Paper, Rating, Stack, Typography } from '@mui/material';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useAppTexts } from '@/lib/app-texts';
 import { formatTimeOfDay } from '@/lib/format';
+import type { AppCategory } from '@/types/api';
 
 /** The rider rates the driver, or skips: rating is optional, and a trip
  * nobody rates closes by itself at `closesAt`. */
 export function RatingPanel({
   driverName,
+  appcat,
   busy,
   error,
   closesAt,
@@ -14,13 +16,15 @@ export function RatingPanel({
   onSkip,
 }: {
   driverName: string;
+  /** The booking's category: "How was your delivery?" for a parcel. */
+  appcat?: AppCategory;
   busy: boolean;
   error: string | null;
   closesAt: number | null;
   onRate: (rating: number) => void;
   onSkip: () => void;
 }) {
-  const { t } = useTranslation();
+  const { t } = useAppTexts(appcat);
   const [rating, setRating] = useState<number | null>(null);
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="rating-panel">

@@ -4,11 +4,11 @@ import StarIcon from '@mui/icons-material/Star';
 import TripOriginIcon from '@mui/icons-material/TripOrigin';
 import { Alert, Avatar, Box, Button, Card, CardContent, Grid, Stack, Typography } from '@mui/material';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { PaymentProviderDialog } from '@/components/payment/payment-provider-dialog';
 import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
+import { useAppTexts } from '@/lib/app-texts';
 import { MAP_HEIGHT } from '@/components/map/types';
 import { useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
@@ -47,7 +47,8 @@ import { WaitingForDriver } from './waiting-for-driver';
  * for it (wait or cancel for free, pay, rate or skip, try again), the driver,
  * the car on the map, the otp, chat. */
 export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode }) {
-  const { t, i18n } = useTranslation();
+  // Every text in the booking's own words: a parcel's page speaks of the parcel (issue #34).
+  const { t, i18n } = useAppTexts(booking.appcat);
   const settings = useSettings();
   const navigate = useNavigate();
   const { data: user } = useUser();
@@ -158,6 +159,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
           {canRate(booking, role) && (
             <RatingPanel
               driverName={booking.driver_name}
+              appcat={booking.appcat}
               busy={command.isPending}
               error={null}
               closesAt={autoCompleteAt(booking)}
@@ -219,6 +221,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
                   </Box>
                 </Stack>
               )}
+              {booking.status === 'STARTED' && <Typography fontWeight={700} data-testid="trip-under-way">{t('trip.under_way')}</Typography>}
 
               {showsOtp(booking) && (
                 <Box sx={{ bgcolor: 'secondary.main', borderRadius: 2, p: 2, textAlign: 'center' }}>

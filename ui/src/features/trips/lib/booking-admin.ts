@@ -1,17 +1,9 @@
-// Issue #34: the operator's rules for one booking, pure: whether it is
-// "unassigned", what may be done to it now, its stages in time and its
-// money line by line. (Where a trip really ended is `movedDrop`, and a
-// system's reason in words `reasonText`: the rider's screens use them too.)
+// Issue #34: the operator's rules for one booking, pure: what may be done
+// to it now, its stages in time and its money line by line. (Whether it is
+// unassigned is `isUnassigned`, where a trip really ended `movedDrop`, and a
+// system's reason in words `reasonText`: other screens use them too.)
 import type { Booking, BookingStatus, LedgerEntry, Role } from '@/types/api';
 import { canAssign } from './booking-status';
-
-/** A Book Later booking counts as unassigned from this long before its trip date. */
-export const UNASSIGNED_LEAD_MS = 15 * 60_000;
-
-/** Contract #34 "Unassigned": NEW, and not a Book Later booking still in the future. */
-export function isUnassigned(booking: Pick<Booking, 'status' | 'bookLater' | 'tripdate'>, now: number): boolean {
-  return booking.status === 'NEW' && (!booking.bookLater || booking.tripdate - UNASSIGNED_LEAD_MS <= now);
-}
 
 const CANCELLABLE: BookingStatus[] = ['NEW', 'ACCEPTED', 'ARRIVED', 'PAYMENT_PENDING'];
 const SETTLEABLE: BookingStatus[] = ['REACHED', 'PENDING'];

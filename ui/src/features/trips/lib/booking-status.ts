@@ -15,6 +15,13 @@ export function stepIndex(status: BookingStatus) {
   return TRIP_STEPS.indexOf(status);
 }
 
+/** Every status, in the order a trip goes through them (filters list them so).
+ * Two are about money and must never read alike (issue #34):
+ * - PAYMENT_PENDING, "Awaiting prepayment": before the trip; a prepaid
+ *   (delivery) booking is not dispatched until the rider pays.
+ * - PENDING, "Payment due": after the trip; the rider chose card and has not paid yet. */
+export const BOOKING_STATUSES: BookingStatus[] = ['PAYMENT_PENDING', 'NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'];
+
 export const STATUS_COLOURS: Record<BookingStatus, 'default' | 'primary' | 'secondary' | 'success' | 'warning' | 'error' | 'info'> = {
   PAYMENT_PENDING: 'warning',
   NEW: 'info',

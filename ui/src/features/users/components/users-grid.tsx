@@ -101,7 +101,7 @@ export function UsersGrid({ list }: { list: UserList }) {
         testId={`users-${list}`}
         columns={columns}
         search="users.search"
-        emptyText="panel.empty.users"
+        emptyText={`panel.empty.${list}`}
         source={{ mode: 'server', queryKey: usersKey(role), fetchPage: (params, signal) => fetchUsersPage(role, params, signal) }}
         actions={actions}
         toolbar={

@@ -124,7 +124,7 @@ describe('the wallet', () => {
   it('shows the spec\'s empty list before any withdraw', async () => {
     mockApi({ [walletPath]: () => ({ walletBalance: 0, walletHistory: [], next: null }), 'GET /api/v1/withdraws': () => ({ items: [], next: null }) });
     renderWithProviders(<WalletPanel userId="user-driver-1" canWithdraw />, { client: seededClient(driver) });
-    await waitFor(() => expect(screen.getByTestId('withdraws-empty')).toHaveTextContent('No WITHDRAWS available.'));
+    await waitFor(() => expect(screen.getByTestId('withdraws-empty')).toHaveTextContent('No withdrawal requests yet.'));
     expect(screen.getByTestId('withdraw-open')).toBeDisabled();
   });
 });

@@ -233,6 +233,7 @@ describe("a booking's page in the panel", () => {
     // The driver has come near before accepting: the track starts by the pickup.
     await call('POST', '/drivers/me/location', driver12.token, { lat: PICKUP.lat + 0.0035, lng: PICKUP.lng - 0.004 });
     await call('POST', `/bookings/${cashTrip.id}/accept`, driver12.token, {});
+    await call('POST', `/bookings/${cashTrip.id}/chat`, riderToken, { message: 'I am by the blue door' });
     await pause(1100);
     await call('POST', '/drivers/me/location', driver12.token, { lat: PICKUP.lat + 0.0003, lng: PICKUP.lng });
     await call('POST', `/bookings/${cashTrip.id}/arrive`, driver12.token, {});
@@ -269,6 +270,9 @@ describe("a booking's page in the panel", () => {
     // On the map too, once it has drawn.
     await page.getByTestId('map-marker-end').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('ledger-empty').textContent()).toBe('This booking has moved no money yet.');
+    // The rider's message, read only, named.
+    await page.getByTestId('booking-chat').getByText('I am by the blue door').waitFor();
+    expect(await page.getByTestId('booking-chat').getByTestId('chat-sender').first().textContent()).toBe('Carla Cash');
 
     await page.getByTestId('booking-action-settle-cash').click();
     const confirmDialog = page.getByTestId('confirm-dialog');

@@ -47,6 +47,16 @@ export function bookingPagePath(id: string) {
   return `/bookings/${encodeURIComponent(id)}/manage`;
 }
 
+/** The bookings grid keeps its status filter in the address, under this
+ * name, so a link can open it filtered (the dashboard's unassigned card). */
+export const BOOKINGS_FILTER_PARAM = 'status';
+
+/** The bookings grid, filtered by one of its filter values ('unassigned',
+ * 'active', a status) or unfiltered. */
+export function bookingsListPath(filter?: string) {
+  return filter ? `/bookings?${new URLSearchParams({ [BOOKINGS_FILTER_PARAM]: filter })}` : '/bookings';
+}
+
 /** Who may read a booking's chat (the server's `Action::BookingChat`): its
  * rider and its driver, and, read only, admins and the fleet admin of its
  * driver. The panel's booking page asks for it only when the answer can be yes. */

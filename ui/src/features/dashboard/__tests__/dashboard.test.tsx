@@ -119,7 +119,7 @@ describe("the dashboard's unassigned bookings", () => {
   const NOW = Date.now();
   const MINUTE = 60_000;
 
-  it('counts the bookings nobody took that are due, links to the bookings screen, and follows the socket', async () => {
+  it('counts the bookings nobody took that are due, links to the bookings screen filtered to them, and follows the socket', async () => {
     dashboardApi([
       testBooking({ id: 'now', status: 'NEW', bookLater: false, bookingDate: NOW - 7 * MINUTE, searchingSince: NOW - 7 * MINUTE }),
       testBooking({ id: 'soon', status: 'NEW', bookLater: true, bookingDate: NOW - 60 * MINUTE, tripdate: NOW + 10 * MINUTE }),
@@ -132,7 +132,7 @@ describe("the dashboard's unassigned bookings", () => {
     const count = await screen.findByTestId('unassigned-count');
     expect(count).toHaveTextContent('Unassigned bookings: 2');
     expect(screen.getByTestId('unassigned-card')).toHaveTextContent('the longest for 7 min');
-    expect(screen.getByTestId('unassigned-link')).toHaveAttribute('href', '/bookings');
+    expect(screen.getByTestId('unassigned-link')).toHaveAttribute('href', '/bookings?status=unassigned');
     // A driver takes one; a new one comes; it is cancelled: the socket's
     // events, as features/realtime writes them into the cache.
     act(() => {

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useNow } from '@/hooks/use-now';
+import { bookingsListPath } from '@/lib/authorization';
 import { isUnassigned, minutesUnassigned } from '@/lib/booking-state';
 import type { Booking } from '@/types/api';
 import { useActiveBookings } from '../api/dashboard';
@@ -25,7 +26,7 @@ export function unassignedSummary(bookings: readonly Booking[], now: number) {
 }
 
 /** Issue #34: "Unassigned bookings: N", kept current by the socket, and a
- * way to the bookings screen to deal with them. */
+ * way to the bookings screen, already listing only the unassigned ones. */
 export function UnassignedCard() {
   const { t } = useTranslation();
   const active = useActiveBookings();
@@ -40,7 +41,7 @@ export function UnassignedCard() {
       data-count={summary?.count ?? ''}
       sx={(theme) => (waiting ? { borderColor: 'warning.main', bgcolor: alpha(theme.palette.warning.main, 0.08) } : {})}
     >
-      <CardActionArea component={RouterLink} to="/bookings" data-testid="unassigned-link">
+      <CardActionArea component={RouterLink} to={bookingsListPath('unassigned')} data-testid="unassigned-link">
         <CardContent>
           <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
             <Stack sx={{ p: 1.25, borderRadius: 2, bgcolor: waiting ? 'warning.main' : 'action.selected', color: waiting ? 'warning.contrastText' : 'text.secondary' }}>

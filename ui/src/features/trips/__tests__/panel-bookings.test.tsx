@@ -197,6 +197,35 @@ describe('the bookings grid and the booking page (issue #34)', () => {
     expect(asked).toEqual([null, 'NEW']);
   });
 
+  it('opens already filtered to the unassigned from the address (the dashboard card), and keeps the filter there', async () => {
+    const asked: (string | null)[] = [];
+    mockApi({
+      'GET /api/v1/bookings': ({ url }) => {
+        asked.push(url.searchParams.get('status'));
+        return { items: url.searchParams.get('status') === 'NEW' ? [unassigned, later, soon] : [unassigned, later, soon, taken], next: null };
+      },
+    });
+    const user = userEvent.setup();
+    const view = renderWithProviders(<></>, { client: seededClient(admin), path: '/bookings?status=unassigned', routes: [{ path: '/bookings', element: <PanelBookings role="admin" /> }] });
+    await screen.findByText('NOBODY');
+    expect(screen.getByText('SOON01')).toBeInTheDocument();
+    expect(screen.queryByText('LATER1')).not.toBeInTheDocument();
+    expect(screen.queryByText('TAKEN2')).not.toBeInTheDocument();
+    expect(screen.getByTestId('bookings-status-filter')).toHaveTextContent('Unassigned (no driver yet)');
+    expect(asked).toEqual(['NEW']);
+    await user.click(screen.getByTestId('bookings-status-filter'));
+    await user.click(await screen.findByRole('option', { name: 'All statuses' }));
+    expect(await screen.findByText('TAKEN2')).toBeInTheDocument();
+    expect(view.router.state.location.search).toBe('');
+  });
+
+  it('lists all when the address names no filter it knows', async () => {
+    mockApi(page([unassigned, taken]));
+    renderWithProviders(<></>, { client: seededClient(admin), path: '/bookings?status=nonsense', routes: [{ path: '/bookings', element: <PanelBookings role="admin" /> }] });
+    expect(await screen.findByText('TAKEN2')).toBeInTheDocument();
+    expect(screen.getByText('NOBODY')).toBeInTheDocument();
+  });
+
   it('shows where a trip really ended under its booked drop when more than 200 m apart', async () => {
     const far = testBooking({ id: 'e1', reference: 'ENDFAR', status: 'PAID', actualDrop: { lat: 39.2935, lng: -76.5794, add: 'E Baltimore St' } });
     const near = testBooking({ id: 'e2', reference: 'ENDNEA', status: 'PAID', actualDrop: { lat: 39.2906, lng: -76.5795, add: 'Next door' } });

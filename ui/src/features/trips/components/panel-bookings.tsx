@@ -4,13 +4,13 @@ import { Box, Chip, Link, MenuItem, Stack, TextField, Typography } from '@mui/ma
 import type { GridColDef } from '@mui/x-data-grid';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link as RouterLink, useNavigate } from 'react-router';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { PanelTable, type PanelRowAction } from '@/components/panel/panel-table';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { useNow } from '@/hooks/use-now';
 import { useSettings } from '@/lib/app-data';
 import { useAppTexts, type Texts } from '@/lib/app-texts';
-import { bookingPagePath } from '@/lib/authorization';
+import { BOOKINGS_FILTER_PARAM, bookingPagePath } from '@/lib/authorization';
 import { isUnassigned } from '@/lib/booking-state';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { errorText } from '@/lib/server-errors';
@@ -25,6 +25,28 @@ import { DropAddress } from './drop-address';
 import { StatusChip } from './status-chip';
 
 const STATUSES: BookingStatus[] = ['PAYMENT_PENDING', 'NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'];
+
+/** The grid's filter values besides '' (all): groups, then each status. */
+const FILTERS: readonly string[] = ['active', 'unassigned', ...STATUSES];
+
+/** The filter kept in the address (`?status=unassigned`), so a link opens the
+ * grid filtered and a reload or Back keeps it; an unknown value lists all. */
+function useStatusFilter() {
+  const [params, setParams] = useSearchParams();
+  const given = params.get(BOOKINGS_FILTER_PARAM) ?? '';
+  const status = FILTERS.includes(given) ? given : '';
+  const setStatus = (value: string) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value) next.set(BOOKINGS_FILTER_PARAM, value);
+        else next.delete(BOOKINGS_FILTER_PARAM);
+        return next;
+      },
+      { replace: true },
+    );
+  return [status, setStatus] as const;
+}
 
 /** The row actions of spec §4 for this viewer: cancel and assign (pay now is
  * the rider's, in their own view). Assign does not wait for automatic
@@ -99,7 +121,7 @@ export function PanelBookings({ role }: { role: Role }) {
   const { t, i18n } = useTranslation();
   const settings = useSettings();
   const criticalEdits = useCriticalEditsAllowed();
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useStatusFilter();
   const [cancelling, setCancelling] = useState<Booking | null>(null);
   const [assigning, setAssigning] = useState<Booking | null>(null);
   const [pendingCancels, setPendingCancels] = useState<ReadonlySet<string>>(new Set());

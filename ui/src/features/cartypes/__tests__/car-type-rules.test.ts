@@ -23,6 +23,15 @@ describe('the car type form', () => {
     const body = carTypeBody(form, false);
     expect(body.cancelSlab).toEqual([{ minsDelayed: 2, amount: 2 }, { minsDelayed: 5, amount: 5 }]);
     expect(body).not.toHaveProperty('parcelTypes');
-    expect(carTypeBody(form, true)).toMatchObject({ parcelTypes: [{ description: 'Box', amount: 2 }], options: [], base_fare: 3 });
+    expect(carTypeBody(form, true)).toMatchObject({ parcelTypes: [{ description: 'Box', amount: 2 }], options: [], optionRequired: false, base_fare: 3 });
+    expect(body).not.toHaveProperty('optionRequired');
+  });
+
+  it('keeps whether a booking must choose an option, and refuses to require one when there is none', () => {
+    expect(carTypeForm(null).optionRequired).toBe(false);
+    const withOption = { ...valid, options: [{ description: 'Fragile', amount: '2' }], optionRequired: true };
+    expect(carTypeProblems(withOption)).toEqual({});
+    expect(carTypeBody(withOption, true).optionRequired).toBe(true);
+    expect(carTypeProblems({ ...withOption, options: [] })).toEqual({ options: 'cartypes.option_required_empty' });
   });
 });

@@ -1,13 +1,14 @@
 // Car types (spec §2 "Car types", §3, §5): the table with each type's image
 // (uploaded here), rates and fee; the form with the cancellation slabs always
-// and the parcel types and options on a delivery platform; the server's rules
-// (car_type_exists, car_type_in_use, slab order) shown where they apply.
+// and, on a delivery platform, the parcel types, the options and whether a
+// booking must choose one; the server's rules (car_type_exists,
+// car_type_in_use, slab order) shown where they apply.
 import AddIcon from '@mui/icons-material/Add';
 import DeleteIcon from '@mui/icons-material/Delete';
 import EditIcon from '@mui/icons-material/Edit';
 import ImageIcon from '@mui/icons-material/Image';
 import RemoveCircleOutlineIcon from '@mui/icons-material/RemoveCircleOutline';
-import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, MenuItem, Stack, TextField, Typography, useMediaQuery, useTheme } from '@mui/material';
+import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, IconButton, MenuItem, Stack, Switch, TextField, Typography, useMediaQuery, useTheme } from '@mui/material';
 import type { GridColDef } from '@mui/x-data-grid';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
@@ -168,6 +169,10 @@ function CarTypeDialog({ car, onClose }: { car: CarType | null; onClose: () => v
             <>
               <RowsEditor<Choice> title="cartypes.parcel_types" rows={form.parcelTypes} fields={[['description', 'catalogue.promo_description'], ['amount', 'cartypes.amount']]} blank={{ description: '', amount: '' }} problems={problems} prefix="parcelTypes" onChange={(rows) => set('parcelTypes', rows)} />
               <RowsEditor<Choice> title="cartypes.options" rows={form.options} fields={[['description', 'catalogue.promo_description'], ['amount', 'cartypes.amount']]} blank={{ description: '', amount: '' }} problems={problems} prefix="options" onChange={(rows) => set('options', rows)} />
+              <FormControlLabel
+                control={<Switch checked={form.optionRequired} onChange={(event) => set('optionRequired', event.target.checked)} data-testid="cartype-option-required" />}
+                label={t('cartypes.option_required')}
+              />
             </>
           )}
         </Stack>

@@ -24,6 +24,8 @@ export interface CarTypeForm {
   extra_info: string;
   parcelTypes: Choice[];
   options: Choice[];
+  /** Delivery: a booking must choose one of the options. */
+  optionRequired: boolean;
   cancelSlab: Slab[];
 }
 
@@ -43,6 +45,7 @@ export function carTypeForm(car: CarType | null): CarTypeForm {
     extra_info: car?.extra_info ?? '',
     parcelTypes: choices(car?.parcelTypes),
     options: choices(car?.options),
+    optionRequired: car?.optionRequired ?? false,
     cancelSlab: (car?.cancelSlab ?? []).map((slab) => ({ minsDelayed: String(slab.minsDelayed), amount: String(slab.amount) })),
   };
 }
@@ -64,6 +67,8 @@ export function carTypeProblems(form: CarTypeForm): Record<string, string> {
   form.options.forEach((choice, index) => {
     if (!choice.description.trim() || !(amount(choice.amount) >= 0)) problems[`options.${index}`] = 'cartypes.choice_rule';
   });
+  // Requiring a choice among no options would refuse every booking of the type.
+  if (form.optionRequired && form.options.length === 0) problems.options = 'cartypes.option_required_empty';
   // Spec §3: slabs sorted by minute, one per minute, never cheaper later.
   const slabs = form.cancelSlab.map((slab) => ({ minutes: amount(slab.minsDelayed), fee: amount(slab.amount) }));
   slabs.forEach((slab, index) => {
@@ -87,6 +92,7 @@ export function carTypeBody(form: CarTypeForm, delivery: boolean) {
   if (delivery) {
     body.parcelTypes = form.parcelTypes.map((choice) => ({ description: choice.description.trim(), amount: Number(choice.amount) }));
     body.options = form.options.map((choice) => ({ description: choice.description.trim(), amount: Number(choice.amount) }));
+    body.optionRequired = form.optionRequired;
   }
   return body;
 }

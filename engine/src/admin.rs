@@ -411,6 +411,10 @@ pub fn validate_car_type(candidate: &CarType, others: &[CarType]) -> DomainResul
     car_type.extra_info = text_within(&candidate.extra_info, MAX_INFO_CHARS, "extra_info")?;
     car_type.parcelTypes = check_choices(&candidate.parcelTypes, "parcelTypes")?;
     car_type.options = check_choices(&candidate.options, "options")?;
+    // Requiring an option of a car type that has none would refuse every booking.
+    if car_type.optionRequired && car_type.options.is_empty() {
+        return fail(ErrorKey::InvalidInput, "optionRequired");
+    }
     if candidate.cancelSlab.len() > MAX_CANCEL_SLABS {
         return fail(ErrorKey::InvalidInput, "cancelSlab");
     }

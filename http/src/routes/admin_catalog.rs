@@ -74,6 +74,8 @@ pub struct CarTypeBody {
     pub parcelTypes: Option<Vec<PricedChoice>>,
     pub options: Option<Vec<PricedChoice>>,
     pub cancelSlab: Option<Vec<CancelSlab>>,
+    /// Delivery: a booking must choose one of `options` (issue #34).
+    pub optionRequired: Option<bool>,
 }
 
 impl CarTypeBody {
@@ -108,6 +110,9 @@ impl CarTypeBody {
         }
         if let Some(slabs) = self.cancelSlab {
             base.cancelSlab = slabs;
+        }
+        if let Some(required) = self.optionRequired {
+            base.optionRequired = required;
         }
         base
     }

@@ -67,6 +67,25 @@ async fn a_rate_change_changes_the_next_estimate() {
 }
 
 #[tokio::test]
+async fn an_admin_makes_a_car_types_option_required_and_a_delivery_then_needs_one() {
+    // Issue #34: options are optional unless the operator requires one.
+    let app = TestApp::with_settings(|settings| settings.appcat = wayfare_engine::AppCategory::Delivery).await;
+    let admin = app.sign_in(ADMIN).await;
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    let id = economy_id(app.get("/api/v1/cartypes", None).await.expect(200));
+    let path = format!("/api/v1/cartypes/{id}");
+    let no_option = trip_body_with("Economy", json!({ "parcelTypeIndex": 1 }));
+    app.post("/api/v1/bookings/estimate", Some(&rider), no_option.clone()).await.expect(200);
+    let required = put(&app, &path, Some(&admin), json!({ "optionRequired": true })).await;
+    assert_eq!(required.expect(200)["optionRequired"], json!(true));
+    app.post("/api/v1/bookings/estimate", Some(&rider), no_option)
+        .await
+        .refused_on(400, "select_proper", "optionIndex");
+    // Required with no option to choose is refused.
+    put(&app, &path, Some(&admin), json!({ "options": [] })).await.refused_on(400, "invalid_input", "optionRequired");
+}
+
+#[tokio::test]
 async fn car_type_names_are_unique() {
     let app = TestApp::demo().await;
     let admin = app.sign_in(ADMIN).await;

@@ -429,6 +429,10 @@ impl<'a> Sim<'a> {
         let mut dispatch_requested = false;
         for effect in effects {
             match effect {
+                // A paid ride is over for the simulation: closing its record
+                // (no rating) and payment reminders change no dispatch, and
+                // would only stretch the simulated day.
+                Effect::TimerSet { kind: TimerKind::AutoComplete | TimerKind::PaymentReminder, .. } => {}
                 Effect::TimerSet { kind, timer } => {
                     let at = timer.at - self.input.start_ms;
                     self.schedule(at, Event::Timer { ride, kind, generation: timer.generation });

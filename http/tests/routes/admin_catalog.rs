@@ -78,9 +78,11 @@ async fn an_admin_makes_a_car_types_option_required_and_a_delivery_then_needs_on
     app.post("/api/v1/bookings/estimate", Some(&rider), no_option.clone()).await.expect(200);
     let required = put(&app, &path, Some(&admin), json!({ "optionRequired": true })).await;
     assert_eq!(required.expect(200)["optionRequired"], json!(true));
-    app.post("/api/v1/bookings/estimate", Some(&rider), no_option)
-        .await
-        .refused_on(400, "select_proper", "optionIndex");
+    app.post("/api/v1/bookings/estimate", Some(&rider), no_option).await.refused_on(
+        400,
+        "select_proper",
+        "optionIndex",
+    );
     // Required with no option to choose is refused.
     put(&app, &path, Some(&admin), json!({ "options": [] })).await.refused_on(400, "invalid_input", "optionRequired");
 }

@@ -127,8 +127,9 @@ describe('unassigned bookings on the dashboard and the live console', () => {
     expect(await geolocationCalls(page)).toBe(0);
     expect(await page.getByTestId('allow-location').count()).toBe(0);
 
+    // The grid opens already filtered to the unassigned bookings.
     await page.getByTestId('unassigned-link').click();
-    await page.waitForURL(/\/bookings$/);
+    await page.waitForURL(/\/bookings\?status=unassigned$/);
     expectNoErrors(admin);
   });
 

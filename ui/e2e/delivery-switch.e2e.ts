@@ -15,24 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, call } from './support/api';
 import { launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
 import { expectNoErrors, fillBookingForm, waitForAttribute } from './support/flows';
+import type { FareBreakdown } from '../src/types/api';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const DOCS_SCREENSHOTS = resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots');
 const RIDER = 'rider51@demo.wayfare';
 const TRIP = { pickup: ['Fells', 'Fells Point'] as [string, string], drop: ['Patterson', 'Patterson Park'] as [string, string], carType: 'XL' };
-
-interface Breakdown {
-  base: number;
-  distance: number;
-  time: number;
-  parcel: number;
-  option: number;
-  minimumTopUp: number;
-  convenienceFees: number;
-  promo: number;
-  payable: number;
-}
 
 /** A screenshot committed with the docs, once the estimate's map has drawn. */
 async function docsScreenshot(page: Page, name: string) {
@@ -167,7 +156,7 @@ describe('delivery is a product switch', () => {
     const asked = answer.request().postDataJSON() as Record<string, unknown>;
     expect(asked).toMatchObject({ carType: 'XL', parcelTypeIndex: 1 });
     expect(asked).not.toHaveProperty('optionIndex');
-    const estimate = (await answer.json()) as { estimateFare: number; breakdown: Breakdown };
+    const estimate = (await answer.json()) as { estimateFare: number; breakdown: FareBreakdown };
 
     const dialog = page.getByTestId('estimate-dialog');
     await dialog.waitFor();

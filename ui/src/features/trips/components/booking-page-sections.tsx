@@ -64,46 +64,39 @@ export function TripSection({ booking, track }: { booking: Booking; track: LatLn
         {track.length > 1 && <LegendSwatch colour={TRACK_COLOUR} dashed label={t('booking_page.legend_track')} />}
       </Stack>
       <Stack spacing={1} sx={{ mt: 1.5 }}>
-        <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
-          <TripOriginIcon color="success" fontSize="small" sx={{ mt: 0.3 }} />
-          <Box>
-            <Typography variant="caption" color="text.secondary">
-              {t('booking_page.pickup')}
-            </Typography>
-            <Typography variant="body2" data-testid="booking-pickup">
-              {booking.pickupAddress}
-            </Typography>
-          </Box>
-        </Stack>
-        <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
-          <PlaceIcon color="error" fontSize="small" sx={{ mt: 0.3 }} />
-          <Box>
-            <Typography variant="caption" color="text.secondary">
-              {t('booking_page.drop')}
-            </Typography>
-            <Typography variant="body2" data-testid="booking-drop">
-              {booking.dropAddress}
-            </Typography>
-          </Box>
-        </Stack>
+        <AddressLine icon={<TripOriginIcon color="success" fontSize="small" sx={{ mt: 0.3 }} />} label={t('booking_page.pickup')} testId="booking-pickup">
+          {booking.pickupAddress}
+        </AddressLine>
+        <AddressLine icon={<PlaceIcon color="error" fontSize="small" sx={{ mt: 0.3 }} />} label={t('booking_page.drop')} testId="booking-drop">
+          {booking.dropAddress}
+        </AddressLine>
         {ended && (
-          <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
-            <PlaceIcon fontSize="small" sx={{ mt: 0.3, color: TRACK_COLOUR }} />
-            <Box>
-              <Typography variant="caption" color="text.secondary">
-                {t('booking_page.ended_at')}
-              </Typography>
-              <Typography variant="body2" data-testid="booking-ended-at">
-                {ended.add || <Ltr>{coordinatesText(ended)}</Ltr>}
-              </Typography>
-            </Box>
-          </Stack>
+          <AddressLine icon={<PlaceIcon fontSize="small" sx={{ mt: 0.3, color: TRACK_COLOUR }} />} label={t('booking_page.ended_at')} testId="booking-ended-at">
+            {ended.add || <Ltr>{coordinatesText(ended)}</Ltr>}
+          </AddressLine>
         )}
         <Line label={t('table.distance')} testId="booking-distance">
           {t(distance.unit, { value: distance.value })}
         </Line>
       </Stack>
     </Section>
+  );
+}
+
+/** One address of the trip: its marker's icon, what it is, the address. */
+function AddressLine({ icon, label, testId, children }: { icon: ReactNode; label: string; testId: string; children: ReactNode }) {
+  return (
+    <Stack direction="row" spacing={1} sx={{ alignItems: 'flex-start' }}>
+      {icon}
+      <Box>
+        <Typography variant="caption" color="text.secondary">
+          {label}
+        </Typography>
+        <Typography variant="body2" data-testid={testId}>
+          {children}
+        </Typography>
+      </Box>
+    </Stack>
   );
 }
 

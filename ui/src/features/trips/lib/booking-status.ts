@@ -1,6 +1,7 @@
 import { haversineMetres } from '@/lib/geo';
 import type { CheckoutOutcome } from '@/lib/payments';
 import type { Booking, BookingStatus, Place, Role } from '@/types/api';
+import { UNASSIGNED_LEAD_MS, unassignedSince } from '@/lib/booking-state';
 
 /** The path a trip normally takes, for the progress display. */
 export const TRIP_STEPS: BookingStatus[] = ['NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PAID', 'COMPLETE'];
@@ -89,8 +90,8 @@ export function isDriverTrip(booking: Booking, driverId: string) {
 /** A fixed reason for cancelling an unpaid prepaid booking (spec §4). */
 export const INCOMPLETE_BOOKING_REASON = 'cancel.reason_incomplete';
 
-/** Dispatch begins this long before a Book Later trip's date (spec §4). */
-export const BOOK_LATER_DISPATCH_LEAD_MS = 15 * 60_000;
+/** Dispatch begins this long before a Book Later trip's date (spec §4): the shared rule's lead. */
+export const BOOK_LATER_DISPATCH_LEAD_MS = UNASSIGNED_LEAD_MS;
 
 /** A booking no driver has taken yet, that the system is (or will be) looking for one for. */
 export function isWaitingForDriver(booking: Booking) {
@@ -102,12 +103,9 @@ export function isScheduledAhead(booking: Booking, now: number) {
   return booking.bookLater && !booking.searchingSince && now < booking.tripdate - BOOK_LATER_DISPATCH_LEAD_MS;
 }
 
-/** When the search for a driver began: the server's `searchingSince`, else
- * the booking's creation (a Book Later booking's dispatch time). */
-export function searchStartedAt(booking: Booking) {
-  if (booking.searchingSince) return booking.searchingSince;
-  return booking.bookLater ? Math.max(booking.bookingDate, booking.tripdate - BOOK_LATER_DISPATCH_LEAD_MS) : booking.bookingDate;
-}
+/** When the search for a driver began: the same moment the panel counts an
+ * unassigned booking's wait from. */
+export const searchStartedAt = unassignedSince;
 
 /** When the booking gives up: no driver (NEW) or no payment (PAYMENT_PENDING). */
 export function autoCancelAt(booking: Booking): number | null {

@@ -71,7 +71,7 @@ fi
 # wave after wave of offers and expiries.
 WAYFARE_UI_DIR="$ui_dir" WAYFARE_DEMO_SEED__DRIVERS=$drivers WAYFARE_DEMO_SEED__DISPATCH_POLICY=waves \
 WAYFARE_AUTH__CODES_PER_CLIENT=1000000 WAYFARE_AUTH__CODES_PER_CONTACT=1000 \
-RUST_LOG=${RUST_LOG:-warn} "$bin" serve --demo --data-dir "$data/db" --listen "127.0.0.1:$port" >"$data/server.log" 2>&1 &
+WAYFARE_DEMO_SEED__LIVING=false WAYFARE_DEMO_SEED__HISTORY_DAYS=0 RUST_LOG=${RUST_LOG:-warn} "$bin" serve --demo --data-dir "$data/db" --listen "127.0.0.1:$port" >"$data/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 600); do
   curl -fsS "$url/healthz" >/dev/null 2>&1 && break

@@ -33,7 +33,7 @@ if [ ! -f "$dir/filled" ]; then
   "$target_dir/release/storage_load" "$url"
   touch "$dir/filled"
 fi
-WAYFARE_UI_DIR="$PWD/ui/dist" RUST_LOG=warn "$target_dir/release/wayfare" serve --demo --data-dir "$dir" "${db_args[@]}" \
+WAYFARE_UI_DIR="$PWD/ui/dist" WAYFARE_DEMO_SEED__LIVING=false WAYFARE_DEMO_SEED__HISTORY_DAYS=0 RUST_LOG=warn "$target_dir/release/wayfare" serve --demo --data-dir "$dir" "${db_args[@]}" \
   --listen "127.0.0.1:$port" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT

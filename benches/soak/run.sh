@@ -38,7 +38,7 @@ if [ -n "${SOAK_HEAPTRACK:-}" ]; then
 fi
 WAYFARE_DEMO_SEED__DRIVERS=$drivers WAYFARE_DEMO_SEED__DISPATCH_POLICY=waves \
 WAYFARE_AUTH__CODES_PER_CLIENT=1000000 WAYFARE_AUTH__CODES_PER_CONTACT=1000 \
-RUST_LOG=${RUST_LOG:-warn} "${heaptrack[@]}" "$bin" serve --demo --data-dir "$data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
+WAYFARE_DEMO_SEED__LIVING=false WAYFARE_DEMO_SEED__HISTORY_DAYS=0 RUST_LOG=${RUST_LOG:-warn} "${heaptrack[@]}" "$bin" serve --demo --data-dir "$data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
 server=$!
 sampler=
 trap 'kill $sampler "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$data"' EXIT

@@ -567,6 +567,8 @@ fn check_profile_mobile(current: &User, mobile: &str) -> DomainResult<String> {
 pub const MAX_NO_DRIVER_MINUTES: u32 = 24 * 60;
 /// A paid booking waits a week at most for its rating.
 pub const MAX_AUTO_COMPLETE_MINUTES: u32 = 7 * 24 * 60;
+/// The living demo's highest booking rate, an hour.
+pub const MAX_LIVING_DEMO_BOOKINGS_PER_HOUR: u32 = 600;
 
 /// Checks settings as a whole: `decimal` at most [`money::MAX_DECIMALS`],
 /// `bonus` 0 to [`money::MAX_CATALOG_AMOUNT`] (`proper_bonus`), `driverRadius` finite and not
@@ -606,6 +608,9 @@ pub fn validate_settings(settings: &Settings) -> DomainResult<()> {
     }
     if !(1..=MAX_AUTO_COMPLETE_MINUTES).contains(&settings.autoCompleteMinutes) {
         return fail(ErrorKey::InvalidInput, "autoCompleteMinutes");
+    }
+    if settings.livingDemoBookingsPerHour > MAX_LIVING_DEMO_BOOKINGS_PER_HOUR {
+        return fail(ErrorKey::InvalidInput, "livingDemoBookingsPerHour");
     }
     Ok(())
 }

@@ -371,6 +371,15 @@ pub struct DemoSeedConfig {
     /// Run the demo city in demo mode (as the top-level `demo_mode`, for a
     /// `--demo` server only). The browser tests run one such server.
     pub demo_mode: bool,
+    /// The living demo's switch as first seeded (the panel's `livingDemo`
+    /// setting afterwards): demo drivers and riders played by the server.
+    /// The test harnesses that drive the demo people themselves turn it off.
+    pub living: bool,
+    /// Days of past trips seeded into a fresh demo (0: none).
+    pub history_days: u32,
+    /// Demo seconds per real second for the living demo's drives and
+    /// boarding (read at every start; the browser test speeds trips up).
+    pub living_speed: f64,
 }
 
 impl Default for DemoSeedConfig {
@@ -379,6 +388,9 @@ impl Default for DemoSeedConfig {
             drivers: crate::demo::DRIVERS,
             dispatch_policy: wayfare_engine::DispatchPolicy::default(),
             demo_mode: false,
+            living: true,
+            history_days: crate::demo::HISTORY_DAYS,
+            living_speed: 1.0,
         }
     }
 }

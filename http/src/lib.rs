@@ -157,9 +157,8 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     }
     std::fs::create_dir_all(&config.data_dir)?;
     let storage = wayfare_storage::open(&config.storage_url()).await?;
-    if config.demo {
-        demo::seed_with(storage.as_ref(), &config.demo_seed).await?;
-    }
+    // Whether the demo city was seeded now: only then does it get a history.
+    let fresh_demo = config.demo && demo::seed_with(storage.as_ref(), &config.demo_seed).await?;
     storage.prepare_earnings_rollup(config.reports.utc_offset_minutes).await?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as i64;
     let demo_mode = config.demo_mode || (config.demo && config.demo_seed.demo_mode);
@@ -170,6 +169,9 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     let (maps_config, maps_cache) = (config.maps.clone(), config.maps_cache_dir());
     // Loading (or first preparing) a road network is seconds of CPU work.
     let maps = tokio::task::spawn_blocking(move || wayfare_maps::provider_from(&maps_config, &maps_cache)).await??;
+    if fresh_demo && config.demo_seed.history_days > 0 {
+        demo::history::seed(storage.as_ref(), &maps, &config, now).await?;
+    }
     let runtime = Runtime::start(storage, Arc::new(SystemClock), runtime_options(&config, &maps)).await?;
     let deliveries = Deliveries::from_config(&config.delivery)?;
     if deliveries.outbox.is_some() {
@@ -200,11 +202,19 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let runtime = state.runtime.clone();
     // Reminders of expiring documents; expired ones take drivers offline.
     let sweep = routes::applications::spawn_document_sweep(state.clone());
+    // One player per city: a cluster's nodes would each play the same people.
+    let demo = (state.config.demo && !state.config.cluster.enabled()).then(|| state.clone());
     let (router, sockets) = app_with_sockets(state);
     let listener = tokio::net::TcpListener::bind(listen).await?;
-    tracing::info!(address = %listener.local_addr()?, "wayfare listening");
+    let address = listener.local_addr()?;
+    tracing::info!(%address, "wayfare listening");
+    // The demo city's people, played beside the server (never outside `--demo`).
+    let living = demo.map(|state| demo::living::spawn(state, address));
     let shutdown = async move {
         shutdown_signal().await;
+        if let Some(living) = living {
+            living.abort();
+        }
         tracing::info!("closing the sockets");
         sockets.close().await;
     };

@@ -34,6 +34,8 @@ impl TestApp {
         let mut config = Config { data_dir: data_dir.path().to_path_buf(), demo: true, ..Config::default() };
         config.delivery.dev_outbox = true;
         config.ui_dir = data_dir.path().join("no-ui");
+        // The demo's past is its own tests' (demo::history); these start bare.
+        config.demo_seed.history_days = 0;
         let state = crate::start(config).await.expect("the demo server starts");
         let router = crate::app(state.clone());
         TestApp { router, state, _data_dir: data_dir }

@@ -11,6 +11,7 @@
 pub mod html;
 pub mod input;
 pub mod live;
+pub mod living;
 pub mod metrics;
 pub mod report;
 pub mod scenario;

@@ -43,7 +43,7 @@ use wayfare_engine::geo::distance_km;
 const ADMIN_EMAIL: &str = "admin@demo.wayfare";
 const DEMO_DOMAIN: &str = "@demo.wayfare";
 /// A REST call or an acknowledgement that takes longer has failed.
-const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// People signed in at once: a handful, so a big fleet does not look like an attack.
 const SIGN_IN_LANES: usize = 4;
 /// How long a rider's app waits to hear that the driver it saw on the
@@ -196,23 +196,23 @@ pub struct Refused {
 }
 
 impl Refused {
-    fn network(error: impl fmt::Display) -> Refused {
+    pub(crate) fn network(error: impl fmt::Display) -> Refused {
         Refused { status: None, code: format!("network ({error})") }
     }
 
     /// An answer no valid request should get.
-    fn is_server_fault(&self) -> bool {
+    pub(crate) fn is_server_fault(&self) -> bool {
         self.status.is_some_and(|status| status >= 500)
             || ["internal_error", "invalid_input", "json_error"].contains(&self.code.as_str())
     }
 
     /// The offer went to someone else, or lapsed, before the answer.
-    fn is_lost_offer(&self) -> bool {
+    pub(crate) fn is_lost_offer(&self) -> bool {
         ["booking_taken", "not_offered"].contains(&self.code.as_str())
     }
 
     /// The key in the summary's errors: the code, without a network error's detail.
-    fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         if self.status.is_none() { "network" } else { &self.code }
     }
 }
@@ -262,14 +262,14 @@ fn sign_in_hint(refused: &Refused) -> &'static str {
 
 /// The server's REST API.
 #[derive(Clone)]
-struct Api {
+pub(crate) struct Api {
     http: reqwest::Client,
     /// The server's URL without a trailing slash.
     base: String,
 }
 
 impl Api {
-    fn new(url: &str) -> Result<Api, LiveError> {
+    pub(crate) fn new(url: &str) -> Result<Api, LiveError> {
         let unreachable = |message: String| LiveError::Unreachable { url: url.to_string(), message };
         // Explicitly rustls, as the rest of the workspace: the Socket.IO
         // client also builds reqwest's native TLS, which would otherwise be the default.
@@ -285,7 +285,7 @@ impl Api {
         Ok(Api { http, base })
     }
 
-    async fn health(&self) -> Result<(), LiveError> {
+    pub(crate) async fn health(&self) -> Result<(), LiveError> {
         let unreachable = |message: String| LiveError::Unreachable { url: self.base.clone(), message };
         let answer = self.http.get(format!("{}/healthz", self.base)).send().await;
         match answer {
@@ -296,7 +296,7 @@ impl Api {
     }
 
     /// A call to `/api/v1{path}`: the JSON answer, or why not.
-    async fn call(
+    pub(crate) async fn call(
         &self,
         method: Method,
         path: &str,
@@ -321,11 +321,11 @@ impl Api {
         Err(Refused { status: Some(status.as_u16()), code })
     }
 
-    async fn get(&self, path: &str, token: &str) -> Result<Value, Refused> {
+    pub(crate) async fn get(&self, path: &str, token: &str) -> Result<Value, Refused> {
         self.call(Method::GET, path, Some(token), None).await
     }
 
-    async fn post(&self, path: &str, token: &str, body: Option<Value>) -> Result<Value, Refused> {
+    pub(crate) async fn post(&self, path: &str, token: &str, body: Option<Value>) -> Result<Value, Refused> {
         self.call(Method::POST, path, Some(token), body).await
     }
 
@@ -392,12 +392,12 @@ impl Api {
     }
 }
 
-/// A signed-in demo person.
+/// A signed-in demo person: the session token the apps send.
 #[derive(Debug, Clone)]
-struct Person {
-    email: String,
-    id: String,
-    token: String,
+pub struct Person {
+    pub email: String,
+    pub id: String,
+    pub token: String,
 }
 
 /// Where a booking of the run stands, for its rider.
@@ -693,14 +693,14 @@ impl Run<'_> {
 
 /// What a driver's socket hears.
 #[derive(Debug)]
-enum Heard {
+pub(crate) enum Heard {
     Offer(Value),
     Withdrawn(String),
     Closed,
 }
 
 /// The first argument of an event.
-fn first_argument(payload: Payload) -> Value {
+pub(crate) fn first_argument(payload: Payload) -> Value {
     match payload {
         Payload::Text(mut values) if !values.is_empty() => values.swap_remove(0),
         #[allow(deprecated)]
@@ -712,7 +712,10 @@ fn first_argument(payload: Payload) -> Value {
 /// A driver's socket, connected with the session token; `offer` and
 /// `offer_withdrawn` arrive on the receiver. The callbacks only forward:
 /// the client runs them on its reading task.
-async fn connect_socket(api: &Api, driver: &Person) -> Result<(Socket, mpsc::UnboundedReceiver<Heard>), LiveError> {
+pub(crate) async fn connect_socket(
+    api: &Api,
+    driver: &Person,
+) -> Result<(Socket, mpsc::UnboundedReceiver<Heard>), LiveError> {
     let failed = |message: String| LiveError::Socket { driver: driver.email.clone(), message };
     let (heard, hearing) = mpsc::unbounded_channel();
     let (connected_tx, connected) = oneshot::channel::<Result<(), String>>();
@@ -759,6 +762,39 @@ async fn connect_socket(api: &Api, driver: &Person) -> Result<(Socket, mpsc::Unb
         Ok(Ok(Err(message))) => Err(failed(message)),
         Ok(Err(_)) | Err(_) => Err(failed("no connect answer".into())),
     }
+}
+
+/// Sends a position over a driver's socket and waits for its ack: the
+/// server's refusal carries the REST error's key.
+pub(crate) async fn emit_location(socket: &Socket, update: Value) -> Result<(), Refused> {
+    let (acked, ack) = oneshot::channel();
+    let mut acked = Some(acked);
+    let callback = move |payload: Payload, _: Socket| -> BoxFuture<'static, ()> {
+        if let Some(acked) = acked.take() {
+            // The client hands an ack's arguments over as one JSON array.
+            let answer = match first_argument(payload) {
+                Value::Array(mut arguments) if !arguments.is_empty() => arguments.swap_remove(0),
+                other => other,
+            };
+            let _ = acked.send(answer);
+        }
+        async {}.boxed()
+    };
+    socket
+        .emit_with_ack("location", update, CALL_TIMEOUT, callback)
+        .await
+        .map_err(|error| Refused::network(error.to_string()))?;
+    let answer = match timeout(CALL_TIMEOUT, ack).await {
+        Ok(Ok(answer)) => answer,
+        _ => return Err(Refused::network("no ack")),
+    };
+    if answer["ok"] == true {
+        return Ok(());
+    }
+    let code = answer["error"]["code"].as_str().unwrap_or("no_ack_body").to_string();
+    // The ack carries the REST error's key, not a status.
+    let status = if code == "internal_error" { 500 } else { 400 };
+    Err(Refused { status: Some(status), code })
 }
 
 /// A drive in progress: a straight line between two places (the legs have
@@ -889,35 +925,12 @@ impl Driver {
             "accuracy": 5,
             "at": epoch_ms(),
         });
-        let (acked, ack) = oneshot::channel();
-        let mut acked = Some(acked);
-        let callback = move |payload: Payload, _: Socket| -> BoxFuture<'static, ()> {
-            if let Some(acked) = acked.take() {
-                // The client hands an ack's arguments over as one JSON array.
-                let answer = match first_argument(payload) {
-                    Value::Array(mut arguments) if !arguments.is_empty() => arguments.swap_remove(0),
-                    other => other,
-                };
-                let _ = acked.send(answer);
-            }
-            async {}.boxed()
-        };
-        self.socket
-            .emit_with_ack("location", update, CALL_TIMEOUT, callback)
-            .await
-            .map_err(|error| Refused::network(error.to_string()))?;
-        let answer = match timeout(CALL_TIMEOUT, ack).await {
-            Ok(Ok(answer)) => answer,
-            _ => return Err(Refused::network("no ack")),
-        };
-        run.count(|tally| tally.positions_sent += 1);
-        if answer["ok"] == true {
-            return Ok(());
+        let sent = emit_location(&self.socket, update).await;
+        // Counted when the server answered, refusing or not.
+        if !matches!(&sent, Err(refused) if refused.status.is_none()) {
+            run.count(|tally| tally.positions_sent += 1);
         }
-        let code = answer["error"]["code"].as_str().unwrap_or("no_ack_body").to_string();
-        // The ack carries the REST error's key, not a status.
-        let status = if code == "internal_error" { 500 } else { 400 };
-        Err(Refused { status: Some(status), code })
+        sent
     }
 
     /// Plays until every request is settled and no trip is left, then signs off.
@@ -1189,12 +1202,12 @@ fn straight(from: &Spot, to: &Spot) -> Leg {
 }
 
 /// The device's clock, in ms since the epoch.
-fn epoch_ms() -> i64 {
+pub(crate) fn epoch_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis() as i64)
 }
 
 /// Degrees clockwise from north, for the app's `heading`.
-fn bearing(from: LatLng, to: LatLng) -> f64 {
+pub(crate) fn bearing(from: LatLng, to: LatLng) -> f64 {
     let east = (to.lng - from.lng) * from.lat.to_radians().cos();
     let north = to.lat - from.lat;
     (east.atan2(north).to_degrees() + 360.0) % 360.0

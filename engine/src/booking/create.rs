@@ -132,6 +132,7 @@ pub fn create<R: Rng + ?Sized>(
         customer_name: customer.full_name(),
         customer_contact: customer.mobile.clone(),
         customer_email: customer.email.clone(),
+        demo: customer.demo,
         customer_token: customer.pushToken.clone().unwrap_or_default(),
         customer_image: customer.profile_image.clone().unwrap_or_default(),
         pickupAddress: request.pickup.add.clone(),

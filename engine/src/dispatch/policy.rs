@@ -412,6 +412,7 @@ mod tests {
             pickUpInstructions: String::new(),
             deliveryInstructions: String::new(),
             searchingSince: None,
+            demo: false,
             dispatch: DispatchState::default(),
             timers: Timers::default(),
             updatedAt: NOW,

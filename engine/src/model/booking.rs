@@ -460,6 +460,10 @@ pub struct Booking {
     /// prepayment, or the Book Later dispatch. The rider's wait counts from it.
     #[serde(default)]
     pub searchingSince: Option<Millis>,
+    /// Made by the living demo or its seeded history (issue #35): the
+    /// demo's traffic, which reports and exports can tell apart.
+    #[serde(default)]
+    pub demo: bool,
     #[serde(default)]
     pub dispatch: DispatchState,
     #[serde(default)]

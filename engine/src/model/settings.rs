@@ -125,6 +125,13 @@ pub struct Settings {
     /// itself (1 to 10080).
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10080))]
     pub autoCompleteMinutes: u32,
+    /// The living demo (issue #35): demo drivers and riders played by the
+    /// simulator's people against this server. Only a `--demo` server plays
+    /// them; elsewhere the switch does nothing.
+    pub livingDemo: bool,
+    /// How many bookings an hour the living demo's riders make (0 to 600).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 600))]
+    pub livingDemoBookingsPerHour: u32,
 }
 
 /// Spec §9 default driver radius.
@@ -181,6 +188,8 @@ impl Default for Settings {
             driverDocuments: DocumentKind::ALL.to_vec(),
             noDriverCancelMinutes: 10,
             autoCompleteMinutes: 60,
+            livingDemo: false,
+            livingDemoBookingsPerHour: 30,
         }
     }
 }

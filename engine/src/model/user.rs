@@ -137,6 +137,10 @@ pub struct User {
     /// Busy with a trip.
     #[serde(default)]
     pub queue: bool,
+    /// Played by the living demo (issue #35): a demo driver or rider of a
+    /// `--demo` server. Their bookings are marked `demo`.
+    #[serde(default)]
+    pub demo: bool,
 }
 
 impl User {
@@ -176,6 +180,7 @@ impl User {
             carType: None,
             driverActiveStatus: false,
             queue: false,
+            demo: false,
         }
     }
 

@@ -19,13 +19,15 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Dispatch tuning is the admins' business; everything else the app shows.
-const ADMIN_ONLY: [&str; 6] = [
+const ADMIN_ONLY: [&str; 8] = [
     "dispatchPolicy",
     "dispatchWaveSize",
     "dispatchOfferSeconds",
     "dispatchMaxWaves",
     "dispatchRadiusStep",
     "dispatchBatchSeconds",
+    "livingDemo",
+    "livingDemoBookingsPerHour",
 ];
 
 #[utoipa::path(

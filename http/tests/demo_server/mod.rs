@@ -84,6 +84,9 @@ impl Server {
             .args(database_url.iter().flat_map(|url| ["--database-url", url.as_str()]))
             .args(["--listen", &format!("127.0.0.1:{port}")])
             .env("RUST_LOG", "info,wayfare_http=debug")
+            // These tests play the demo people themselves: no living demo, no history.
+            .env("WAYFARE_DEMO_SEED__LIVING", "false")
+            .env("WAYFARE_DEMO_SEED__HISTORY_DAYS", "0")
             .envs(env.iter().map(|(name, value)| (name, value)))
             .stdout(output.try_clone().expect("server log file"))
             .stderr(output)

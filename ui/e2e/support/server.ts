@@ -62,6 +62,10 @@ export async function startServer(binary: string, extraEnv: Record<string, strin
       // internet, not for one machine running the whole suite.
       WAYFARE_AUTH__CODES_PER_CONTACT: '200',
       WAYFARE_AUTH__CODES_PER_CLIENT: '2000',
+      // The browser tests play the demo people themselves: no living demo
+      // and no history, unless a test asks for them (living-demo.e2e.ts).
+      WAYFARE_DEMO_SEED__LIVING: 'false',
+      WAYFARE_DEMO_SEED__HISTORY_DAYS: '0',
       ...extraEnv,
     },
     stdio: ['ignore', 'inherit', 'inherit'],

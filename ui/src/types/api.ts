@@ -74,6 +74,9 @@ export interface Settings {
   noDriverCancelMinutes?: number;
   /** Minutes after payment a booking nobody rated completes by itself. */
   autoCompleteMinutes?: number;
+  /** The living demo's switch and booking rate (admins; issue #35). */
+  livingDemo?: boolean;
+  livingDemoBookingsPerHour?: number;
   [key: string]: unknown;
 }
 
@@ -221,6 +224,8 @@ export interface Booking {
   actualDrop?: Place | null;
   /** When the search for a driver began (creation for Book Now, payment for prepaid, the Book Later dispatch time). */
   searchingSince?: number | null;
+  /** Made by the living demo or its seeded history (issue #35). */
+  demo?: boolean;
   /** The part of the cancellation fee the rider's wallet could not cover (negative balances off): owed. */
   cancellationFeeOwed?: number;
   /** What an admin has refunded to the rider's wallet from this booking. */

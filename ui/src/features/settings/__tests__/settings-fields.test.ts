@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APP_INFO_SECTIONS, changedFields, fieldProblem, formValues, isUsed, SETTINGS_SECTIONS } from '../lib/settings-fields';
+import { APP_INFO_SECTIONS, changedFields, fieldProblem, formValues, isUsed, SETTINGS_SECTIONS, visibleSections } from '../lib/settings-fields';
 
 const field = (name: string) => SETTINGS_SECTIONS.flatMap((section) => section.fields).find((candidate) => candidate.name === name)!;
 
@@ -65,5 +65,19 @@ describe('the settings form', () => {
     expect(fieldProblem(field('autoCompleteMinutes'), '90.5')).toBe('settings.whole_number');
     expect(fieldProblem(field('autoCompleteMinutes'), '')).toBe('settings.number_required');
     expect(fieldProblem(field('autoCompleteMinutes'), '10080')).toBeNull();
+  });
+
+  it('shows the living demo only on the demo city, its rate only while it plays (issue #35)', () => {
+    const titles = (source: Record<string, unknown>) => visibleSections(SETTINGS_SECTIONS, source).map((section) => section.title);
+    expect(titles({ demoCity: true })).toContain('settings.section.living_demo');
+    expect(titles({ demoCity: false })).not.toContain('settings.section.living_demo');
+    expect(titles({})).not.toContain('settings.section.living_demo');
+    const fields = SETTINGS_SECTIONS.flatMap((section) => section.fields);
+    const rate = fields.find((field) => field.name === 'livingDemoBookingsPerHour')!;
+    expect(fieldProblem(rate, '601')).toBe('settings.out_of_range');
+    expect(fieldProblem(rate, '0')).toBeNull();
+    expect(isUsed(rate, { livingDemo: true })).toBe(true);
+    expect(isUsed(rate, { livingDemo: false })).toBe(false);
+    expect(changedFields(SETTINGS_SECTIONS, { livingDemo: true, livingDemoBookingsPerHour: '30' }, { livingDemo: false, livingDemoBookingsPerHour: '30' })).toEqual({ livingDemo: false });
   });
 });

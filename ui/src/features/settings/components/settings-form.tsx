@@ -11,13 +11,15 @@ import { ApiError, api } from '@/lib/api-client';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { queryKeys } from '@/lib/query-keys';
 import { errorText } from '@/lib/server-errors';
-import { changedFields, fieldProblem, formValues, isUsed, type FormValues, type SettingsField, type SettingsSection } from '../lib/settings-fields';
+import { changedFields, fieldProblem, formValues, isUsed, visibleSections, type FormValues, type SettingsField, type SettingsSection } from '../lib/settings-fields';
 
-export function SettingsForm({ sections, path, testId }: { sections: SettingsSection[]; path: '/settings' | '/appinfo'; testId: string }) {
+export function SettingsForm({ sections: allSections, path, testId }: { sections: SettingsSection[]; path: '/settings' | '/appinfo'; testId: string }) {
   const { t, i18n } = useTranslation();
   const client = useQueryClient();
   const criticalEdits = useCriticalEditsAllowed();
   const source = useQuery({ queryKey: ['admin', path], queryFn: () => api.get<Record<string, unknown>>(path) });
+  // What this server shows: the demo city's own section only there.
+  const sections = useMemo(() => visibleSections(allSections, source.data), [allSections, source.data]);
   const initial = useMemo(() => (source.data ? formValues(sections, source.data) : null), [source.data, sections]);
   const [values, setValues] = useState<FormValues>({});
   const [errors, setErrors] = useState<Record<string, string>>({});

@@ -24,6 +24,8 @@ export interface SettingsSection {
   /** Translation key of the heading; each field's label is `settings.field.<name>`, its help `settings.help.<name>`. */
   title: string;
   fields: SettingsField[];
+  /** Shown only on the demo city (`demoCity` from GET /settings, i.e. `wayfare serve --demo`). */
+  demoCityOnly?: boolean;
 }
 
 const toggle = (name: string): SettingsField => ({ name, kind: 'switch' });
@@ -90,7 +92,21 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
       { name: 'autoCompleteMinutes', kind: 'number', min: 1, max: 10080, integer: true, unit: 'settings.unit.minutes' },
     ],
   },
+  {
+    // Issue #35: the demo city's drivers and riders, played by the server.
+    title: 'settings.section.living_demo',
+    demoCityOnly: true,
+    fields: [
+      toggle('livingDemo'),
+      { name: 'livingDemoBookingsPerHour', kind: 'number', min: 0, max: 600, integer: true, unit: 'settings.unit.per_hour', usedWhen: { field: 'livingDemo', values: ['true'] } },
+    ],
+  },
 ];
+
+/** The sections a server shows: the demo city's own only on the demo city. */
+export function visibleSections(sections: SettingsSection[], source: Record<string, unknown> | undefined): SettingsSection[] {
+  return sections.filter((section) => !section.demoCityOnly || source?.demoCity === true);
+}
 
 export const APP_INFO_SECTIONS: SettingsSection[] = [
   { title: 'settings.section.company', fields: ['appName', 'CompanyName', 'CompanyAddress', 'CompanyWebsite', 'contact_email', 'CompanyPhone', 'CompanyTerms'].map(text) },

@@ -1,9 +1,16 @@
 //! The demo city (DESIGN.md contract): Baltimore, seeded once — an admin, a
-//! fleet admin, five riders, twenty approved drivers spread over the city,
+//! fleet admin, twenty riders, twenty approved drivers spread over the city,
 //! car types with realistic rates, cancellation reasons and the test payment
 //! gateway. Running it again on the same data changes nothing. The number
 //! of drivers and the dispatch policy can be chosen for a fresh database
 //! (`DemoSeedConfig`): the realtime test and load generator use that.
+//!
+//! The people's accounts (`rider1`–`rider3`, `driver1`–`driver3`) are for a
+//! person to sign in with; every other demo rider and driver is marked
+//! `demo` and is played by the living demo ([`living`], issue #35).
+
+pub mod history;
+pub mod living;
 
 use crate::config::DemoSeedConfig;
 use rust_decimal::Decimal;
@@ -15,8 +22,12 @@ use wayfare_storage::Storage;
 
 pub const ADMIN_EMAIL: &str = "admin@demo.wayfare";
 pub const FLEET_EMAIL: &str = "fleet@demo.wayfare";
-pub const RIDERS: u32 = 5;
+pub const RIDERS: u32 = 20;
 pub const DRIVERS: u32 = 20;
+/// Riders and drivers numbered up to this are the people's: never played.
+pub const PEOPLE: u32 = 3;
+/// Days of past trips a fresh demo is seeded with.
+pub const HISTORY_DAYS: u32 = 14;
 /// The middle of the demo map extract (east of the Inner Harbor, by Fells
 /// Point); every demo driver stands inside the extract.
 pub const CENTRE: LatLng = LatLng { lat: 39.2860, lng: -76.5800 };
@@ -95,6 +106,13 @@ fn person(id: UserId, role: Role, first: &str, last: &str, email: &str, mobile: 
     user
 }
 
+/// A demo rider or driver numbered `number`: played by the living demo
+/// unless it is one of the people's accounts.
+fn numbered(mut user: User, number: u32) -> User {
+    user.demo = number > PEOPLE;
+    user
+}
+
 /// Five capital letters (spec §3), unique per demo id: the kind's letter and
 /// the number in base 26.
 fn referral(id: UserId) -> String {
@@ -132,14 +150,15 @@ pub fn users_with(drivers: u32) -> Vec<User> {
     let fleet = demo_id(2, 1);
     for number in 1..=RIDERS {
         let email = format!("rider{number}@demo.wayfare");
-        users.push(person(
+        let rider = person(
             demo_id(3, u128::from(number)),
             Role::Rider,
             "Rider",
             &number.to_string(),
             &email,
             &format!("+1410555{:04}", 200 + number),
-        ));
+        );
+        users.push(numbered(rider, number));
     }
     let kinds = car_types();
     for number in 1..=drivers {
@@ -161,7 +180,7 @@ pub fn users_with(drivers: u32) -> Vec<User> {
         if number % 2 == 0 {
             driver.fleetadmin = Some(fleet);
         }
-        users.push(driver);
+        users.push(numbered(driver, number));
     }
     users
 }
@@ -175,7 +194,7 @@ pub fn cancel_reasons() -> Vec<String> {
 
 /// Seeds what is missing; never overwrites what exists.
 pub async fn seed(storage: &dyn Storage) -> anyhow::Result<()> {
-    seed_with(storage, &DemoSeedConfig::default()).await
+    seed_with(storage, &DemoSeedConfig::default()).await.map(|_| ())
 }
 
 /// Demo mode follows the configuration at every start (issue #34): the
@@ -192,16 +211,18 @@ pub async fn apply_demo_mode(storage: &dyn Storage, demo_mode: bool, now: i64) -
 }
 
 /// Seeds the demo city with `options`' size and dispatch policy.
-pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyhow::Result<()> {
+/// True when it seeded the city now (a fresh database), false when it was there.
+pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyhow::Result<bool> {
     crate::messages::seed_languages(storage, 0).await?;
     if storage.user_by_email(ADMIN_EMAIL).await?.is_some() {
         tracing::info!("demo city already seeded");
-        return Ok(());
+        return Ok(false);
     }
     if storage.settings().await?.is_none() {
         let settings = Settings {
             dispatchPolicy: options.dispatch_policy,
             AllowCriticalEditsAdmin: !options.demo_mode,
+            livingDemo: options.living,
             ..settings()
         };
         storage.save_settings(&settings, 0).await?;
@@ -241,7 +262,7 @@ pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyho
         }
     }
     tracing::info!(riders = RIDERS, drivers = options.drivers, dispatch_policy = ?options.dispatch_policy, "demo city seeded");
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]

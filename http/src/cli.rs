@@ -65,6 +65,10 @@ pub struct SimulateArgs {
     pub fleet_sweep: Vec<usize>,
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Repeat every run with N seeds (the seed, the seed + 1, …): the report
+    /// gives each figure's mean and 95 % interval.
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u64>,
     /// Seconds a rider waits for a driver before giving up.
     #[arg(long, value_name = "SECONDS")]
     pub cancel_after: Option<u64>,

@@ -42,6 +42,9 @@ pub fn scenario_of(args: &SimulateArgs) -> anyhow::Result<Scenario> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
+    if let Some(seeds) = args.seeds {
+        scenario.seeds = seeds;
+    }
     if let Some(seconds) = args.cancel_after {
         scenario.riders.cancel_after_s = seconds;
     }
@@ -81,6 +84,7 @@ pub fn run(config: &Config, args: &SimulateArgs) -> anyhow::Result<()> {
     if let Some(peak) = timing.peak_rss_mb {
         println!("setup {:.2} s, peak memory {peak:.0} MB", timing.setup_s);
     }
+    println!("\n{}", report.conclusion.headline);
     println!("report: {}", args.out.join("report.html").display());
     Ok(())
 }

@@ -5,9 +5,15 @@
 //! - [`scenario`] is what to run, from TOML and flags;
 //! - [`travel`] times drives on roads or straight lines;
 //! - [`sim`] is one run on a discrete-event clock;
-//! - [`metrics`] turns a run into the report's figures, [`report`] is the
-//!   report, [`html`] draws it.
+//! - [`metrics`] turns a run into the report's figures, [`stats`] gives
+//!   their spread over seeds, [`conclusion`] says what they mean,
+//!   [`report`] is the report, [`html`] draws it (with [`figures`],
+//!   [`format`] and the roads of [`basemap`]).
 
+pub mod basemap;
+pub mod conclusion;
+pub mod figures;
+pub mod format;
 pub mod html;
 pub mod input;
 pub mod live;
@@ -16,14 +22,17 @@ pub mod metrics;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod travel;
 
+use basemap::Roads;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use report::{Report, RunReport, ScenarioSummary, Timing};
+use report::{Currency, Metrics, OverSeeds, Report, RunReport, ScenarioSummary, Timing};
 use scenario::{Demand, STRAIGHT_LINE, Scenario, ScenarioError};
 use serde::Deserialize;
 use sim::{RunInput, Trip};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -64,11 +73,20 @@ pub type Progress<'a> = &'a mut dyn FnMut(&str, usize, usize);
 /// shared by every run.
 pub struct Prepared {
     pub travel: Travel,
+    /// The first seed's requests on the network.
     pub trips: Vec<Trip>,
-    /// Every vehicle placed, in order; a run of N uses the first N.
+    /// Every vehicle placed for the first seed, in order; a run of N uses
+    /// the first N.
     pub vehicles: Vec<Spot>,
     pub catalog: Catalog,
     pub summary: ScenarioSummary,
+    /// The roads drawn under the report's maps.
+    pub roads: Roads,
+    /// The first seed's clock zero, as epoch ms.
+    pub start_ms: i64,
+    /// The vehicles of the vehicles file on the network: every seed's
+    /// fleet starts with them.
+    pub file_vehicles: Vec<Spot>,
 }
 
 fn input_error(path: &Path, message: impl ToString) -> SimulateError {
@@ -101,7 +119,7 @@ pub fn prepare(
         .map_err(|error| ScenarioError::Invalid(format!("settings: {} ({:?})", error.key.as_str(), error.field)))?;
 
     progress("reading the network", 0, 1);
-    let (travel, network_file) = open_network(&scenario.network, cache_dir, progress)?;
+    let (travel, network_file, roads) = open_network(&scenario.network, cache_dir, progress)?;
     progress("reading the network", 1, 1);
 
     let (requests, layout, demand_name) = match (&scenario.requests, &scenario.demand) {
@@ -121,24 +139,12 @@ pub fn prepare(
         (None, Some(demand)) => (generate_demand(demand, scenario.seed)?, "generated", "generated".to_string()),
         (None, None) => return Err(ScenarioError::Invalid("no demand".into()).into()),
     };
-    let zero = requests.iter().map(|request| request.at).min().ok_or(SimulateError::NoDemand)?;
-
-    let placed = place_requests(&travel, &requests, zero, progress);
-    let mut trips = Vec::with_capacity(placed.len());
-    for trip in placed {
-        match trip {
-            Some(trip) => trips.push(trip),
-            None => *skipped.entry("requests.off_network".into()).or_default() += 1,
-        }
-    }
-    // Stable: requests made at the same second keep the file's order.
-    trips.sort_by_key(|trip| trip.at_ms);
-    if trips.is_empty() {
-        return Err(SimulateError::NoDemand);
+    let (trips, zero, off_network) = place_demand(&travel, &requests, progress)?;
+    if off_network > 0 {
+        skipped.insert("requests.off_network".into(), off_network);
     }
 
-    let mut vehicles = Vec::new();
-    let mut vehicles_name = String::new();
+    let mut file_vehicles = Vec::new();
     if let Some(path) = &scenario.vehicles {
         let file = std::fs::File::open(path).map_err(|error| input_error(path, error))?;
         let loaded = input::read_vehicles(std::io::BufReader::new(file)).map_err(|error| input_error(path, error))?;
@@ -147,25 +153,18 @@ pub fn prepare(
         }
         for vehicle in &loaded.items {
             match travel.spot(vehicle.position) {
-                Some(spot) => vehicles.push(spot),
+                Some(spot) => file_vehicles.push(spot),
                 None => *skipped.entry("vehicles.off_network".into()).or_default() += 1,
             }
         }
-        vehicles_name = file_name(path);
     }
-    let wanted = fleet_sizes(scenario, vehicles.len()).into_iter().max().unwrap_or(0);
-    // More vehicles than the file has: placed where requests start, so the
-    // fleet begins where riders are, on the network.
-    let mut rng = StdRng::seed_from_u64(scenario.seed ^ 0x5eed_f1ee7);
-    while vehicles.len() < wanted {
-        vehicles.push(trips[rng.random_range(0..trips.len())].origin);
-    }
+    let vehicles = fill_fleet(scenario, scenario.seed, &file_vehicles, &trips);
     if vehicles.is_empty() {
         return Err(SimulateError::NoVehicles);
     }
-    let _ = vehicles_name;
 
     let span_ms = trips.last().map_or(0, |trip| trip.at_ms);
+    let (start, dated) = clock_zero(zero);
     let summary = ScenarioSummary {
         name: scenario.name.clone(),
         network: travel.kind().to_string(),
@@ -173,17 +172,118 @@ pub fn prepare(
         openstreetmap: travel.kind() != "straight-line",
         demand: demand_name,
         demand_layout: layout.to_string(),
-        requests: trips.len() as u64 + skipped.get("requests.off_network").copied().unwrap_or(0),
+        requests: trips.len() as u64 + off_network,
         skipped,
         seed: scenario.seed,
+        seeds: scenario.seeds,
         cancel_after_s: scenario.riders.cancel_after_s,
-        start: chrono::DateTime::from_timestamp(zero, 0)
-            .map(|time| time.naive_utc().format("%Y-%m-%dT%H:%M:%S").to_string())
-            .unwrap_or_default(),
+        start,
+        dated,
         demand_span_s: (span_ms / 1000) as u64,
         bounds: bounds(&trips, &vehicles),
+        currency: Currency::of(&catalog.settings),
     };
-    Ok(Prepared { travel, trips, vehicles, catalog, summary })
+    Ok(Prepared { travel, trips, vehicles, catalog, summary, roads, start_ms: zero * 1000, file_vehicles })
+}
+
+/// Times before the end of the epoch's first day are seconds of a day, as
+/// HIVE writes them (`1970-01-01T00:02:00`, or `120`), not dates.
+const UNDATED_BEFORE_S: i64 = 86_400;
+
+/// The clock's zero as the report writes it, and whether it is a date: the
+/// date and time in ISO 8601, or only the time of day for undated requests.
+fn clock_zero(zero: i64) -> (String, bool) {
+    let dated = zero >= UNDATED_BEFORE_S;
+    let format = if dated { "%Y-%m-%dT%H:%M:%S" } else { "%H:%M:%S" };
+    let at = if dated { zero } else { zero.rem_euclid(UNDATED_BEFORE_S) };
+    let text = chrono::DateTime::from_timestamp(at, 0)
+        .map(|time| time.naive_utc().format(format).to_string())
+        .unwrap_or_default();
+    (text, dated)
+}
+
+/// Requests placed on the network and sorted by time, with the clock's
+/// zero (the first request's epoch seconds) and how many were off the network.
+fn place_demand(
+    travel: &Travel,
+    requests: &[input::Request],
+    progress: Progress<'_>,
+) -> Result<(Vec<Trip>, i64, u64), SimulateError> {
+    let zero = requests.iter().map(|request| request.at).min().ok_or(SimulateError::NoDemand)?;
+    let placed = place_requests(travel, requests, zero, progress);
+    let mut trips = Vec::with_capacity(placed.len());
+    let mut off_network = 0;
+    for trip in placed {
+        match trip {
+            Some(trip) => trips.push(trip),
+            None => off_network += 1,
+        }
+    }
+    // Stable: requests made at the same second keep the file's order.
+    trips.sort_by_key(|trip| trip.at_ms);
+    if trips.is_empty() {
+        return Err(SimulateError::NoDemand);
+    }
+    Ok((trips, zero, off_network))
+}
+
+/// The file's vehicles, then as many more as the largest fleet wants,
+/// placed where requests start (drawn with `seed`), so the fleet begins
+/// where riders are, on the network.
+fn fill_fleet(scenario: &Scenario, seed: u64, file_vehicles: &[Spot], trips: &[Trip]) -> Vec<Spot> {
+    let wanted = fleet_sizes(scenario, file_vehicles.len()).into_iter().max().unwrap_or(0);
+    let mut vehicles = file_vehicles.to_vec();
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed_f1ee7);
+    while vehicles.len() < wanted && !trips.is_empty() {
+        vehicles.push(trips[rng.random_range(0..trips.len())].origin);
+    }
+    vehicles
+}
+
+/// The requests and vehicles one seed runs on.
+struct Placement<'a> {
+    seed: u64,
+    trips: Cow<'a, [Trip]>,
+    vehicles: Cow<'a, [Spot]>,
+    start_ms: i64,
+}
+
+impl Prepared {
+    /// What `seed` runs on: the first seed's inputs as prepared; for
+    /// another seed, generated demand drawn again and the vehicles beyond
+    /// the file placed again, both with that seed (a requests file and a
+    /// vehicles file are the same for every seed).
+    fn placement(
+        &self,
+        scenario: &Scenario,
+        seed: u64,
+        progress: Progress<'_>,
+    ) -> Result<Placement<'_>, SimulateError> {
+        if seed == scenario.seed {
+            return Ok(Placement {
+                seed,
+                trips: Cow::Borrowed(&self.trips),
+                vehicles: Cow::Borrowed(&self.vehicles),
+                start_ms: self.start_ms,
+            });
+        }
+        let (trips, start_ms) = match (&scenario.requests, &scenario.demand) {
+            (None, Some(demand)) => {
+                let requests = generate_demand(demand, seed)?;
+                let mut show =
+                    |_: &str, done: usize, of: usize| progress(&format!("placing requests, seed {seed}"), done, of);
+                let (trips, zero, _) = place_demand(&self.travel, &requests, &mut show)?;
+                (Cow::Owned(trips), zero * 1000)
+            }
+            _ => (Cow::Borrowed(self.trips.as_slice()), self.start_ms),
+        };
+        let vehicles = if matches!(trips, Cow::Borrowed(_)) && self.vehicles.len() == self.file_vehicles.len() {
+            Cow::Borrowed(self.vehicles.as_slice())
+        } else {
+            Cow::Owned(fill_fleet(scenario, seed, &self.file_vehicles, &trips))
+        };
+        Ok(Placement { seed, trips, vehicles, start_ms })
+    }
 }
 
 /// Each request's places on the network and its route (`None`: off the
@@ -241,9 +341,9 @@ fn open_network(
     network: &str,
     cache_dir: &Path,
     progress: Progress<'_>,
-) -> Result<(Travel, Option<String>), SimulateError> {
+) -> Result<(Travel, Option<String>, Roads), SimulateError> {
     if network == STRAIGHT_LINE || network.is_empty() {
-        return Ok((Travel::straight_line(), None));
+        return Ok((Travel::straight_line(), None, Roads::none()));
     }
     let path = PathBuf::from(network);
     let name = Some(file_name(&path));
@@ -251,12 +351,13 @@ fn open_network(
     if lower.ends_with(".json") {
         let file = std::fs::File::open(&path).map_err(|error| input_error(&path, error))?;
         let graph = input::read_osmnx(std::io::BufReader::new(file)).map_err(|error| input_error(&path, error))?;
-        return Ok((Travel::from_osmnx(&graph).map_err(SimulateError::Network)?, name));
+        let travel = Travel::from_osmnx(&graph).map_err(SimulateError::Network)?;
+        return Ok((travel, name, Roads::from_osmnx(&graph)));
     }
     if lower.ends_with(".osm.pbf") || lower.ends_with(".osm") || lower.ends_with(".pbf") {
-        let travel = Travel::from_extract(&path, cache_dir, |stage, done, of| progress(stage, done, of))
+        let (travel, basemap) = Travel::from_extract(&path, cache_dir, |stage, done, of| progress(stage, done, of))
             .map_err(|error| input_error(&path, error))?;
-        return Ok((travel, name));
+        return Ok((travel, name, Roads::from_basemap(&basemap)));
     }
     Err(SimulateError::Network(format!(
         "{network}: expected an .osm.pbf extract, an OSMnx .json network or `{STRAIGHT_LINE}`"
@@ -288,8 +389,12 @@ fn bounds(trips: &[Trip], vehicles: &[Spot]) -> [f64; 4] {
 /// Requests drawn from each area's rate (a Poisson process per area and
 /// hour, scaled by the hourly profile), ending in an area chosen by rate.
 pub fn generate_demand(demand: &Demand, seed: u64) -> Result<Vec<input::Request>, SimulateError> {
-    let start = input::parse_time(&demand.start)
-        .ok_or_else(|| ScenarioError::Invalid(format!("demand.start `{}` is not a date and time", demand.start)))?;
+    // No start: a day without a date, from midnight (the report shows times of day).
+    let start = match demand.start.trim() {
+        "" => 0,
+        text => input::parse_time(text)
+            .ok_or_else(|| ScenarioError::Invalid(format!("demand.start `{text}` is not a date and time")))?,
+    };
     let areas = &demand.areas;
     if areas.iter().any(|area| !area_is_valid(area)) {
         return Err(
@@ -358,7 +463,9 @@ fn in_disk(rng: &mut StdRng, lat: f64, lng: f64, radius_km: f64) -> LatLng {
     LatLng::new(lat + km * bearing.cos() / 111.195, lng + km * bearing.sin() / (111.195 * lat.to_radians().cos()))
 }
 
-/// Runs every policy with every fleet size on the prepared inputs.
+/// Runs every policy with every fleet size on the prepared inputs, each
+/// repeated with the scenario's seeds; returns the report and each run's
+/// wall seconds (all its seeds).
 pub fn run_all(
     scenario: &Scenario,
     prepared: &Prepared,
@@ -370,41 +477,77 @@ pub fn run_all(
         name => prepared.catalog.car_types.iter().find(|car| car.name == name),
     }
     .ok_or_else(|| SimulateError::UnknownCarType(scenario.car_type.clone()))?;
-    let start_ms = chrono::NaiveDateTime::parse_from_str(&prepared.summary.start, "%Y-%m-%dT%H:%M:%S")
-        .map(|time| time.and_utc().timestamp_millis())
-        .unwrap_or(0);
-    let span_ms = prepared.trips.last().map_or(0, |trip| trip.at_ms);
+    let mut placements = Vec::new();
+    for index in 0..scenario.seeds.max(1) {
+        placements.push(prepared.placement(scenario, scenario.seed.wrapping_add(index), progress)?);
+    }
     let mut runs = Vec::new();
     let mut walls = Vec::new();
-    for fleet in fleet_sizes(scenario, prepared.vehicles.len()) {
+    for fleet in fleet_sizes(scenario, prepared.file_vehicles.len()) {
         for policy in &policies {
             let settings =
                 Settings { dispatchPolicy: *policy, autoDispatch: true, ..prepared.catalog.settings.clone() };
-            let label = format!("{} · {fleet} vehicles", policy.as_str());
             let started = Instant::now();
-            let input = RunInput {
-                travel: &prepared.travel,
-                trips: &prepared.trips,
-                vehicles: &prepared.vehicles[..fleet.min(prepared.vehicles.len())],
-                settings: &settings,
-                car,
-                scenario,
-                start_ms,
-                span_ms,
-            };
-            let result = sim::run(input, scenario.seed, &mut |done, of| progress(&label, done, of));
-            runs.push(RunReport {
-                policy: policy.as_str().to_string(),
-                fleet: fleet.min(prepared.vehicles.len()) as u64,
-                metrics: metrics::metrics(&result),
-                series: metrics::series(&result, span_ms),
-                wait_histogram: metrics::wait_histogram(&result),
-                cells: metrics::cells(&result),
-            });
+            let mut first: Option<RunReport> = None;
+            let mut every_seed = Vec::with_capacity(placements.len());
+            for placement in &placements {
+                let label = if placements.len() > 1 {
+                    format!("{} · {fleet} vehicles · seed {}", policy.as_str(), placement.seed)
+                } else {
+                    format!("{} · {fleet} vehicles", policy.as_str())
+                };
+                let span_ms = placement.trips.last().map_or(0, |trip| trip.at_ms);
+                let input = RunInput {
+                    travel: &prepared.travel,
+                    trips: &placement.trips,
+                    vehicles: &placement.vehicles[..fleet.min(placement.vehicles.len())],
+                    settings: &settings,
+                    car,
+                    scenario,
+                    start_ms: placement.start_ms,
+                    span_ms,
+                };
+                let result = sim::run(input, placement.seed, &mut |done, of| progress(&label, done, of));
+                let run_metrics = metrics::metrics(&result);
+                if first.is_none() {
+                    first = Some(RunReport {
+                        policy: policy.as_str().to_string(),
+                        fleet: fleet.min(placement.vehicles.len()) as u64,
+                        metrics: run_metrics.clone(),
+                        over_seeds: None,
+                        series: metrics::series(&result, span_ms),
+                        wait_histogram: metrics::wait_histogram(&result),
+                        cells: metrics::cells(&result),
+                    });
+                }
+                every_seed.push(run_metrics);
+            }
+            let mut run = first.expect("every run has a first seed");
+            let seeds: Vec<u64> = placements.iter().map(|placement| placement.seed).collect();
+            run.over_seeds = over_seeds(&seeds, &every_seed);
+            runs.push(run);
             walls.push(started.elapsed().as_secs_f64());
         }
     }
-    Ok((Report { scenario: prepared.summary.clone(), runs }, walls))
+    let mut report = Report { scenario: prepared.summary.clone(), conclusion: Default::default(), runs };
+    report.conclusion = conclusion::conclude(&report);
+    Ok((report, walls))
+}
+
+/// Each metric's mean and 95 % interval over the seeds; `None` for one seed.
+fn over_seeds(seeds: &[u64], every_seed: &[Metrics]) -> Option<OverSeeds> {
+    if every_seed.len() < 2 {
+        return None;
+    }
+    let metrics = figures::METRIC_GROUPS
+        .iter()
+        .flat_map(|(_, rows)| rows.iter())
+        .filter_map(|row| {
+            let values: Vec<f64> = every_seed.iter().map(|metrics| (row.value)(metrics)).collect();
+            Some((row.name.to_string(), stats::interval(&values)?))
+        })
+        .collect();
+    Some(OverSeeds { seeds: seeds.to_vec(), metrics })
 }
 
 /// Everything `wayfare simulate` does after reading its flags: prepare,
@@ -421,12 +564,13 @@ pub fn simulate(
     let setup_s = started.elapsed().as_secs_f64();
     let (report, runs_s) = run_all(scenario, &prepared, progress)?;
     let timing = Timing { setup_s, runs_s, peak_rss_mb: peak_rss_mb() };
-    write_outputs(out, &report, &timing)?;
+    write_outputs(out, &report, &timing, &prepared.roads)?;
     Ok((report, timing))
 }
 
-/// `report.json`, `metrics.csv`, `series.csv` and `report.html` in `out`.
-pub fn write_outputs(out: &Path, report: &Report, timing: &Timing) -> Result<(), SimulateError> {
+/// `report.json`, `metrics.csv`, `series.csv` and `report.html` in `out`;
+/// `roads` go under the maps of `report.html` only.
+pub fn write_outputs(out: &Path, report: &Report, timing: &Timing, roads: &Roads) -> Result<(), SimulateError> {
     let write = |name: &str, contents: String| {
         let path = out.join(name);
         std::fs::write(&path, contents)
@@ -438,7 +582,7 @@ pub fn write_outputs(out: &Path, report: &Report, timing: &Timing) -> Result<(),
     write("report.json", json)?;
     write("metrics.csv", metrics_csv(report))?;
     write("series.csv", series_csv(report))?;
-    write("report.html", html::render(report, timing))?;
+    write("report.html", html::render(report, timing, roads))?;
     Ok(())
 }
 

@@ -4,6 +4,8 @@
 //! and seed give the same `report.json`, byte for byte; the simulator's own
 //! wall time is kept apart in [`Timing`].
 
+use crate::conclusion::Conclusion;
+use crate::stats::Interval;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -15,6 +17,8 @@ pub const WAIT_BIN_S: u64 = 60;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     pub scenario: ScenarioSummary,
+    /// What the runs say, computed from them ([`crate::conclusion`]).
+    pub conclusion: Conclusion,
     /// One run per policy and fleet size compared, in the order asked.
     pub runs: Vec<RunReport>,
 }
@@ -36,14 +40,44 @@ pub struct ScenarioSummary {
     /// Rows of the requests and vehicles files that were not used, by reason
     /// (`requests.bad_coordinates`, `requests.off_network`, `vehicles.missing_field`…).
     pub skipped: BTreeMap<String, u64>,
+    /// The first seed; runs are repeated with the next `seeds - 1` as well.
     pub seed: u64,
+    pub seeds: u64,
     pub cancel_after_s: u64,
-    /// The first request's time, as ISO 8601 (UTC): the clock's zero.
+    /// The first request's time, the clock's zero: ISO 8601 date and time
+    /// (UTC) when the requests carry calendar dates, else only the time of
+    /// day, `HH:MM:SS` (HIVE's seconds of a day, a scenario without a start).
     pub start: String,
+    /// Whether `start` has a calendar date.
+    pub dated: bool,
     /// From the first request to the last, in seconds.
     pub demand_span_s: u64,
     /// The area the demand and fleet cover: [south, west, north, east].
     pub bounds: [f64; 4],
+    /// The currency of fares and earnings, from the settings the runs used.
+    pub currency: Currency,
+}
+
+/// The platform's currency as its settings give it (`code`, `symbol`,
+/// `swipe_symbol`, `decimal`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Currency {
+    pub code: String,
+    pub symbol: String,
+    /// The symbol goes after the amount.
+    pub symbol_after: bool,
+    pub decimals: u32,
+}
+
+impl Currency {
+    pub fn of(settings: &wayfare_engine::Settings) -> Currency {
+        Currency {
+            code: settings.code.clone(),
+            symbol: settings.symbol.clone(),
+            symbol_after: settings.swipe_symbol,
+            decimals: settings.decimal.min(wayfare_engine::money::MAX_DECIMALS),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -51,13 +85,19 @@ pub struct RunReport {
     /// `broadcast`, `waves`, `nearest` or `batch`.
     pub policy: String,
     pub fleet: u64,
+    /// The first seed's figures.
     pub metrics: Metrics,
-    /// Per [`SERIES_BIN_S`] from the clock's zero to the last request's bin.
+    /// With several seeds: every metric's mean and 95 % interval over them,
+    /// by the metric's name in [`Metrics`]. Absent with one seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_seeds: Option<OverSeeds>,
+    /// The first seed's, per [`SERIES_BIN_S`] from the clock's zero to the
+    /// last request's bin.
     pub series: Vec<SeriesPoint>,
-    /// Served riders' waits, per [`WAIT_BIN_S`]; the last bin holds every
-    /// longer wait.
+    /// The first seed's served riders' waits, per [`WAIT_BIN_S`]; the last
+    /// bin holds every longer wait.
     pub wait_histogram: Vec<u64>,
-    /// Demand and unmet demand by H3 cell, most unmet first.
+    /// The first seed's demand and unmet demand by H3 cell, most unmet first.
     pub cells: Vec<CellCount>,
 }
 
@@ -117,6 +157,28 @@ pub struct Metrics {
     pub simulated_s: u64,
     /// Events the clock handled.
     pub events: u64,
+}
+
+impl RunReport {
+    /// How the report names the run: `batch · 20 vehicles`.
+    pub fn label(&self) -> String {
+        let vehicles = if self.fleet == 1 { "vehicle" } else { "vehicles" };
+        format!("{} · {} {vehicles}", self.policy, crate::format::count(self.fleet))
+    }
+}
+
+/// A run repeated with several seeds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverSeeds {
+    pub seeds: Vec<u64>,
+    pub metrics: BTreeMap<String, Interval>,
+}
+
+impl OverSeeds {
+    /// The interval of the metric named as in [`Metrics`].
+    pub fn metric(&self, name: &str) -> Option<&Interval> {
+        self.metrics.get(name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

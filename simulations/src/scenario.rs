@@ -26,6 +26,9 @@ pub struct Scenario {
     /// Fleet sizes to compare (each with every policy); empty: the one fleet.
     pub fleet_sweep: Vec<usize>,
     pub seed: u64,
+    /// Every run is repeated with the seeds `seed`, `seed + 1`, … up to this
+    /// many, and the report gives each metric's mean and 95 % interval.
+    pub seeds: u64,
     /// Settings and car types as JSON (`{"settings": {...}, "carTypes": [...]}`,
     /// either part optional); without it, the demo's.
     pub settings: Option<PathBuf>,
@@ -50,6 +53,7 @@ impl Default for Scenario {
             policies: vec![DispatchPolicy::default().as_str().into()],
             fleet_sweep: Vec::new(),
             seed: 1,
+            seeds: 1,
             settings: None,
             car_type: String::new(),
             boarding_s: 0,
@@ -125,7 +129,8 @@ impl Default for RiderModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Demand {
-    /// The clock's zero, ISO 8601 (UTC).
+    /// The clock's zero, ISO 8601 (UTC); empty: midnight of a day without
+    /// a date, and the report shows times of day only.
     pub start: String,
     pub hours: u32,
     /// A day's shape: the share of the daily rate in each hour of the day
@@ -136,7 +141,7 @@ pub struct Demand {
 
 impl Default for Demand {
     fn default() -> Self {
-        Demand { start: "2026-01-01T00:00:00".into(), hours: 24, hourly_profile: Vec::new(), areas: Vec::new() }
+        Demand { start: String::new(), hours: 24, hourly_profile: Vec::new(), areas: Vec::new() }
     }
 }
 
@@ -200,6 +205,9 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         let invalid = |why: &str| Err(ScenarioError::Invalid(why.into()));
         self.policies()?;
+        if !(1..=MAX_SEEDS).contains(&self.seeds) {
+            return Err(ScenarioError::Invalid(format!("seeds must be 1 to {MAX_SEEDS}")));
+        }
         if self.requests.is_none() && self.demand.as_ref().is_none_or(|demand| demand.areas.is_empty()) {
             return invalid("no demand: give a requests file or [demand] with at least one area");
         }
@@ -222,6 +230,9 @@ impl Scenario {
         Ok(())
     }
 }
+
+/// The most seeds a run is repeated with: each one is a whole run again.
+pub const MAX_SEEDS: u64 = 100;
 
 /// The network value that asks for straight lines instead of roads.
 pub const STRAIGHT_LINE: &str = "straight-line";

@@ -6,6 +6,7 @@ use crate::input::RoadNetwork;
 use std::path::Path;
 use wayfare_engine::LatLng;
 use wayfare_engine::geo::distance_km;
+use wayfare_maps::osm::basemap::Basemap;
 use wayfare_maps::osm::ch::Total;
 use wayfare_maps::osm::network::{GraphLink, Network};
 use wayfare_maps::osm::router::{Destination, Router, Snap};
@@ -72,15 +73,16 @@ impl Travel {
     }
 
     /// The roads of an OpenStreetMap extract, from the maps cache when it
-    /// holds them (as `wayfare serve` keeps them), else prepared there now.
+    /// holds them (as `wayfare serve` keeps them), else prepared there now;
+    /// with the basemap the app draws from the same extract.
     pub fn from_extract(
         extract: &Path,
         cache_dir: &Path,
         progress: impl FnMut(&str, usize, usize),
-    ) -> Result<Travel, String> {
+    ) -> Result<(Travel, Basemap), String> {
         let (prepared, _) = wayfare_maps::osm::cache::load_or_prepare(extract, cache_dir, progress)
             .map_err(|error| error.to_string())?;
-        Ok(Travel::Roads { router: Box::new(prepared.router), kind: "osm" })
+        Ok((Travel::Roads { router: Box::new(prepared.router), kind: "osm" }, prepared.basemap))
     }
 
     /// `osm`, `osmnx` or `straight-line`.

@@ -7,8 +7,14 @@
 //! day of series, a city of cells) to open in a browser.
 
 use std::collections::BTreeMap;
+use wayfare_engine::LatLng;
+use wayfare_simulations::basemap::{RoadClass, RoadLine, Roads};
+use wayfare_simulations::conclusion::{Conclusion, conclude};
 use wayfare_simulations::html::render;
-use wayfare_simulations::report::{CellCount, Metrics, Report, RunReport, ScenarioSummary, SeriesPoint, Timing};
+use wayfare_simulations::report::{
+    CellCount, Currency, Metrics, OverSeeds, Report, RunReport, ScenarioSummary, SeriesPoint, Timing,
+};
+use wayfare_simulations::stats;
 
 fn metrics(rides: u64, wait_average: f64, earnings_mean: f64) -> Metrics {
     let requests = 1_000;
@@ -102,15 +108,20 @@ fn run(policy: &str, fleet: u64, rides: u64, wait_average: f64, bins: u64, radiu
     RunReport {
         policy: policy.into(),
         fleet,
-        metrics: metrics(rides, wait_average, 142.5 + fleet as f64),
+        metrics: metrics(rides, wait_average, if policy == "batch" { 162.5 } else { 150.0 }),
+        over_seeds: None,
         series,
         wait_histogram,
         cells: cells(radius, if policy == "batch" { 1 } else { 3 }),
     }
 }
 
+fn dollars() -> Currency {
+    Currency { code: "USD".into(), symbol: "$".into(), symbol_after: false, decimals: 2 }
+}
+
 fn report(name: &str, openstreetmap: bool, bins: u64, radius: i32) -> Report {
-    Report {
+    let mut report = Report {
         scenario: ScenarioSummary {
             name: name.into(),
             network: "osm".into(),
@@ -121,13 +132,24 @@ fn report(name: &str, openstreetmap: bool, bins: u64, radius: i32) -> Report {
             requests: 1_000,
             skipped: BTreeMap::from([("requests.bad_coordinates".into(), 3), ("vehicles.missing_field".into(), 1)]),
             seed: 42,
+            seeds: 1,
             cancel_after_s: 600,
             start: "2026-01-01T06:00:00".into(),
+            dated: true,
             demand_span_s: bins * 900 - 1,
             bounds: [39.70, -105.03, 39.78, -104.95],
+            currency: dollars(),
         },
-        runs: vec![run("batch", 20, 930, 245.0, bins, radius), run("nearest", 12, 870, 402.0, bins, radius)],
-    }
+        conclusion: Conclusion::default(),
+        runs: vec![run("batch", 20, 930, 245.0, bins, radius), run("nearest", 20, 870, 402.0, bins, radius)],
+    };
+    report.conclusion = conclude(&report);
+    report
+}
+
+/// The page of `report` with no roads under its maps.
+fn page(report: &Report) -> String {
+    render(report, &timing(), &Roads::none())
 }
 
 fn timing() -> Timing {
@@ -143,6 +165,26 @@ fn three_cell_report(name: &str, openstreetmap: bool) -> Report {
         run.cells.sort_by(|a, b| b.unserved.cmp(&a.unserved).then_with(|| a.cell.cmp(&b.cell)));
     }
     report
+}
+
+/// Text of an HTML fragment without its tags.
+fn plain(html: &str) -> String {
+    let mut text = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for character in html.chars() {
+        match character {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            other if !in_tag => text.push(other),
+            _ => {}
+        }
+    }
+    text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'")
+}
+
+/// The cells of a table row, as text, in run order.
+fn texts(row: &str) -> Vec<String> {
+    row.split("<td").skip(1).map(|cell| plain(&format!("<td{}", &cell[..cell.find("</td>").unwrap()]))).collect()
 }
 
 /// The table row with this id, from its start to its end.
@@ -164,9 +206,9 @@ fn best_cells(row: &str) -> Vec<bool> {
 #[test]
 fn both_runs_and_every_metric_are_in_the_table() {
     let report = three_cell_report("Denver downtown", true);
-    let html = render(&report, &timing());
+    let html = page(&report);
     assert!(html.contains("batch · 20 vehicles"));
-    assert!(html.contains("nearest · 12 vehicles"));
+    assert!(html.contains("nearest · 20 vehicles"));
     let fields = serde_json::to_value(&report.runs[0].metrics).unwrap();
     for name in fields.as_object().unwrap().keys() {
         assert_eq!(html.matches(&format!("<tr id=\"metric-{name}\">")).count(), 1, "one row for {name}");
@@ -179,13 +221,13 @@ fn both_runs_and_every_metric_are_in_the_table() {
     assert!(metric_row(&html, "wait_average").contains("4:05 <span class=\"unit\">(245 s)</span>"));
     assert!(metric_row(&html, "fulfilment").contains("93.0 %"));
     assert!(metric_row(&html, "totalDistance").contains("7,654.3 km"));
-    assert!(metric_row(&html, "earnings_mean").contains("162.50"));
+    assert!(metric_row(&html, "earnings_mean").contains("$162.50"));
     assert!(metric_row(&html, "events").contains("48,213"));
 }
 
 #[test]
 fn the_best_run_of_each_comparable_row_is_highlighted() {
-    let html = render(&three_cell_report("Denver downtown", true), &timing());
+    let html = page(&three_cell_report("Denver downtown", true));
     assert_eq!(best_cells(metric_row(&html, "wait_average")), [true, false]);
     assert_eq!(best_cells(metric_row(&html, "fulfilment")), [true, false]);
     assert_eq!(best_cells(metric_row(&html, "rejections")), [true, false]);
@@ -198,7 +240,7 @@ fn the_best_run_of_each_comparable_row_is_highlighted() {
 
 #[test]
 fn wall_time_setup_and_memory_are_shown_apart_from_the_report() {
-    let html = render(&three_cell_report("Denver downtown", true), &timing());
+    let html = page(&three_cell_report("Denver downtown", true));
     let wall = row(&html, "wall-time");
     assert!(wall.contains("1.50 s") && wall.contains("0.75 s"));
     assert_eq!(best_cells(wall), [false, true]);
@@ -208,9 +250,10 @@ fn wall_time_setup_and_memory_are_shown_apart_from_the_report() {
 }
 
 #[test]
-fn the_header_says_what_was_simulated() {
-    let html = render(&three_cell_report("Denver downtown", true), &timing());
-    let header = &html[html.find("<header>").unwrap()..html.find("</header>").unwrap()];
+fn the_page_says_what_was_simulated() {
+    let html = page(&three_cell_report("Denver downtown", true));
+    let start = html.find("<section id=\"scenario\">").unwrap();
+    let header = &html[start..start + html[start..].find("</section>").unwrap()];
     for fact in [
         "<code>osm</code>",
         "denver &lt;downtown&gt;.osm.pbf",
@@ -222,14 +265,15 @@ fn the_header_says_what_was_simulated() {
         "2026-01-01 06:00:00 UTC",
         "<code>requests.bad_coordinates</code>: 3",
         "<code>vehicles.missing_field</code>: 1",
+        "USD ($)",
     ] {
-        assert!(header.contains(fact), "the header shows {fact}");
+        assert!(header.contains(fact), "the page shows {fact}");
     }
 }
 
 #[test]
 fn plots_and_maps_are_inline_svg() {
-    let html = render(&three_cell_report("Denver downtown", true), &timing());
+    let html = page(&three_cell_report("Denver downtown", true));
     // Histogram, four plots over the day, the colour scale, the shared cell
     // outlines and a map per run.
     assert!(html.matches("<svg").count() >= 5);
@@ -247,22 +291,22 @@ fn plots_and_maps_are_inline_svg() {
 
 #[test]
 fn openstreetmap_is_credited_only_for_its_data() {
-    let with = render(&three_cell_report("Denver downtown", true), &timing());
+    let with = page(&three_cell_report("Denver downtown", true));
     assert_eq!(with.matches("© OpenStreetMap contributors").count(), 2);
-    let without = render(&three_cell_report("Denver downtown", false), &timing());
+    let without = page(&three_cell_report("Denver downtown", false));
     assert!(!without.contains("OpenStreetMap"));
 }
 
 #[test]
 fn report_text_is_escaped() {
-    let html = render(&three_cell_report("Rush <script>alert(\"hi\")</script> & co", true), &timing());
+    let html = page(&three_cell_report("Rush <script>alert(\"hi\")</script> & co", true));
     assert!(!html.contains("<script"));
     assert!(html.contains("Rush &lt;script&gt;alert(&quot;hi&quot;)&lt;/script&gt; &amp; co"));
 }
 
 #[test]
 fn the_page_loads_nothing() {
-    let html = render(&three_cell_report("Denver downtown", true), &timing());
+    let html = page(&three_cell_report("Denver downtown", true));
     assert!(!html.contains("http://") && !html.contains("https://"));
     assert!(!html.contains("src=") && !html.contains("@import"));
     for reference in html.split("href=\"").skip(1) {
@@ -274,12 +318,12 @@ fn the_page_loads_nothing() {
 #[test]
 fn the_same_report_renders_the_same_bytes() {
     let small = three_cell_report("Denver downtown", true);
-    assert_eq!(render(&small, &timing()), render(&small.clone(), &timing()));
+    assert_eq!(page(&small), page(&small.clone()));
 
     let fuller = report("Denver downtown · batch against nearest", true, 64, 9);
-    let html = render(&fuller, &timing());
-    assert_eq!(html, render(&fuller, &timing()));
-    // 271 cells in two maps stay well under a megabyte.
+    let html = render(&fuller, &timing(), &street_grid());
+    assert_eq!(html, render(&fuller, &timing(), &street_grid()));
+    // 271 cells and a grid of streets in two maps stay well under a megabyte.
     assert!(html.len() < 1_000_000, "{} bytes", html.len());
     if let Ok(path) = std::env::var("REPORT_HTML_SAMPLE") {
         std::fs::write(&path, &html).unwrap();
@@ -290,7 +334,7 @@ fn the_same_report_renders_the_same_bytes() {
 fn an_empty_report_still_renders() {
     let mut empty = three_cell_report("Nothing yet", false);
     empty.runs.clear();
-    let html = render(&empty, &Timing { setup_s: 0.1, runs_s: Vec::new(), peak_rss_mb: None });
+    let html = render(&empty, &Timing { setup_s: 0.1, runs_s: Vec::new(), peak_rss_mb: None }, &street_grid());
     assert!(html.contains("No waits to draw") && html.contains("No cells to draw"));
     assert!(html.contains("not reported by the system"));
     assert!(html.ends_with("</html>\n"));
@@ -308,7 +352,8 @@ fn arguments(command: char) -> Option<usize> {
 
 #[test]
 fn every_svg_path_is_well_formed() {
-    let html = render(&report("Denver downtown", true, 64, 3), &timing());
+    let html = render(&report("Denver downtown", true, 64, 3), &timing(), &street_grid());
+    assert!(html.contains("<path id=\"road-primary\""));
     let paths: Vec<&str> = html.split(" d=\"").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
     // Grid, axis, histogram bars per run, requests made twice, three cells at
     // least, and a scale bar.
@@ -329,4 +374,147 @@ fn every_svg_path_is_well_formed() {
             rest = rest[end..].trim_start();
         }
     }
+}
+
+/// Streets every 200 m over the test cells: primaries north–south, minor
+/// streets east–west with a kink every 20 m (so they keep their points when
+/// simplified), and one road far away that no map shows.
+fn street_grid() -> Roads {
+    let mut lines = Vec::new();
+    for step in -20..=20 {
+        let lng = -104.99 + step as f64 * 0.0023;
+        lines.push(RoadLine {
+            class: RoadClass::Primary,
+            points: vec![LatLng::new(39.70, lng), LatLng::new(39.78, lng)],
+        });
+        let lat = 39.74 + step as f64 * 0.0018;
+        let points = (0..400)
+            .map(|index| LatLng::new(lat + (index % 2) as f64 * 0.00005, -105.03 + index as f64 * 0.0002))
+            .collect();
+        lines.push(RoadLine { class: RoadClass::Minor, points });
+    }
+    lines.push(RoadLine {
+        class: RoadClass::Motorway,
+        points: vec![LatLng::new(40.5, -104.0), LatLng::new(40.6, -104.1)],
+    });
+    Roads { lines }
+}
+
+#[test]
+fn the_page_opens_with_a_conclusion_whose_figures_are_the_tables() {
+    let report = three_cell_report("Denver downtown", true);
+    let html = page(&report);
+    let conclusion = html.find("<div class=\"conclusion\"").expect("a conclusion");
+    assert!(conclusion < html.find("<section id=\"comparison\">").unwrap(), "the conclusion comes first");
+    // Batch served 93.0 % against 87.0 %: the one to use.
+    assert_eq!(report.conclusion.recommended.as_deref(), Some("batch"));
+    assert!(html.contains("<strong>Use batch: it served the most riders, 930 of 1,000 (93.0 %)"));
+    assert!(!report.conclusion.figures.is_empty());
+    let columns: Vec<String> = report.runs.iter().map(|run| run.label()).collect();
+    for figure in &report.conclusion.figures {
+        let column = columns.iter().position(|label| *label == figure.run).expect("a run of the table");
+        let shown = &texts(metric_row(&html, &figure.metric))[column];
+        assert_eq!(shown, &figure.shown, "{figure:?}");
+    }
+}
+
+#[test]
+fn a_share_short_of_all_never_reads_100_percent() {
+    let mut report = three_cell_report("Denver downtown", true);
+    let metrics = &mut report.runs[0].metrics;
+    (metrics.requests, metrics.rides, metrics.fulfilment, metrics.rejectionRate) = (2_500, 2_499, 0.9996, 0.0004);
+    let html = page(&report);
+    assert_eq!(texts(metric_row(&html, "fulfilment"))[0], "99.96 %");
+    assert_eq!(texts(metric_row(&html, "rejectionRate"))[0], "0.04 %");
+}
+
+#[test]
+fn money_carries_the_currency_of_the_settings() {
+    let mut report = three_cell_report("Lyon", true);
+    report.scenario.currency = Currency { code: "EUR".into(), symbol: "€".into(), symbol_after: true, decimals: 2 };
+    let html = page(&report);
+    assert_eq!(texts(metric_row(&html, "earnings_mean"))[0], "162.50 €");
+    assert!(html.contains("Drivers' earnings per driver on shift, EUR"));
+    assert!(html.contains("Money is in EUR (€)"));
+}
+
+#[test]
+fn the_wait_histogram_ends_just_past_the_longest_wait() {
+    let mut report = three_cell_report("Denver downtown", true);
+    for run in &mut report.runs {
+        run.wait_histogram = (0..31u64).map(|minute| if minute <= 5 { 100 - 15 * minute } else { 0 }).collect();
+    }
+    let html = page(&report);
+    let waits = &html[html.find("<section id=\"waits\">").unwrap()..html.find("<section id=\"day\">").unwrap()];
+    // Bins 0 to 6 drawn, the axis ending at 7 minutes; no bar room for minutes 7 to 30.
+    assert_eq!(waits.matches("<title>Wait ").count(), 7);
+    assert!(waits.contains(">7</text>") && !waits.contains(">≥30</text>") && !waits.contains(">8</text>"));
+}
+
+#[test]
+fn a_day_without_a_date_shows_times_of_day() {
+    let mut report = report("HIVE Denver demo", true, 64, 1);
+    report.scenario.start = "00:02:00".into();
+    report.scenario.dated = false;
+    let html = page(&report);
+    assert!(!html.contains("1970") && !html.contains("UTC"));
+    assert!(html.contains("<dd>00:02:00, a time of day (the requests carry no date)"));
+    assert!(html.contains(">06:00</text>") && html.contains("time of day</text>"));
+}
+
+#[test]
+fn seeds_put_each_figures_interval_under_it() {
+    let mut report = three_cell_report("Denver downtown", true);
+    report.scenario.seeds = 3;
+    for (run, waits) in report.runs.iter_mut().zip([[240.0, 245.0, 250.0], [400.0, 402.0, 404.0]]) {
+        let mut metrics = BTreeMap::new();
+        metrics.insert("wait_average".to_string(), stats::interval(&waits).unwrap());
+        metrics.insert("rides".to_string(), stats::interval(&[930.0; 3]).unwrap());
+        run.over_seeds = Some(OverSeeds { seeds: vec![42, 43, 44], metrics });
+    }
+    let html = page(&report);
+    let waits = texts(metric_row(&html, "wait_average"));
+    // The mean, then its interval: 245 ± 4.303 × 5 / √3.
+    assert!(waits[0].starts_with("4:05 (245 s)95 % CI 3:53–4:17 (233–257 s)"), "{}", waits[0]);
+    assert!(texts(metric_row(&html, "rides"))[0].ends_with("the same in all 3 seeds"));
+    assert!(html.contains("Each run was repeated with 3 seeds (42 to 44)") && html.contains("Student's t"));
+    assert!(html.contains("<dt>Seeds</dt><dd>42 to 44: every run repeated 3 times</dd>"));
+}
+
+#[test]
+fn the_maps_are_drawn_over_the_roads_in_the_apps_colours() {
+    let report = three_cell_report("Denver downtown", true);
+    let html = render(&report, &timing(), &street_grid());
+    // Each class once, drawn by reference under the cells of every map.
+    assert_eq!(html.matches("<path id=\"road-primary\"").count(), 1);
+    assert_eq!(html.matches("<use href=\"#roads\" clip-path=\"url(#map-frame)\"/>").count(), 2);
+    assert!(html.contains("stroke=\"#fde2a6\"") && html.contains("stroke=\"#d7b574\""));
+    for map in html.split("<svg class=\"map\"").skip(1) {
+        let map = &map[..map.find("</svg>").unwrap()];
+        assert!(map.find("#roads").unwrap() < map.find("<g class=\"cells\"").unwrap());
+        assert!(map.contains(">© OpenStreetMap contributors</text>"));
+    }
+    // The road far from every cell is left out.
+    assert!(!html.contains("road-motorway"));
+    // Without roads (straight lines), the maps are the cells alone.
+    assert!(!page(&report).contains("#roads"));
+}
+
+#[test]
+fn a_dense_network_is_thinned_to_what_keeps_the_page_small() {
+    let report = three_cell_report("Denver downtown", true);
+    let mut roads = street_grid();
+    // 200 minor streets of 2,000 kinked points each across the cells:
+    // 400,000 points in the map's frame.
+    for step in 0..200 {
+        let lat = 39.735 + step as f64 * 0.00006;
+        let points = (0..2_000)
+            .map(|index| LatLng::new(lat + (index % 2) as f64 * 0.00003, -105.0 + index as f64 * 0.00001))
+            .collect();
+        roads.lines.push(RoadLine { class: RoadClass::Minor, points });
+    }
+    let html = render(&report, &timing(), &roads);
+    // The primaries stay; the minor streets that would not fit are dropped.
+    assert!(html.contains("road-primary") && !html.contains("road-minor"));
+    assert!(html.len() < 3_000_000, "{} bytes", html.len());
 }

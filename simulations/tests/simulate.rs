@@ -1,6 +1,7 @@
 //! `wayfare simulate` end to end on the production engine: a day small
 //! enough to check by hand, conservation, determinism, no driver holding
-//! two bookings, both request layouts with bad rows, and HIVE's Denver demo.
+//! two bookings, both request layouts with bad rows, seeds and their
+//! intervals, and HIVE's Denver demo with the report's conclusion.
 
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -311,4 +312,139 @@ fn hive_denver_runs_on_its_osmnx_road_network() {
     assert_eq!(timing.runs_s.len(), 2);
     let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
     assert!(html.contains("© OpenStreetMap contributors"));
+}
+
+fn denver(policies: &[&str], seeds: u64) -> Scenario {
+    Scenario {
+        name: "HIVE Denver demo".into(),
+        network: repo("data/hive/denver_downtown/downtown_denver_network.json").display().to_string(),
+        requests: Some(repo("data/hive/denver_downtown/denver_demo_requests.csv")),
+        vehicles: Some(repo("data/hive/denver_downtown/denver_demo_vehicles.csv")),
+        policies: policies.iter().map(|policy| policy.to_string()).collect(),
+        seeds,
+        ..Scenario::default()
+    }
+}
+
+/// Text of an HTML fragment without its tags.
+fn plain(html: &str) -> String {
+    let mut text = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for character in html.chars() {
+        match character {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            other if !in_tag => text.push(other),
+            _ => {}
+        }
+    }
+    text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+}
+
+/// The text of each run's cell in the table row of `metric`.
+fn table_cells(html: &str, metric: &str) -> Vec<String> {
+    let start = html.find(&format!("<tr id=\"metric-{metric}\">")).unwrap_or_else(|| panic!("no row {metric}"));
+    let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+    row.split("<td").skip(1).map(|cell| plain(&format!("<td{}", &cell[..cell.find("</td>").unwrap()]))).collect()
+}
+
+#[test]
+fn the_denver_report_concludes_with_a_policy_and_figures_from_its_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let scenario = denver(&["broadcast", "waves", "nearest", "batch"], 1);
+    let (report, _) = simulate(&scenario, catalog(), dir.path(), &out, &mut |_, _, _| {}).unwrap();
+    let conclusion = &report.conclusion;
+    let policy = conclusion.recommended.as_deref().expect("a policy to use");
+    assert!(scenario.policies.iter().any(|name| name == policy));
+    assert!(conclusion.headline.starts_with(&format!("Use {policy}:")), "{}", conclusion.headline);
+    // Every figure it quotes is in the table, in its run's column, as shown.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.find("class=\"conclusion\"").unwrap() < html.find("id=\"comparison\"").unwrap());
+    let columns: Vec<String> = report.runs.iter().map(|run| run.label()).collect();
+    let headline_figures: Vec<_> =
+        conclusion.figures.iter().filter(|figure| conclusion.headline.contains(&figure.shown)).collect();
+    assert!(!headline_figures.is_empty(), "{conclusion:?}");
+    for figure in &conclusion.figures {
+        let column = columns.iter().position(|label| *label == figure.run).unwrap();
+        assert_eq!(table_cells(&html, &figure.metric)[column], figure.shown, "{figure:?}");
+    }
+    // In report.json too, for scripts.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["conclusion"]["recommended"], policy);
+    assert_eq!(json["conclusion"]["headline"], conclusion.headline.as_str());
+    // A share short of every request never reads 100 %.
+    let shares = table_cells(&html, "fulfilment");
+    for (run, share) in report.runs.iter().zip(&shares) {
+        assert_eq!(run.metrics.rides < run.metrics.requests, share != "100.0 %", "{}: {share}", run.policy);
+    }
+    // HIVE's times are seconds of a day: times of day, no 1970.
+    assert_eq!((report.scenario.start.as_str(), report.scenario.dated), ("00:02:00", false));
+    assert!(!html.contains("1970"));
+    // Money in the demo's dollars, the maps over the network's roads, and a page that stays small.
+    assert_eq!(report.scenario.currency.code, "USD");
+    assert!(table_cells(&html, "earnings_mean").iter().all(|cell| cell.starts_with('$')));
+    assert_eq!(html.matches("<use href=\"#roads\" clip-path=\"url(#map-frame)\"/>").count(), 4);
+    assert!(html.len() < 2_000_000, "{} bytes", html.len());
+}
+
+#[test]
+fn denver_with_five_seeds_gives_intervals_in_the_json_and_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (report, timing) =
+        simulate(&denver(&["waves", "batch"], 5), catalog(), dir.path(), &out, &mut |_, _, _| {}).unwrap();
+    assert_eq!(timing.runs_s.len(), 2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(json["scenario"]["seeds"], 5);
+    for (run, parsed) in report.runs.iter().zip(json["runs"].as_array().unwrap()) {
+        assert_eq!(parsed["over_seeds"]["seeds"], serde_json::json!([1, 2, 3, 4, 5]));
+        let wait = &parsed["over_seeds"]["metrics"]["wait_average"];
+        let (low, mean, high) =
+            (wait["low"].as_f64().unwrap(), wait["mean"].as_f64().unwrap(), wait["high"].as_f64().unwrap());
+        assert!(low <= mean && mean <= high);
+        assert_eq!(wait["values"].as_array().unwrap().len(), 5);
+        // The first seed's run is the one the plots show.
+        assert_eq!(wait["values"][0].as_f64().unwrap(), run.metrics.wait_average);
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<dt>Seeds</dt><dd>1 to 5: every run repeated 5 times</dd>"));
+    assert!(table_cells(&html, "wait_average").iter().all(|cell| cell.contains("seeds") || cell.contains("95 % CI")));
+    assert!(report.conclusion.reasons.iter().any(|reason| reason.contains("5 seeds")), "{:?}", report.conclusion);
+}
+
+#[test]
+fn seeds_repeat_every_run_and_their_spread_is_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = Scenario { seeds: 3, policies: vec!["waves".into(), "batch".into()], ..busy_scenario(dir.path()) };
+    let first = report_json(dir.path(), &scenario, "first");
+    assert_eq!(first, report_json(dir.path(), &scenario, "second"));
+    let report: serde_json::Value = serde_json::from_str(&first).unwrap();
+    for run in report["runs"].as_array().unwrap() {
+        let over = &run["over_seeds"]["metrics"];
+        // Generated demand is drawn again with each seed.
+        let requests: Vec<f64> =
+            over["requests"]["values"].as_array().unwrap().iter().map(|value| value.as_f64().unwrap()).collect();
+        assert!(requests.windows(2).any(|pair| pair[0] != pair[1]), "{requests:?}");
+        let wait = &over["wait_average"];
+        assert!(wait["low"].as_f64().unwrap() < wait["high"].as_f64().unwrap(), "{wait}");
+        assert_eq!(run["metrics"]["requests"].as_f64(), requests.first().copied());
+    }
+    let html = std::fs::read_to_string(dir.path().join("first/report.html")).unwrap();
+    assert!(html.contains("95 % CI "));
+}
+
+#[test]
+fn generated_demand_without_a_start_runs_on_a_day_without_a_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut scenario = busy_scenario(dir.path());
+    scenario.policies = vec!["batch".into()];
+    scenario.demand.as_mut().unwrap().start = String::new();
+    let (report, _) = simulate(&scenario, catalog(), dir.path(), &dir.path().join("out"), &mut |_, _, _| {}).unwrap();
+    assert!(!report.scenario.dated);
+    assert!(report.scenario.start.starts_with("00:"), "{}", report.scenario.start);
+    let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    assert!(!html.contains("1970") && html.contains("a time of day"));
 }

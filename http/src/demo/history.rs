@@ -225,7 +225,7 @@ fn plan(
 ) -> anyhow::Result<Plan> {
     progress.show("loading the roads", 0, 1);
     let travel = match road_file {
-        Some(file) => Travel::from_extract(file, cache_dir, |_, _, _| {}).map_err(anyhow::Error::msg)?,
+        Some(file) => Travel::from_extract(file, cache_dir, |_, _, _| {}).map_err(anyhow::Error::msg)?.0,
         None => Travel::straight_line(),
     };
     progress.show("loading the roads", 1, 1);

@@ -57,6 +57,8 @@ const SHIFT_MIN: (f64, f64) = (45.0, 150.0);
 const BREAK_MIN: (f64, f64) = (5.0, 25.0);
 /// The share of drivers on shift when the demo starts (the rest start with a break).
 const ON_SHIFT_AT_START: f64 = 0.85;
+/// The chance an idle driver drives round the neighbourhood at each look.
+const CRUISE: f64 = 0.7;
 /// Seconds a rider takes to get in, in demo time.
 const BOARDING_S: (f64, f64) = (20.0, 50.0);
 /// How long a rider waits for a driver before giving up, minutes (real
@@ -567,7 +569,8 @@ async fn work(shared: &Shared, person: &Person, here: LatLng, ends: Instant, rng
         job: None,
         answers: Vec::new(),
         next_position: now,
-        next_idle: now + Duration::from_secs_f64(rng.random_range(60.0..240.0)),
+        // Soon out on the roads: a city where nothing moves looks dead.
+        next_idle: now + Duration::from_secs_f64(rng.random_range(3.0..20.0)),
     };
     loop {
         if shift.job.is_none() && (Instant::now() >= ends || !shared.on()) {
@@ -821,8 +824,8 @@ impl OnShift<'_> {
     /// Idle: now and then a drive round the neighbourhood, back towards the
     /// middle of town when far out.
     async fn idle_move(&mut self, rng: &mut StdRng) {
-        self.next_idle = Instant::now() + Duration::from_secs_f64(rng.random_range(90.0..300.0));
-        if self.path.as_ref().is_some_and(|path| path.arrives > Instant::now()) || !rng.random_bool(0.6) {
+        self.next_idle = Instant::now() + Duration::from_secs_f64(rng.random_range(60.0..180.0));
+        if self.path.as_ref().is_some_and(|path| path.arrives > Instant::now()) || !rng.random_bool(CRUISE) {
             return;
         }
         let (from, _, _) = self.position(Instant::now());

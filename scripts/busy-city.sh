@@ -33,7 +33,9 @@ trap stop EXIT INT TERM
 
 # The load generator signs every driver in from this machine: the sign-in
 # limits are lifted for this local demo only.
-WAYFARE_DEMO_SEED__DRIVERS=$drivers WAYFARE_AUTH__CODES_PER_CLIENT=1000000 WAYFARE_AUTH__CODES_PER_CONTACT=1000 \
+# The load generator plays every driver, so the living demo (which would play
+# the same people) stays off; the seeded history is kept.
+WAYFARE_DEMO_SEED__LIVING=false WAYFARE_DEMO_SEED__DRIVERS=$drivers WAYFARE_AUTH__CODES_PER_CLIENT=1000000 WAYFARE_AUTH__CODES_PER_CONTACT=1000 \
   "$bin" serve --demo --data-dir "$data" --listen "0.0.0.0:$port" &
 server=$!
 for _ in $(seq 1 600); do

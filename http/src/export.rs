@@ -93,7 +93,7 @@ pub fn earnings_report_table(rows: &[EarningsReportRow], decimals: u32) -> Table
 }
 
 /// The bookings grid's columns (spec §2 "Bookings"), without contact data.
-const BOOKING_HEADERS: [&str; 25] = [
+const BOOKING_HEADERS: [&str; 26] = [
     "id",
     "reference",
     "bookingDate",
@@ -120,6 +120,8 @@ const BOOKING_HEADERS: [&str; 25] = [
     "cancellationFee",
     "reason",
     "otp",
+    // The living demo's traffic (issue #35), so a report can leave it out.
+    "demo",
 ];
 
 /// The delivery platform's columns (spec §2: only when the category is delivery).
@@ -176,6 +178,7 @@ pub fn bookings_table(bookings: &[Booking], appcat: AppCategory, decimals: u32, 
                 Cell::Money(booking.cancellationFee),
                 Cell::Text(booking.reason.clone()),
                 Cell::Text(booking.otp.0.map(|code| code.to_string()).unwrap_or_default()),
+                Cell::Text(booking.demo.to_string()),
             ];
             if delivery {
                 cells.push(Cell::Text(booking.pickup_image.clone().unwrap_or_default()));
@@ -308,6 +311,15 @@ mod tests {
         // 400 m away: both, the real one by its coordinates when it has no address.
         booking.actualDrop = Some(wayfare_engine::Place { lat: 39.2842, lng: -76.5686, add: String::new() });
         assert_eq!(ended(&booking), ("The Can Company, 2400 Boston St".to_string(), "39.28420, -76.56860".to_string()));
+        // The living demo's traffic is told apart in its own column.
+        let demo = |booking: &Booking| {
+            let table = bookings_table(std::slice::from_ref(booking), AppCategory::Taxi, 2, 0);
+            let column = table.headers.iter().position(|header| *header == "demo").unwrap();
+            table.rows[0][column].clone()
+        };
+        assert!(matches!(demo(&booking), Cell::Text(text) if text == "false"));
+        booking.demo = true;
+        assert!(matches!(demo(&booking), Cell::Text(text) if text == "true"));
     }
 
     #[test]

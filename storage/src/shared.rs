@@ -900,8 +900,14 @@ impl Store {
                 None
             }
             None => {
+                // The row first: the effects (tracking, the ledger) refer to it.
+                opening.push("; ").push(INSERT_BOOKING);
+                push_booking_values(&mut opening, booking, 1, now)?;
                 let mut closing = SqlBuilder::new("");
-                push_closing(&mut closing, booking, None, now)?;
+                if push_offers(&mut closing, booking, now) {
+                    closing.push("; ");
+                }
+                closing.push("COMMIT");
                 Some(closing)
             }
             Some(expected) => {

@@ -47,6 +47,7 @@ backend_suite!(
     a_booking_version_conflict_is_reported_and_writes_nothing,
     two_writers_from_the_same_version_one_wins_the_other_conflicts,
     a_commit_carries_out_the_persistent_effects_once,
+    a_new_booking_is_stored_before_its_own_effects,
     the_ledger_balance_is_the_sum_of_its_entries,
     a_duplicate_idempotency_key_changes_nothing,
     fifty_concurrent_credits_on_one_user_all_count,
@@ -865,6 +866,26 @@ async fn a_commit_carries_out_the_persistent_effects_once(fixture: Fixture) {
     let cancelled = Booking { status: BookingStatus::Cancelled, ..complete.clone() };
     assert!(matches!(fixture.commit_booking(&cancelled, Some(3), &[orphan], NOW).await, Err(StorageError::NotFound)));
     assert_eq!(fixture.booking(booking.id).await.unwrap().status, BookingStatus::Complete);
+}
+
+/// A booking written for the first time with effects that refer to it (a
+/// history seeded in one write per booking): the row comes first.
+async fn a_new_booking_is_stored_before_its_own_effects(fixture: Fixture) {
+    let customer = rider(1);
+    let driver = driver(2, None);
+    insert_users(&fixture, &[&customer, &driver]).await;
+    fixture.apply_wallet(&credit(customer.id, dec!(20), "topup"), NOW).await.unwrap();
+    let mut booking = booking(1, &customer, BookingStatus::Paid, NOW);
+    assign(&mut booking, &driver);
+    let effects = vec![
+        Effect::Tracking(TrackingPoint { at: NOW, status: BookingStatus::Reached, lat: 39.2634, lng: -76.5797 }),
+        Effect::Wallet(debit(customer.id, dec!(12.5), &format!("booking:{}:payment", booking.id))),
+    ];
+    let committed = fixture.commit_booking(&booking, None, &effects, NOW).await.unwrap();
+    assert_eq!(committed.booking.version, 1);
+    assert_eq!(fixture.tracking(booking.id).await.unwrap().len(), 1);
+    assert_eq!(fixture.wallet_balance(customer.id).await.unwrap(), dec!(7.5));
+    assert_eq!(fixture.booking_ledger(booking.id).await.unwrap().len(), 1);
 }
 
 // ---- wallet ----------------------------------------------------------------------

@@ -72,7 +72,7 @@ async fn a_broadcast_reaches_the_users_of_its_type_in_the_app() {
             json!({ "usertype": "rider", "title": "Hello", "body": "Welcome aboard" }),
         )
         .await;
-    assert_eq!(riders.expect(201)["recipients"], 5);
+    assert_eq!(riders.expect(201)["recipients"], wayfare_http::demo::RIDERS);
     let reached: BTreeSet<UserId> =
         collect_in_app(&mut feed, |_| true).await.iter().flat_map(|notice| notice.to.clone()).collect();
     assert_eq!(reached, demo_ids(Role::Rider));

@@ -275,3 +275,15 @@ describe('the bookings grid asked for before it opens', () => {
     expect(calls.filter((call) => call.path === '/api/v1/bookings')).toHaveLength(1);
   });
 });
+
+describe('the living demo in the bookings grid (issue #35)', () => {
+  it('marks the demo traffic, and only it', async () => {
+    const demo = testBooking({ id: 'd1', reference: 'DEMO01', status: 'COMPLETE', demo: true });
+    const person = testBooking({ id: 'd2', reference: 'REAL01', status: 'COMPLETE' });
+    mockApi(page([demo, person]));
+    renderWithProviders(<PanelBookings role="admin" />, { client: seededClient(admin) });
+    await screen.findByText('DEMO01');
+    expect(within(rowOf('DEMO01')).getByTestId('demo-chip')).toHaveTextContent('Demo');
+    expect(within(rowOf('REAL01')).queryByTestId('demo-chip')).toBeNull();
+  });
+});

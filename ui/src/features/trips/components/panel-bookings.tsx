@@ -55,13 +55,15 @@ export function panelActionsFor(booking: Booking, role: Role, criticalEditsAllow
   return { cancel: canCancel(booking, role, criticalEditsAllowed), assign: canAssign(booking, role) };
 }
 
-/** The status, and "Unassigned" for a booking no driver has that should have one by now. */
+/** The status, "Unassigned" for a booking no driver has that should have one by
+ * now, and "Demo" for the living demo's traffic (issue #35). */
 function StatusCell({ booking, now }: { booking: Booking; now: number }) {
   const { t } = useTranslation();
   return (
     <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', height: '100%' }}>
       <StatusChip status={booking.status} />
       {isUnassigned(booking, now) && <Chip size="small" color="warning" variant="outlined" label={t('booking_page.unassigned')} data-testid="unassigned-chip" />}
+      {booking.demo && <Chip size="small" variant="outlined" label={t('bookings.demo')} title={t('bookings.demo_help')} data-testid="demo-chip" />}
     </Stack>
   );
 }

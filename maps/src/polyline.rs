@@ -100,6 +100,42 @@ fn decode_value(encoded: &str, position: &mut usize) -> Result<i64, PolylineErro
     Err(PolylineError::ValueTooLong { position: start })
 }
 
+/// Douglas–Peucker: the fewest points within `tolerance` of the line (the
+/// basemap's tiles and the simulation report's road layer draw with it).
+pub fn simplify(points: &[[f64; 2]], tolerance: f64) -> Vec<[f64; 2]> {
+    if tolerance <= 0.0 || points.len() < 3 {
+        return points.to_vec();
+    }
+    let mut keep = vec![false; points.len()];
+    keep[0] = true;
+    keep[points.len() - 1] = true;
+    let mut stack = vec![(0, points.len() - 1)];
+    while let Some((first, last)) = stack.pop() {
+        let mut farthest = (0.0, 0);
+        for index in first + 1..last {
+            let distance = segment_distance(points[index], points[first], points[last]);
+            if distance > farthest.0 {
+                farthest = (distance, index);
+            }
+        }
+        if farthest.0 > tolerance {
+            keep[farthest.1] = true;
+            stack.push((first, farthest.1));
+            stack.push((farthest.1, last));
+        }
+    }
+    points.iter().zip(keep).filter(|(_, keep)| *keep).map(|(point, _)| *point).collect()
+}
+
+fn segment_distance(point: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let [dx, dy] = [b[0] - a[0], b[1] - a[1]];
+    let length = dx * dx + dy * dy;
+    let t =
+        if length == 0.0 { 0.0 } else { (((point[0] - a[0]) * dx + (point[1] - a[1]) * dy) / length).clamp(0.0, 1.0) };
+    let [px, py] = [a[0] + t * dx - point[0], a[1] + t * dy - point[1]];
+    (px * px + py * py).sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

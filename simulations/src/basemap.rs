@@ -182,46 +182,7 @@ impl Roads {
     }
 }
 
-/// A polyline with the points dropped that are within `tolerance` of the
-/// line through their neighbours (Douglas–Peucker): the same shape on
-/// screen with far fewer points.
-pub fn simplify(points: &[[f64; 2]], tolerance: f64) -> Vec<[f64; 2]> {
-    if points.len() <= 2 {
-        return points.to_vec();
-    }
-    let mut keep = vec![false; points.len()];
-    keep[0] = true;
-    keep[points.len() - 1] = true;
-    let mut stack = vec![(0, points.len() - 1)];
-    while let Some((first, last)) = stack.pop() {
-        let (mut farthest, mut distance) = (first, 0.0);
-        for index in first + 1..last {
-            let off = off_line(points[index], points[first], points[last]);
-            if off > distance {
-                (farthest, distance) = (index, off);
-            }
-        }
-        if distance > tolerance {
-            keep[farthest] = true;
-            stack.push((first, farthest));
-            stack.push((farthest, last));
-        }
-    }
-    points.iter().zip(keep).filter(|(_, kept)| *kept).map(|(point, _)| *point).collect()
-}
-
-/// The distance from `point` to the segment from `a` to `b`.
-fn off_line(point: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-    let length_squared = dx * dx + dy * dy;
-    let along = if length_squared > 0.0 {
-        (((point[0] - a[0]) * dx + (point[1] - a[1]) * dy) / length_squared).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let (x, y) = (a[0] + along * dx, a[1] + along * dy);
-    ((point[0] - x).powi(2) + (point[1] - y).powi(2)).sqrt()
-}
+pub use wayfare_maps::polyline::simplify;
 
 /// The pieces of a polyline that pass through the rectangle from `min` to
 /// `max`: runs of segments whose bounding box meets it. Segments wholly

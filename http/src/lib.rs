@@ -195,6 +195,9 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
     Ok(state)
 }
 
+/// How long a stopping server waits for its sockets to close.
+const SOCKETS_CLOSE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and stops the actors.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listen = config.listen;
@@ -213,10 +216,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let shutdown = async move {
         shutdown_signal().await;
         if let Some(living) = living {
-            living.abort();
+            living.stop().await;
         }
         tracing::info!("closing the sockets");
-        sockets.close().await;
+        // A client that will not let go must not keep the server from stopping.
+        if tokio::time::timeout(SOCKETS_CLOSE_WITHIN, sockets.close()).await.is_err() {
+            tracing::warn!("sockets still open after {SOCKETS_CLOSE_WITHIN:?}: stopping anyway");
+        }
     };
     // Small socket packets (acks, events) go out at once instead of waiting
     // for the peer's ACK of the previous one (Nagle).

@@ -711,10 +711,13 @@ pub(crate) fn first_argument(payload: Payload) -> Value {
 
 /// A driver's socket, connected with the session token; `offer` and
 /// `offer_withdrawn` arrive on the receiver. The callbacks only forward:
-/// the client runs them on its reading task.
+/// the client runs them on its reading task. `reconnect`: as the app, come
+/// back after a server restart (a player inside the server never needs to,
+/// and must not hold the server's shutdown up by coming back).
 pub(crate) async fn connect_socket(
     api: &Api,
     driver: &Person,
+    reconnect: bool,
 ) -> Result<(Socket, mpsc::UnboundedReceiver<Heard>), LiveError> {
     let failed = |message: String| LiveError::Socket { driver: driver.email.clone(), message };
     let (heard, hearing) = mpsc::unbounded_channel();
@@ -725,8 +728,8 @@ pub(crate) async fn connect_socket(
     let socket = SocketBuilder::new(format!("{}/socket.io/", api.base))
         .auth(json!({ "token": driver.token }))
         .transport_type(TransportType::Websocket)
-        // As the app: back after a server restart, but not forever.
-        .reconnect_on_disconnect(true)
+        // Back after a server restart, but not forever.
+        .reconnect_on_disconnect(reconnect)
         .max_reconnect_attempts(RECONNECT_ATTEMPTS)
         .on("offer", move |payload, _| {
             let _ = offers.send(Heard::Offer(first_argument(payload)));
@@ -857,7 +860,7 @@ impl Driver {
             .post("/drivers/me/status", &person.token, Some(online))
             .await
             .map_err(|refused| LiveError::Refused { what: format!("{} going online", person.email), refused })?;
-        let (socket, hearing) = connect_socket(&run.api, &person).await?;
+        let (socket, hearing) = connect_socket(&run.api, &person, true).await?;
         let seed = run.scenario.seed ^ 0x11fe_d21e ^ (number as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let mut driver = Driver {
             number,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use wayfare_engine::{Role, User};
 use wayfare_simulations::live::Person;
-use wayfare_simulations::living::{LivingCity, LivingStats, run};
+use wayfare_simulations::living::{LivingCity, LivingStats, Sockets, run};
 use wayfare_storage::Session;
 
 /// Riders book within this distance of the demo's centre (inside the extract).
@@ -18,9 +18,27 @@ const RADIUS_KM: f64 = 3.0;
 /// How often the demo's counts go to the log.
 const LOG_EVERY: Duration = Duration::from_secs(300);
 
-/// The living demo's task; the server aborts it when it stops.
-pub fn spawn(state: AppState, listening: SocketAddr) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+/// The living demo at play beside the server.
+pub struct Living {
+    task: tokio::task::JoinHandle<()>,
+    sockets: Sockets,
+}
+
+impl Living {
+    /// Stops the players, then closes their sockets: the server's own
+    /// sockets then close at once.
+    pub async fn stop(self) {
+        self.task.abort();
+        let _ = self.task.await;
+        self.sockets.close_all().await;
+    }
+}
+
+/// Starts the living demo; the server stops it when it stops.
+pub fn spawn(state: AppState, listening: SocketAddr) -> Living {
+    let sockets = Sockets::default();
+    let open = sockets.clone();
+    let task = tokio::spawn(async move {
         let city = match city(&state, listening).await {
             Ok(city) => city,
             Err(error) => {
@@ -43,8 +61,9 @@ pub fn spawn(state: AppState, listening: SocketAddr) -> tokio::task::JoinHandle<
                 }
             }
         };
-        tokio::join!(run(city, stats), log);
-    })
+        tokio::join!(run(city, stats, open), log);
+    });
+    Living { task, sockets }
 }
 
 /// The address the server answers on from this machine.

@@ -113,7 +113,7 @@ pub(super) async fn drive(shared: Arc<Shared>, number: usize, seed: u64) {
         }
         let shift = minutes(&mut rng, SHIFT_MIN);
         // `None`: it could not go online, and tries again after a break.
-        if let Some(left_at) = work(&shared, person, here, Instant::now() + shift, &mut rng).await {
+        if let Some(left_at) = work(&shared, number, here, Instant::now() + shift, &mut rng).await {
             here = left_at;
         }
         went_offline = set_online(&shared, person, false).await;
@@ -135,12 +135,13 @@ async fn set_online(shared: &Shared, person: &Person, online: bool) -> bool {
 /// A shift: online until it ends or the demo is switched off, and no rider
 /// is waiting on this driver. Where the car stopped, or `None` when it
 /// could not go online.
-async fn work(shared: &Shared, person: &Person, here: LatLng, ends: Instant, rng: &mut StdRng) -> Option<LatLng> {
+async fn work(shared: &Shared, number: usize, here: LatLng, ends: Instant, rng: &mut StdRng) -> Option<LatLng> {
+    let person = &shared.city.drivers[number];
     if !set_online(shared, person, true).await {
         sleep(Duration::from_secs(30)).await;
         return None;
     }
-    let (socket, hearing) = match connect_socket(&shared.api, person).await {
+    let (socket, hearing) = match connect_socket(&shared.api, person, false).await {
         Ok(connected) => connected,
         Err(_) => {
             LivingStats::add(&shared.stats.errors);
@@ -148,6 +149,7 @@ async fn work(shared: &Shared, person: &Person, here: LatLng, ends: Instant, rng
             return None;
         }
     };
+    shared.sockets.open(number, socket.clone());
     LivingStats::add(&shared.stats.online);
     let now = Instant::now();
     let mut shift = OnShift {
@@ -163,23 +165,26 @@ async fn work(shared: &Shared, person: &Person, here: LatLng, ends: Instant, rng
         // Soon out on the roads: a city where nothing moves looks dead.
         next_idle: now + Duration::from_secs_f64(rng.random_range(3.0..20.0)),
     };
+    // The socket closed (the server dropped it): no more offers; the shift
+    // ends once the car is free, and the next one connects afresh.
+    let mut closed = false;
     loop {
-        if shift.job.is_none() && (Instant::now() >= ends || !shared.on()) {
+        if shift.job.is_none() && (closed || Instant::now() >= ends || !shared.on()) {
             break;
         }
         let wake = shift.next_wake();
         tokio::select! {
-            heard = shift.hearing.recv() => match heard {
+            heard = shift.hearing.recv(), if !closed => match heard {
                 Some(Heard::Offer(offer)) => shift.offered(&offer, rng),
                 Some(Heard::Withdrawn(booking)) => shift.answers.retain(|answer| answer.booking != booking),
-                // The client reconnects by itself and the server sends open offers again.
-                Some(Heard::Closed) | None => {}
+                Some(Heard::Closed) | None => closed = true,
             },
             () = sleep_until(wake) => {}
         }
         shift.due_work(rng).await;
     }
     let (stopped, _, _) = shift.position(Instant::now());
+    shared.sockets.closed(number);
     let _ = shift.socket.disconnect().await;
     shared.stats.online.fetch_sub(1, Ordering::Relaxed);
     Some(stopped)

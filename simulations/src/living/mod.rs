@@ -22,8 +22,9 @@ use crate::live::{Api, Person, Refused, bearing};
 use driver::drive;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rust_socketio::asynchronous::Client as Socket;
 use serde_json::{Value, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -111,6 +112,29 @@ struct Switch {
     per_hour: u32,
 }
 
+/// The demo drivers' open sockets, so a stopping server closes them before
+/// its own: a player's task is aborted, but its client's connection is not.
+#[derive(Clone, Default)]
+pub struct Sockets(Arc<Mutex<HashMap<usize, Socket>>>);
+
+impl Sockets {
+    fn open(&self, driver: usize, socket: Socket) {
+        self.0.lock().expect("sockets lock").insert(driver, socket);
+    }
+
+    fn closed(&self, driver: usize) {
+        self.0.lock().expect("sockets lock").remove(&driver);
+    }
+
+    /// Disconnects every socket still open (each given a moment).
+    pub async fn close_all(&self) {
+        let open: Vec<Socket> = self.0.lock().expect("sockets lock").drain().map(|(_, socket)| socket).collect();
+        for socket in open {
+            let _ = tokio::time::timeout(Duration::from_secs(1), socket.disconnect()).await;
+        }
+    }
+}
+
 struct Shared {
     api: Api,
     city: LivingCity,
@@ -118,6 +142,7 @@ struct Shared {
     stats: Arc<LivingStats>,
     /// Riders with a booking under way: one at a time each.
     riding: Mutex<HashSet<usize>>,
+    sockets: Sockets,
 }
 
 impl Shared {
@@ -240,7 +265,7 @@ impl Path {
 }
 
 /// Plays the city until the task is dropped (the server aborts it when it stops).
-pub async fn run(city: LivingCity, stats: Arc<LivingStats>) {
+pub async fn run(city: LivingCity, stats: Arc<LivingStats>, sockets: Sockets) {
     let api = match Api::new(&city.url) {
         Ok(api) => api,
         Err(_) => return,
@@ -252,7 +277,7 @@ pub async fn run(city: LivingCity, stats: Arc<LivingStats>) {
     let (switch_tx, switch) = watch::channel(Switch { on: false, per_hour: 0 });
     let seed = city.seed;
     let drivers = city.drivers.len();
-    let shared = Arc::new(Shared { api, city, switch, stats, riding: Mutex::new(HashSet::new()) });
+    let shared = Arc::new(Shared { api, city, switch, stats, riding: Mutex::new(HashSet::new()), sockets });
     let mut tasks = JoinSet::new();
     tasks.spawn(read_switch(shared.clone(), switch_tx));
     tasks.spawn(book(shared.clone(), seed));

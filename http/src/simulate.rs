@@ -72,10 +72,11 @@ pub fn run(config: &Config, args: &SimulateArgs) -> anyhow::Result<()> {
     for (run, wall) in report.runs.iter().zip(&timing.runs_s) {
         let metrics = &run.metrics;
         println!(
-            "{:<28} {:>9} {:>8.1}% {:>9.0}s {:>9.0}s {:>8.2}",
+            "{:<28} {:>9} {:>9} {:>9.0}s {:>9.0}s {:>8.2}",
             format!("{} · {} vehicles", run.policy, run.fleet),
             metrics.requests,
-            metrics.fulfilment * 100.0,
+            // As the report: 2,499 of 2,500 is 99.96 %, never 100.0 %.
+            wayfare_simulations::format::percent(metrics.fulfilment * 100.0).replace(' ', ""),
             metrics.wait_average,
             metrics.wait_p95,
             wall

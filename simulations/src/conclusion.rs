@@ -256,12 +256,19 @@ fn recommend<'a>(
             most.policy
         )
     };
+    // Every policy that waited as long as the runner-up (to the second) is named.
+    let level: Vec<&RunReport> =
+        others.iter().copied().filter(|run| (run.value(wait_row) - runner_up_wait).abs() < 0.5).collect();
+    let next = if level.len() > 1 {
+        format!("{}, the next best,", policies(&level))
+    } else {
+        format!("{}, the next best,", runner_up.policy)
+    };
     let headline = format!(
-        "Use {}: its riders waited least, {} on average, {} % less than under {}, the next best, at {}; {served}.",
+        "Use {}: its riders waited least, {} on average, {} % less than under {next} at {}; {served}.",
         chosen.policy,
         quoting.quote(chosen, WAIT),
         format::number(shorter, 0),
-        runner_up.policy,
         quoting.quote(runner_up, WAIT)
     );
     (headline, Deciding { metric: WAIT, chosen, runner_up })

@@ -151,8 +151,8 @@ fn a_policy_with_clearly_shorter_waits_and_as_many_served_is_recommended() {
     assert_eq!(conclusion.recommended.as_deref(), Some("batch"));
     assert_eq!(
         conclusion.headline,
-        "Use batch: its riders waited least, 1:13 (73 s) on average, 13 % less than under broadcast, the next \
-         best, at 1:24 (84 s); and it served as many riders as any policy: 2,500 of 2,500 (100.0 %)."
+        "Use batch: its riders waited least, 1:13 (73 s) on average, 13 % less than under broadcast and waves, \
+         the next best, at 1:24 (84 s); and it served as many riders as any policy: 2,500 of 2,500 (100.0 %)."
     );
     let all = text(&conclusion);
     // 2,499 of 2,500 is not rounded up to 100 %.

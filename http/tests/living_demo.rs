@@ -260,3 +260,24 @@ async fn a_fresh_demo_is_a_city_at_work_that_serves_a_person_and_stops_when_swit
 fn epoch_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
+
+/// With the living demo off, the demo's accounts are people's to use: the
+/// player touches nothing it did not put online (the browser and realtime
+/// tests drive `driver4` and others themselves).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn switched_off_the_demo_leaves_its_drivers_to_whoever_drives_them() {
+    let directory = tempfile::tempdir().unwrap();
+    let server = Server::start(directory.path(), &[("WAYFARE_DEMO_SEED__LIVING", "false")]);
+    let client = Client { http: reqwest::Client::new(), api: format!("{}/api/v1", server.url()) };
+    let admin = client.sign_in("admin@demo.wayfare").await;
+    let driver = client.sign_in("driver4@demo.wayfare").await;
+    client.post("/drivers/me/status", &driver, json!({ "driverActiveStatus": true })).await;
+    // Longer than the player takes to read the switch.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let drivers = client.drivers(&admin).await;
+    let online: Vec<&String> = drivers.values().filter(|driver| driver.1).map(|driver| &driver.0).collect();
+    assert_eq!(online, vec!["driver4@demo.wayfare"], "only the person's driver is online");
+    let recent = client.get("/bookings?limit=5", &admin).await;
+    assert_eq!(recent["items"].as_array().map(Vec::len), Some(0), "no demo bookings: {recent}");
+    drop(server);
+}

@@ -77,6 +77,8 @@ struct OnShift<'a> {
     answers: Vec<Answer>,
     next_position: Instant,
     next_idle: Instant,
+    /// Set off at least once this shift (the first look always does).
+    cruised: bool,
 }
 
 /// One driver's days: shifts and breaks while the demo is on, offline when it is off.
@@ -92,12 +94,13 @@ pub(super) async fn drive(shared: Arc<Shared>, number: usize, seed: u64) {
         } else {
             minutes(&mut rng, (2.0, 10.0))
         };
-    let mut went_offline = false;
+    // Only what this player put online is taken offline: while the demo is
+    // off (and before its switch is first read) a person may drive the account.
+    let mut left_online = false;
     loop {
         if !switch.borrow_and_update().on {
-            // Off: make sure this driver is not left online by an earlier run.
-            if !went_offline {
-                went_offline = set_online(&shared, person, false).await;
+            if left_online {
+                left_online = !set_online(&shared, person, false).await;
             }
             if switch.changed().await.is_err() {
                 return;
@@ -116,7 +119,7 @@ pub(super) async fn drive(shared: Arc<Shared>, number: usize, seed: u64) {
         if let Some(left_at) = work(&shared, number, here, Instant::now() + shift, &mut rng).await {
             here = left_at;
         }
-        went_offline = set_online(&shared, person, false).await;
+        left_online = !set_online(&shared, person, false).await;
         duty_at = Instant::now() + minutes(&mut rng, BREAK_MIN);
     }
 }
@@ -164,6 +167,7 @@ async fn work(shared: &Shared, number: usize, here: LatLng, ends: Instant, rng: 
         next_position: now,
         // Soon out on the roads: a city where nothing moves looks dead.
         next_idle: now + Duration::from_secs_f64(rng.random_range(3.0..20.0)),
+        cruised: false,
     };
     // The socket closed (the server dropped it): no more offers; the shift
     // ends once the car is free, and the next one connects afresh.
@@ -421,9 +425,11 @@ impl OnShift<'_> {
     /// middle of town when far out.
     async fn idle_move(&mut self, rng: &mut StdRng) {
         self.next_idle = Instant::now() + Duration::from_secs_f64(rng.random_range(60.0..180.0));
-        if self.path.as_ref().is_some_and(|path| path.arrives > Instant::now()) || !rng.random_bool(CRUISE) {
+        let driving = self.path.as_ref().is_some_and(|path| path.arrives > Instant::now());
+        if driving || (self.cruised && !rng.random_bool(CRUISE)) {
             return;
         }
+        self.cruised = true;
         let (from, _, _) = self.position(Instant::now());
         let to = self.shared.place(rng, from, 0.4, 2.0);
         let arrives = self.set_off(to).await;

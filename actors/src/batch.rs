@@ -1,34 +1,17 @@
-//! The `batch` dispatch policy's window (issue #16). Bookings that ask for
-//! offers wait here; every `dispatchBatchSeconds` the spatial index actor
-//! matches the waiting bookings with the free drivers so the total pickup
-//! time is least. The engine decides (`dispatch::batch_problem`,
-//! `BatchProblem::solve`); this module keeps the waiting list and times the
-//! pickups, which is IO (the maps) and so happens off the actor:
-//!
-//! 1. the first booking to wait arms a window on the runtime's clock;
-//! 2. when it closes, the actor builds the problem and a task times each
-//!    candidate's pickup, then sends `IndexMsg::BatchTimed` back;
-//! 3. the actor leaves out drivers who went unavailable meanwhile and a
-//!    blocking task solves the matching (`IndexMsg::BatchSolved`);
-//! 4. the actor checks the drivers once more, sends each offer to its
-//!    booking's actor, and arms the next window while bookings still wait.
-//!
-//! No booking waiting, no window: an idle server does no batch work.
+//! The `batch` dispatch policy's IO (issue #16): timing a window's pickups
+//! on the maps. The window itself (who waits, when it closes, what it
+//! offers) is the engine's `dispatch::DispatchWindow`, which the spatial
+//! index actor drives on the runtime's clock as the simulator does on its
+//! own; timing happens off the actor, since the maps are IO.
 
 use crate::booking::BookingMsg;
 use ractor::ActorRef;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::warn;
-use wayfare_engine::dispatch::BatchProblem;
-use wayfare_engine::{Booking, BookingId, LatLng, Settings, geo};
-use wayfare_maps::{MapsConfig, MapsProvider};
-
-/// The speed straight-line pickup times assume: the maps' default city
-/// average, door to door. One speed for every driver keeps the matching's
-/// order that of the distances.
-pub const STRAIGHT_LINE_KMH: f64 = MapsConfig::DEFAULT_AVERAGE_SPEED_KMH;
+use wayfare_engine::dispatch::{BatchProblem, PickupTimes, straight_line_secs, straight_line_times};
+use wayfare_engine::{Booking, LatLng, Settings};
+use wayfare_maps::MapsProvider;
 
 /// The maps provider the `batch` policy may time pickups with.
 #[derive(Clone)]
@@ -55,62 +38,15 @@ impl BatchRoads {
     }
 }
 
-/// A booking waiting for the next window.
+/// A booking waiting for the next window: its latest copy (a new request
+/// replaces it) and its actor.
 pub(crate) struct Waiting {
-    /// The latest copy the booking sent (a new request replaces it).
     pub booking: Arc<Booking>,
     pub reply_to: ActorRef<BookingMsg>,
-    /// A window found it no candidate since it last asked: logged once per
-    /// request, not once per window.
-    pub logged_no_candidates: bool,
-}
-
-/// The waiting bookings and the window under way.
-#[derive(Default)]
-pub(crate) struct BatchWindow {
-    /// Ordered by id, so a window's problem does not depend on hash order.
-    pub waiting: BTreeMap<BookingId, Waiting>,
-    /// The current window's number; a message of another window is stale.
-    pub window: u64,
-    /// A window is armed, or being timed or solved: one at a time.
-    pub open: bool,
-}
-
-impl BatchWindow {
-    /// Keeps `booking` for the next window, replacing an older copy.
-    pub fn wait(&mut self, booking: Arc<Booking>, reply_to: ActorRef<BookingMsg>) {
-        self.waiting.insert(booking.id, Waiting { booking, reply_to, logged_no_candidates: false });
-    }
-
-    /// Whether a message of window `window` is the one under way.
-    pub fn is_current(&self, window: u64) -> bool {
-        self.open && self.window == window
-    }
-}
-
-/// `times[i][j]`: the pickup time in seconds of booking i's candidate j, as
-/// `BatchProblem::solve` reads it.
-pub(crate) type PickupTimes = Vec<Vec<Option<u64>>>;
-
-fn straight_line_secs(from: LatLng, pickup: LatLng) -> u64 {
-    (geo::distance_km(from, pickup) / STRAIGHT_LINE_KMH * 3600.0).round() as u64
 }
 
 fn straight_line_row(origins: &[LatLng], pickup: LatLng) -> Vec<Option<u64>> {
     origins.iter().map(|origin| Some(straight_line_secs(*origin, pickup))).collect()
-}
-
-/// Every pickup of `problem` in straight lines.
-pub(crate) fn straight_line_times(problem: &BatchProblem) -> PickupTimes {
-    problem
-        .bookings
-        .iter()
-        .zip(&problem.candidates)
-        .map(|((_, pickup, _), candidates)| {
-            let origins: Vec<LatLng> = candidates.iter().map(|candidate| candidate.position).collect();
-            straight_line_row(&origins, *pickup)
-        })
-        .collect()
 }
 
 /// Each candidate's pickup time: on the roads of `maps` when given (`None`
@@ -159,7 +95,7 @@ mod tests {
     use super::*;
     use async_trait::async_trait;
     use wayfare_engine::dispatch::Candidate;
-    use wayfare_engine::{UserId, geo::EARTH_RADIUS_KM};
+    use wayfare_engine::{BookingId, UserId, geo, geo::EARTH_RADIUS_KM};
     use wayfare_maps::{DistanceMatrix, Leg, MapsError, PlaceDetails, Route, Suggestion};
 
     const PICKUP: LatLng = LatLng { lat: 39.29, lng: -76.61 };
@@ -227,13 +163,6 @@ mod tests {
 
     fn roads(answer: Answer, local: bool) -> BatchRoads {
         BatchRoads { maps: Arc::new(Maps(answer)), local }
-    }
-
-    #[test]
-    fn straight_lines_run_at_the_city_average() {
-        // 1 km at 30 km/h is two minutes.
-        let times = straight_line_times(&problem());
-        assert_eq!(times, vec![vec![Some(120), Some(360)], vec![Some(120), Some(120)]]);
     }
 
     #[test]

@@ -3,19 +3,22 @@
 //! dispatch console, plans dispatch waves and runs the `batch` policy's
 //! windows (`crate::batch`), handing the offers to the booking actors.
 
-use crate::batch::{self, BatchRoads, BatchWindow, PickupTimes};
+use crate::batch::{self, BatchRoads, Waiting};
 use crate::booking::BookingMsg;
 use crate::events::{DispatchEntry, DispatchLog};
 use crate::shared::Shared;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::{debug, warn};
 use wayfare_engine::console::{DriverState, driver_state};
-use wayfare_engine::dispatch::{self, BatchOffer, BatchProblem, Candidate, DispatchPlan, DriverIndex, IndexedDriver};
-use wayfare_engine::{Booking, BookingId, BookingStatus, DispatchPolicy, DomainResult, LatLng, Millis, UserId, fix};
+use wayfare_engine::dispatch::{
+    self, Asked, BatchOffer, BatchProblem, Candidate, Closed, DispatchPlan, DispatchWindow, DriverIndex, IndexedDriver,
+    PickupTimes, Wake,
+};
+use wayfare_engine::{Booking, BookingId, BookingStatus, DomainResult, LatLng, Millis, UserId, fix};
 
 pub enum IndexMsg {
     Upsert {
@@ -132,7 +135,7 @@ struct ConsoleFacts {
 pub struct IndexState {
     index: DriverIndex,
     console: HashMap<UserId, ConsoleFacts>,
-    batch: BatchWindow,
+    batch: DispatchWindow<Waiting>,
     /// The car types' names as the console's positions share them.
     car_types: Vec<Arc<str>>,
 }
@@ -157,7 +160,7 @@ impl Actor for SpatialIndexActor {
         _myself: ActorRef<IndexMsg>,
         index: DriverIndex,
     ) -> Result<IndexState, ActorProcessingErr> {
-        Ok(IndexState { index, console: HashMap::new(), batch: BatchWindow::default(), car_types: Vec::new() })
+        Ok(IndexState { index, console: HashMap::new(), batch: DispatchWindow::new(), car_types: Vec::new() })
     }
 
     async fn handle(
@@ -204,7 +207,7 @@ impl Actor for SpatialIndexActor {
                 let _ = reply.send(wave);
             }
             IndexMsg::LeftNew { booking } => {
-                batch.waiting.remove(&booking);
+                batch.leave(booking);
             }
             IndexMsg::BatchWindow { window } => self.close_window(&myself, index, batch, window),
             IndexMsg::BatchTimed { window, problem, times } => {
@@ -260,52 +263,44 @@ fn position_of(driver: IndexedDriver<'_>, car_type: Arc<str>, facts: ConsoleFact
 }
 
 impl SpatialIndexActor {
+    /// A booking asks for offers: the engine's dispatch window decides.
     fn dispatch(
         &self,
         myself: &ActorRef<IndexMsg>,
         index: &DriverIndex,
-        batch: &mut BatchWindow,
+        batch: &mut DispatchWindow<Waiting>,
         booking: Arc<Booking>,
         reply_to: ActorRef<BookingMsg>,
     ) {
         let now = self.shared.now();
         let catalog = self.shared.catalog();
-        let log = |log| self.log(&booking, log);
-        match dispatch::plan(&booking, index, &catalog.settings, now) {
-            DispatchPlan::Offer { drivers, wave, deadline } => {
+        let waiting = Waiting { booking: booking.clone(), reply_to };
+        match batch.ask(&booking, waiting, index, &catalog.settings, now) {
+            Asked::Offer { to, drivers, wave, deadline } => {
                 // The booking actor logs the offer once committed, with these distances.
-                if reply_to.cast(BookingMsg::Offer { candidates: drivers, wave, deadline }).is_err() {
+                if to.reply_to.cast(BookingMsg::Offer { candidates: drivers, wave, deadline }).is_err() {
                     debug!(booking_id = %booking.id, "booking actor gone before its offers");
                 }
             }
             // The booking stays NEW; the retry timer asks again.
-            DispatchPlan::NoCandidates { wave } => log(DispatchLog::NoCandidates { wave }),
-            DispatchPlan::Exhausted => log(DispatchLog::Exhausted),
-            DispatchPlan::AwaitBatch => {
-                batch.wait(booking, reply_to);
-                if !batch.open {
-                    self.arm_window(myself, batch);
+            Asked::Nothing { log, .. } => {
+                if let Some(log) = log {
+                    self.log(booking.id, &booking.carType, log);
                 }
             }
-            DispatchPlan::NotDispatchable => {
-                batch.waiting.remove(&booking.id);
-            }
+            Asked::Waits { wake } => self.arm(myself, wake),
         }
     }
 
-    fn log(&self, booking: &Booking, log: DispatchLog) {
-        let entry =
-            DispatchEntry { at: self.shared.now(), booking: booking.id, car_type: booking.carType.clone(), log };
+    fn log(&self, booking: BookingId, car_type: &str, log: DispatchLog) {
+        let entry = DispatchEntry { at: self.shared.now(), booking, car_type: car_type.to_string(), log };
         self.shared.log_dispatch(entry);
     }
 
-    /// A wake-up for the next window, `dispatchBatchSeconds` from now.
-    fn arm_window(&self, myself: &ActorRef<IndexMsg>, batch: &mut BatchWindow) {
-        let seconds = self.shared.catalog().settings.dispatchBatchSeconds.max(1);
-        batch.window += 1;
-        batch.open = true;
-        let window = batch.window;
-        let wake = self.shared.clock.sleep_until(self.shared.now() + i64::from(seconds) * 1000);
+    /// A wake-up for window `wake.window` on the runtime's clock.
+    fn arm(&self, myself: &ActorRef<IndexMsg>, wake: Option<Wake>) {
+        let Some(Wake { window, at }) = wake else { return };
+        let wake = self.shared.clock.sleep_until(at);
         let index_actor = myself.clone();
         tokio::spawn(async move {
             wake.await;
@@ -313,54 +308,37 @@ impl SpatialIndexActor {
         });
     }
 
-    /// The window is done: the next one is armed while bookings still wait.
-    fn finish_window(&self, myself: &ActorRef<IndexMsg>, batch: &mut BatchWindow) {
-        batch.open = false;
-        if !batch.waiting.is_empty() {
-            self.arm_window(myself, batch);
-        }
-    }
-
-    /// The window closes: its problem is built here, its pickups timed by a
-    /// task (the maps are IO).
-    fn close_window(&self, myself: &ActorRef<IndexMsg>, index: &DriverIndex, batch: &mut BatchWindow, window: u64) {
-        if !batch.is_current(window) {
-            return;
-        }
+    /// The window closes: its problem is built by the engine, its pickups
+    /// timed by a task (the maps are IO).
+    fn close_window(
+        &self,
+        myself: &ActorRef<IndexMsg>,
+        index: &DriverIndex,
+        batch: &mut DispatchWindow<Waiting>,
+        window: u64,
+    ) {
         let catalog = self.shared.catalog();
         let settings = &catalog.settings;
-        if !(settings.autoDispatch && settings.dispatchPolicy == DispatchPolicy::Batch) {
+        let waiting: Vec<Arc<Booking>> = batch.waiting().map(|waiting| waiting.booking.clone()).collect();
+        let bookings: Vec<&Booking> = waiting.iter().map(|booking| booking.as_ref()).collect();
+        let (closed, logs) = batch.close(window, &bookings, index, settings, self.shared.now());
+        for (booking, log) in logs {
+            let car_type = waiting.iter().find(|waiting| waiting.id == booking).map(|booking| booking.carType.as_str());
+            self.log(booking, car_type.unwrap_or_default(), log);
+        }
+        let problem = match closed {
+            Closed::Time(problem) => problem,
+            Closed::Done { wake } => return self.arm(myself, wake),
             // The policy changed (or auto-dispatch went off) while bookings
             // waited: each is planned afresh.
-            batch.open = false;
-            for (_, waiting) in std::mem::take(&mut batch.waiting) {
-                self.dispatch(myself, index, batch, waiting.booking, waiting.reply_to);
+            Closed::Replan(waiting) => {
+                for Waiting { booking, reply_to } in waiting {
+                    self.dispatch(myself, index, batch, booking, reply_to);
+                }
+                return;
             }
-            return;
-        }
-        let bookings: Vec<&Booking> = batch.waiting.values().map(|waiting| waiting.booking.as_ref()).collect();
-        let problem = dispatch::batch_problem(&bookings, index, settings);
-        let weighed: HashSet<BookingId> = problem.bookings.iter().map(|(booking, ..)| *booking).collect();
-        batch.waiting.retain(|id, waiting| {
-            if weighed.contains(id) {
-                return true;
-            }
-            // Holding offers, it waits for answers, not for a window.
-            if !waiting.booking.requestedDrivers.0.is_empty() {
-                return false;
-            }
-            // Nobody to weigh; it waits for drivers to come into range.
-            if !waiting.logged_no_candidates {
-                waiting.logged_no_candidates = true;
-                let wave = waiting.booking.dispatch.wave.saturating_add(1);
-                self.log(&waiting.booking, DispatchLog::NoCandidates { wave });
-            }
-            true
-        });
-        if problem.is_empty() {
-            self.finish_window(myself, batch);
-            return;
-        }
+            Closed::Stale => return,
+        };
         let maps = BatchRoads::for_window(self.shared.options.batch_roads.as_ref(), settings);
         // Timing never takes longer than a window.
         let budget = Duration::from_secs(settings.dispatchBatchSeconds.max(1).into());
@@ -375,7 +353,7 @@ impl SpatialIndexActor {
                 Ok(times) => times,
                 Err(error) => {
                     warn!(%error, "batch pickup timing failed, straight lines used");
-                    batch::straight_line_times(&problem)
+                    dispatch::straight_line_times(&problem)
                 }
             };
             let _ = index_actor.cast(IndexMsg::BatchTimed { window, problem, times });
@@ -389,21 +367,13 @@ impl SpatialIndexActor {
         &self,
         myself: &ActorRef<IndexMsg>,
         index: &DriverIndex,
-        batch: &mut BatchWindow,
+        batch: &DispatchWindow<Waiting>,
         window: u64,
         problem: BatchProblem,
         mut times: PickupTimes,
     ) {
-        if !batch.is_current(window) {
+        if !batch.timed(window, &problem, &mut times, |driver| is_available(index, driver)) {
             return;
-        }
-        for (((booking, ..), candidates), row) in problem.bookings.iter().zip(&problem.candidates).zip(&mut times) {
-            let waiting = batch.waiting.contains_key(booking);
-            for (candidate, time) in candidates.iter().zip(row.iter_mut()) {
-                if !waiting || !is_available(index, candidate.driver) {
-                    *time = None;
-                }
-            }
         }
         let catalog = self.shared.catalog();
         let now = self.shared.now();
@@ -418,32 +388,28 @@ impl SpatialIndexActor {
         });
     }
 
-    /// Each offer goes to its booking's actor, as a wave's would; the booking
-    /// stops waiting. A driver who went unavailable while the matching was
-    /// solved is not offered: that booking waits for the next window.
+    /// Each offer goes to its booking's actor, as a wave's would.
     fn send_batch_offers(
         &self,
         myself: &ActorRef<IndexMsg>,
         index: &DriverIndex,
-        batch: &mut BatchWindow,
+        batch: &mut DispatchWindow<Waiting>,
         window: u64,
         offers: Vec<BatchOffer>,
     ) {
-        if !batch.is_current(window) {
+        let catalog = self.shared.catalog();
+        let available = |driver| is_available(index, driver);
+        let Some(matched) = batch.matched(window, offers, available, &catalog.settings, self.shared.now()) else {
             return;
-        }
-        for offer in offers {
-            if !is_available(index, offer.driver.driver) {
-                continue;
-            }
-            let Some(waiting) = batch.waiting.remove(&offer.booking) else { continue };
+        };
+        for (waiting, offer) in matched.offers {
             let message =
                 BookingMsg::Offer { candidates: vec![offer.driver], wave: offer.wave, deadline: Some(offer.deadline) };
             if waiting.reply_to.cast(message).is_err() {
                 debug!(booking_id = %offer.booking, "booking actor gone before its batch offer");
             }
         }
-        self.finish_window(myself, batch);
+        self.arm(myself, matched.wake);
     }
 }
 

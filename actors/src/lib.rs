@@ -25,7 +25,7 @@ mod scheduler;
 mod shared;
 mod supervisor;
 
-pub use batch::{BatchRoads, STRAIGHT_LINE_KMH};
+pub use batch::BatchRoads;
 pub use booking::{BookingMsg, BookingReply};
 pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use driver::{DriverView, LocationUpdate};

@@ -13,9 +13,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, Effect, NewBooking, RouteInfo};
-use wayfare_engine::dispatch::{self, DispatchPlan, DriverIndex};
+use wayfare_engine::dispatch::{Asked, BatchProblem, Closed, DispatchWindow, DriverIndex, PickupTimes, Wake};
 use wayfare_engine::geo::distance_km;
 use wayfare_engine::validation::DeliveryDetails;
 use wayfare_engine::{
@@ -117,7 +117,7 @@ enum Event {
     Start(usize),
     AtDrop(usize),
     GiveUp(usize),
-    BatchWindow,
+    BatchWindow(u64),
     Idle { driver: usize, generation: u64 },
     Moved { driver: usize, generation: u64 },
     ShiftStart(usize),
@@ -192,10 +192,10 @@ struct Sim<'a> {
     bookings: Vec<Option<Booking>>,
     rides: Vec<Ride>,
     rider: User,
-    batch_waiting: BTreeSet<usize>,
+    /// The server's dispatch window, on the virtual clock; handles are rides.
+    window: DispatchWindow<usize>,
     /// The waiting bookings' pickups, by ride.
     pickups: HashMap<usize, Pickup>,
-    batch_scheduled: bool,
     idle_samples: Vec<u64>,
     answers_yes: u64,
     answers_no: u64,
@@ -268,9 +268,8 @@ impl<'a> Sim<'a> {
                 })
                 .collect(),
             rider,
-            batch_waiting: BTreeSet::new(),
+            window: DispatchWindow::new(),
             pickups: HashMap::new(),
-            batch_scheduled: false,
             idle_samples: Vec::new(),
             answers_yes: 0,
             answers_no: 0,
@@ -352,7 +351,7 @@ impl<'a> Sim<'a> {
                     let _ = self.apply(ride, By::Rider(customer), Command::Cancel { reason, wallet_balance: None });
                 }
             }
-            Event::BatchWindow => self.batch_window(),
+            Event::BatchWindow(window) => self.batch_window(window),
             Event::Idle { driver, generation } => self.idle_move(driver, generation),
             Event::Moved { driver, generation } => self.moved(driver, generation),
             Event::ShiftStart(driver) => self.shift_start(driver),
@@ -399,7 +398,7 @@ impl<'a> Sim<'a> {
             promo: None,
             payment_mode: Some(PaymentMode::Cash),
         };
-        let id = BookingId::from_u128(ride as u128 + 1);
+        let id = booking_id(ride);
         let context = self.context();
         let created = booking::create(id, request, &self.rider, By::Rider(self.rider.id), &context, &mut self.rng);
         match created {
@@ -467,51 +466,82 @@ impl<'a> Sim<'a> {
         if record.outcome == Outcome::Open {
             record.outcome = outcome;
             record.ended_at = Some(self.now);
-            self.batch_waiting.remove(&ride);
+            self.window.leave(booking_id(ride));
         }
     }
 
+    /// The booking asks for offers: the server's dispatch window decides.
     fn dispatch(&mut self, ride: usize) {
         let Some(booking) = self.bookings[ride].as_ref() else { return };
         let now = self.epoch();
-        match dispatch::plan(booking, &self.index, self.input.settings, now) {
-            DispatchPlan::Offer { drivers, wave, deadline } => {
+        match self.window.ask(booking, ride, &self.index, self.input.settings, now) {
+            Asked::Offer { drivers, wave, deadline, .. } => {
                 let drivers = drivers.into_iter().map(|candidate| candidate.driver).collect();
                 let _ = self.apply(ride, By::System, Command::Offer { drivers, wave, deadline });
             }
-            DispatchPlan::AwaitBatch => {
-                self.batch_waiting.insert(ride);
-                if !self.batch_scheduled {
-                    let window = i64::from(self.input.settings.dispatchBatchSeconds.max(1)) * 1000;
-                    self.batch_scheduled = true;
-                    self.schedule((self.now / window + 1) * window, Event::BatchWindow);
-                }
-            }
+            Asked::Waits { wake } => self.arm(wake),
             // As the server: the booking stays NEW and its retry timer asks again.
-            DispatchPlan::NoCandidates { .. } | DispatchPlan::Exhausted | DispatchPlan::NotDispatchable => {}
+            Asked::Nothing { .. } => {}
         }
     }
 
-    fn batch_window(&mut self) {
-        self.batch_scheduled = false;
-        let waiting: Vec<usize> = self.batch_waiting.iter().copied().collect();
-        let bookings: Vec<&Booking> = waiting.iter().filter_map(|ride| self.bookings[*ride].as_ref()).collect();
-        let problem = dispatch::batch_problem(&bookings, &self.index, self.input.settings);
-        let ride_of: HashMap<BookingId, usize> =
-            waiting.iter().map(|ride| (BookingId::from_u128(*ride as u128 + 1), *ride)).collect();
+    fn arm(&mut self, wake: Option<Wake>) {
+        if let Some(wake) = wake {
+            self.schedule(wake.at - self.input.start_ms, Event::BatchWindow(wake.window));
+        }
+    }
+
+    /// A batch window closes: its pickups are timed on the run's roads and
+    /// its offers made, all at this instant.
+    fn batch_window(&mut self, window: u64) {
+        let now = self.epoch();
+        let bookings: Vec<&Booking> = self.window.waiting().filter_map(|ride| self.bookings[*ride].as_ref()).collect();
+        let (closed, _) = self.window.close(window, &bookings, &self.index, self.input.settings, now);
+        let problem = match closed {
+            Closed::Time(problem) => problem,
+            Closed::Done { wake } => return self.arm(wake),
+            Closed::Replan(rides) => {
+                for ride in rides {
+                    self.dispatch(ride);
+                }
+                return;
+            }
+            Closed::Stale => return,
+        };
+        let mut times = self.pickup_times(&problem);
+        let index = &self.index;
+        let available = |driver| index.get(driver).is_some_and(|indexed| indexed.available);
+        self.window.timed(window, &problem, &mut times, available);
+        let offers = problem.solve(&times, self.input.settings, now);
+        let index = &self.index;
+        let available = |driver| index.get(driver).is_some_and(|indexed| indexed.available);
+        let Some(matched) = self.window.matched(window, offers, available, self.input.settings, now) else { return };
+        for (ride, offer) in matched.offers {
+            let command =
+                Command::Offer { drivers: vec![offer.driver.driver], wave: offer.wave, deadline: Some(offer.deadline) };
+            let _ = self.apply(ride, By::System, command);
+        }
+        let window = &self.window;
+        self.pickups.retain(|ride, _| window.is_waiting(booking_id(*ride)));
+        self.arm(matched.wake);
+    }
+
+    /// Each candidate's pickup time on the run's roads. Pairs not timed yet
+    /// from where the driver is now are timed by driver: one forward search
+    /// from each driver for every pickup it is weighed for (a window's
+    /// candidates are a sparse tenth of drivers × pickups, and these
+    /// searches stop early where a matrix sweeps).
+    fn pickup_times(&mut self, problem: &BatchProblem) -> PickupTimes {
         let place = |number: usize| {
             let point = self.drivers[number].spot.point;
             [point.lat.to_bits(), point.lng.to_bits()]
         };
-        // Pairs not timed yet from where the driver is now, by driver: one
-        // forward search from each driver for every pickup it is weighed
-        // for (a window's candidates are a sparse tenth of drivers × pickups,
-        // and these searches stop early where a matrix sweeps).
         let travel = self.input.travel;
-        let mut times: Vec<Vec<Option<u64>>> = Vec::with_capacity(problem.bookings.len());
+        let ride_of = |booking: &BookingId| *self.window.handle(*booking).expect("a weighed booking waits");
+        let mut times: PickupTimes = Vec::with_capacity(problem.bookings.len());
         let mut untimed: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
         for (row, ((booking, _, _), candidates)) in problem.bookings.iter().zip(&problem.candidates).enumerate() {
-            let ride = ride_of[booking];
+            let ride = ride_of(booking);
             let pickup = self.pickups.entry(ride).or_insert_with(|| Pickup {
                 target: travel.target(&self.input.trips[ride].origin),
                 times: HashMap::new(),
@@ -533,34 +563,19 @@ impl<'a> Sim<'a> {
             times.push(cached);
         }
         for (number, cells) in untimed {
-            let rides: Vec<usize> = cells.iter().map(|(row, _)| ride_of[&problem.bookings[*row].0]).collect();
+            let rides: Vec<usize> = cells.iter().map(|(row, _)| ride_of(&problem.bookings[*row].0)).collect();
             let targets: Vec<&Target> = rides.iter().map(|ride| &self.pickups[ride].target).collect();
             let legs = travel.legs_to_targets(&self.drivers[number].spot, &targets);
             let here = place(number);
             for (((row, column), ride), leg) in cells.into_iter().zip(rides).zip(legs) {
-                let time = leg.map(|leg| (leg.time_ms / 1000).max(0) as u64);
+                let time = leg.map(|leg| pickup_secs(&leg));
                 times[row][column] = time;
                 if let Some(pickup) = self.pickups.get_mut(&ride) {
                     pickup.times.insert(number, (here, time));
                 }
             }
         }
-        let offers = problem.solve(&times, self.input.settings, self.epoch());
-        for offer in offers {
-            let ride = ride_of[&offer.booking];
-            self.batch_waiting.remove(&ride);
-            let command =
-                Command::Offer { drivers: vec![offer.driver.driver], wave: offer.wave, deadline: Some(offer.deadline) };
-            let _ = self.apply(ride, By::System, command);
-        }
-        self.batch_waiting.retain(|ride| self.bookings[*ride].as_ref().is_some_and(|b| b.status == BookingStatus::New));
-        let waiting = &self.batch_waiting;
-        self.pickups.retain(|ride, _| waiting.contains(ride));
-        if !self.batch_waiting.is_empty() {
-            let window = i64::from(self.input.settings.dispatchBatchSeconds.max(1)) * 1000;
-            self.batch_scheduled = true;
-            self.schedule(self.now + window, Event::BatchWindow);
-        }
+        times
     }
 
     /// The driver model hears an offer: whether and when they answer.
@@ -813,6 +828,16 @@ impl<'a> Sim<'a> {
             end_ms: self.now,
         }
     }
+}
+
+/// A ride's booking id (rides are numbered from zero, bookings from one).
+fn booking_id(ride: usize) -> BookingId {
+    BookingId::from_u128(ride as u128 + 1)
+}
+
+/// A drive's time in whole seconds, as the batch matching weighs it.
+pub fn pickup_secs(leg: &Leg) -> u64 {
+    (leg.time_ms / 1000).max(0) as u64
 }
 
 /// A drive where the roads give none (a pickup cut off by the extract's

@@ -12,7 +12,7 @@ use wayfare_maps::osm::network::{GraphLink, Network};
 use wayfare_maps::osm::router::{Destination, Router, Snap};
 
 /// Straight-line speed: a city's average door to door.
-pub const STRAIGHT_LINE_KMH: f64 = 30.0;
+pub use wayfare_engine::dispatch::STRAIGHT_LINE_KMH;
 /// A place further than this from any road is off the network.
 pub const OFF_NETWORK_M: f64 = 1_000.0;
 

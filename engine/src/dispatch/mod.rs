@@ -13,6 +13,7 @@ mod index;
 mod log;
 mod matching;
 mod policy;
+mod window;
 
 pub use eligibility::{is_eligible, is_eligible_for};
 pub use index::{Candidate, DriverIndex, IndexedDriver};
@@ -22,4 +23,8 @@ pub use policy::{
     BATCH_CANDIDATES_PER_BOOKING, BROADCAST_MAX_DRIVERS, BatchOffer, BatchProblem, DispatchPlan,
     MANUAL_ASSIGN_RADIUS_FACTOR, batch_problem, candidates_for, manual_candidates, more_offers_to_come, plan,
     plan_batch, wave_radius_km,
+};
+pub use window::{
+    Asked, Closed, DispatchWindow, Matched, PickupTimes, STRAIGHT_LINE_KMH, Wake, straight_line_secs,
+    straight_line_times,
 };

@@ -312,26 +312,26 @@ pub fn plan_batch(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::geo::EARTH_RADIUS_KM;
     use crate::ids::{BookingId, UserId};
     use crate::model::{AppCategory, DispatchState, LatLng, Otp, Place, RequestedDrivers, Timers};
     use rust_decimal::Decimal;
 
-    const PICKUP: LatLng = LatLng { lat: 39.29, lng: -76.61 };
-    const NOW: Millis = 1_700_000_000_000;
+    pub(in crate::dispatch) const PICKUP: LatLng = LatLng { lat: 39.29, lng: -76.61 };
+    pub(in crate::dispatch) const NOW: Millis = 1_700_000_000_000;
 
-    fn driver(number: u128) -> UserId {
+    pub(in crate::dispatch) fn driver(number: u128) -> UserId {
         UserId::from_u128(number)
     }
 
-    fn north_of(origin: LatLng, km: f64) -> LatLng {
+    pub(in crate::dispatch) fn north_of(origin: LatLng, km: f64) -> LatLng {
         LatLng::new(origin.lat + km / EARTH_RADIUS_KM.to_radians(), origin.lng)
     }
 
     /// A Book Now taxi booking, NEW and never dispatched, picking up at `pickup`.
-    fn booking(car_type: &str, pickup: LatLng) -> Booking {
+    pub(in crate::dispatch) fn booking(car_type: &str, pickup: LatLng) -> Booking {
         let drop = north_of(pickup, 8.0);
         Booking {
             id: BookingId::from_u128(100),
@@ -639,7 +639,7 @@ mod tests {
         }
     }
 
-    fn policy(policy: DispatchPolicy) -> Settings {
+    pub(in crate::dispatch) fn policy(policy: DispatchPolicy) -> Settings {
         Settings { dispatchPolicy: policy, driverRadius: 10.0, ..Settings::default() }
     }
 
@@ -685,7 +685,7 @@ mod tests {
         drivers.iter().map(|from| Some((crate::geo::distance_km(*from, pickup) * 100.0).round() as u64)).collect()
     }
 
-    fn batch_booking(number: u128, pickup: LatLng) -> Booking {
+    pub(in crate::dispatch) fn batch_booking(number: u128, pickup: LatLng) -> Booking {
         Booking { id: BookingId::from_u128(number), ..booking("Sedan", pickup) }
     }
 

@@ -19,9 +19,13 @@ use wayfare_engine::dispatch::{Asked, BatchProblem, Closed, DispatchWindow, Driv
 use wayfare_engine::geo::distance_km;
 use wayfare_engine::validation::DeliveryDetails;
 use wayfare_engine::{
-    Booking, BookingId, BookingStatus, CancelledBy, CarType, LatLng, Millis, PaymentMode, Place, Role, Settings,
-    TimerKind, User, UserId,
+    Booking, BookingId, BookingStatus, CancelledBy, CarType, LatLng, Millis, PaymentMode, Place, Settings, TimerKind,
+    User, UserId,
 };
+
+mod trace;
+
+pub use trace::{Traced, driver_id, rider};
 
 /// Why a rider gives up, as the booking records it.
 pub const REASON_RIDER_GAVE_UP: &str = "Waited too long for a driver";
@@ -200,6 +204,8 @@ struct Sim<'a> {
     answers_yes: u64,
     answers_no: u64,
     handled: u64,
+    /// What dispatch was told, when the run is traced.
+    trace: Option<Vec<Traced>>,
 }
 
 /// A waiting booking's pickup, prepared for drives to it, with the times
@@ -213,7 +219,18 @@ struct Pickup {
 
 /// Runs the day; `progress` hears (requests made, of).
 pub fn run(input: RunInput<'_>, seed: u64, progress: &mut dyn FnMut(usize, usize)) -> RunResult {
+    run_with(Sim::new(input, seed), progress).0
+}
+
+/// Runs the day and keeps what dispatch was told and offered, in order.
+pub fn run_traced(input: RunInput<'_>, seed: u64) -> (RunResult, Vec<Traced>) {
     let mut sim = Sim::new(input, seed);
+    sim.trace = Some(Vec::new());
+    let (result, trace) = run_with(sim, &mut |_, _| {});
+    (result, trace.unwrap_or_default())
+}
+
+fn run_with(mut sim: Sim<'_>, progress: &mut dyn FnMut(usize, usize)) -> (RunResult, Option<Vec<Traced>>) {
     let total = sim.input.trips.len();
     let step = (total / 100).max(1);
     let mut made = 0;
@@ -233,14 +250,13 @@ pub fn run(input: RunInput<'_>, seed: u64, progress: &mut dyn FnMut(usize, usize
         }
         sim.handle(event);
     }
-    sim.finish()
+    let trace = sim.trace.take();
+    (sim.finish(), trace)
 }
 
 impl<'a> Sim<'a> {
     fn new(input: RunInput<'a>, seed: u64) -> Sim<'a> {
-        let mut rider = User::new(UserId::from_u128(1 << 64), Role::Rider, 0);
-        rider.firstName = "Simulated".into();
-        rider.lastName = "Rider".into();
+        let rider = rider();
         let trips = input.trips.len();
         let mut sim = Sim {
             now: 0,
@@ -274,12 +290,13 @@ impl<'a> Sim<'a> {
             answers_yes: 0,
             answers_no: 0,
             handled: 0,
+            trace: None,
             input,
         };
         let shift_ms = (sim.input.scenario.drivers.shift_hours * 3_600_000.0) as i64;
         let fleet = sim.input.vehicles.len();
         for (number, spot) in sim.input.vehicles.iter().enumerate() {
-            let id = UserId::from_u128((2 << 64) | number as u128);
+            let id = driver_id(number);
             sim.driver_of.insert(id, number);
             sim.drivers.push(Driver {
                 id,
@@ -334,7 +351,18 @@ impl<'a> Sim<'a> {
         self.input.start_ms + self.now
     }
 
+    /// Keeps a step of the trace, when the run is traced.
+    fn record(&mut self, step: impl FnOnce(Millis) -> Traced) {
+        let at = self.epoch();
+        if let Some(trace) = self.trace.as_mut() {
+            trace.push(step(at));
+        }
+    }
+
     fn handle(&mut self, event: Event) {
+        if matches!(event, Event::Timer { .. } | Event::BatchWindow(_)) {
+            self.record(|at| Traced::Due { at });
+        }
         match event {
             Event::Request(ride) => self.request(ride),
             Event::Timer { ride, kind, generation } => {
@@ -400,6 +428,10 @@ impl<'a> Sim<'a> {
         };
         let id = booking_id(ride);
         let context = self.context();
+        if self.trace.is_some() {
+            let request = request.clone();
+            self.record(|at| Traced::Booked { at, ride, request });
+        }
         let created = booking::create(id, request, &self.rider, By::Rider(self.rider.id), &context, &mut self.rng);
         match created {
             Ok(transition) => {
@@ -415,6 +447,13 @@ impl<'a> Sim<'a> {
     /// Applies a command to the ride's booking as its actor would: the
     /// transition, then its effects.
     fn apply(&mut self, ride: usize, by: By, command: Command) -> Result<(), wayfare_engine::DomainError> {
+        if self.bookings[ride].is_none() {
+            return Err(wayfare_engine::ErrorKey::NotFound.into());
+        }
+        if self.trace.is_some() && by != By::System {
+            let command = command.clone();
+            self.record(|at| Traced::Command { at, ride, by, command });
+        }
         let Some(current) = self.bookings[ride].as_ref() else {
             return Err(wayfare_engine::ErrorKey::NotFound.into());
         };
@@ -433,11 +472,17 @@ impl<'a> Sim<'a> {
                 // would only stretch the simulated day.
                 Effect::TimerSet { kind: TimerKind::AutoComplete | TimerKind::PaymentReminder, .. } => {}
                 Effect::TimerSet { kind, timer } => {
+                    self.record(|at| Traced::Set { at, due: timer.at });
                     let at = timer.at - self.input.start_ms;
                     self.schedule(at, Event::Timer { ride, kind, generation: timer.generation });
                 }
                 Effect::RequestDispatch => dispatch_requested = true,
-                Effect::OfferMade { drivers, .. } => {
+                Effect::OfferMade { drivers, deadline } => {
+                    if self.trace.is_some() {
+                        let wave = self.bookings[ride].as_ref().map_or(0, |booking| booking.dispatch.wave);
+                        let offered = drivers.clone();
+                        self.record(|at| Traced::Offered { at, ride, drivers: offered, wave, deadline });
+                    }
                     for driver in drivers {
                         self.offer_to(ride, driver);
                     }
@@ -487,6 +532,7 @@ impl<'a> Sim<'a> {
 
     fn arm(&mut self, wake: Option<Wake>) {
         if let Some(wake) = wake {
+            self.record(|at| Traced::Set { at, due: wake.at });
             self.schedule(wake.at - self.input.start_ms, Event::BatchWindow(wake.window));
         }
     }
@@ -710,6 +756,7 @@ impl<'a> Sim<'a> {
         driver.tally.earnings += share.to_f64().unwrap_or(0.0);
         driver.spot = drop;
         self.index.move_to(id, drop.point);
+        self.record(|at| Traced::Moved { at, driver: id, point: drop.point });
         if self.drivers[number].on_shift {
             self.become_idle(number);
         } else {
@@ -783,6 +830,7 @@ impl<'a> Sim<'a> {
         driver.spot = to;
         let id = driver.id;
         self.index.move_to(id, to.point);
+        self.record(|at| Traced::Moved { at, driver: id, point: to.point });
         self.become_idle(number);
     }
 
@@ -792,6 +840,7 @@ impl<'a> Sim<'a> {
         driver.shift_since = self.now;
         let (id, point) = (driver.id, driver.spot.point);
         self.index.upsert(id, &self.input.car.name, point, true);
+        self.record(|at| Traced::Online { at, driver: id, point });
         self.become_idle(number);
     }
 
@@ -809,7 +858,9 @@ impl<'a> Sim<'a> {
         driver.state = State::Off;
         driver.generation += 1;
         driver.tally.shift_ms += self.now - driver.shift_since;
-        self.index.remove(driver.id);
+        let id = driver.id;
+        self.index.remove(id);
+        self.record(|at| Traced::Offline { at, driver: id });
     }
 
     fn finish(mut self) -> RunResult {

@@ -1,13 +1,10 @@
 //! Fares (spec §5 "Fare", §9): the base formula, parcel and option amounts,
 //! the minimum fare, the convenience fee and the driver's share.
 
-use crate::model::{AmountType, CarType, PricedChoice, Settings};
+use crate::model::{AmountType, CarType, KM_PER_MILE, PricedChoice, Settings};
 use crate::money;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-
-/// Spec §9: distances are divided by this when `convert_to_mile` is on.
-pub const KM_PER_MILE: f64 = 1.609344;
 
 /// A fare broken down as the booking stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -736,7 +736,7 @@ impl Step<'_> {
 
 /// The route estimate back in km.
 fn estimate_km(booking: &Booking, convert_to_mile: bool) -> f64 {
-    if convert_to_mile { booking.estimateDistance * fare::KM_PER_MILE } else { booking.estimateDistance }
+    if convert_to_mile { booking.estimateDistance * crate::model::KM_PER_MILE } else { booking.estimateDistance }
 }
 
 impl Transition {

@@ -9,6 +9,8 @@
 //! here checks who may assign a driver by hand; that is the permissions' job.
 
 mod eligibility;
+#[cfg(test)]
+mod fixtures;
 mod index;
 mod log;
 mod matching;

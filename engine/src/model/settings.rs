@@ -203,7 +203,7 @@ impl Settings {
     /// The dispatch radius in km, whatever unit the setting is kept in.
     pub fn driver_radius_km(&self) -> f64 {
         let radius = if self.driverRadius > 0.0 { self.driverRadius } else { DEFAULT_DRIVER_RADIUS };
-        if self.convert_to_mile { radius * crate::fare::KM_PER_MILE } else { radius }
+        if self.convert_to_mile { radius * KM_PER_MILE } else { radius }
     }
 
     /// How long a Book Now booking looks for a driver.
@@ -219,6 +219,9 @@ impl Settings {
     /// The widening per wave in km.
     pub fn radius_step_km(&self) -> f64 {
         let step = self.dispatchRadiusStep.max(0.0);
-        if self.convert_to_mile { step * crate::fare::KM_PER_MILE } else { step }
+        if self.convert_to_mile { step * KM_PER_MILE } else { step }
     }
 }
+
+/// Spec §9: distances are divided by this when `convert_to_mile` is on.
+pub const KM_PER_MILE: f64 = 1.609344;

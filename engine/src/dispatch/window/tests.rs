@@ -1,5 +1,5 @@
 use super::*;
-use crate::dispatch::policy::tests::{NOW, PICKUP, batch_booking, driver, north_of, policy};
+use crate::dispatch::fixtures::{NOW, PICKUP, batch_booking, driver, north_of, policy};
 use crate::model::DispatchPolicy;
 
 /// Bookings by id, as a caller's handles read them.

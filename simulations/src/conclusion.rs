@@ -13,35 +13,12 @@
 
 use crate::figures::{self, MetricRow};
 use crate::format;
-use crate::report::{Currency, Report, RunReport, SERIES_BIN_S};
-use serde::Serialize;
+use crate::format::Currency;
+use crate::report::{Conclusion, Figure, Report, RunReport, SERIES_BIN_S};
 
 /// A difference smaller than this share of the larger value is no
 /// difference to a reader, whatever the seeds say.
 pub const SMALLEST_DIFFERENCE: f64 = 0.01;
-
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct Conclusion {
-    /// The policy the runs single out, when they do.
-    pub recommended: Option<String>,
-    /// The first line: "Use batch: …", or why no policy stands out.
-    pub headline: String,
-    /// The sentences behind it, in reading order.
-    pub reasons: Vec<String>,
-    /// Every figure the text quotes, as the table writes it.
-    pub figures: Vec<Figure>,
-}
-
-/// A figure of the table quoted in the conclusion.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Figure {
-    /// The run, as the table's column names it: `batch · 20 vehicles`.
-    pub run: String,
-    /// The metric, as [`crate::report::Metrics`] and the table's row name it.
-    pub metric: String,
-    /// The figure as the table writes it.
-    pub shown: String,
-}
 
 /// The conclusion of `report`'s runs.
 pub fn conclude(report: &Report) -> Conclusion {

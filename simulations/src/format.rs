@@ -2,8 +2,6 @@
 //! conclusion print every number through here, so a figure the conclusion
 //! quotes reads exactly as it does in the table.
 
-use crate::report::Currency;
-
 /// What a metric measures, which decides how it is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -159,6 +157,28 @@ pub fn and_list(items: &[String]) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The platform's currency as its settings give it (`code`, `symbol`,
+/// `swipe_symbol`, `decimal`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Currency {
+    pub code: String,
+    pub symbol: String,
+    /// The symbol goes after the amount.
+    pub symbol_after: bool,
+    pub decimals: u32,
+}
+
+impl Currency {
+    pub fn of(settings: &wayfare_engine::Settings) -> Currency {
+        Currency {
+            code: settings.code.clone(),
+            symbol: settings.symbol.clone(),
+            symbol_after: settings.swipe_symbol,
+            decimals: settings.decimal.min(wayfare_engine::money::MAX_DECIMALS),
+        }
     }
 }
 

@@ -26,9 +26,10 @@ pub mod stats;
 pub mod travel;
 
 use basemap::Roads;
+use format::Currency;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use report::{Currency, Metrics, OverSeeds, Report, RunReport, ScenarioSummary, Timing};
+use report::{Metrics, OverSeeds, Report, RunReport, ScenarioSummary, Timing};
 use scenario::{Demand, STRAIGHT_LINE, Scenario, ScenarioError};
 use serde::Deserialize;
 use sim::{RunInput, Trip};

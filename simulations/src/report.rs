@@ -4,7 +4,7 @@
 //! and seed give the same `report.json`, byte for byte; the simulator's own
 //! wall time is kept apart in [`Timing`].
 
-use crate::conclusion::Conclusion;
+use crate::format::Currency;
 use crate::stats::Interval;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -58,26 +58,28 @@ pub struct ScenarioSummary {
     pub currency: Currency,
 }
 
-/// The platform's currency as its settings give it (`code`, `symbol`,
-/// `swipe_symbol`, `decimal`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Currency {
-    pub code: String,
-    pub symbol: String,
-    /// The symbol goes after the amount.
-    pub symbol_after: bool,
-    pub decimals: u32,
+/// What the runs say ([`crate::conclusion::conclude`] writes it).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Conclusion {
+    /// The policy the runs single out, when they do.
+    pub recommended: Option<String>,
+    /// The first line: "Use batch: …", or why no policy stands out.
+    pub headline: String,
+    /// The sentences behind it, in reading order.
+    pub reasons: Vec<String>,
+    /// Every figure the text quotes, as the table writes it.
+    pub figures: Vec<Figure>,
 }
 
-impl Currency {
-    pub fn of(settings: &wayfare_engine::Settings) -> Currency {
-        Currency {
-            code: settings.code.clone(),
-            symbol: settings.symbol.clone(),
-            symbol_after: settings.swipe_symbol,
-            decimals: settings.decimal.min(wayfare_engine::money::MAX_DECIMALS),
-        }
-    }
+/// A figure of the table quoted in the conclusion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    /// The run, as the table's column names it: `batch · 20 vehicles`.
+    pub run: String,
+    /// The metric, as [`crate::report::Metrics`] and the table's row name it.
+    pub metric: String,
+    /// The figure as the table writes it.
+    pub shown: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

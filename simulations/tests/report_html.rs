@@ -9,10 +9,11 @@
 use std::collections::BTreeMap;
 use wayfare_engine::LatLng;
 use wayfare_simulations::basemap::{RoadClass, RoadLine, Roads};
-use wayfare_simulations::conclusion::{Conclusion, conclude};
+use wayfare_simulations::conclusion::conclude;
+use wayfare_simulations::format::Currency;
 use wayfare_simulations::html::render;
 use wayfare_simulations::report::{
-    CellCount, Currency, Metrics, OverSeeds, Report, RunReport, ScenarioSummary, SeriesPoint, Timing,
+    CellCount, Conclusion, Metrics, OverSeeds, Report, RunReport, ScenarioSummary, SeriesPoint, Timing,
 };
 use wayfare_simulations::stats;
 

@@ -8,8 +8,9 @@
 //! no figures: those are `metrics`', `stats`' and `conclusion`'s work.
 
 use crate::basemap::Roads;
-use crate::conclusion::{Conclusion, SMALLEST_DIFFERENCE};
+use crate::conclusion::SMALLEST_DIFFERENCE;
 use crate::format::{count, hours_minutes_seconds, minutes_seconds, number};
+use crate::report::Conclusion;
 use crate::report::{Report, ScenarioSummary, Timing};
 use std::fmt::{self, Write};
 

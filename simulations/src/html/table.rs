@@ -4,8 +4,9 @@
 
 use super::{breakable, escape, swatch, wall_seconds, with_seconds};
 use crate::figures::{Better, METRIC_GROUPS, MetricRow};
+use crate::format::Currency;
 use crate::format::{self, Unit, hours_minutes_seconds, minutes_seconds, number};
-use crate::report::{Currency, Report, RunReport, Timing};
+use crate::report::{Report, RunReport, Timing};
 use std::fmt::Write;
 
 pub(super) fn comparison(page: &mut String, report: &Report, timing: &Timing) {

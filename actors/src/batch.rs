@@ -15,7 +15,7 @@
 //!
 //! No booking waiting, no window: an idle server does no batch work.
 
-use crate::booking::BookingMsg;
+use crate::protocol::{BookingMsg, PickupTimes};
 use ractor::ActorRef;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -87,10 +87,6 @@ impl BatchWindow {
         self.open && self.window == window
     }
 }
-
-/// `times[i][j]`: the pickup time in seconds of booking i's candidate j, as
-/// `BatchProblem::solve` reads it.
-pub(crate) type PickupTimes = Vec<Vec<Option<u64>>>;
 
 fn straight_line_secs(from: LatLng, pickup: LatLng) -> u64 {
     (geo::distance_km(from, pickup) / STRAIGHT_LINE_KMH * 3600.0).round() as u64

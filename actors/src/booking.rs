@@ -5,66 +5,19 @@
 
 use crate::error::{ActorError, ActorResult};
 use crate::events::{DispatchEntry, DispatchLog, Event};
-use crate::index::IndexMsg;
-use crate::replica::DriverFact;
-use crate::scheduler::SchedulerMsg;
+use crate::protocol::{BookingArgs, BookingMsg, DriverFact, IndexMsg, SchedulerMsg};
 use crate::shared::Shared;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::{instrument, warn};
 use wayfare_engine::booking::{self, By, Command, Context, Effect, Transition};
-use wayfare_engine::dispatch::{Candidate, round_km};
-use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, Millis, PaymentMode, TimerKind, UserId};
+use wayfare_engine::dispatch::round_km;
+use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, PaymentMode, TimerKind, UserId};
 use wayfare_storage::StorageError;
-
-pub type BookingReply = RpcReplyPort<ActorResult<Arc<Booking>>>;
-
-// A command is the big variant; boxing it would allocate for every message
-// to save bytes in a mailbox that rarely holds more than one.
-#[allow(clippy::large_enum_variant)]
-pub enum BookingMsg {
-    Command {
-        by: By,
-        command: Command,
-        reply: Option<BookingReply>,
-    },
-    /// The dispatcher's next wave, with each candidate's distance for the log.
-    Offer {
-        candidates: Vec<Candidate>,
-        wave: u32,
-        deadline: Option<Millis>,
-    },
-    Timer {
-        kind: TimerKind,
-        generation: u64,
-    },
-    Snapshot(RpcReplyPort<Arc<Booking>>),
-    /// Another node committed this version (cluster mode): when it is newer
-    /// than ours, that node serves the booking now, and this actor stops.
-    Superseded(Arc<Booking>),
-    #[cfg(feature = "fault-injection")]
-    Crash,
-}
 
 pub struct BookingActor {
     pub shared: Arc<Shared>,
-}
-
-pub struct BookingArgs {
-    pub booking: Booking,
-    /// Effects of the transition that made the booking (creation), to carry
-    /// out once the actor runs.
-    pub effects: Vec<Effect>,
-    /// Distances of the first wave, when the creation carried it.
-    pub offer_distances: HashMap<UserId, f64>,
-}
-
-impl BookingArgs {
-    /// A booking read back from storage: nothing left to carry out.
-    pub fn restored(booking: Booking) -> Self {
-        BookingArgs { booking, effects: Vec::new(), offer_distances: HashMap::new() }
-    }
 }
 
 pub struct BookingState {

@@ -4,73 +4,12 @@
 //! metres.
 
 use crate::events::Event;
-use crate::index::IndexMsg;
+use crate::protocol::{DriverMsg, DriverView, IndexMsg, LocationUpdate, Origin};
 use crate::shared::Shared;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::{Deserialize, Serialize};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::sync::Arc;
 use tracing::warn;
-use wayfare_engine::{BookingId, BookingStatus, LatLng, Millis, TrackingPoint, User, UserId, fix, geo};
-
-/// The socket's `location` event (DESIGN.md API conventions).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct LocationUpdate {
-    pub lat: f64,
-    pub lng: f64,
-    #[serde(default)]
-    pub heading: Option<f64>,
-    #[serde(default)]
-    pub speed: Option<f64>,
-    #[serde(default)]
-    pub accuracy: Option<f64>,
-    /// When the device took the fix; the server's clock is used when absent.
-    #[serde(default)]
-    pub at: Option<Millis>,
-}
-
-impl LocationUpdate {
-    pub fn at(point: LatLng) -> Self {
-        LocationUpdate { lat: point.lat, lng: point.lng, heading: None, speed: None, accuracy: None, at: None }
-    }
-
-    pub fn point(&self) -> LatLng {
-        LatLng::new(self.lat, self.lng)
-    }
-}
-
-/// Where a driver's message was born: here (store it, publish its events)
-/// or on another node of the cluster (apply it to this node's replica).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Here,
-    Replica,
-}
-
-pub enum DriverMsg {
-    Location(LocationUpdate, Origin),
-    SetBusy(bool),
-    OfferReceived(BookingId),
-    OfferWithdrawn(BookingId),
-    /// The driver's booking changed status.
-    Trip {
-        booking: BookingId,
-        status: BookingStatus,
-    },
-    Snapshot(RpcReplyPort<DriverView>),
-}
-
-/// A driver's live state, for tests and the console.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DriverView {
-    pub id: UserId,
-    pub car_type: String,
-    pub position: Option<LatLng>,
-    pub heading: Option<f64>,
-    pub busy: bool,
-    pub offers: Vec<BookingId>,
-    pub trip: Option<(BookingId, BookingStatus)>,
-    pub updates: u64,
-}
+use wayfare_engine::{BookingStatus, LatLng, Millis, TrackingPoint, User, fix, geo};
 
 pub struct DriverState {
     view: DriverView,

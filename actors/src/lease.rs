@@ -9,9 +9,9 @@
 //! lease without knowing (a long pause) can at worst lose a compare-and-set,
 //! never write over another's transition.
 
-use crate::booking::{BookingArgs, BookingMsg};
 use crate::error::{ActorError, ActorResult};
 use crate::events::Event;
+use crate::protocol::{BookingArgs, BookingMsg};
 use crate::runtime::{Runtime, unwrap_call};
 use crate::shared::Shared;
 use std::collections::HashSet;

@@ -19,6 +19,7 @@ mod error;
 mod events;
 mod index;
 mod lease;
+mod protocol;
 mod replica;
 mod runtime;
 mod scheduler;
@@ -26,15 +27,13 @@ mod shared;
 mod supervisor;
 
 pub use batch::{BatchRoads, STRAIGHT_LINE_KMH};
-pub use booking::{BookingMsg, BookingReply};
 pub use clock::{Clock, ManualClock, Sleep, SystemClock};
-pub use driver::{DriverView, LocationUpdate};
 pub use error::{ActorError, ActorResult};
 pub use events::{DispatchEntry, DispatchLog, Event, EventBus};
-pub use index::{DriverPosition, IndexCounts};
 pub use lease::{BOOKING as BOOKING_LEASE, ClusterOptions, Forward};
-pub use replica::DriverFact;
+pub use protocol::{
+    BookingMsg, BookingReply, DriverFact, DriverPosition, DriverView, IndexCounts, LocationUpdate, SupervisorCounts,
+};
 pub use runtime::{Runtime, RuntimeCounts};
 pub use shared::{Catalog, RuntimeOptions};
-pub use supervisor::SupervisorCounts;
 pub use wayfare_engine::console::DriverState;

@@ -6,53 +6,13 @@
 //! the edge carries the fact to the other nodes, which apply it to their
 //! replica only (`Origin::Replica`: nothing stored, no event).
 
-use crate::driver::{DriverMsg, LocationUpdate, Origin};
 use crate::error::ActorResult;
+use crate::protocol::{DriverFact, DriverMsg, Origin};
 use crate::runtime::Runtime;
 use crate::shared::Shared;
-use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tracing::warn;
-use wayfare_engine::{BookingId, BookingStatus, UserId};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "fact", rename_all = "snake_case")]
-pub enum DriverFact {
-    Online { driver: UserId },
-    Offline { driver: UserId },
-    Location { driver: UserId, update: LocationUpdate },
-    Busy { driver: UserId, busy: bool },
-    Offered { driver: UserId, booking: BookingId },
-    Withdrawn { driver: UserId, booking: BookingId },
-    Trip { driver: UserId, booking: BookingId, status: BookingStatus },
-}
-
-impl DriverFact {
-    pub fn driver(&self) -> UserId {
-        match self {
-            DriverFact::Online { driver }
-            | DriverFact::Offline { driver }
-            | DriverFact::Location { driver, .. }
-            | DriverFact::Busy { driver, .. }
-            | DriverFact::Offered { driver, .. }
-            | DriverFact::Withdrawn { driver, .. }
-            | DriverFact::Trip { driver, .. } => *driver,
-        }
-    }
-
-    /// The driver actor's message for this fact; `None` for going on- or
-    /// offline, which start or stop the actor itself.
-    pub(crate) fn message(&self, origin: Origin) -> Option<DriverMsg> {
-        Some(match *self {
-            DriverFact::Online { .. } | DriverFact::Offline { .. } => return None,
-            DriverFact::Location { update, .. } => DriverMsg::Location(update, origin),
-            DriverFact::Busy { busy, .. } => DriverMsg::SetBusy(busy),
-            DriverFact::Offered { booking, .. } => DriverMsg::OfferReceived(booking),
-            DriverFact::Withdrawn { booking, .. } => DriverMsg::OfferWithdrawn(booking),
-            DriverFact::Trip { booking, status, .. } => DriverMsg::Trip { booking, status },
-        })
-    }
-}
+use wayfare_engine::UserId;
 
 impl Shared {
     /// A fact born here: to the local driver actor and, in a cluster, to the

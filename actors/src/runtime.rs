@@ -1,18 +1,18 @@
 //! The handle that starts the dispatch runtime from a `Storage` and is how the
 //! edge talks to it.
 
-use crate::booking::{BookingArgs, BookingMsg};
 use crate::clock::Clock;
 use crate::dispatch_log;
-use crate::driver::{DriverMsg, DriverView, LocationUpdate, Origin};
 use crate::error::{ActorError, ActorResult};
 use crate::events::{DispatchEntry, Event, EventBus};
-use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor, Wave};
-
-use crate::replica::DriverFact;
-use crate::scheduler::{SchedulerActor, SchedulerMsg};
+use crate::index::SpatialIndexActor;
+use crate::protocol::{
+    BookingArgs, BookingMsg, DriverFact, DriverMsg, DriverPosition, DriverView, IndexCounts, IndexMsg, LocationUpdate,
+    Origin, SchedulerMsg, SupervisorCounts, SupervisorMsg, Wave,
+};
+use crate::scheduler::SchedulerActor;
 use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
-use crate::supervisor::{Supervisor, SupervisorCounts, SupervisorMsg};
+use crate::supervisor::Supervisor;
 use ractor::{Actor, ActorRef};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};

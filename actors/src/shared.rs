@@ -2,15 +2,11 @@
 //! catalogue (settings and car types) and the registries of live actors.
 
 use crate::batch::BatchRoads;
-use crate::booking::BookingMsg;
 use crate::clock::Clock;
 use crate::dispatch_log::DispatchLogSender;
-use crate::driver::DriverMsg;
 use crate::events::{DispatchEntry, Event, EventBus};
-use crate::index::IndexMsg;
 use crate::lease::{ClusterOptions, Forward};
-use crate::replica::DriverFact;
-use crate::scheduler::SchedulerMsg;
+use crate::protocol::{BookingMsg, DriverFact, DriverMsg, IndexMsg, SchedulerMsg};
 use ractor::ActorRef;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};

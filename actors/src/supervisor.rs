@@ -2,29 +2,15 @@
 //! itself and, when one fails, starts it again from storage and counts the
 //! restart.
 
-use crate::booking::{BookingActor, BookingArgs, BookingMsg};
-use crate::driver::{DriverActor, DriverMsg};
+use crate::booking::BookingActor;
+use crate::driver::DriverActor;
+use crate::protocol::{BookingArgs, BookingMsg, DriverMsg, SupervisorCounts, SupervisorMsg};
 use crate::shared::Shared;
-use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use serde::Serialize;
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::{error, info, warn};
 use wayfare_engine::{BookingId, User, UserId};
-
-// Spawn requests carry the booking or user they start from; they are rare.
-#[allow(clippy::large_enum_variant)]
-pub enum SupervisorMsg {
-    SpawnBooking { args: BookingArgs, reply: RpcReplyPort<Result<ActorRef<BookingMsg>, String>> },
-    SpawnDriver { user: User, reply: RpcReplyPort<Result<ActorRef<DriverMsg>, String>> },
-    Counts(RpcReplyPort<SupervisorCounts>),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct SupervisorCounts {
-    pub booking_restarts: u64,
-    pub driver_restarts: u64,
-}
 
 #[derive(Debug, Clone, Copy)]
 enum Child {

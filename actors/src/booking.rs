@@ -16,8 +16,12 @@ use wayfare_engine::dispatch::round_km;
 use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, PaymentMode, TimerKind, UserId};
 use wayfare_storage::StorageError;
 
+/// Its peers are handed over at spawn: the index that plans its offers and
+/// the scheduler that keeps its timers.
 pub struct BookingActor {
     pub shared: Arc<Shared>,
+    pub index: ActorRef<IndexMsg>,
+    pub scheduler: ActorRef<SchedulerMsg>,
 }
 
 pub struct BookingState {
@@ -39,10 +43,9 @@ impl Actor for BookingActor {
         let booking = Arc::new(args.booking);
         self.shared.bookings.insert(booking.id, myself.clone());
         // Timers live in the booking, so a restart re-arms them from storage.
-        let scheduler = self.shared.core().scheduler;
         for kind in TimerKind::ALL {
             if let Some(timer) = booking.timers.get(kind) {
-                let _ = scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind, timer });
+                let _ = self.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind, timer });
             }
         }
         let mut state = BookingState { booking, offer_distances: args.offer_distances };
@@ -154,7 +157,7 @@ impl BookingActor {
                     state.booking = Arc::new(committed.booking);
                     if left_new {
                         // It may be waiting for a batch window; it no longer waits for a driver.
-                        let _ = self.shared.core().index.cast(IndexMsg::LeftNew { booking: state.booking.id });
+                        let _ = self.index.cast(IndexMsg::LeftNew { booking: state.booking.id });
                     }
                     self.carry_out(myself, state, &transition.effects, &committed.balances);
                     return Ok(state.booking.clone());
@@ -220,7 +223,6 @@ impl BookingActor {
         let shared = &self.shared;
         let booking = &state.booking;
         let now = shared.now();
-        let core = shared.core();
         let log = |log| {
             shared.log_dispatch(DispatchEntry { at: now, booking: booking.id, car_type: booking.carType.clone(), log })
         };
@@ -265,14 +267,14 @@ impl BookingActor {
                     }
                 }
                 Effect::RequestDispatch => {
-                    let _ = core.index.cast(IndexMsg::Dispatch { booking: booking.clone(), reply_to: myself.clone() });
+                    let _ = self.index.cast(IndexMsg::Dispatch { booking: booking.clone(), reply_to: myself.clone() });
                 }
                 Effect::TimerSet { kind, timer } => {
                     let _ =
-                        core.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind: *kind, timer: *timer });
+                        self.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind: *kind, timer: *timer });
                 }
                 Effect::TimerCleared { kind } => {
-                    let _ = core.scheduler.cast(SchedulerMsg::Cancel { booking: booking.id, kind: *kind });
+                    let _ = self.scheduler.cast(SchedulerMsg::Cancel { booking: booking.id, kind: *kind });
                 }
                 // Stored by the commit; nothing else to tell.
                 Effect::Wallet(_)

@@ -21,8 +21,10 @@ pub struct DriverState {
     last_moved_event: Option<Millis>,
 }
 
+/// Its peer, handed over at spawn: the index it keeps up to date.
 pub struct DriverActor {
     pub shared: Arc<Shared>,
+    pub index: ActorRef<IndexMsg>,
 }
 
 impl Actor for DriverActor {
@@ -72,8 +74,7 @@ impl Actor for DriverActor {
                     state.view.trip = None;
                     state.console_trip = None;
                 }
-                let _ =
-                    self.shared.core().index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
+                let _ = self.index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
             }
             DriverMsg::OfferReceived(booking) => {
                 if !state.view.offers.contains(&booking) {
@@ -108,15 +109,18 @@ impl DriverActor {
         }
         state.told_index = facts;
         let (holds_offer, trip) = facts;
-        let _ = self.shared.core().index.cast(IndexMsg::Facts { driver: state.view.id, holds_offer, trip });
+        let _ = self.index.cast(IndexMsg::Facts { driver: state.view.id, holds_offer, trip });
     }
 
     fn index_upsert(&self, view: &DriverView, approved: bool) {
         if let Some(position) = view.position {
-            let index = self.shared.core().index;
             let available = approved && !view.busy;
-            let _ =
-                index.cast(IndexMsg::Upsert { driver: view.id, car_type: view.car_type.clone(), position, available });
+            let _ = self.index.cast(IndexMsg::Upsert {
+                driver: view.id,
+                car_type: view.car_type.clone(),
+                position,
+                available,
+            });
         }
     }
 
@@ -133,7 +137,7 @@ impl DriverActor {
         state.view.position = Some(point);
         state.view.heading = update.heading.or(state.view.heading);
         state.view.updates += 1;
-        let index = shared.core().index;
+        let index = &self.index;
         if first {
             let car_type = state.view.car_type.clone();
             let _ = index.cast(IndexMsg::Upsert {

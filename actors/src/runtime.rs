@@ -11,7 +11,7 @@ use crate::protocol::{
     Origin, SchedulerMsg, SupervisorCounts, SupervisorMsg, Wave,
 };
 use crate::scheduler::SchedulerActor;
-use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
+use crate::shared::{Catalog, RuntimeOptions, Shared};
 use crate::supervisor::Supervisor;
 use ractor::{Actor, ActorRef};
 use serde::Serialize;
@@ -45,8 +45,9 @@ pub struct RuntimeCounts {
 #[derive(Clone)]
 pub struct Runtime {
     shared: Arc<Shared>,
+    index: ActorRef<IndexMsg>,
+    scheduler: ActorRef<SchedulerMsg>,
     supervisor: ActorRef<SupervisorMsg>,
-    core: CoreActors,
     writer: Arc<JoinHandle<()>>,
     log_writer: Arc<JoinHandle<()>>,
     /// The lease keeper, in cluster mode.
@@ -82,21 +83,21 @@ impl Runtime {
         for driver in &online {
             index.upsert_user(driver);
         }
+        // In the order each needs the others: the index and the scheduler
+        // need nobody; the supervisor hands both to every actor it spawns.
         let (index, _) = Actor::spawn(None, SpatialIndexActor { shared: shared.clone() }, index)
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
         let (scheduler, _) = Actor::spawn(None, SchedulerActor { shared: shared.clone() }, ())
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
-        let core = CoreActors { index, scheduler };
-        shared.set_core(core.clone());
-        let (supervisor, _) = Actor::spawn(None, Supervisor { shared: shared.clone() }, ())
-            .await
-            .map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        let supervisor = Supervisor { shared: shared.clone(), index: index.clone(), scheduler: scheduler.clone() };
+        let (supervisor, _) =
+            Actor::spawn(None, supervisor, ()).await.map_err(|error| ActorError::Unavailable(error.to_string()))?;
         let writer = Arc::new(tokio::spawn(write_positions_behind(shared.clone())));
         let keeper = Arc::new(std::sync::Mutex::new(None));
         let driver_facts = Arc::new(std::sync::Mutex::new(driver_facts));
-        let runtime = Runtime { shared, supervisor, core, writer, log_writer, keeper, driver_facts };
+        let runtime = Runtime { shared, index, scheduler, supervisor, writer, log_writer, keeper, driver_facts };
 
         for driver in online {
             runtime.spawn_driver(driver).await?;
@@ -224,11 +225,8 @@ impl Runtime {
     /// index only means the booking's actor asks for it after creation.
     async fn first_wave(&self, booking: &Booking) -> Option<Wave> {
         let booking = Arc::new(booking.clone());
-        let reply = self
-            .core
-            .index
-            .call(|reply| IndexMsg::FirstWave { booking, reply }, self.shared.options.call_timeout)
-            .await;
+        let reply =
+            self.index.call(|reply| IndexMsg::FirstWave { booking, reply }, self.shared.options.call_timeout).await;
         match reply {
             Ok(ractor::rpc::CallResult::Success(wave)) => wave,
             _ => None,
@@ -379,7 +377,7 @@ impl Runtime {
         if let Some(actor) = self.shared.drivers.get(&driver) {
             actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
         }
-        let _ = self.core.index.cast(IndexMsg::Remove { driver });
+        let _ = self.index.cast(IndexMsg::Remove { driver });
     }
 
     /// A position from a driver's device; accepted when the driver is online.
@@ -407,7 +405,7 @@ impl Runtime {
 
     /// Every online driver's position, for the console's live map.
     pub async fn driver_positions(&self) -> ActorResult<Vec<DriverPosition>> {
-        let reply = self.core.index.call(IndexMsg::Positions, self.shared.options.call_timeout).await?;
+        let reply = self.index.call(IndexMsg::Positions, self.shared.options.call_timeout).await?;
         unwrap_call(reply)
     }
 
@@ -420,7 +418,6 @@ impl Runtime {
     ) -> ActorResult<Vec<Candidate>> {
         let car_type = car_type.to_string();
         let reply = self
-            .core
             .index
             .call(
                 |reply| IndexMsg::Nearest { car_type, point, radius_km, limit, reply },
@@ -435,7 +432,6 @@ impl Runtime {
     /// that is not NEW is `status_not_allowed`).
     pub async fn assign_candidates(&self, booking: Arc<Booking>, limit: usize) -> ActorResult<Vec<Candidate>> {
         let reply = self
-            .core
             .index
             .call(|reply| IndexMsg::Candidates { booking, limit, reply }, self.shared.options.call_timeout)
             .await?;
@@ -446,8 +442,8 @@ impl Runtime {
     /// messages, whatever the number of bookings).
     pub async fn ping(&self) -> ActorResult<()> {
         let timeout = self.shared.options.call_timeout;
-        unwrap_call(self.core.index.call(IndexMsg::Counts, timeout).await?)?;
-        unwrap_call(self.core.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
+        unwrap_call(self.index.call(IndexMsg::Counts, timeout).await?)?;
+        unwrap_call(self.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
         Ok(())
     }
 
@@ -463,9 +459,9 @@ impl Runtime {
                 *by_status.entry(booking.status.as_str().to_string()).or_insert(0) += 1;
             }
         }
-        let index: IndexCounts = unwrap_call(self.core.index.call(IndexMsg::Counts, timeout).await?)?;
+        let index: IndexCounts = unwrap_call(self.index.call(IndexMsg::Counts, timeout).await?)?;
         let restarts: SupervisorCounts = unwrap_call(self.supervisor.call(SupervisorMsg::Counts, timeout).await?)?;
-        let pending_timers = unwrap_call(self.core.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
+        let pending_timers = unwrap_call(self.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
         Ok(RuntimeCounts {
             active_bookings: by_status.values().sum(),
             booking_actors: live.len(),
@@ -501,8 +497,8 @@ impl Runtime {
             actor.stop_and_wait(None, timeout).await.ok();
         }
         self.supervisor.stop_and_wait(None, timeout).await.ok();
-        self.core.scheduler.stop_and_wait(None, timeout).await.ok();
-        self.core.index.stop_and_wait(None, timeout).await.ok();
+        self.scheduler.stop_and_wait(None, timeout).await.ok();
+        self.index.stop_and_wait(None, timeout).await.ok();
         self.writer.abort();
         flush_positions(&self.shared).await;
         self.shared.dispatch_log.flush().await;

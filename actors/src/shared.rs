@@ -1,12 +1,14 @@
 //! What every actor of one runtime shares: storage, clock, event bus, the
-//! catalogue (settings and car types) and the registries of live actors.
+//! catalogue (settings and car types) and the maps of live booking and
+//! driver actors. The singletons (index, scheduler, supervisor) are not
+//! here: each actor is handed the ones it talks to when it starts.
 
 use crate::batch::BatchRoads;
 use crate::clock::Clock;
 use crate::dispatch_log::DispatchLogSender;
 use crate::events::{DispatchEntry, Event, EventBus};
 use crate::lease::{ClusterOptions, Forward};
-use crate::protocol::{BookingMsg, DriverFact, DriverMsg, IndexMsg, SchedulerMsg};
+use crate::protocol::{BookingMsg, DriverFact, DriverMsg};
 use ractor::ActorRef;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -140,7 +142,6 @@ pub struct Shared {
     pub drivers: Registry<UserId, DriverMsg>,
     pub positions: PositionSink,
     pub(crate) dispatch_log: DispatchLogSender,
-    actors: RwLock<Option<CoreActors>>,
     /// In a cluster: driver facts born here, for the edge to send the other
     /// nodes (`crate::replica`).
     pub(crate) replication: Option<tokio::sync::mpsc::UnboundedSender<DriverFact>>,
@@ -154,13 +155,6 @@ pub struct Shared {
     pub(crate) forward: std::sync::OnceLock<Arc<dyn Forward>>,
     /// Bookings taken over from dead nodes (a metric).
     pub(crate) taken_over: std::sync::atomic::AtomicU64,
-}
-
-/// The singletons every booking and driver actor talks to.
-#[derive(Clone)]
-pub struct CoreActors {
-    pub index: ActorRef<IndexMsg>,
-    pub scheduler: ActorRef<SchedulerMsg>,
 }
 
 impl Shared {
@@ -182,7 +176,6 @@ impl Shared {
             drivers: Registry::default(),
             positions: PositionSink::default(),
             dispatch_log,
-            actors: RwLock::new(None),
             replication,
             serving: std::sync::atomic::AtomicBool::new(true),
             accepting: std::sync::atomic::AtomicBool::new(true),
@@ -208,13 +201,5 @@ impl Shared {
 
     pub fn set_catalog(&self, catalog: Catalog) {
         *self.catalog.write().expect("catalog lock") = Arc::new(catalog);
-    }
-
-    pub(crate) fn set_core(&self, core: CoreActors) {
-        *self.actors.write().expect("core lock") = Some(core);
-    }
-
-    pub fn core(&self) -> CoreActors {
-        self.actors.read().expect("core lock").clone().expect("the runtime starts its core actors first")
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::booking::BookingActor;
 use crate::driver::DriverActor;
-use crate::protocol::{BookingArgs, BookingMsg, DriverMsg, SupervisorCounts, SupervisorMsg};
+use crate::protocol::{BookingArgs, BookingMsg, DriverMsg, IndexMsg, SchedulerMsg, SupervisorCounts, SupervisorMsg};
 use crate::shared::Shared;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::collections::HashMap;
@@ -24,8 +24,11 @@ pub struct SupervisorState {
     counts: SupervisorCounts,
 }
 
+/// Holds the peers its children are started with: it is started after them.
 pub struct Supervisor {
     pub shared: Arc<Shared>,
+    pub index: ActorRef<IndexMsg>,
+    pub scheduler: ActorRef<SchedulerMsg>,
 }
 
 impl Actor for Supervisor {
@@ -101,7 +104,8 @@ impl Supervisor {
         {
             return Ok(existing);
         }
-        let actor = BookingActor { shared: self.shared.clone() };
+        let actor =
+            BookingActor { shared: self.shared.clone(), index: self.index.clone(), scheduler: self.scheduler.clone() };
         let (actor_ref, _) =
             Actor::spawn_linked(None, actor, args, myself.get_cell()).await.map_err(|error| error.to_string())?;
         state.children.insert(actor_ref.get_id(), Child::Booking(id));
@@ -118,7 +122,7 @@ impl Supervisor {
             return Ok(existing);
         }
         let id = user.id;
-        let actor = DriverActor { shared: self.shared.clone() };
+        let actor = DriverActor { shared: self.shared.clone(), index: self.index.clone() };
         let (actor_ref, _) =
             Actor::spawn_linked(None, actor, user, myself.get_cell()).await.map_err(|error| error.to_string())?;
         state.children.insert(actor_ref.get_id(), Child::Driver(id));

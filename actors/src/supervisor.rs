@@ -1,9 +1,11 @@
 //! The supervisor of booking and driver actors: it spawns them linked to
-//! itself and, when one fails, starts it again from storage and counts the
-//! restart.
+//! itself, hands each the peers it talks to, and, when one fails, starts it
+//! again from storage and counts the restart. [`Children`] is how the
+//! runtime (and the cluster's keeper) asks it for actors and stops them.
 
 use crate::booking::BookingActor;
 use crate::driver::DriverActor;
+use crate::error::{ActorError, ActorResult, unwrap_call};
 use crate::protocol::{BookingArgs, BookingMsg, DriverMsg, IndexMsg, SchedulerMsg, SupervisorCounts, SupervisorMsg};
 use crate::shared::Shared;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
@@ -11,6 +13,50 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::{error, info, warn};
 use wayfare_engine::{BookingId, User, UserId};
+
+/// Starts and stops the supervisor's children: booking and driver actors.
+#[derive(Clone)]
+pub(crate) struct Children {
+    pub shared: Arc<Shared>,
+    pub supervisor: ActorRef<SupervisorMsg>,
+    /// Told when a driver goes offline.
+    pub index: ActorRef<IndexMsg>,
+}
+
+impl Children {
+    /// Starts a booking's actor; with no effects, a stored booking is
+    /// restored with its timers (at start, or a lease taken over).
+    pub async fn spawn_booking(&self, args: BookingArgs) -> ActorResult<ActorRef<BookingMsg>> {
+        let reply = self
+            .supervisor
+            .call(|reply| SupervisorMsg::SpawnBooking { args, reply }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)?.map_err(ActorError::Unavailable)
+    }
+
+    pub async fn spawn_driver(&self, user: User) -> ActorResult<ActorRef<DriverMsg>> {
+        let reply = self
+            .supervisor
+            .call(|reply| SupervisorMsg::SpawnDriver { user, reply }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)?.map_err(ActorError::Unavailable)
+    }
+
+    /// Stops a driver's actor and takes the driver out of the index.
+    pub async fn remove_driver(&self, driver: UserId) {
+        if let Some(actor) = self.shared.drivers.get(&driver) {
+            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
+        }
+        let _ = self.index.cast(IndexMsg::Remove { driver });
+    }
+
+    /// Stops the booking actors (their state is in storage).
+    pub async fn stop_bookings(&self) {
+        for (_, actor) in self.shared.bookings.all() {
+            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 enum Child {

@@ -4,7 +4,7 @@
 //! index actor drives on the runtime's clock as the simulator does on its
 //! own; timing happens off the actor, since the maps are IO.
 
-use crate::booking::BookingMsg;
+use crate::protocol::BookingMsg;
 use ractor::ActorRef;
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,66 +5,23 @@
 
 use crate::error::{ActorError, ActorResult};
 use crate::events::{DispatchEntry, DispatchLog, Event};
-use crate::index::IndexMsg;
-use crate::replica::DriverFact;
-use crate::scheduler::SchedulerMsg;
+use crate::protocol::{BookingArgs, BookingMsg, DriverFact, IndexMsg, SchedulerMsg};
 use crate::shared::Shared;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::{instrument, warn};
 use wayfare_engine::booking::{self, By, Command, Context, Effect, Transition};
-use wayfare_engine::dispatch::{Candidate, round_km};
-use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, Millis, PaymentMode, TimerKind, UserId};
+use wayfare_engine::dispatch::round_km;
+use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, PaymentMode, TimerKind, UserId};
 use wayfare_storage::StorageError;
 
-pub type BookingReply = RpcReplyPort<ActorResult<Arc<Booking>>>;
-
-// A command is the big variant; boxing it would allocate for every message
-// to save bytes in a mailbox that rarely holds more than one.
-#[allow(clippy::large_enum_variant)]
-pub enum BookingMsg {
-    Command {
-        by: By,
-        command: Command,
-        reply: Option<BookingReply>,
-    },
-    /// The dispatcher's next wave, with each candidate's distance for the log.
-    Offer {
-        candidates: Vec<Candidate>,
-        wave: u32,
-        deadline: Option<Millis>,
-    },
-    Timer {
-        kind: TimerKind,
-        generation: u64,
-    },
-    Snapshot(RpcReplyPort<Arc<Booking>>),
-    /// Another node committed this version (cluster mode): when it is newer
-    /// than ours, that node serves the booking now, and this actor stops.
-    Superseded(Arc<Booking>),
-    #[cfg(feature = "fault-injection")]
-    Crash,
-}
-
+/// Its peers are handed over at spawn: the index that plans its offers and
+/// the scheduler that keeps its timers.
 pub struct BookingActor {
     pub shared: Arc<Shared>,
-}
-
-pub struct BookingArgs {
-    pub booking: Booking,
-    /// Effects of the transition that made the booking (creation), to carry
-    /// out once the actor runs.
-    pub effects: Vec<Effect>,
-    /// Distances of the first wave, when the creation carried it.
-    pub offer_distances: HashMap<UserId, f64>,
-}
-
-impl BookingArgs {
-    /// A booking read back from storage: nothing left to carry out.
-    pub fn restored(booking: Booking) -> Self {
-        BookingArgs { booking, effects: Vec::new(), offer_distances: HashMap::new() }
-    }
+    pub index: ActorRef<IndexMsg>,
+    pub scheduler: ActorRef<SchedulerMsg>,
 }
 
 pub struct BookingState {
@@ -86,10 +43,9 @@ impl Actor for BookingActor {
         let booking = Arc::new(args.booking);
         self.shared.bookings.insert(booking.id, myself.clone());
         // Timers live in the booking, so a restart re-arms them from storage.
-        let scheduler = self.shared.core().scheduler;
         for kind in TimerKind::ALL {
             if let Some(timer) = booking.timers.get(kind) {
-                let _ = scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind, timer });
+                let _ = self.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind, timer });
             }
         }
         let mut state = BookingState { booking, offer_distances: args.offer_distances };
@@ -201,7 +157,7 @@ impl BookingActor {
                     state.booking = Arc::new(committed.booking);
                     if left_new {
                         // It may be waiting for a batch window; it no longer waits for a driver.
-                        let _ = self.shared.core().index.cast(IndexMsg::LeftNew { booking: state.booking.id });
+                        let _ = self.index.cast(IndexMsg::LeftNew { booking: state.booking.id });
                     }
                     self.carry_out(myself, state, &transition.effects, &committed.balances);
                     return Ok(state.booking.clone());
@@ -267,7 +223,6 @@ impl BookingActor {
         let shared = &self.shared;
         let booking = &state.booking;
         let now = shared.now();
-        let core = shared.core();
         let log = |log| {
             shared.log_dispatch(DispatchEntry { at: now, booking: booking.id, car_type: booking.carType.clone(), log })
         };
@@ -312,14 +267,14 @@ impl BookingActor {
                     }
                 }
                 Effect::RequestDispatch => {
-                    let _ = core.index.cast(IndexMsg::Dispatch { booking: booking.clone(), reply_to: myself.clone() });
+                    let _ = self.index.cast(IndexMsg::Dispatch { booking: booking.clone(), reply_to: myself.clone() });
                 }
                 Effect::TimerSet { kind, timer } => {
                     let _ =
-                        core.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind: *kind, timer: *timer });
+                        self.scheduler.cast(SchedulerMsg::Schedule { booking: booking.id, kind: *kind, timer: *timer });
                 }
                 Effect::TimerCleared { kind } => {
-                    let _ = core.scheduler.cast(SchedulerMsg::Cancel { booking: booking.id, kind: *kind });
+                    let _ = self.scheduler.cast(SchedulerMsg::Cancel { booking: booking.id, kind: *kind });
                 }
                 // Stored by the commit; nothing else to tell.
                 Effect::Wallet(_)

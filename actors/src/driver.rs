@@ -4,73 +4,12 @@
 //! metres.
 
 use crate::events::Event;
-use crate::index::IndexMsg;
+use crate::protocol::{DriverMsg, DriverView, IndexMsg, LocationUpdate, Origin};
 use crate::shared::Shared;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::{Deserialize, Serialize};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::sync::Arc;
 use tracing::warn;
-use wayfare_engine::{BookingId, BookingStatus, LatLng, Millis, TrackingPoint, User, UserId, fix, geo};
-
-/// The socket's `location` event (DESIGN.md API conventions).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct LocationUpdate {
-    pub lat: f64,
-    pub lng: f64,
-    #[serde(default)]
-    pub heading: Option<f64>,
-    #[serde(default)]
-    pub speed: Option<f64>,
-    #[serde(default)]
-    pub accuracy: Option<f64>,
-    /// When the device took the fix; the server's clock is used when absent.
-    #[serde(default)]
-    pub at: Option<Millis>,
-}
-
-impl LocationUpdate {
-    pub fn at(point: LatLng) -> Self {
-        LocationUpdate { lat: point.lat, lng: point.lng, heading: None, speed: None, accuracy: None, at: None }
-    }
-
-    pub fn point(&self) -> LatLng {
-        LatLng::new(self.lat, self.lng)
-    }
-}
-
-/// Where a driver's message was born: here (store it, publish its events)
-/// or on another node of the cluster (apply it to this node's replica).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Here,
-    Replica,
-}
-
-pub enum DriverMsg {
-    Location(LocationUpdate, Origin),
-    SetBusy(bool),
-    OfferReceived(BookingId),
-    OfferWithdrawn(BookingId),
-    /// The driver's booking changed status.
-    Trip {
-        booking: BookingId,
-        status: BookingStatus,
-    },
-    Snapshot(RpcReplyPort<DriverView>),
-}
-
-/// A driver's live state, for tests and the console.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DriverView {
-    pub id: UserId,
-    pub car_type: String,
-    pub position: Option<LatLng>,
-    pub heading: Option<f64>,
-    pub busy: bool,
-    pub offers: Vec<BookingId>,
-    pub trip: Option<(BookingId, BookingStatus)>,
-    pub updates: u64,
-}
+use wayfare_engine::{BookingStatus, LatLng, Millis, TrackingPoint, User, fix, geo};
 
 pub struct DriverState {
     view: DriverView,
@@ -82,8 +21,10 @@ pub struct DriverState {
     last_moved_event: Option<Millis>,
 }
 
+/// Its peer, handed over at spawn: the index it keeps up to date.
 pub struct DriverActor {
     pub shared: Arc<Shared>,
+    pub index: ActorRef<IndexMsg>,
 }
 
 impl Actor for DriverActor {
@@ -133,8 +74,7 @@ impl Actor for DriverActor {
                     state.view.trip = None;
                     state.console_trip = None;
                 }
-                let _ =
-                    self.shared.core().index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
+                let _ = self.index.cast(IndexMsg::SetAvailable { driver: state.view.id, available: !busy });
             }
             DriverMsg::OfferReceived(booking) => {
                 if !state.view.offers.contains(&booking) {
@@ -169,15 +109,18 @@ impl DriverActor {
         }
         state.told_index = facts;
         let (holds_offer, trip) = facts;
-        let _ = self.shared.core().index.cast(IndexMsg::Facts { driver: state.view.id, holds_offer, trip });
+        let _ = self.index.cast(IndexMsg::Facts { driver: state.view.id, holds_offer, trip });
     }
 
     fn index_upsert(&self, view: &DriverView, approved: bool) {
         if let Some(position) = view.position {
-            let index = self.shared.core().index;
             let available = approved && !view.busy;
-            let _ =
-                index.cast(IndexMsg::Upsert { driver: view.id, car_type: view.car_type.clone(), position, available });
+            let _ = self.index.cast(IndexMsg::Upsert {
+                driver: view.id,
+                car_type: view.car_type.clone(),
+                position,
+                available,
+            });
         }
     }
 
@@ -194,7 +137,7 @@ impl DriverActor {
         state.view.position = Some(point);
         state.view.heading = update.heading.or(state.view.heading);
         state.view.updates += 1;
-        let index = shared.core().index;
+        let index = &self.index;
         if first {
             let car_type = state.view.car_type.clone();
             let _ = index.cast(IndexMsg::Upsert {

@@ -17,6 +17,15 @@ pub enum ActorError {
 
 pub type ActorResult<T> = Result<T, ActorError>;
 
+/// An actor's answer, or why there was none.
+pub(crate) fn unwrap_call<T>(result: ractor::rpc::CallResult<T>) -> ActorResult<T> {
+    match result {
+        ractor::rpc::CallResult::Success(value) => Ok(value),
+        ractor::rpc::CallResult::Timeout => Err(ActorError::Unavailable("timed out".into())),
+        ractor::rpc::CallResult::SenderError => Err(ActorError::Unavailable("the actor stopped".into())),
+    }
+}
+
 impl<T> From<ractor::MessagingErr<T>> for ActorError {
     fn from(error: ractor::MessagingErr<T>) -> Self {
         ActorError::Unavailable(error.to_string())

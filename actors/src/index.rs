@@ -4,123 +4,20 @@
 //! windows (`crate::batch`), handing the offers to the booking actors.
 
 use crate::batch::{self, BatchRoads, Waiting};
-use crate::booking::BookingMsg;
 use crate::events::{DispatchEntry, DispatchLog};
+use crate::protocol::{BookingMsg, DriverPosition, IndexCounts, IndexMsg, Wave};
 use crate::shared::Shared;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use serde::Serialize;
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::{debug, warn};
-use wayfare_engine::console::{DriverState, driver_state};
+use wayfare_engine::console::driver_state;
 use wayfare_engine::dispatch::{
-    self, Asked, BatchOffer, BatchProblem, Candidate, Closed, DispatchPlan, DispatchWindow, DriverIndex, IndexedDriver,
+    self, Asked, BatchOffer, BatchProblem, Closed, DispatchPlan, DispatchWindow, DriverIndex, IndexedDriver,
     PickupTimes, Wake,
 };
-use wayfare_engine::{Booking, BookingId, BookingStatus, DomainResult, LatLng, Millis, UserId, fix};
-
-pub enum IndexMsg {
-    Upsert {
-        driver: UserId,
-        car_type: String,
-        position: LatLng,
-        available: bool,
-    },
-    Move {
-        driver: UserId,
-        position: LatLng,
-        heading: Option<f64>,
-    },
-    /// What the console's map shows besides the position: whether the
-    /// driver holds an offer and their trip's status.
-    Facts {
-        driver: UserId,
-        holds_offer: bool,
-        trip: Option<BookingStatus>,
-    },
-    SetAvailable {
-        driver: UserId,
-        available: bool,
-    },
-    Remove {
-        driver: UserId,
-    },
-    /// Plan the next offers for a booking and send them to its actor.
-    Dispatch {
-        booking: Arc<Booking>,
-        reply_to: ActorRef<BookingMsg>,
-    },
-    /// A new booking's first wave, planned before it is stored so that both
-    /// commit together; `None` when the plan is anything but offers (the
-    /// booking's actor then asks with `Dispatch` as usual).
-    FirstWave {
-        booking: Arc<Booking>,
-        reply: RpcReplyPort<Option<Wave>>,
-    },
-    /// The booking is no longer NEW: it stops waiting for a batch window.
-    LeftNew {
-        booking: BookingId,
-    },
-    /// The batch window `window` closes (a wake-up on the runtime's clock).
-    BatchWindow {
-        window: u64,
-    },
-    /// The window's pickups, timed off the actor.
-    BatchTimed {
-        window: u64,
-        problem: BatchProblem,
-        times: PickupTimes,
-    },
-    /// The window's matching, solved off the actor.
-    BatchSolved {
-        window: u64,
-        offers: Vec<BatchOffer>,
-    },
-    Nearest {
-        car_type: String,
-        point: LatLng,
-        radius_km: f64,
-        limit: usize,
-        reply: RpcReplyPort<Vec<Candidate>>,
-    },
-    /// The drivers an admin may assign a booking to, nearest first
-    /// (`dispatch::manual_candidates`).
-    Candidates {
-        booking: Arc<Booking>,
-        limit: usize,
-        reply: RpcReplyPort<DomainResult<Vec<Candidate>>>,
-    },
-    Positions(RpcReplyPort<Vec<DriverPosition>>),
-    Counts(RpcReplyPort<IndexCounts>),
-}
-
-/// Offers planned for a booking: nearest first, with their distances.
-#[derive(Debug, Clone)]
-pub struct Wave {
-    pub candidates: Vec<Candidate>,
-    pub wave: u32,
-    pub deadline: Option<Millis>,
-}
-
-/// A driver on the console's map.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[allow(non_snake_case)]
-pub struct DriverPosition {
-    pub id: UserId,
-    /// Shared by every driver of the type: the whole map is read once a second.
-    pub carType: Arc<str>,
-    pub lat: f64,
-    pub lng: f64,
-    pub available: bool,
-    pub state: DriverState,
-    /// Degrees from north, when the device sent one.
-    pub heading: Option<f64>,
-    /// No usable fix for `fix::STALE_AFTER_MS`: the map greys the driver out
-    /// rather than show an old place as current.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub stale: bool,
-}
+use wayfare_engine::{Booking, BookingId, BookingStatus, Millis, UserId, fix};
 
 /// What the console shows of a driver that dispatch does not need.
 #[derive(Debug, Clone, Copy, Default)]
@@ -138,12 +35,6 @@ pub struct IndexState {
     batch: DispatchWindow<Waiting>,
     /// The car types' names as the console's positions share them.
     car_types: Vec<Arc<str>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct IndexCounts {
-    pub online: usize,
-    pub available: usize,
 }
 
 pub struct SpatialIndexActor {

@@ -9,32 +9,35 @@
 //! events → reply. [`Runtime`] starts it all from a `Storage` and is the only
 //! door in. This crate holds no rule of its own and knows nothing of HTTP or
 //! sockets: the edge subscribes to its events.
+//!
+//! The actors talk in the messages of `protocol` and import it, never each
+//! other; each is handed the peers it talks to when it starts (the
+//! supervisor gets the index and the scheduler, and passes them on). Cluster
+//! mode lives in `cluster/`, behind the one optional `Shared::cluster`.
 
 mod batch;
 mod booking;
 mod clock;
+mod cluster;
 mod dispatch_log;
 mod driver;
 mod error;
 mod events;
 mod index;
-mod lease;
-mod replica;
+mod protocol;
 mod runtime;
 mod scheduler;
 mod shared;
 mod supervisor;
 
 pub use batch::BatchRoads;
-pub use booking::{BookingMsg, BookingReply};
 pub use clock::{Clock, ManualClock, Sleep, SystemClock};
-pub use driver::{DriverView, LocationUpdate};
+pub use cluster::{BOOKING as BOOKING_LEASE, ClusterOptions, Forward};
 pub use error::{ActorError, ActorResult};
 pub use events::{DispatchEntry, DispatchLog, Event, EventBus};
-pub use index::{DriverPosition, IndexCounts};
-pub use lease::{BOOKING as BOOKING_LEASE, ClusterOptions, Forward};
-pub use replica::DriverFact;
+pub use protocol::{
+    BookingMsg, BookingReply, DriverFact, DriverPosition, DriverView, IndexCounts, LocationUpdate, SupervisorCounts,
+};
 pub use runtime::{Runtime, RuntimeCounts};
 pub use shared::{Catalog, RuntimeOptions};
-pub use supervisor::SupervisorCounts;
 pub use wayfare_engine::console::DriverState;

@@ -1,18 +1,20 @@
 //! The handle that starts the dispatch runtime from a `Storage` and is how the
-//! edge talks to it.
+//! edge talks to it. The methods at the end serve cluster mode
+//! (`crate::cluster`); on one node they have nothing to do.
 
-use crate::booking::{BookingArgs, BookingMsg};
 use crate::clock::Clock;
+use crate::cluster::{self, Cluster, Forward, lease, replica};
 use crate::dispatch_log;
-use crate::driver::{DriverMsg, DriverView, LocationUpdate, Origin};
-use crate::error::{ActorError, ActorResult};
+use crate::error::{ActorError, ActorResult, unwrap_call};
 use crate::events::{DispatchEntry, Event, EventBus};
-use crate::index::{DriverPosition, IndexCounts, IndexMsg, SpatialIndexActor, Wave};
-
-use crate::replica::DriverFact;
-use crate::scheduler::{SchedulerActor, SchedulerMsg};
-use crate::shared::{Catalog, CoreActors, RuntimeOptions, Shared};
-use crate::supervisor::{Supervisor, SupervisorCounts, SupervisorMsg};
+use crate::index::SpatialIndexActor;
+use crate::protocol::{
+    BookingArgs, BookingMsg, DriverFact, DriverMsg, DriverPosition, DriverView, IndexCounts, IndexMsg, LocationUpdate,
+    Origin, SchedulerMsg, SupervisorCounts, SupervisorMsg, Wave,
+};
+use crate::scheduler::SchedulerActor;
+use crate::shared::{Catalog, RuntimeOptions, Shared};
+use crate::supervisor::{Children, Supervisor};
 use ractor::{Actor, ActorRef};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -45,14 +47,12 @@ pub struct RuntimeCounts {
 #[derive(Clone)]
 pub struct Runtime {
     shared: Arc<Shared>,
-    supervisor: ActorRef<SupervisorMsg>,
-    core: CoreActors,
+    index: ActorRef<IndexMsg>,
+    scheduler: ActorRef<SchedulerMsg>,
+    /// The booking and driver actors, through their supervisor.
+    children: Children,
     writer: Arc<JoinHandle<()>>,
     log_writer: Arc<JoinHandle<()>>,
-    /// The lease keeper, in cluster mode.
-    keeper: Arc<std::sync::Mutex<Option<JoinHandle<()>>>>,
-    /// In cluster mode, the driver facts born here until the edge takes them.
-    pub(crate) driver_facts: Arc<std::sync::Mutex<Option<mpsc::UnboundedReceiver<DriverFact>>>>,
 }
 
 impl Runtime {
@@ -68,38 +68,31 @@ impl Runtime {
         let (dispatch_log, log_inbox) = dispatch_log::channel();
         let log_writer = Arc::new(tokio::spawn(dispatch_log::write_behind(storage.clone(), clock.clone(), log_inbox)));
         let catalog = Catalog { settings, car_types };
-        let (replication, driver_facts) = match options.cluster {
-            Some(_) => {
-                let (sender, receiver) = mpsc::unbounded_channel();
-                (Some(sender), Some(receiver))
-            }
-            None => (None, None),
-        };
-        let shared = Arc::new(Shared::new(storage.clone(), clock, options, catalog, dispatch_log, replication));
+        let cluster = options.cluster.clone().map(|cluster| Cluster::new(cluster, storage.clone(), clock.clone()));
+        let shared = Arc::new(Shared::new(storage.clone(), clock, options, catalog, dispatch_log, cluster));
 
         let online = storage.online_drivers().await?;
         let mut index = DriverIndex::new();
         for driver in &online {
             index.upsert_user(driver);
         }
+        // In the order each needs the others: the index and the scheduler
+        // need nobody; the supervisor hands both to every actor it spawns.
         let (index, _) = Actor::spawn(None, SpatialIndexActor { shared: shared.clone() }, index)
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
         let (scheduler, _) = Actor::spawn(None, SchedulerActor { shared: shared.clone() }, ())
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
-        let core = CoreActors { index, scheduler };
-        shared.set_core(core.clone());
-        let (supervisor, _) = Actor::spawn(None, Supervisor { shared: shared.clone() }, ())
-            .await
-            .map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        let supervisor = Supervisor { shared: shared.clone(), index: index.clone(), scheduler: scheduler.clone() };
+        let (supervisor, _) =
+            Actor::spawn(None, supervisor, ()).await.map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        let children = Children { shared: shared.clone(), supervisor, index: index.clone() };
         let writer = Arc::new(tokio::spawn(write_positions_behind(shared.clone())));
-        let keeper = Arc::new(std::sync::Mutex::new(None));
-        let driver_facts = Arc::new(std::sync::Mutex::new(driver_facts));
-        let runtime = Runtime { shared, supervisor, core, writer, log_writer, keeper, driver_facts };
+        let runtime = Runtime { shared, index, scheduler, children, writer, log_writer };
 
         for driver in online {
-            runtime.spawn_driver(driver).await?;
+            runtime.children.spawn_driver(driver).await?;
         }
         // In a cluster, the bookings no other live node serves.
         let active = storage.active_bookings().await?;
@@ -110,13 +103,12 @@ impl Runtime {
             }
             let booking = runtime.read_leased(booking.id).await?.unwrap_or(booking);
             if booking.status.is_active() {
-                runtime.spawn_booking(BookingArgs::restored(booking)).await?;
+                runtime.children.spawn_booking(BookingArgs::restored(booking)).await?;
                 restored += 1;
             }
         }
-        if let Some(cluster) = runtime.shared.options.cluster.clone() {
-            let keeper = tokio::spawn(crate::lease::keep(runtime.clone(), cluster, runtime.now()));
-            *runtime.keeper.lock().expect("keeper lock") = Some(keeper);
+        if let Some(cluster) = &runtime.shared.cluster {
+            cluster.set_keeper(tokio::spawn(lease::keep(runtime.children.clone(), runtime.now())));
         }
         info!(restored, drivers = runtime.shared.drivers.len(), "runtime started");
         Ok(runtime)
@@ -124,10 +116,6 @@ impl Runtime {
 
     pub fn now(&self) -> Millis {
         self.shared.now()
-    }
-
-    pub(crate) fn shared(&self) -> &Arc<Shared> {
-        &self.shared
     }
 
     pub fn bus(&self) -> &EventBus {
@@ -152,24 +140,6 @@ impl Runtime {
         let car_types = self.shared.storage.car_types().await?;
         self.shared.set_catalog(Catalog { settings, car_types });
         Ok(())
-    }
-
-    /// Starts a booking's actor; with no effects, a stored booking is
-    /// restored with its timers (at start, or a lease taken over).
-    pub(crate) async fn spawn_booking(&self, args: BookingArgs) -> ActorResult<ActorRef<BookingMsg>> {
-        let reply = self
-            .supervisor
-            .call(|reply| SupervisorMsg::SpawnBooking { args, reply }, self.shared.options.call_timeout)
-            .await?;
-        unwrap_call(reply)?.map_err(ActorError::Unavailable)
-    }
-
-    pub(crate) async fn spawn_driver(&self, user: User) -> ActorResult<ActorRef<DriverMsg>> {
-        let reply = self
-            .supervisor
-            .call(|reply| SupervisorMsg::SpawnDriver { user, reply }, self.shared.options.call_timeout)
-            .await?;
-        unwrap_call(reply)?.map_err(ActorError::Unavailable)
     }
 
     /// Makes a booking (engine), stores it with its first wave of offers
@@ -215,8 +185,8 @@ impl Runtime {
                 }
             };
         let booking = Arc::new(committed.booking.clone());
-        self.spawn_booking(BookingArgs { booking: committed.booking, effects: transition.effects, offer_distances })
-            .await?;
+        let args = BookingArgs { booking: committed.booking, effects: transition.effects, offer_distances };
+        self.children.spawn_booking(args).await?;
         Ok(booking)
     }
 
@@ -224,11 +194,8 @@ impl Runtime {
     /// index only means the booking's actor asks for it after creation.
     async fn first_wave(&self, booking: &Booking) -> Option<Wave> {
         let booking = Arc::new(booking.clone());
-        let reply = self
-            .core
-            .index
-            .call(|reply| IndexMsg::FirstWave { booking, reply }, self.shared.options.call_timeout)
-            .await;
+        let reply =
+            self.index.call(|reply| IndexMsg::FirstWave { booking, reply }, self.shared.options.call_timeout).await;
         match reply {
             Ok(ractor::rpc::CallResult::Success(wave)) => wave,
             _ => None,
@@ -241,7 +208,7 @@ impl Runtime {
     /// holder may write over. A finished booking's lease goes back at once.
     /// `None` on one node, where nobody else writes.
     async fn read_leased(&self, id: BookingId) -> ActorResult<Option<Booking>> {
-        if self.shared.options.cluster.is_none() {
+        if self.shared.cluster.is_none() {
             return Ok(None);
         }
         let booking = self.shared.storage.booking(id).await?;
@@ -271,9 +238,9 @@ impl Runtime {
                 if stored.status.is_active() {
                     // In a cluster another live node may serve it.
                     if !self.shared.lease_booking(id).await? {
-                        return match self.shared.forward.get().filter(|_| forward) {
-                            Some(forwarder) => self.forward(forwarder.as_ref(), id, by, command).await,
-                            None => Err(ActorError::Unavailable(format!("booking {id} is served by another node"))),
+                        return match self.shared.cluster.as_ref().filter(|_| forward) {
+                            Some(cluster) => cluster.forward(id, by, command).await,
+                            None => Err(cluster::served_elsewhere(id)),
                         };
                     }
                     stored = self.read_leased(id).await?.unwrap_or(stored);
@@ -293,7 +260,7 @@ impl Runtime {
                     }
                     return Err(DomainError::new(ErrorKey::StatusNotAllowed).into());
                 }
-                self.spawn_booking(BookingArgs::restored(stored)).await?
+                self.children.spawn_booking(BookingArgs::restored(stored)).await?
             }
         };
         let reply = actor
@@ -362,7 +329,7 @@ impl Runtime {
         self.shared.storage.set_driver_active(driver.id, true, now).await?;
         let mut user = driver.clone();
         user.driverActiveStatus = true;
-        self.spawn_driver(user).await?;
+        self.children.spawn_driver(user).await?;
         self.shared.replicate(DriverFact::Online { driver: driver.id });
         Ok(())
     }
@@ -370,16 +337,9 @@ impl Runtime {
     /// A driver goes offline: stored, actor stopped, out of the index.
     pub async fn driver_offline(&self, driver: UserId) -> ActorResult<()> {
         self.shared.storage.set_driver_active(driver, false, self.now()).await?;
-        self.remove_driver(driver).await;
+        self.children.remove_driver(driver).await;
         self.shared.replicate(DriverFact::Offline { driver });
         Ok(())
-    }
-
-    pub(crate) async fn remove_driver(&self, driver: UserId) {
-        if let Some(actor) = self.shared.drivers.get(&driver) {
-            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
-        }
-        let _ = self.core.index.cast(IndexMsg::Remove { driver });
     }
 
     /// A position from a driver's device; accepted when the driver is online.
@@ -407,7 +367,7 @@ impl Runtime {
 
     /// Every online driver's position, for the console's live map.
     pub async fn driver_positions(&self) -> ActorResult<Vec<DriverPosition>> {
-        let reply = self.core.index.call(IndexMsg::Positions, self.shared.options.call_timeout).await?;
+        let reply = self.index.call(IndexMsg::Positions, self.shared.options.call_timeout).await?;
         unwrap_call(reply)
     }
 
@@ -420,7 +380,6 @@ impl Runtime {
     ) -> ActorResult<Vec<Candidate>> {
         let car_type = car_type.to_string();
         let reply = self
-            .core
             .index
             .call(
                 |reply| IndexMsg::Nearest { car_type, point, radius_km, limit, reply },
@@ -435,7 +394,6 @@ impl Runtime {
     /// that is not NEW is `status_not_allowed`).
     pub async fn assign_candidates(&self, booking: Arc<Booking>, limit: usize) -> ActorResult<Vec<Candidate>> {
         let reply = self
-            .core
             .index
             .call(|reply| IndexMsg::Candidates { booking, limit, reply }, self.shared.options.call_timeout)
             .await?;
@@ -446,8 +404,8 @@ impl Runtime {
     /// messages, whatever the number of bookings).
     pub async fn ping(&self) -> ActorResult<()> {
         let timeout = self.shared.options.call_timeout;
-        unwrap_call(self.core.index.call(IndexMsg::Counts, timeout).await?)?;
-        unwrap_call(self.core.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
+        unwrap_call(self.index.call(IndexMsg::Counts, timeout).await?)?;
+        unwrap_call(self.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
         Ok(())
     }
 
@@ -463,9 +421,10 @@ impl Runtime {
                 *by_status.entry(booking.status.as_str().to_string()).or_insert(0) += 1;
             }
         }
-        let index: IndexCounts = unwrap_call(self.core.index.call(IndexMsg::Counts, timeout).await?)?;
-        let restarts: SupervisorCounts = unwrap_call(self.supervisor.call(SupervisorMsg::Counts, timeout).await?)?;
-        let pending_timers = unwrap_call(self.core.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
+        let index: IndexCounts = unwrap_call(self.index.call(IndexMsg::Counts, timeout).await?)?;
+        let restarts: SupervisorCounts =
+            unwrap_call(self.children.supervisor.call(SupervisorMsg::Counts, timeout).await?)?;
+        let pending_timers = unwrap_call(self.scheduler.call(SchedulerMsg::Pending, timeout).await?)?;
         Ok(RuntimeCounts {
             active_bookings: by_status.values().sum(),
             booking_actors: live.len(),
@@ -475,7 +434,7 @@ impl Runtime {
             booking_restarts: restarts.booking_restarts,
             driver_restarts: restarts.driver_restarts,
             pending_timers,
-            taken_over: self.shared.taken_over.load(std::sync::atomic::Ordering::Relaxed),
+            taken_over: self.shared.cluster.as_ref().map_or(0, Cluster::taken_over),
         })
     }
 
@@ -488,32 +447,91 @@ impl Runtime {
     /// at once (a crash leaves them to lapse).
     async fn stop(&self, release_leases: bool) {
         let timeout = self.shared.options.call_timeout;
-        if let Some(keeper) = self.keeper.lock().expect("keeper lock").take() {
-            keeper.abort();
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.stop_keeper();
         }
-        self.stop_booking_actors().await;
-        if let Some(cluster) = self.shared.options.cluster.as_ref().filter(|_| release_leases)
-            && let Err(error) = self.shared.storage.release_node_leases(&cluster.node).await
-        {
-            warn!(%error, "leases not released; they will lapse");
+        self.children.stop_bookings().await;
+        if let Some(cluster) = self.shared.cluster.as_ref().filter(|_| release_leases) {
+            cluster.release_node_leases().await;
         }
         for (_, actor) in self.shared.drivers.all() {
             actor.stop_and_wait(None, timeout).await.ok();
         }
-        self.supervisor.stop_and_wait(None, timeout).await.ok();
-        self.core.scheduler.stop_and_wait(None, timeout).await.ok();
-        self.core.index.stop_and_wait(None, timeout).await.ok();
+        self.children.supervisor.stop_and_wait(None, timeout).await.ok();
+        self.scheduler.stop_and_wait(None, timeout).await.ok();
+        self.index.stop_and_wait(None, timeout).await.ok();
         self.writer.abort();
         flush_positions(&self.shared).await;
         self.shared.dispatch_log.flush().await;
         self.log_writer.abort();
     }
 
-    /// Stops the booking actors (their state is in storage).
-    pub(crate) async fn stop_booking_actors(&self) {
-        for (_, actor) in self.shared.bookings.all() {
-            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
+    // ---- cluster mode (`crate::cluster`): the edge's link calls these ----
+
+    /// Sets how commands reach the node serving their booking.
+    pub fn set_forwarder(&self, forwarder: Arc<dyn Forward>) {
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.set_forwarder(forwarder);
         }
+    }
+
+    /// Stops serving bookings: this node lost its link to the others, so
+    /// their commands and its events no longer cross. Its booking actors stop
+    /// and its leases lapse at once, for the nodes still linked to take.
+    pub async fn fence(&self) {
+        lease::fence(&self.children).await;
+    }
+
+    /// Serves bookings again after `fence`: the keeper takes lapsed leases
+    /// at its next round.
+    pub fn unfence(&self) {
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.unfence();
+        }
+    }
+
+    /// Whether this node takes new bookings (and bookings it does not
+    /// serve yet): off while its link is down, before it fences.
+    pub fn set_accepting(&self, accepting: bool) {
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.set_accepting(accepting);
+        }
+    }
+
+    /// False while fenced; a single node always serves.
+    pub fn is_serving(&self) -> bool {
+        self.shared.cluster.as_ref().is_none_or(Cluster::is_serving)
+    }
+
+    /// Publishes every booking served here as it is now, so clients that
+    /// missed events (a link outage) catch up.
+    pub async fn republish_bookings(&self) -> usize {
+        lease::republish_bookings(&self.shared).await
+    }
+
+    /// Another node committed this version of a booking (from its events):
+    /// an actor here holding an older version stops, since that node serves
+    /// the booking now.
+    pub fn committed_elsewhere(&self, booking: Arc<Booking>) {
+        lease::committed_elsewhere(&self.shared, booking);
+    }
+
+    /// The driver facts born on this node, for the edge to send to the other
+    /// nodes; `Some` once, in cluster mode.
+    pub fn take_driver_facts(&self) -> Option<mpsc::UnboundedReceiver<DriverFact>> {
+        self.shared.cluster.as_ref()?.take_driver_facts()
+    }
+
+    /// A fact another node sent: applied to this node's replica of the
+    /// driver (going online reads the driver from storage).
+    pub async fn apply_driver_fact(&self, fact: DriverFact) {
+        replica::apply(&self.children, fact).await;
+    }
+
+    /// Brings this node's replica of the drivers in line with storage after
+    /// the link was down. Returns how many drivers are online.
+    pub async fn resync_drivers(&self) -> ActorResult<usize> {
+        replica::resync(&self.children).await
     }
 
     #[cfg(feature = "fault-injection")]
@@ -527,14 +545,6 @@ impl Runtime {
     /// Makes a booking's actor panic (tests of supervision).
     pub fn crash_booking(&self, id: BookingId) -> bool {
         self.shared.bookings.get(&id).is_some_and(|actor| actor.cast(BookingMsg::Crash).is_ok())
-    }
-}
-
-pub(crate) fn unwrap_call<T>(result: ractor::rpc::CallResult<T>) -> ActorResult<T> {
-    match result {
-        ractor::rpc::CallResult::Success(value) => Ok(value),
-        ractor::rpc::CallResult::Timeout => Err(ActorError::Unavailable("timed out".into())),
-        ractor::rpc::CallResult::SenderError => Err(ActorError::Unavailable("the actor stopped".into())),
     }
 }
 

@@ -3,28 +3,13 @@
 //! the engine, which drops it if the booking moved on. It sleeps through the
 //! runtime's `Clock`, so tests run timers at virtual times.
 
-use crate::booking::BookingMsg;
+use crate::protocol::{BookingMsg, SchedulerMsg};
 use crate::shared::Shared;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 use wayfare_engine::{BookingId, Millis, Timer, TimerKind};
-
-pub enum SchedulerMsg {
-    Schedule {
-        booking: BookingId,
-        kind: TimerKind,
-        timer: Timer,
-    },
-    Cancel {
-        booking: BookingId,
-        kind: TimerKind,
-    },
-    Tick,
-    /// Timers waiting, for tests and metrics.
-    Pending(RpcReplyPort<usize>),
-}
 
 #[derive(Default)]
 pub struct SchedulerState {

@@ -1,16 +1,15 @@
 //! What every actor of one runtime shares: storage, clock, event bus, the
-//! catalogue (settings and car types) and the registries of live actors.
+//! catalogue (settings and car types) and the maps of live booking and
+//! driver actors. The singletons (index, scheduler, supervisor) are not
+//! here: each actor is handed the ones it talks to when it starts.
 
 use crate::batch::BatchRoads;
-use crate::booking::BookingMsg;
 use crate::clock::Clock;
+use crate::cluster::{Cluster, ClusterOptions};
 use crate::dispatch_log::DispatchLogSender;
-use crate::driver::DriverMsg;
+use crate::error::ActorResult;
 use crate::events::{DispatchEntry, Event, EventBus};
-use crate::index::IndexMsg;
-use crate::lease::{ClusterOptions, Forward};
-use crate::replica::DriverFact;
-use crate::scheduler::SchedulerMsg;
+use crate::protocol::{BookingMsg, DriverFact, DriverMsg, Origin};
 use ractor::ActorRef;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -115,7 +114,7 @@ pub struct RuntimeOptions {
     /// straight lines.
     pub batch_roads: Option<BatchRoads>,
     /// Several nodes on one database: serve only the bookings leased
-    /// (`crate::lease`). `None` on one node.
+    /// (`crate::cluster`). `None` on one node.
     pub cluster: Option<ClusterOptions>,
 }
 
@@ -144,27 +143,9 @@ pub struct Shared {
     pub drivers: Registry<UserId, DriverMsg>,
     pub positions: PositionSink,
     pub(crate) dispatch_log: DispatchLogSender,
-    actors: RwLock<Option<CoreActors>>,
-    /// In a cluster: driver facts born here, for the edge to send the other
-    /// nodes (`crate::replica`).
-    pub(crate) replication: Option<tokio::sync::mpsc::UnboundedSender<DriverFact>>,
-    /// In a cluster: false while this node is fenced (it lost its link to
-    /// the others): it then takes no lease, so serves no booking.
-    pub(crate) serving: std::sync::atomic::AtomicBool,
-    /// In a cluster: false while the link is down but the node not yet
-    /// fenced: it keeps serving its bookings and takes no new one.
-    pub(crate) accepting: std::sync::atomic::AtomicBool,
-    /// In a cluster: how a command reaches the node serving its booking.
-    pub(crate) forward: std::sync::OnceLock<Arc<dyn Forward>>,
-    /// Bookings taken over from dead nodes (a metric).
-    pub(crate) taken_over: std::sync::atomic::AtomicU64,
-}
-
-/// The singletons every booking and driver actor talks to.
-#[derive(Clone)]
-pub struct CoreActors {
-    pub index: ActorRef<IndexMsg>,
-    pub scheduler: ActorRef<SchedulerMsg>,
+    /// Cluster mode's state (`crate::cluster`): leases, the link, driver
+    /// facts for the other nodes. `None` on one node.
+    pub(crate) cluster: Option<Cluster>,
 }
 
 impl Shared {
@@ -174,7 +155,7 @@ impl Shared {
         options: RuntimeOptions,
         catalog: Catalog,
         dispatch_log: DispatchLogSender,
-        replication: Option<tokio::sync::mpsc::UnboundedSender<DriverFact>>,
+        cluster: Option<Cluster>,
     ) -> Self {
         Shared {
             storage,
@@ -186,12 +167,7 @@ impl Shared {
             drivers: Registry::default(),
             positions: PositionSink::default(),
             dispatch_log,
-            actors: RwLock::new(None),
-            replication,
-            serving: std::sync::atomic::AtomicBool::new(true),
-            accepting: std::sync::atomic::AtomicBool::new(true),
-            forward: std::sync::OnceLock::new(),
-            taken_over: std::sync::atomic::AtomicU64::new(0),
+            cluster,
         }
     }
 
@@ -214,11 +190,35 @@ impl Shared {
         *self.catalog.write().expect("catalog lock") = Arc::new(catalog);
     }
 
-    pub(crate) fn set_core(&self, core: CoreActors) {
-        *self.actors.write().expect("core lock") = Some(core);
+    /// Whether this node may serve the booking: always on one node; in a
+    /// cluster, while it holds the booking's lease.
+    pub(crate) async fn lease_booking(&self, id: BookingId) -> ActorResult<bool> {
+        match &self.cluster {
+            Some(cluster) => cluster.lease_booking(id).await,
+            None => Ok(true),
+        }
     }
 
-    pub fn core(&self) -> CoreActors {
-        self.actors.read().expect("core lock").clone().expect("the runtime starts its core actors first")
+    /// Gives up a finished booking's lease (in a cluster).
+    pub(crate) async fn release_booking(&self, id: BookingId) {
+        if let Some(cluster) = &self.cluster {
+            cluster.release_booking(id).await;
+        }
+    }
+
+    /// A fact born here: to the local driver actor and, in a cluster, to the
+    /// other nodes.
+    pub(crate) fn tell_driver(&self, fact: DriverFact) {
+        if let (Some(actor), Some(message)) = (self.drivers.get(&fact.driver()), fact.message(Origin::Here)) {
+            let _ = actor.cast(message);
+        }
+        self.replicate(fact);
+    }
+
+    /// In a cluster, hands a fact born here to the edge for the other nodes.
+    pub(crate) fn replicate(&self, fact: DriverFact) {
+        if let Some(cluster) = &self.cluster {
+            cluster.replicate(fact);
+        }
     }
 }

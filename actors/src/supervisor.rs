@@ -1,29 +1,61 @@
 //! The supervisor of booking and driver actors: it spawns them linked to
-//! itself and, when one fails, starts it again from storage and counts the
-//! restart.
+//! itself, hands each the peers it talks to, and, when one fails, starts it
+//! again from storage and counts the restart. [`Children`] is how the
+//! runtime (and the cluster's keeper) asks it for actors and stops them.
 
-use crate::booking::{BookingActor, BookingArgs, BookingMsg};
-use crate::driver::{DriverActor, DriverMsg};
+use crate::booking::BookingActor;
+use crate::driver::DriverActor;
+use crate::error::{ActorError, ActorResult, unwrap_call};
+use crate::protocol::{BookingArgs, BookingMsg, DriverMsg, IndexMsg, SchedulerMsg, SupervisorCounts, SupervisorMsg};
 use crate::shared::Shared;
-use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use serde::Serialize;
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tracing::{error, info, warn};
 use wayfare_engine::{BookingId, User, UserId};
 
-// Spawn requests carry the booking or user they start from; they are rare.
-#[allow(clippy::large_enum_variant)]
-pub enum SupervisorMsg {
-    SpawnBooking { args: BookingArgs, reply: RpcReplyPort<Result<ActorRef<BookingMsg>, String>> },
-    SpawnDriver { user: User, reply: RpcReplyPort<Result<ActorRef<DriverMsg>, String>> },
-    Counts(RpcReplyPort<SupervisorCounts>),
+/// Starts and stops the supervisor's children: booking and driver actors.
+#[derive(Clone)]
+pub(crate) struct Children {
+    pub shared: Arc<Shared>,
+    pub supervisor: ActorRef<SupervisorMsg>,
+    /// Told when a driver goes offline.
+    pub index: ActorRef<IndexMsg>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct SupervisorCounts {
-    pub booking_restarts: u64,
-    pub driver_restarts: u64,
+impl Children {
+    /// Starts a booking's actor; with no effects, a stored booking is
+    /// restored with its timers (at start, or a lease taken over).
+    pub async fn spawn_booking(&self, args: BookingArgs) -> ActorResult<ActorRef<BookingMsg>> {
+        let reply = self
+            .supervisor
+            .call(|reply| SupervisorMsg::SpawnBooking { args, reply }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)?.map_err(ActorError::Unavailable)
+    }
+
+    pub async fn spawn_driver(&self, user: User) -> ActorResult<ActorRef<DriverMsg>> {
+        let reply = self
+            .supervisor
+            .call(|reply| SupervisorMsg::SpawnDriver { user, reply }, self.shared.options.call_timeout)
+            .await?;
+        unwrap_call(reply)?.map_err(ActorError::Unavailable)
+    }
+
+    /// Stops a driver's actor and takes the driver out of the index.
+    pub async fn remove_driver(&self, driver: UserId) {
+        if let Some(actor) = self.shared.drivers.get(&driver) {
+            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
+        }
+        let _ = self.index.cast(IndexMsg::Remove { driver });
+    }
+
+    /// Stops the booking actors (their state is in storage).
+    pub async fn stop_bookings(&self) {
+        for (_, actor) in self.shared.bookings.all() {
+            actor.stop_and_wait(None, self.shared.options.call_timeout).await.ok();
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -38,8 +70,11 @@ pub struct SupervisorState {
     counts: SupervisorCounts,
 }
 
+/// Holds the peers its children are started with: it is started after them.
 pub struct Supervisor {
     pub shared: Arc<Shared>,
+    pub index: ActorRef<IndexMsg>,
+    pub scheduler: ActorRef<SchedulerMsg>,
 }
 
 impl Actor for Supervisor {
@@ -115,7 +150,8 @@ impl Supervisor {
         {
             return Ok(existing);
         }
-        let actor = BookingActor { shared: self.shared.clone() };
+        let actor =
+            BookingActor { shared: self.shared.clone(), index: self.index.clone(), scheduler: self.scheduler.clone() };
         let (actor_ref, _) =
             Actor::spawn_linked(None, actor, args, myself.get_cell()).await.map_err(|error| error.to_string())?;
         state.children.insert(actor_ref.get_id(), Child::Booking(id));
@@ -132,7 +168,7 @@ impl Supervisor {
             return Ok(existing);
         }
         let id = user.id;
-        let actor = DriverActor { shared: self.shared.clone() };
+        let actor = DriverActor { shared: self.shared.clone(), index: self.index.clone() };
         let (actor_ref, _) =
             Actor::spawn_linked(None, actor, user, myself.get_cell()).await.map_err(|error| error.to_string())?;
         state.children.insert(actor_ref.get_id(), Child::Driver(id));

@@ -17,7 +17,8 @@
 //!
 //! The pure parts live here; the SQL that applies them is in `shared.rs`.
 
-use crate::common::{EarningsGroup, from_micros};
+use crate::common::earnings::EarningsGroup;
+use crate::common::money::from_micros;
 use crate::types::EarningsScope;
 use chrono::{Datelike, Timelike};
 use uuid::Uuid;

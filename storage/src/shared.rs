@@ -16,7 +16,15 @@
 
 use super::{BACKEND, BackendDialect as D, Db, Store};
 use crate::Storage;
-use crate::common::*;
+use crate::common::builder::*;
+use crate::common::columns::*;
+use crate::common::cursor::*;
+use crate::common::dialect::*;
+use crate::common::earnings::*;
+use crate::common::money::*;
+use crate::common::rows::*;
+use crate::common::search::*;
+use crate::common::write_gate::*;
 use crate::error::{StorageError, StorageResult};
 use crate::rollup::{self, Counted, DashboardPart, EarningsPart, PartColumns, RollupRow};
 use crate::types::*;

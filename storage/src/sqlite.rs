@@ -10,7 +10,10 @@
 //! Write transactions start with `BEGIN IMMEDIATE`. Text search uses FTS5
 //! tables kept in step by triggers (see the migration).
 
-use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, WriteGate, unique_field};
+use crate::common::builder::{Bind, SqlBuilder};
+use crate::common::dialect::{Dialect, TextCounts, unique_field};
+use crate::common::search::{SearchQuery, SearchTable};
+use crate::common::write_gate::WriteGate;
 use crate::error::StorageResult;
 use crate::types::Backend;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};

@@ -15,7 +15,6 @@
 //! there is a next page.
 
 use super::{BACKEND, BackendDialect as D, Db, Store};
-use crate::Storage;
 use crate::common::builder::*;
 use crate::common::columns::*;
 use crate::common::cursor::*;
@@ -28,6 +27,7 @@ use crate::common::write_gate::*;
 use crate::error::{StorageError, StorageResult};
 use crate::rollup::{self, Counted, DashboardPart, EarningsPart, PartColumns, RollupRow};
 use crate::types::*;
+use crate::{Accounts, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Ledger, Reports, Storage};
 use async_trait::async_trait;
 use rust_decimal::Decimal;
 use sqlx::types::Json;
@@ -871,7 +871,7 @@ impl Store {
         Ok((turn, tx))
     }
 
-    /// [`Storage::commit_booking`] on SQLite, in as few hand-offs to the
+    /// [`Bookings::commit_booking`] on SQLite, in as few hand-offs to the
     /// connection's thread as the commit allows. Taken one statement at a
     /// time, each hand-off came back to a runtime thread busy with sockets
     /// while the commit held the write turn every other writer queues for.
@@ -986,7 +986,7 @@ impl Store {
     }
 
     /// Inserts many users in one transaction with multi-row statements: for
-    /// imports, seeds and load tests. Same rules as [`Storage::insert_user`].
+    /// imports, seeds and load tests. Same rules as [`Accounts::insert_user`].
     pub async fn import_users(&self, users: &[User], now: Millis) -> StorageResult<()> {
         let (_turn, mut tx) = self.begin_write().await?;
         insert_in_chunks(&mut tx, INSERT_USER, USER_VALUES, users, |builder, user| {
@@ -1516,14 +1516,14 @@ fn booking_rows(rows: Vec<BookingRow>) -> Vec<Booking> {
     rows.into_iter().map(BookingRow::into_booking).collect()
 }
 
-#[async_trait]
 impl Storage for Store {
     fn backend(&self) -> Backend {
         BACKEND
     }
+}
 
-    // ---- settings and catalogue ---------------------------------------------
-
+#[async_trait]
+impl Catalogue for Store {
     async fn settings(&self) -> StorageResult<Option<Settings>> {
         let row: Option<(Json<Settings>,)> =
             sqlx::query_as("SELECT doc FROM settings WHERE id = 1").fetch_optional(&self.pool).await?;
@@ -1628,752 +1628,6 @@ impl Storage for Store {
         tx.commit().await?;
         Ok(())
     }
-
-    // ---- users --------------------------------------------------------------
-
-    #[instrument(skip_all, fields(user_id = %user.id))]
-    async fn insert_user(&self, user: &User) -> StorageResult<()> {
-        let mut builder = SqlBuilder::new(INSERT_USER);
-        push_user_values(&mut builder, user, user.createdAt)?;
-        built(builder).execute(&mut *self.write_conn().await?).await.map_err(write_error)?;
-        Ok(())
-    }
-
-    async fn user(&self, id: UserId) -> StorageResult<User> {
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0));
-        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
-        found(rows.into_iter().next()).map(UserRow::into_user)
-    }
-
-    async fn users_by_id(&self, ids: &[UserId]) -> StorageResult<Vec<User>> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(" FROM users u WHERE TRUE");
-        push_in(&mut builder, "u.id", ids.iter().map(|id| Bind::Uuid(id.0)));
-        builder.push(" ORDER BY u.id");
-        Ok(user_rows(fetch_all(&self.pool, builder).await?))
-    }
-
-    async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>> {
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.email <> ''");
-        builder.push_bind(" AND u.email = ", Bind::Text(email.to_string()));
-        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
-        Ok(rows.into_iter().next().map(UserRow::into_user))
-    }
-
-    async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>> {
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.mobile <> ''");
-        builder.push_bind(" AND u.mobile = ", Bind::Text(mobile.to_string()));
-        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
-        Ok(rows.into_iter().next().map(UserRow::into_user))
-    }
-
-    async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>> {
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.referral <> ''");
-        builder.push_bind(" AND u.referral = ", Bind::Text(referral_id.to_string()));
-        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
-        Ok(rows.into_iter().next().map(UserRow::into_user))
-    }
-
-    #[instrument(skip_all, fields(user_id = %user.id))]
-    async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()> {
-        write_user(&mut *self.write_conn().await?, user, now).await
-    }
-
-    #[instrument(skip_all, fields(user_id = %id))]
-    async fn modify_user(
-        &self,
-        id: UserId,
-        now: Millis,
-        edit: &mut (dyn for<'u> FnMut(&'u mut User) -> bool + Send),
-    ) -> StorageResult<Option<User>> {
-        let (_turn, mut tx) = self.begin_write().await?;
-        // The row stays locked (PostgreSQL; SQLite writers take turns) from
-        // this read to the commit, so no other write falls in between.
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0)).push(D::FOR_UPDATE);
-        let row = built(builder).fetch_optional(&mut *tx).await?;
-        let mut user = found(row.map(|row| UserRow::from_row(&row)).transpose()?)?.into_user();
-        if !edit(&mut user) {
-            tx.rollback().await?;
-            return Ok(None);
-        }
-        if user.id != id {
-            // Only the row read above is locked.
-            return settle(tx, Err(StorageError::Invalid("id"))).await;
-        }
-        let written = write_user(&mut tx, &user, now).await;
-        settle(tx, written).await?;
-        Ok(Some(user))
-    }
-
-    #[instrument(skip_all, fields(user_id = %id))]
-    async fn delete_user(&self, id: UserId) -> StorageResult<()> {
-        let result =
-            sqlx::query("DELETE FROM users WHERE id = $1").bind(id.0).execute(&mut *self.write_conn().await?).await?;
-        must_affect(result.rows_affected())
-    }
-
-    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>> {
-        let limit = page.limit();
-        let order = SortOrder::Desc;
-        let list = ListSpec {
-            table: SearchTable::Users,
-            columns: USER_COLUMNS,
-            sort_column: "u.created_at",
-            sort_kind: SortKind::Int,
-            order,
-            limit,
-            after: page.after.as_deref(),
-        };
-        let filters = |builder: &mut SqlBuilder| {
-            push_in(builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
-            if let Some(fleetadmin) = filter.fleetadmin {
-                builder.push_bind(" AND u.fleetadmin = ", Bind::Uuid(fleetadmin.0));
-            }
-            if let Some(approved) = filter.approved {
-                builder.push_bind(" AND u.approved = ", Bind::Bool(approved));
-            }
-        };
-        let search = filter.search.as_deref().and_then(SearchQuery::parse);
-        let rows = self.list_page(&list, &filters, search.as_ref(), false).await?;
-        let users = user_rows(rows);
-        Ok(page_of(users, limit, |user| encode_cursor(user.createdAt, user.id.0)))
-    }
-
-    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>> {
-        let limit = page.limit();
-        let mut builder =
-            SqlBuilder::new("SELECT u.id, u.role, u.platform, u.push_token, u.language FROM users u WHERE TRUE");
-        push_in(&mut builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
-        push_in(
-            &mut builder,
-            "u.platform",
-            filter.platforms.iter().map(|platform| Bind::Text(platform_text(*platform).to_string())),
-        );
-        if let Some(cursor) = page.after.as_deref() {
-            let (_, after) = decode_cursor(cursor)?;
-            builder.push_bind(" AND u.id > ", Bind::Uuid(after));
-        }
-        builder.push_bind(" ORDER BY u.id LIMIT ", Bind::Int(i64::from(limit) + 1));
-        let rows: Vec<PushTargetRow> = fetch_all(&self.pool, builder).await?;
-        let targets = rows
-            .into_iter()
-            .map(|row| {
-                Ok(PushTarget {
-                    user: UserId(row.id),
-                    role: parse_role(&row.role)?,
-                    platform: parse_platform(&row.platform)?,
-                    push_token: row.push_token,
-                    language: row.language,
-                })
-            })
-            .collect::<StorageResult<Vec<_>>>()?;
-        Ok(page_of(targets, limit, |target| encode_cursor(0, target.user.0)))
-    }
-
-    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()> {
-        let result = sqlx::query("UPDATE users SET driver_active = $1, updated_at = $2 WHERE id = $3")
-            .bind(active)
-            .bind(now)
-            .bind(driver.0)
-            .execute(&mut *self.write_conn().await?)
-            .await?;
-        must_affect(result.rows_affected())
-    }
-
-    async fn set_queue(&self, driver: UserId, busy: bool, now: Millis) -> StorageResult<()> {
-        let result = sqlx::query("UPDATE users SET queue = $1, updated_at = $2 WHERE id = $3")
-            .bind(busy)
-            .bind(now)
-            .bind(driver.0)
-            .execute(&mut *self.write_conn().await?)
-            .await?;
-        must_affect(result.rows_affected())
-    }
-
-    #[instrument(skip_all, fields(positions = positions.len()))]
-    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()> {
-        if positions.is_empty() {
-            return Ok(());
-        }
-        // One order for every batch, so two batches never wait on each other's rows.
-        let mut ordered: Vec<&(UserId, LatLng)> = positions.iter().collect();
-        ordered.sort_by_key(|(user, _)| *user);
-        // One statement and one transaction per chunk, so a booking's commit
-        // waits behind one chunk at most, never the whole batch (the rows are
-        // last-known positions: a batch cut short by a crash loses nothing
-        // the next batch would not rewrite). Positions of accounts deleted
-        // meanwhile are skipped.
-        for chunk in ordered.chunks(POSITION_CHUNK) {
-            let (_turn, mut tx) = self.begin_relaxed_write().await?;
-            let mut builder = SqlBuilder::new("WITH v (id, lat, lng) AS (VALUES ");
-            for (index, (user, location)) in chunk.iter().enumerate() {
-                builder.push(if index == 0 { "(" } else { ", (" });
-                builder.push_bind("", Bind::Uuid(user.0));
-                builder.push_bind(", ", Bind::OptFloat(Some(location.lat)));
-                builder.push_bind(", ", Bind::OptFloat(Some(location.lng)));
-                builder.push(")");
-            }
-            builder.push_bind(
-                ") INSERT INTO driver_positions (user_id, lat, lng, updated_at) SELECT v.id, v.lat, v.lng, ",
-                Bind::Int(now),
-            );
-            builder.push(
-                " FROM v WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = v.id)
-                 ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lng = excluded.lng, updated_at = excluded.updated_at",
-            );
-            built(builder).execute(&mut *tx).await?;
-            tx.commit().await?;
-        }
-        Ok(())
-    }
-
-    async fn online_drivers(&self) -> StorageResult<Vec<User>> {
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(USER_COLUMNS).push(
-            " FROM users u WHERE u.driver_active AND u.role = 'driver'
-               AND (u.lat IS NOT NULL OR EXISTS (SELECT 1 FROM driver_positions p WHERE p.user_id = u.id))
-             ORDER BY u.id",
-        );
-        Ok(user_rows(fetch_all(&self.pool, builder).await?))
-    }
-
-    // ---- bookings -------------------------------------------------------------
-
-    #[instrument(skip_all, fields(booking_id = %booking.id, expected_version = ?expected_version))]
-    async fn commit_booking(
-        &self,
-        booking: &Booking,
-        expected_version: Option<u64>,
-        effects: &[Effect],
-        now: Millis,
-    ) -> StorageResult<Committed> {
-        if D::SCRIPTS {
-            return self.commit_booking_in_scripts(booking, expected_version, effects, now).await;
-        }
-        // PostgreSQL: a statement per call, in an ordinary transaction (the
-        // server groups its flushes itself).
-        let (_turn, mut tx) = self.begin_write().await?;
-        let written = async {
-            let before = match expected_version {
-                Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
-                None => None,
-            };
-            let version = match expected_version {
-                None => {
-                    insert_booking(&mut tx, booking, now).await?;
-                    1
-                }
-                Some(expected) => {
-                    update_booking(&mut tx, booking, expected, now).await?;
-                    expected + 1
-                }
-            };
-            update_rollup(&mut tx, before.as_ref(), &part_columns(booking)?).await?;
-            replace_offers(&mut tx, booking, expected_version.is_none(), now).await?;
-            lock_users(&mut tx, &users_touched(effects)).await?;
-            let balances = apply_effects(&mut tx, booking.id, effects, now).await?;
-            Ok((version, balances))
-        }
-        .await;
-        // A lost compare-and-set and a refused debit are routine here.
-        let (version, balances) = settle(tx, written).await?;
-        let mut stored = booking.clone();
-        stored.version = version;
-        Ok(Committed { booking: stored, balances })
-    }
-
-    async fn booking(&self, id: BookingId) -> StorageResult<Booking> {
-        let row: Option<BookingRow> = sqlx::query_as("SELECT version, doc FROM bookings WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?;
-        found(row).map(BookingRow::into_booking)
-    }
-
-    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>> {
-        let limit = page.limit();
-        let (sort_column, sort_kind) = booking_sort_column(filter.sort);
-        let list = ListSpec {
-            table: SearchTable::Bookings,
-            columns: "b.version, b.doc",
-            sort_column,
-            sort_kind,
-            order: filter.order,
-            limit,
-            after: page.after.as_deref(),
-        };
-        let filters = |builder: &mut SqlBuilder| {
-            if let Some(customer) = filter.customer {
-                builder.push_bind(" AND b.customer = ", Bind::Uuid(customer.0));
-            }
-            if let Some(driver) = filter.driver {
-                builder.push_bind(" AND b.driver = ", Bind::Uuid(driver.0));
-            }
-            if let Some(fleetadmin) = filter.fleetadmin {
-                builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleetadmin.0));
-            }
-            push_in(
-                builder,
-                "b.status",
-                filter.statuses.iter().map(|status| Bind::Text(status_text(*status).to_string())),
-            );
-        };
-        let search = filter.search.as_deref().and_then(SearchQuery::parse);
-        let narrow = filter.customer.is_some() || filter.driver.is_some();
-        let rows = self.list_page(&list, &filters, search.as_ref(), narrow).await?;
-        let bookings = booking_rows(rows);
-        Ok(page_of(bookings, limit, |booking| {
-            encode_sort_cursor(&booking_sort_value(booking, filter.sort), booking.id.0)
-        }))
-    }
-
-    async fn active_bookings(&self) -> StorageResult<Vec<Booking>> {
-        let rows: Vec<BookingRow> =
-            sqlx::query_as("SELECT b.version, b.doc FROM bookings b WHERE b.active ORDER BY b.tripdate, b.id")
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(booking_rows(rows))
-    }
-
-    async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings> {
-        // The status index and the partial index of fees owed, each read newest first.
-        let mut lists = Vec::with_capacity(2);
-        for start in [
-            "SELECT b.version, b.doc FROM bookings b WHERE b.status = 'PENDING'",
-            "SELECT b.version, b.doc FROM bookings b WHERE b.fee_owed_micros > 0",
-        ] {
-            let mut builder = SqlBuilder::new(start);
-            if let Some(fleet) = fleetadmin {
-                builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleet.0));
-            }
-            builder
-                .push_bind(" ORDER BY b.tripdate DESC, b.id DESC LIMIT ", Bind::Int(i64::from(limit.clamp(1, 1000))));
-            let rows: Vec<BookingRow> = fetch_all(&self.pool, builder).await?;
-            lists.push(booking_rows(rows));
-        }
-        let fees = lists.pop().unwrap_or_default();
-        let pending = lists.pop().unwrap_or_default();
-        Ok(OwedBookings { pending, fees })
-    }
-
-    async fn bookings_offered_to(&self, driver: UserId) -> StorageResult<Vec<Booking>> {
-        let rows: Vec<BookingRow> = sqlx::query_as(
-            "SELECT b.version, b.doc FROM booking_offers o JOIN bookings b ON b.id = o.booking_id
-             WHERE o.driver_id = $1 ORDER BY b.tripdate, b.id",
-        )
-        .bind(driver.0)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(booking_rows(rows))
-    }
-
-    // ---- wallet -----------------------------------------------------------------
-
-    #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
-    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome> {
-        let (_turn, mut tx) = self.begin_write().await?;
-        let applied = apply_ledger(&mut tx, change, now).await;
-        let (applied, balance) = settle(tx, applied).await?;
-        if !applied {
-            tracing::debug!("wallet entry already applied");
-        }
-        Ok(WalletOutcome { applied, balance: from_micros(balance) })
-    }
-
-    async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal> {
-        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
-            .bind(user.0)
-            .fetch_optional(&self.pool)
-            .await?;
-        found(balance).map(from_micros)
-    }
-
-    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>> {
-        let limit = page.limit();
-        let order = SortOrder::Desc;
-        let mut builder = SqlBuilder::new(
-            "SELECT w.entry_type, w.amount_micros, w.date, w.tx_ref, w.idempotency_key, w.id
-             FROM wallet_entries w WHERE w.user_id = ",
-        );
-        builder.bind(Bind::Uuid(user.0));
-        push_keyset(&mut builder, "w.date", "w.id", order, page.after.as_deref())?;
-        push_order_limit(&mut builder, "w.date", "w.id", order, limit);
-        let rows: Vec<WalletRow> = fetch_all(&self.pool, builder).await?;
-        let records = rows
-            .into_iter()
-            .map(|row| {
-                let record = WalletRecord {
-                    entry: WalletEntry {
-                        entry_type: parse_entry_type(&row.entry_type)?,
-                        amount: from_micros(row.amount_micros),
-                        date: row.date,
-                        txRef: row.tx_ref,
-                    },
-                    idempotency_key: row.idempotency_key,
-                };
-                Ok((record, row.id))
-            })
-            .collect::<StorageResult<Vec<_>>>()?;
-        let page = page_of(records, limit, |(record, id)| encode_cursor(record.entry.date, *id));
-        Ok(Page { items: page.items.into_iter().map(|(record, _)| record).collect(), next: page.next })
-    }
-
-    async fn booking_ledger(&self, booking: BookingId) -> StorageResult<Vec<LedgerRecord>> {
-        let rows: Vec<LedgerRow> = sqlx::query_as(
-            "SELECT w.user_id, w.entry_type, w.amount_micros, w.date, w.tx_ref FROM wallet_entries w
-             WHERE w.booking_id = $1 ORDER BY w.date, w.id",
-        )
-        .bind(booking.0)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter()
-            .map(|row| {
-                Ok(LedgerRecord {
-                    user: UserId(row.user_id),
-                    entry: WalletEntry {
-                        entry_type: parse_entry_type(&row.entry_type)?,
-                        amount: from_micros(row.amount_micros),
-                        date: row.date,
-                        txRef: row.tx_ref,
-                    },
-                })
-            })
-            .collect()
-    }
-
-    // ---- withdraws ----------------------------------------------------------------
-
-    #[instrument(skip_all, fields(withdraw_id = %request.id, user_id = %request.uid))]
-    async fn create_withdraw(
-        &self,
-        request: &WithdrawRequest,
-        debit: &WalletChange,
-        now: Millis,
-    ) -> StorageResult<WalletOutcome> {
-        if debit.user != request.uid {
-            return Err(StorageError::Invalid("debit"));
-        }
-        let amount = to_micros(request.amount, "amount")?;
-        let (_turn, mut tx) = self.begin_write().await?;
-        let (applied, balance) = match apply_ledger(&mut tx, debit, now).await {
-            Ok(outcome) => outcome,
-            Err(error) => return settle(tx, Err(error)).await,
-        };
-        // A replayed debit means this request was stored the first time.
-        if applied {
-            sqlx::query(
-                "INSERT INTO withdraws (id, user_id, date, amount_micros, processed, proces_date, created_at, updated_at, doc)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
-                 ON CONFLICT (id) DO NOTHING",
-            )
-            .bind(request.id.0)
-            .bind(request.uid.0)
-            .bind(request.date)
-            .bind(amount)
-            .bind(request.processed)
-            .bind(request.procesDate)
-            .bind(now)
-            .bind(Json(request))
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
-        Ok(WalletOutcome { applied, balance: from_micros(balance) })
-    }
-
-    #[instrument(skip_all, fields(withdraw_id = %id))]
-    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest> {
-        let completed: Option<WithdrawRow> = sqlx::query_as(
-            "UPDATE withdraws SET processed = TRUE, proces_date = $2, updated_at = $2
-             WHERE id = $1 AND NOT processed
-             RETURNING processed, proces_date, doc",
-        )
-        .bind(id.0)
-        .bind(now)
-        .fetch_optional(&self.pool)
-        .await?;
-        if let Some(row) = completed {
-            return Ok(row.into_withdraw());
-        }
-        let exists: Option<bool> = sqlx::query_scalar("SELECT processed FROM withdraws WHERE id = $1")
-            .bind(id.0)
-            .fetch_optional(&self.pool)
-            .await?;
-        match exists {
-            Some(_) => Err(StorageError::AlreadyProcessed),
-            None => Err(StorageError::NotFound),
-        }
-    }
-
-    async fn withdraw(&self, id: WithdrawId) -> StorageResult<WithdrawRequest> {
-        let row: Option<WithdrawRow> =
-            sqlx::query_as("SELECT processed, proces_date, doc FROM withdraws WHERE id = $1")
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
-        found(row).map(WithdrawRow::into_withdraw)
-    }
-
-    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>> {
-        let limit = page.limit();
-        let order = SortOrder::Desc;
-        let mut builder = SqlBuilder::new("SELECT w.processed, w.proces_date, w.doc FROM withdraws w WHERE TRUE");
-        if let Some(user) = user {
-            builder.push_bind(" AND w.user_id = ", Bind::Uuid(user.0));
-        }
-        push_keyset(&mut builder, "w.date", "w.id", order, page.after.as_deref())?;
-        push_order_limit(&mut builder, "w.date", "w.id", order, limit);
-        let rows: Vec<WithdrawRow> = fetch_all(&self.pool, builder).await?;
-        let requests = rows.into_iter().map(WithdrawRow::into_withdraw).collect();
-        Ok(page_of(requests, limit, |request: &WithdrawRequest| encode_cursor(request.date, request.id.0)))
-    }
-
-    // ---- SOS alerts ---------------------------------------------------------------
-
-    #[instrument(skip_all, fields(sos_id = %alert.id, booking_id = %alert.booking))]
-    async fn raise_sos(&self, alert: &SosAlert, now: Millis) -> StorageResult<(SosAlert, bool)> {
-        let mut conn = self.write_conn().await?;
-        // The partial unique index on (booking, raiser) while unresolved
-        // makes a second press find the first alert instead of a new one.
-        let inserted: Option<SosRow> = sqlx::query_as(AssertSqlSafe(format!(
-            "INSERT INTO sos_alerts (id, booking_id, reference, raised_by, raised_by_role, raised_by_name, lat, lng,
-                 fleetadmin, list_rank, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-             ON CONFLICT DO NOTHING
-             RETURNING {SOS_COLUMNS}"
-        )))
-        .bind(alert.id.0)
-        .bind(alert.booking.0)
-        .bind(&alert.reference)
-        .bind(alert.raised_by.0)
-        .bind(alert.raised_by_role.as_str())
-        .bind(&alert.raised_by_name)
-        .bind(alert.lat)
-        .bind(alert.lng)
-        .bind(alert.fleetadmin.map(|id| id.0))
-        .bind(sos_rank(alert))
-        .bind(alert.created_at)
-        .bind(now)
-        .fetch_optional(&mut *conn.conn)
-        .await
-        .map_err(write_error)?;
-        if let Some(row) = inserted {
-            return Ok((row.into_alert()?, true));
-        }
-        let open: Option<SosRow> = sqlx::query_as(AssertSqlSafe(format!(
-            "SELECT {SOS_COLUMNS} FROM sos_alerts WHERE booking_id = $1 AND raised_by = $2 AND resolved_at IS NULL"
-        )))
-        .bind(alert.booking.0)
-        .bind(alert.raised_by.0)
-        .fetch_optional(&mut *conn.conn)
-        .await?;
-        // Nothing open and nothing inserted: the id was taken by another alert.
-        let open = open.ok_or(StorageError::Duplicate("id"))?;
-        Ok((open.into_alert()?, false))
-    }
-
-    async fn sos_alert(&self, id: SosId) -> StorageResult<SosAlert> {
-        let row: Option<SosRow> =
-            sqlx::query_as(AssertSqlSafe(format!("SELECT {SOS_COLUMNS} FROM sos_alerts WHERE id = $1")))
-                .bind(id.0)
-                .fetch_optional(&self.pool)
-                .await?;
-        found(row)?.into_alert()
-    }
-
-    async fn sos_alerts(&self, filter: &SosFilter, page: &PageRequest) -> StorageResult<Page<SosAlert>> {
-        let limit = page.limit();
-        let order = SortOrder::Desc;
-        let mut builder = SqlBuilder::new(
-            "SELECT s.id, s.booking_id, s.reference, s.raised_by, s.raised_by_role, s.raised_by_name, s.lat, s.lng, \
-             s.fleetadmin, s.taken_by, s.taken_by_name, s.taken_at, s.resolved_by, s.resolved_by_name, s.resolved_at, \
-             s.note, s.created_at, s.list_rank FROM sos_alerts s WHERE TRUE",
-        );
-        if let Some(fleet) = filter.fleetadmin {
-            builder.push_bind(" AND s.fleetadmin = ", Bind::Uuid(fleet.0));
-        }
-        if filter.open_only {
-            // The unresolved ones are the top of the rank index: a range, not a scan.
-            builder.push_bind(" AND s.list_rank >= ", Bind::Int(SOS_OPEN_RANK));
-            builder.push(" AND s.taken_at IS NULL");
-        }
-        push_keyset(&mut builder, "s.list_rank", "s.id", order, page.after.as_deref())?;
-        push_order_limit(&mut builder, "s.list_rank", "s.id", order, limit);
-        let rows: Vec<RankedSosRow> = fetch_all(&self.pool, builder).await?;
-        let alerts = rows
-            .into_iter()
-            .map(|ranked| Ok((ranked.row.into_alert()?, ranked.list_rank)))
-            .collect::<StorageResult<Vec<_>>>()?;
-        let page = page_of(alerts, limit, |(alert, rank)| encode_cursor(*rank, alert.id.0));
-        Ok(Page { items: page.items.into_iter().map(|(alert, _)| alert).collect(), next: page.next })
-    }
-
-    #[instrument(skip_all, fields(sos_id = %alert.id))]
-    async fn update_sos(&self, alert: &SosAlert, from: SosState, now: Millis) -> StorageResult<()> {
-        let guard = match from {
-            SosState::Open => " AND taken_at IS NULL AND resolved_at IS NULL",
-            SosState::Taken => " AND taken_at IS NOT NULL AND resolved_at IS NULL",
-            SosState::Resolved => " AND resolved_at IS NOT NULL",
-        };
-        let mut conn = self.write_conn().await?;
-        let updated = sqlx::query(AssertSqlSafe(format!(
-            "UPDATE sos_alerts SET taken_by = $2, taken_by_name = $3, taken_at = $4, resolved_by = $5,
-                 resolved_by_name = $6, resolved_at = $7, note = $8, list_rank = $9, updated_at = $10
-             WHERE id = $1{guard}"
-        )))
-        .bind(alert.id.0)
-        .bind(alert.taken_by.map(|id| id.0))
-        .bind(&alert.taken_by_name)
-        .bind(alert.taken_at)
-        .bind(alert.resolved_by.map(|id| id.0))
-        .bind(&alert.resolved_by_name)
-        .bind(alert.resolved_at)
-        .bind(&alert.note)
-        .bind(sos_rank(alert))
-        .bind(now)
-        .execute(&mut *conn.conn)
-        .await?;
-        if updated.rows_affected() == 1 {
-            return Ok(());
-        }
-        let exists: Option<Uuid> = sqlx::query_scalar("SELECT id FROM sos_alerts WHERE id = $1")
-            .bind(alert.id.0)
-            .fetch_optional(&mut *conn.conn)
-            .await?;
-        match exists {
-            Some(_) => Err(StorageError::Conflict),
-            None => Err(StorageError::NotFound),
-        }
-    }
-
-    // ---- tracking and chat ------------------------------------------------------------
-
-    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
-        insert_tracking(&mut *self.write_conn().await?, booking, point).await
-    }
-
-    async fn latest_tracking(&self, booking: BookingId) -> StorageResult<Option<TrackingPoint>> {
-        let row: Option<TrackingRow> = sqlx::query_as(
-            "SELECT at, status, lat, lng FROM tracking_points WHERE booking_id = $1 ORDER BY at DESC, seq DESC LIMIT 1",
-        )
-        .bind(booking.0)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
-            .transpose()
-    }
-
-    async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>> {
-        let rows: Vec<TrackingRow> =
-            sqlx::query_as("SELECT at, status, lat, lng FROM tracking_points WHERE booking_id = $1 ORDER BY at, seq")
-                .bind(booking.0)
-                .fetch_all(&self.pool)
-                .await?;
-        rows.into_iter()
-            .map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
-            .collect()
-    }
-
-    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat> {
-        let id = Uuid::now_v7();
-        sqlx::query(
-            "INSERT INTO chat_messages (id, booking_id, sender, read_at, created_at, updated_at, doc)
-             VALUES ($1, $2, $3, NULL, $4, $4, $5)",
-        )
-        .bind(id)
-        .bind(booking.0)
-        .bind(message.from.0)
-        .bind(message.createdAt)
-        .bind(Json(message))
-        .execute(&mut *self.write_conn().await?)
-        .await
-        .map_err(write_error)?;
-        Ok(StoredChat { id, message: message.clone(), read_at: None })
-    }
-
-    #[instrument(skip_all, fields(entries = entries.len()))]
-    async fn append_dispatch_events(&self, entries: &[DispatchEntry], now: Millis) -> StorageResult<()> {
-        if entries.is_empty() {
-            return Ok(());
-        }
-        let (_turn, mut tx) = self.begin_relaxed_write().await?;
-        insert_in_chunks(&mut tx, INSERT_DISPATCH_EVENT, DISPATCH_EVENT_VALUES, entries, |builder, entry| {
-            let values = [
-                Bind::Uuid(entry.booking.0),
-                Bind::Int(entry.at),
-                Bind::Text(entry.log.kind().to_string()),
-                Bind::Text(entry.car_type.clone()),
-                Bind::Int(now),
-                Bind::Int(now),
-                json(entry)?,
-            ];
-            debug_assert_eq!(values.len(), DISPATCH_EVENT_VALUES);
-            push_row(builder, values);
-            Ok(())
-        })
-        .await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn dispatch_events(&self, booking: BookingId) -> StorageResult<Vec<DispatchEntry>> {
-        let rows: Vec<DispatchEventRow> =
-            sqlx::query_as("SELECT doc FROM dispatch_events WHERE booking_id = $1 ORDER BY at, seq")
-                .bind(booking.0)
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(rows.into_iter().map(|row| row.doc.0).collect())
-    }
-
-    async fn recent_dispatch_events(&self, limit: u32) -> StorageResult<Vec<DispatchEntry>> {
-        let rows: Vec<DispatchEventRow> = sqlx::query_as("SELECT doc FROM dispatch_events ORDER BY seq DESC LIMIT $1")
-            .bind(i64::from(limit))
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.into_iter().map(|row| row.doc.0).collect())
-    }
-
-    async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>> {
-        let rows: Vec<ChatRow> =
-            sqlx::query_as("SELECT id, read_at, doc FROM chat_messages WHERE booking_id = $1 ORDER BY created_at, seq")
-                .bind(booking.0)
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| {
-                let mut message = row.doc.0;
-                // A read message's smsId is its id, unless it came with one.
-                if row.read_at.is_some() && message.smsId.is_none() {
-                    message.smsId = Some(row.id.to_string());
-                }
-                StoredChat { id: row.id, message, read_at: row.read_at }
-            })
-            .collect())
-    }
-
-    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64> {
-        let result = sqlx::query(
-            "UPDATE chat_messages SET read_at = $3, updated_at = $3
-             WHERE booking_id = $1 AND sender <> $2 AND read_at IS NULL",
-        )
-        .bind(booking.0)
-        .bind(reader.0)
-        .bind(now)
-        .execute(&mut *self.write_conn().await?)
-        .await?;
-        Ok(result.rows_affected())
-    }
-
-    // ---- promos, notifications, languages ---------------------------------------------
 
     async fn promos(&self) -> StorageResult<Vec<Promo>> {
         let rows: Vec<PromoRow> =
@@ -2544,9 +1798,371 @@ impl Storage for Store {
         tx.commit().await?;
         Ok(())
     }
+}
 
-    // ---- files ------------------------------------------------------------------------
+#[async_trait]
+impl Accounts for Store {
+    #[instrument(skip_all, fields(user_id = %user.id))]
+    async fn insert_user(&self, user: &User) -> StorageResult<()> {
+        let mut builder = SqlBuilder::new(INSERT_USER);
+        push_user_values(&mut builder, user, user.createdAt)?;
+        built(builder).execute(&mut *self.write_conn().await?).await.map_err(write_error)?;
+        Ok(())
+    }
 
+    async fn user(&self, id: UserId) -> StorageResult<User> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        found(rows.into_iter().next()).map(UserRow::into_user)
+    }
+
+    async fn users_by_id(&self, ids: &[UserId]) -> StorageResult<Vec<User>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE TRUE");
+        push_in(&mut builder, "u.id", ids.iter().map(|id| Bind::Uuid(id.0)));
+        builder.push(" ORDER BY u.id");
+        Ok(user_rows(fetch_all(&self.pool, builder).await?))
+    }
+
+    async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.email <> ''");
+        builder.push_bind(" AND u.email = ", Bind::Text(email.to_string()));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(UserRow::into_user))
+    }
+
+    async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.mobile <> ''");
+        builder.push_bind(" AND u.mobile = ", Bind::Text(mobile.to_string()));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(UserRow::into_user))
+    }
+
+    async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM users u WHERE u.referral <> ''");
+        builder.push_bind(" AND u.referral = ", Bind::Text(referral_id.to_string()));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(UserRow::into_user))
+    }
+
+    #[instrument(skip_all, fields(user_id = %user.id))]
+    async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()> {
+        write_user(&mut *self.write_conn().await?, user, now).await
+    }
+
+    #[instrument(skip_all, fields(user_id = %id))]
+    async fn modify_user(
+        &self,
+        id: UserId,
+        now: Millis,
+        edit: &mut (dyn for<'u> FnMut(&'u mut User) -> bool + Send),
+    ) -> StorageResult<Option<User>> {
+        let (_turn, mut tx) = self.begin_write().await?;
+        // The row stays locked (PostgreSQL; SQLite writers take turns) from
+        // this read to the commit, so no other write falls in between.
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push_bind(" FROM users u WHERE u.id = ", Bind::Uuid(id.0)).push(D::FOR_UPDATE);
+        let row = built(builder).fetch_optional(&mut *tx).await?;
+        let mut user = found(row.map(|row| UserRow::from_row(&row)).transpose()?)?.into_user();
+        if !edit(&mut user) {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        if user.id != id {
+            // Only the row read above is locked.
+            return settle(tx, Err(StorageError::Invalid("id"))).await;
+        }
+        let written = write_user(&mut tx, &user, now).await;
+        settle(tx, written).await?;
+        Ok(Some(user))
+    }
+
+    #[instrument(skip_all, fields(user_id = %id))]
+    async fn delete_user(&self, id: UserId) -> StorageResult<()> {
+        let result =
+            sqlx::query("DELETE FROM users WHERE id = $1").bind(id.0).execute(&mut *self.write_conn().await?).await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let list = ListSpec {
+            table: SearchTable::Users,
+            columns: USER_COLUMNS,
+            sort_column: "u.created_at",
+            sort_kind: SortKind::Int,
+            order,
+            limit,
+            after: page.after.as_deref(),
+        };
+        let filters = |builder: &mut SqlBuilder| {
+            push_in(builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
+            if let Some(fleetadmin) = filter.fleetadmin {
+                builder.push_bind(" AND u.fleetadmin = ", Bind::Uuid(fleetadmin.0));
+            }
+            if let Some(approved) = filter.approved {
+                builder.push_bind(" AND u.approved = ", Bind::Bool(approved));
+            }
+        };
+        let search = filter.search.as_deref().and_then(SearchQuery::parse);
+        let rows = self.list_page(&list, &filters, search.as_ref(), false).await?;
+        let users = user_rows(rows);
+        Ok(page_of(users, limit, |user| encode_cursor(user.createdAt, user.id.0)))
+    }
+
+    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>> {
+        let limit = page.limit();
+        let mut builder =
+            SqlBuilder::new("SELECT u.id, u.role, u.platform, u.push_token, u.language FROM users u WHERE TRUE");
+        push_in(&mut builder, "u.role", filter.roles.iter().map(|role| Bind::Text(role.as_str().to_string())));
+        push_in(
+            &mut builder,
+            "u.platform",
+            filter.platforms.iter().map(|platform| Bind::Text(platform_text(*platform).to_string())),
+        );
+        if let Some(cursor) = page.after.as_deref() {
+            let (_, after) = decode_cursor(cursor)?;
+            builder.push_bind(" AND u.id > ", Bind::Uuid(after));
+        }
+        builder.push_bind(" ORDER BY u.id LIMIT ", Bind::Int(i64::from(limit) + 1));
+        let rows: Vec<PushTargetRow> = fetch_all(&self.pool, builder).await?;
+        let targets = rows
+            .into_iter()
+            .map(|row| {
+                Ok(PushTarget {
+                    user: UserId(row.id),
+                    role: parse_role(&row.role)?,
+                    platform: parse_platform(&row.platform)?,
+                    push_token: row.push_token,
+                    language: row.language,
+                })
+            })
+            .collect::<StorageResult<Vec<_>>>()?;
+        Ok(page_of(targets, limit, |target| encode_cursor(0, target.user.0)))
+    }
+
+    async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>> {
+        let row: Option<(Json<User>,)> =
+            sqlx::query_as("SELECT doc FROM users WHERE id = $1").bind(driver.0).fetch_optional(&self.pool).await?;
+        found(row).map(|(document,)| document.0.ratings)
+    }
+
+    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query("UPDATE users SET driver_active = $1, updated_at = $2 WHERE id = $3")
+            .bind(active)
+            .bind(now)
+            .bind(driver.0)
+            .execute(&mut *self.write_conn().await?)
+            .await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn set_queue(&self, driver: UserId, busy: bool, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query("UPDATE users SET queue = $1, updated_at = $2 WHERE id = $3")
+            .bind(busy)
+            .bind(now)
+            .bind(driver.0)
+            .execute(&mut *self.write_conn().await?)
+            .await?;
+        must_affect(result.rows_affected())
+    }
+
+    #[instrument(skip_all, fields(positions = positions.len()))]
+    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()> {
+        if positions.is_empty() {
+            return Ok(());
+        }
+        // One order for every batch, so two batches never wait on each other's rows.
+        let mut ordered: Vec<&(UserId, LatLng)> = positions.iter().collect();
+        ordered.sort_by_key(|(user, _)| *user);
+        // One statement and one transaction per chunk, so a booking's commit
+        // waits behind one chunk at most, never the whole batch (the rows are
+        // last-known positions: a batch cut short by a crash loses nothing
+        // the next batch would not rewrite). Positions of accounts deleted
+        // meanwhile are skipped.
+        for chunk in ordered.chunks(POSITION_CHUNK) {
+            let (_turn, mut tx) = self.begin_relaxed_write().await?;
+            let mut builder = SqlBuilder::new("WITH v (id, lat, lng) AS (VALUES ");
+            for (index, (user, location)) in chunk.iter().enumerate() {
+                builder.push(if index == 0 { "(" } else { ", (" });
+                builder.push_bind("", Bind::Uuid(user.0));
+                builder.push_bind(", ", Bind::OptFloat(Some(location.lat)));
+                builder.push_bind(", ", Bind::OptFloat(Some(location.lng)));
+                builder.push(")");
+            }
+            builder.push_bind(
+                ") INSERT INTO driver_positions (user_id, lat, lng, updated_at) SELECT v.id, v.lat, v.lng, ",
+                Bind::Int(now),
+            );
+            builder.push(
+                " FROM v WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = v.id)
+                 ON CONFLICT (user_id) DO UPDATE SET lat = excluded.lat, lng = excluded.lng, updated_at = excluded.updated_at",
+            );
+            built(builder).execute(&mut *tx).await?;
+            tx.commit().await?;
+        }
+        Ok(())
+    }
+
+    async fn online_drivers(&self) -> StorageResult<Vec<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(
+            " FROM users u WHERE u.driver_active AND u.role = 'driver'
+               AND (u.lat IS NOT NULL OR EXISTS (SELECT 1 FROM driver_positions p WHERE p.user_id = u.id))
+             ORDER BY u.id",
+        );
+        Ok(user_rows(fetch_all(&self.pool, builder).await?))
+    }
+
+    async fn insert_challenge(&self, challenge: &Challenge) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO otp_challenges
+                (id, contact, code_hash, expires_at, attempts, consumed_at, client, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+        )
+        .bind(challenge.id)
+        .bind(&challenge.contact)
+        .bind(&challenge.code_hash)
+        .bind(challenge.expires_at)
+        .bind(i64::from(challenge.attempts))
+        .bind(challenge.consumed_at)
+        .bind(&challenge.client)
+        .bind(challenge.created_at)
+        .execute(&mut *self.write_conn().await?)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn latest_challenge(&self, contact: &str) -> StorageResult<Option<Challenge>> {
+        let row: Option<ChallengeRow> = sqlx::query_as(
+            "SELECT id, contact, code_hash, created_at, expires_at, attempts, consumed_at, client
+             FROM otp_challenges WHERE contact = $1 AND consumed_at IS NULL
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(contact)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|row| Challenge {
+            id: row.id,
+            contact: row.contact,
+            code_hash: row.code_hash,
+            created_at: row.created_at,
+            expires_at: row.expires_at,
+            attempts: u32::try_from(row.attempts).unwrap_or(u32::MAX),
+            consumed_at: row.consumed_at,
+            client: row.client,
+        }))
+    }
+
+    async fn record_failed_attempt(&self, id: Uuid) -> StorageResult<u32> {
+        let attempts: Option<i64> =
+            sqlx::query_scalar("UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts")
+                .bind(id)
+                .fetch_optional(&mut *self.write_conn().await?)
+                .await?;
+        found(attempts).map(|attempts| u32::try_from(attempts).unwrap_or(u32::MAX))
+    }
+
+    async fn consume_challenge(&self, id: Uuid, now: Millis) -> StorageResult<()> {
+        let result = sqlx::query(
+            "UPDATE otp_challenges SET consumed_at = $2, updated_at = $2 WHERE id = $1 AND consumed_at IS NULL",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(&mut *self.write_conn().await?)
+        .await?;
+        if result.rows_affected() == 1 {
+            return Ok(());
+        }
+        // Two verifications of one code: only the first signs in.
+        let exists: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE id = $1")
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?;
+        if exists > 0 { Err(StorageError::AlreadyProcessed) } else { Err(StorageError::NotFound) }
+    }
+
+    async fn challenges_since(&self, contact: &str, since: Millis) -> StorageResult<u64> {
+        let count: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE contact = $1 AND created_at >= $2")
+                .bind(contact)
+                .bind(since)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(u64::try_from(count).unwrap_or_default())
+    }
+
+    async fn insert_session(&self, session: &Session) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, user_id, expires_at, revoked_at, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $5)",
+        )
+        .bind(&session.token_hash)
+        .bind(session.user.0)
+        .bind(session.expires_at)
+        .bind(session.revoked_at)
+        .bind(session.created_at)
+        .execute(&mut *self.write_conn().await?)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn session(&self, token_hash: &str) -> StorageResult<Option<Session>> {
+        let row: Option<SessionRow> = sqlx::query_as(
+            "SELECT token_hash, user_id, created_at, expires_at, revoked_at FROM sessions WHERE token_hash = $1",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(SessionRow::into_session))
+    }
+
+    async fn session_with_user(&self, token_hash: &str) -> StorageResult<Option<(Session, User)>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(SESSION_COLUMNS).push(USER_COLUMNS).push_bind(
+            " FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ",
+            Bind::Text(token_hash.to_string()),
+        );
+        let rows: Vec<SessionUserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(|row| (row.session.into_session(), row.user.into_user())))
+    }
+
+    async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()> {
+        // Revoking twice keeps the first time.
+        let result = sqlx::query(
+            "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2), updated_at = $2 WHERE token_hash = $1",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .execute(&mut *self.write_conn().await?)
+        .await?;
+        must_affect(result.rows_affected())
+    }
+
+    async fn revoke_user_sessions(&self, user: UserId, now: Millis) -> StorageResult<u64> {
+        let result = sqlx::query(
+            "UPDATE sessions SET revoked_at = $2, updated_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(user.0)
+        .bind(now)
+        .execute(&mut *self.write_conn().await?)
+        .await?;
+        Ok(result.rows_affected())
+    }
+}
+
+#[async_trait]
+impl Documents for Store {
     async fn insert_file(&self, file: &FileRecord) -> StorageResult<()> {
         sqlx::query(
             "INSERT INTO files (id, owner, key, mime, size, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
@@ -2579,8 +2195,6 @@ impl Storage for Store {
             created_at: row.created_at,
         })
     }
-
-    // ---- drivers' documents --------------------------------------------------------
 
     async fn save_driver_document(&self, document: &DriverDocument) -> StorageResult<()> {
         sqlx::query(
@@ -2727,8 +2341,488 @@ impl Storage for Store {
         .await?;
         Ok(rows.into_iter().map(|(document,)| document.0).collect())
     }
+}
 
-    // ---- payments -------------------------------------------------------------------
+#[async_trait]
+impl Bookings for Store {
+    #[instrument(skip_all, fields(booking_id = %booking.id, expected_version = ?expected_version))]
+    async fn commit_booking(
+        &self,
+        booking: &Booking,
+        expected_version: Option<u64>,
+        effects: &[Effect],
+        now: Millis,
+    ) -> StorageResult<Committed> {
+        if D::SCRIPTS {
+            return self.commit_booking_in_scripts(booking, expected_version, effects, now).await;
+        }
+        // PostgreSQL: a statement per call, in an ordinary transaction (the
+        // server groups its flushes itself).
+        let (_turn, mut tx) = self.begin_write().await?;
+        let written = async {
+            let before = match expected_version {
+                Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
+                None => None,
+            };
+            let version = match expected_version {
+                None => {
+                    insert_booking(&mut tx, booking, now).await?;
+                    1
+                }
+                Some(expected) => {
+                    update_booking(&mut tx, booking, expected, now).await?;
+                    expected + 1
+                }
+            };
+            update_rollup(&mut tx, before.as_ref(), &part_columns(booking)?).await?;
+            replace_offers(&mut tx, booking, expected_version.is_none(), now).await?;
+            lock_users(&mut tx, &users_touched(effects)).await?;
+            let balances = apply_effects(&mut tx, booking.id, effects, now).await?;
+            Ok((version, balances))
+        }
+        .await;
+        // A lost compare-and-set and a refused debit are routine here.
+        let (version, balances) = settle(tx, written).await?;
+        let mut stored = booking.clone();
+        stored.version = version;
+        Ok(Committed { booking: stored, balances })
+    }
+
+    async fn booking(&self, id: BookingId) -> StorageResult<Booking> {
+        let row: Option<BookingRow> = sqlx::query_as("SELECT version, doc FROM bookings WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        found(row).map(BookingRow::into_booking)
+    }
+
+    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>> {
+        let limit = page.limit();
+        let (sort_column, sort_kind) = booking_sort_column(filter.sort);
+        let list = ListSpec {
+            table: SearchTable::Bookings,
+            columns: "b.version, b.doc",
+            sort_column,
+            sort_kind,
+            order: filter.order,
+            limit,
+            after: page.after.as_deref(),
+        };
+        let filters = |builder: &mut SqlBuilder| {
+            if let Some(customer) = filter.customer {
+                builder.push_bind(" AND b.customer = ", Bind::Uuid(customer.0));
+            }
+            if let Some(driver) = filter.driver {
+                builder.push_bind(" AND b.driver = ", Bind::Uuid(driver.0));
+            }
+            if let Some(fleetadmin) = filter.fleetadmin {
+                builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleetadmin.0));
+            }
+            push_in(
+                builder,
+                "b.status",
+                filter.statuses.iter().map(|status| Bind::Text(status_text(*status).to_string())),
+            );
+        };
+        let search = filter.search.as_deref().and_then(SearchQuery::parse);
+        let narrow = filter.customer.is_some() || filter.driver.is_some();
+        let rows = self.list_page(&list, &filters, search.as_ref(), narrow).await?;
+        let bookings = booking_rows(rows);
+        Ok(page_of(bookings, limit, |booking| {
+            encode_sort_cursor(&booking_sort_value(booking, filter.sort), booking.id.0)
+        }))
+    }
+
+    async fn active_bookings(&self) -> StorageResult<Vec<Booking>> {
+        let rows: Vec<BookingRow> =
+            sqlx::query_as("SELECT b.version, b.doc FROM bookings b WHERE b.active ORDER BY b.tripdate, b.id")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(booking_rows(rows))
+    }
+
+    async fn bookings_offered_to(&self, driver: UserId) -> StorageResult<Vec<Booking>> {
+        let rows: Vec<BookingRow> = sqlx::query_as(
+            "SELECT b.version, b.doc FROM booking_offers o JOIN bookings b ON b.id = o.booking_id
+             WHERE o.driver_id = $1 ORDER BY b.tripdate, b.id",
+        )
+        .bind(driver.0)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(booking_rows(rows))
+    }
+
+    async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings> {
+        // The status index and the partial index of fees owed, each read newest first.
+        let mut lists = Vec::with_capacity(2);
+        for start in [
+            "SELECT b.version, b.doc FROM bookings b WHERE b.status = 'PENDING'",
+            "SELECT b.version, b.doc FROM bookings b WHERE b.fee_owed_micros > 0",
+        ] {
+            let mut builder = SqlBuilder::new(start);
+            if let Some(fleet) = fleetadmin {
+                builder.push_bind(" AND b.fleetadmin = ", Bind::Uuid(fleet.0));
+            }
+            builder
+                .push_bind(" ORDER BY b.tripdate DESC, b.id DESC LIMIT ", Bind::Int(i64::from(limit.clamp(1, 1000))));
+            let rows: Vec<BookingRow> = fetch_all(&self.pool, builder).await?;
+            lists.push(booking_rows(rows));
+        }
+        let fees = lists.pop().unwrap_or_default();
+        let pending = lists.pop().unwrap_or_default();
+        Ok(OwedBookings { pending, fees })
+    }
+
+    #[instrument(skip_all, fields(sos_id = %alert.id, booking_id = %alert.booking))]
+    async fn raise_sos(&self, alert: &SosAlert, now: Millis) -> StorageResult<(SosAlert, bool)> {
+        let mut conn = self.write_conn().await?;
+        // The partial unique index on (booking, raiser) while unresolved
+        // makes a second press find the first alert instead of a new one.
+        let inserted: Option<SosRow> = sqlx::query_as(AssertSqlSafe(format!(
+            "INSERT INTO sos_alerts (id, booking_id, reference, raised_by, raised_by_role, raised_by_name, lat, lng,
+                 fleetadmin, list_rank, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             ON CONFLICT DO NOTHING
+             RETURNING {SOS_COLUMNS}"
+        )))
+        .bind(alert.id.0)
+        .bind(alert.booking.0)
+        .bind(&alert.reference)
+        .bind(alert.raised_by.0)
+        .bind(alert.raised_by_role.as_str())
+        .bind(&alert.raised_by_name)
+        .bind(alert.lat)
+        .bind(alert.lng)
+        .bind(alert.fleetadmin.map(|id| id.0))
+        .bind(sos_rank(alert))
+        .bind(alert.created_at)
+        .bind(now)
+        .fetch_optional(&mut *conn.conn)
+        .await
+        .map_err(write_error)?;
+        if let Some(row) = inserted {
+            return Ok((row.into_alert()?, true));
+        }
+        let open: Option<SosRow> = sqlx::query_as(AssertSqlSafe(format!(
+            "SELECT {SOS_COLUMNS} FROM sos_alerts WHERE booking_id = $1 AND raised_by = $2 AND resolved_at IS NULL"
+        )))
+        .bind(alert.booking.0)
+        .bind(alert.raised_by.0)
+        .fetch_optional(&mut *conn.conn)
+        .await?;
+        // Nothing open and nothing inserted: the id was taken by another alert.
+        let open = open.ok_or(StorageError::Duplicate("id"))?;
+        Ok((open.into_alert()?, false))
+    }
+
+    async fn sos_alert(&self, id: SosId) -> StorageResult<SosAlert> {
+        let row: Option<SosRow> =
+            sqlx::query_as(AssertSqlSafe(format!("SELECT {SOS_COLUMNS} FROM sos_alerts WHERE id = $1")))
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        found(row)?.into_alert()
+    }
+
+    async fn sos_alerts(&self, filter: &SosFilter, page: &PageRequest) -> StorageResult<Page<SosAlert>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new(
+            "SELECT s.id, s.booking_id, s.reference, s.raised_by, s.raised_by_role, s.raised_by_name, s.lat, s.lng, \
+             s.fleetadmin, s.taken_by, s.taken_by_name, s.taken_at, s.resolved_by, s.resolved_by_name, s.resolved_at, \
+             s.note, s.created_at, s.list_rank FROM sos_alerts s WHERE TRUE",
+        );
+        if let Some(fleet) = filter.fleetadmin {
+            builder.push_bind(" AND s.fleetadmin = ", Bind::Uuid(fleet.0));
+        }
+        if filter.open_only {
+            // The unresolved ones are the top of the rank index: a range, not a scan.
+            builder.push_bind(" AND s.list_rank >= ", Bind::Int(SOS_OPEN_RANK));
+            builder.push(" AND s.taken_at IS NULL");
+        }
+        push_keyset(&mut builder, "s.list_rank", "s.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "s.list_rank", "s.id", order, limit);
+        let rows: Vec<RankedSosRow> = fetch_all(&self.pool, builder).await?;
+        let alerts = rows
+            .into_iter()
+            .map(|ranked| Ok((ranked.row.into_alert()?, ranked.list_rank)))
+            .collect::<StorageResult<Vec<_>>>()?;
+        let page = page_of(alerts, limit, |(alert, rank)| encode_cursor(*rank, alert.id.0));
+        Ok(Page { items: page.items.into_iter().map(|(alert, _)| alert).collect(), next: page.next })
+    }
+
+    #[instrument(skip_all, fields(sos_id = %alert.id))]
+    async fn update_sos(&self, alert: &SosAlert, from: SosState, now: Millis) -> StorageResult<()> {
+        let guard = match from {
+            SosState::Open => " AND taken_at IS NULL AND resolved_at IS NULL",
+            SosState::Taken => " AND taken_at IS NOT NULL AND resolved_at IS NULL",
+            SosState::Resolved => " AND resolved_at IS NOT NULL",
+        };
+        let mut conn = self.write_conn().await?;
+        let updated = sqlx::query(AssertSqlSafe(format!(
+            "UPDATE sos_alerts SET taken_by = $2, taken_by_name = $3, taken_at = $4, resolved_by = $5,
+                 resolved_by_name = $6, resolved_at = $7, note = $8, list_rank = $9, updated_at = $10
+             WHERE id = $1{guard}"
+        )))
+        .bind(alert.id.0)
+        .bind(alert.taken_by.map(|id| id.0))
+        .bind(&alert.taken_by_name)
+        .bind(alert.taken_at)
+        .bind(alert.resolved_by.map(|id| id.0))
+        .bind(&alert.resolved_by_name)
+        .bind(alert.resolved_at)
+        .bind(&alert.note)
+        .bind(sos_rank(alert))
+        .bind(now)
+        .execute(&mut *conn.conn)
+        .await?;
+        if updated.rows_affected() == 1 {
+            return Ok(());
+        }
+        let exists: Option<Uuid> = sqlx::query_scalar("SELECT id FROM sos_alerts WHERE id = $1")
+            .bind(alert.id.0)
+            .fetch_optional(&mut *conn.conn)
+            .await?;
+        match exists {
+            Some(_) => Err(StorageError::Conflict),
+            None => Err(StorageError::NotFound),
+        }
+    }
+
+    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()> {
+        insert_tracking(&mut *self.write_conn().await?, booking, point).await
+    }
+
+    async fn latest_tracking(&self, booking: BookingId) -> StorageResult<Option<TrackingPoint>> {
+        let row: Option<TrackingRow> = sqlx::query_as(
+            "SELECT at, status, lat, lng FROM tracking_points WHERE booking_id = $1 ORDER BY at DESC, seq DESC LIMIT 1",
+        )
+        .bind(booking.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
+            .transpose()
+    }
+
+    async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>> {
+        let rows: Vec<TrackingRow> =
+            sqlx::query_as("SELECT at, status, lat, lng FROM tracking_points WHERE booking_id = $1 ORDER BY at, seq")
+                .bind(booking.0)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter()
+            .map(|row| Ok(TrackingPoint { at: row.at, status: parse_status(&row.status)?, lat: row.lat, lng: row.lng }))
+            .collect()
+    }
+
+    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat> {
+        let id = Uuid::now_v7();
+        sqlx::query(
+            "INSERT INTO chat_messages (id, booking_id, sender, read_at, created_at, updated_at, doc)
+             VALUES ($1, $2, $3, NULL, $4, $4, $5)",
+        )
+        .bind(id)
+        .bind(booking.0)
+        .bind(message.from.0)
+        .bind(message.createdAt)
+        .bind(Json(message))
+        .execute(&mut *self.write_conn().await?)
+        .await
+        .map_err(write_error)?;
+        Ok(StoredChat { id, message: message.clone(), read_at: None })
+    }
+
+    async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>> {
+        let rows: Vec<ChatRow> =
+            sqlx::query_as("SELECT id, read_at, doc FROM chat_messages WHERE booking_id = $1 ORDER BY created_at, seq")
+                .bind(booking.0)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let mut message = row.doc.0;
+                // A read message's smsId is its id, unless it came with one.
+                if row.read_at.is_some() && message.smsId.is_none() {
+                    message.smsId = Some(row.id.to_string());
+                }
+                StoredChat { id: row.id, message, read_at: row.read_at }
+            })
+            .collect())
+    }
+
+    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64> {
+        let result = sqlx::query(
+            "UPDATE chat_messages SET read_at = $3, updated_at = $3
+             WHERE booking_id = $1 AND sender <> $2 AND read_at IS NULL",
+        )
+        .bind(booking.0)
+        .bind(reader.0)
+        .bind(now)
+        .execute(&mut *self.write_conn().await?)
+        .await?;
+        Ok(result.rows_affected())
+    }
+}
+
+#[async_trait]
+impl Ledger for Store {
+    #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
+    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome> {
+        let (_turn, mut tx) = self.begin_write().await?;
+        let applied = apply_ledger(&mut tx, change, now).await;
+        let (applied, balance) = settle(tx, applied).await?;
+        if !applied {
+            tracing::debug!("wallet entry already applied");
+        }
+        Ok(WalletOutcome { applied, balance: from_micros(balance) })
+    }
+
+    async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal> {
+        let balance: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
+            .bind(user.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        found(balance).map(from_micros)
+    }
+
+    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new(
+            "SELECT w.entry_type, w.amount_micros, w.date, w.tx_ref, w.idempotency_key, w.id
+             FROM wallet_entries w WHERE w.user_id = ",
+        );
+        builder.bind(Bind::Uuid(user.0));
+        push_keyset(&mut builder, "w.date", "w.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "w.date", "w.id", order, limit);
+        let rows: Vec<WalletRow> = fetch_all(&self.pool, builder).await?;
+        let records = rows
+            .into_iter()
+            .map(|row| {
+                let record = WalletRecord {
+                    entry: WalletEntry {
+                        entry_type: parse_entry_type(&row.entry_type)?,
+                        amount: from_micros(row.amount_micros),
+                        date: row.date,
+                        txRef: row.tx_ref,
+                    },
+                    idempotency_key: row.idempotency_key,
+                };
+                Ok((record, row.id))
+            })
+            .collect::<StorageResult<Vec<_>>>()?;
+        let page = page_of(records, limit, |(record, id)| encode_cursor(record.entry.date, *id));
+        Ok(Page { items: page.items.into_iter().map(|(record, _)| record).collect(), next: page.next })
+    }
+
+    async fn booking_ledger(&self, booking: BookingId) -> StorageResult<Vec<LedgerRecord>> {
+        let rows: Vec<LedgerRow> = sqlx::query_as(
+            "SELECT w.user_id, w.entry_type, w.amount_micros, w.date, w.tx_ref FROM wallet_entries w
+             WHERE w.booking_id = $1 ORDER BY w.date, w.id",
+        )
+        .bind(booking.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(LedgerRecord {
+                    user: UserId(row.user_id),
+                    entry: WalletEntry {
+                        entry_type: parse_entry_type(&row.entry_type)?,
+                        amount: from_micros(row.amount_micros),
+                        date: row.date,
+                        txRef: row.tx_ref,
+                    },
+                })
+            })
+            .collect()
+    }
+
+    #[instrument(skip_all, fields(withdraw_id = %request.id, user_id = %request.uid))]
+    async fn create_withdraw(
+        &self,
+        request: &WithdrawRequest,
+        debit: &WalletChange,
+        now: Millis,
+    ) -> StorageResult<WalletOutcome> {
+        if debit.user != request.uid {
+            return Err(StorageError::Invalid("debit"));
+        }
+        let amount = to_micros(request.amount, "amount")?;
+        let (_turn, mut tx) = self.begin_write().await?;
+        let (applied, balance) = match apply_ledger(&mut tx, debit, now).await {
+            Ok(outcome) => outcome,
+            Err(error) => return settle(tx, Err(error)).await,
+        };
+        // A replayed debit means this request was stored the first time.
+        if applied {
+            sqlx::query(
+                "INSERT INTO withdraws (id, user_id, date, amount_micros, processed, proces_date, created_at, updated_at, doc)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+                 ON CONFLICT (id) DO NOTHING",
+            )
+            .bind(request.id.0)
+            .bind(request.uid.0)
+            .bind(request.date)
+            .bind(amount)
+            .bind(request.processed)
+            .bind(request.procesDate)
+            .bind(now)
+            .bind(Json(request))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(WalletOutcome { applied, balance: from_micros(balance) })
+    }
+
+    #[instrument(skip_all, fields(withdraw_id = %id))]
+    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest> {
+        let completed: Option<WithdrawRow> = sqlx::query_as(
+            "UPDATE withdraws SET processed = TRUE, proces_date = $2, updated_at = $2
+             WHERE id = $1 AND NOT processed
+             RETURNING processed, proces_date, doc",
+        )
+        .bind(id.0)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        if let Some(row) = completed {
+            return Ok(row.into_withdraw());
+        }
+        let exists: Option<bool> = sqlx::query_scalar("SELECT processed FROM withdraws WHERE id = $1")
+            .bind(id.0)
+            .fetch_optional(&self.pool)
+            .await?;
+        match exists {
+            Some(_) => Err(StorageError::AlreadyProcessed),
+            None => Err(StorageError::NotFound),
+        }
+    }
+
+    async fn withdraw(&self, id: WithdrawId) -> StorageResult<WithdrawRequest> {
+        let row: Option<WithdrawRow> =
+            sqlx::query_as("SELECT processed, proces_date, doc FROM withdraws WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(&self.pool)
+                .await?;
+        found(row).map(WithdrawRow::into_withdraw)
+    }
+
+    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new("SELECT w.processed, w.proces_date, w.doc FROM withdraws w WHERE TRUE");
+        if let Some(user) = user {
+            builder.push_bind(" AND w.user_id = ", Bind::Uuid(user.0));
+        }
+        push_keyset(&mut builder, "w.date", "w.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "w.date", "w.id", order, limit);
+        let rows: Vec<WithdrawRow> = fetch_all(&self.pool, builder).await?;
+        let requests = rows.into_iter().map(WithdrawRow::into_withdraw).collect();
+        Ok(page_of(requests, limit, |request: &WithdrawRequest| encode_cursor(request.date, request.id.0)))
+    }
 
     async fn insert_payment(&self, payment: &PaymentRecord) -> StorageResult<()> {
         let (order_kind, booking) = match payment.order {
@@ -2811,149 +2905,10 @@ impl Storage for Store {
         found(exists)?;
         Ok(false)
     }
+}
 
-    // ---- sign-in ----------------------------------------------------------------------
-
-    async fn insert_challenge(&self, challenge: &Challenge) -> StorageResult<()> {
-        sqlx::query(
-            "INSERT INTO otp_challenges
-                (id, contact, code_hash, expires_at, attempts, consumed_at, client, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
-        )
-        .bind(challenge.id)
-        .bind(&challenge.contact)
-        .bind(&challenge.code_hash)
-        .bind(challenge.expires_at)
-        .bind(i64::from(challenge.attempts))
-        .bind(challenge.consumed_at)
-        .bind(&challenge.client)
-        .bind(challenge.created_at)
-        .execute(&mut *self.write_conn().await?)
-        .await
-        .map_err(write_error)?;
-        Ok(())
-    }
-
-    async fn latest_challenge(&self, contact: &str) -> StorageResult<Option<Challenge>> {
-        let row: Option<ChallengeRow> = sqlx::query_as(
-            "SELECT id, contact, code_hash, created_at, expires_at, attempts, consumed_at, client
-             FROM otp_challenges WHERE contact = $1 AND consumed_at IS NULL
-             ORDER BY created_at DESC, id DESC LIMIT 1",
-        )
-        .bind(contact)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|row| Challenge {
-            id: row.id,
-            contact: row.contact,
-            code_hash: row.code_hash,
-            created_at: row.created_at,
-            expires_at: row.expires_at,
-            attempts: u32::try_from(row.attempts).unwrap_or(u32::MAX),
-            consumed_at: row.consumed_at,
-            client: row.client,
-        }))
-    }
-
-    async fn record_failed_attempt(&self, id: Uuid) -> StorageResult<u32> {
-        let attempts: Option<i64> =
-            sqlx::query_scalar("UPDATE otp_challenges SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts")
-                .bind(id)
-                .fetch_optional(&mut *self.write_conn().await?)
-                .await?;
-        found(attempts).map(|attempts| u32::try_from(attempts).unwrap_or(u32::MAX))
-    }
-
-    async fn consume_challenge(&self, id: Uuid, now: Millis) -> StorageResult<()> {
-        let result = sqlx::query(
-            "UPDATE otp_challenges SET consumed_at = $2, updated_at = $2 WHERE id = $1 AND consumed_at IS NULL",
-        )
-        .bind(id)
-        .bind(now)
-        .execute(&mut *self.write_conn().await?)
-        .await?;
-        if result.rows_affected() == 1 {
-            return Ok(());
-        }
-        // Two verifications of one code: only the first signs in.
-        let exists: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE id = $1")
-            .bind(id)
-            .fetch_one(&self.pool)
-            .await?;
-        if exists > 0 { Err(StorageError::AlreadyProcessed) } else { Err(StorageError::NotFound) }
-    }
-
-    async fn challenges_since(&self, contact: &str, since: Millis) -> StorageResult<u64> {
-        let count: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM otp_challenges WHERE contact = $1 AND created_at >= $2")
-                .bind(contact)
-                .bind(since)
-                .fetch_one(&self.pool)
-                .await?;
-        Ok(u64::try_from(count).unwrap_or_default())
-    }
-
-    async fn insert_session(&self, session: &Session) -> StorageResult<()> {
-        sqlx::query(
-            "INSERT INTO sessions (token_hash, user_id, expires_at, revoked_at, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $5)",
-        )
-        .bind(&session.token_hash)
-        .bind(session.user.0)
-        .bind(session.expires_at)
-        .bind(session.revoked_at)
-        .bind(session.created_at)
-        .execute(&mut *self.write_conn().await?)
-        .await
-        .map_err(write_error)?;
-        Ok(())
-    }
-
-    async fn session(&self, token_hash: &str) -> StorageResult<Option<Session>> {
-        let row: Option<SessionRow> = sqlx::query_as(
-            "SELECT token_hash, user_id, created_at, expires_at, revoked_at FROM sessions WHERE token_hash = $1",
-        )
-        .bind(token_hash)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(SessionRow::into_session))
-    }
-
-    async fn session_with_user(&self, token_hash: &str) -> StorageResult<Option<(Session, User)>> {
-        let mut builder = SqlBuilder::new("SELECT ");
-        builder.push(SESSION_COLUMNS).push(USER_COLUMNS).push_bind(
-            " FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ",
-            Bind::Text(token_hash.to_string()),
-        );
-        let rows: Vec<SessionUserRow> = fetch_all(&self.pool, builder).await?;
-        Ok(rows.into_iter().next().map(|row| (row.session.into_session(), row.user.into_user())))
-    }
-
-    async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()> {
-        // Revoking twice keeps the first time.
-        let result = sqlx::query(
-            "UPDATE sessions SET revoked_at = COALESCE(revoked_at, $2), updated_at = $2 WHERE token_hash = $1",
-        )
-        .bind(token_hash)
-        .bind(now)
-        .execute(&mut *self.write_conn().await?)
-        .await?;
-        must_affect(result.rows_affected())
-    }
-
-    async fn revoke_user_sessions(&self, user: UserId, now: Millis) -> StorageResult<u64> {
-        let result = sqlx::query(
-            "UPDATE sessions SET revoked_at = $2, updated_at = $2 WHERE user_id = $1 AND revoked_at IS NULL",
-        )
-        .bind(user.0)
-        .bind(now)
-        .execute(&mut *self.write_conn().await?)
-        .await?;
-        Ok(result.rows_affected())
-    }
-
-    // ---- reports ----------------------------------------------------------------------
-
+#[async_trait]
+impl Reports for Store {
     #[instrument(skip_all)]
     async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>> {
         let groups = self.earnings_groups(scope, Counted::Rides).await?;
@@ -3077,14 +3032,124 @@ impl Storage for Store {
         })
     }
 
-    async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>> {
-        let row: Option<(Json<User>,)> =
-            sqlx::query_as("SELECT doc FROM users WHERE id = $1").bind(driver.0).fetch_optional(&self.pool).await?;
-        found(row).map(|(document,)| document.0.ratings)
+    async fn audit(&self) -> StorageResult<Audit> {
+        // Statuses that hold the driver (the engine sets `queue` on accept and
+        // clears it on PENDING, PAID from REACHED, or a cancel).
+        const HOLDING: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED')";
+        const TRIP: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE')";
+        let ids = |sql: String| async move {
+            let ids: Vec<Uuid> = sqlx::query_scalar(AssertSqlSafe(sql)).fetch_all(&self.pool).await?;
+            StorageResult::Ok(ids)
+        };
+        let (users, bookings, active_bookings): (i64, i64, i64) = sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM bookings),
+                    (SELECT COUNT(*) FROM bookings WHERE active)",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        // Debits and withdraws are stored as positive amounts.
+        let wallets: Vec<(Uuid, i64, i64)> = sqlx::query_as(
+            "SELECT id, balance, ledger FROM (
+                SELECT u.id, u.wallet_balance_micros AS balance,
+                       CAST(COALESCE((SELECT SUM(CASE WHEN w.entry_type = 'Credit' THEN w.amount_micros
+                                                      ELSE -w.amount_micros END)
+                                      FROM wallet_entries w WHERE w.user_id = u.id), 0) AS BIGINT) AS ledger
+                FROM users u) t
+             WHERE balance <> ledger ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let drivers_on_two_trips = ids(format!(
+            "SELECT driver FROM bookings WHERE driver IS NOT NULL AND status IN {HOLDING}
+             GROUP BY driver HAVING COUNT(*) > 1 ORDER BY driver"
+        ))
+        .await?;
+        let busy_flag_mismatches = ids(format!(
+            "SELECT u.id FROM users u WHERE u.role = 'driver'
+               AND u.queue <> EXISTS (SELECT 1 FROM bookings b WHERE b.driver = u.id AND b.status IN {HOLDING})
+             ORDER BY u.id"
+        ))
+        .await?;
+        let active_flag_mismatches =
+            ids("SELECT id FROM bookings WHERE active <> (status NOT IN ('COMPLETE', 'CANCELLED')) ORDER BY id".into())
+                .await?;
+        let trips_without_driver =
+            ids(format!("SELECT id FROM bookings WHERE driver IS NULL AND status IN {TRIP} ORDER BY id")).await?;
+        let offers_on_taken_bookings =
+            ids("SELECT DISTINCT o.booking_id FROM booking_offers o JOIN bookings b ON b.id = o.booking_id
+             WHERE b.status <> 'NEW' ORDER BY o.booking_id"
+                .into())
+            .await?;
+        let user_ids = |ids: Vec<Uuid>| ids.into_iter().map(UserId).collect();
+        let booking_ids = |ids: Vec<Uuid>| ids.into_iter().map(BookingId).collect();
+        Ok(Audit {
+            users: users as u64,
+            bookings: bookings as u64,
+            active_bookings: active_bookings as u64,
+            wallet_mismatches: wallets
+                .into_iter()
+                .map(|(user, balance_micros, ledger_micros)| WalletMismatch {
+                    user: UserId(user),
+                    balance_micros,
+                    ledger_micros,
+                })
+                .collect(),
+            drivers_on_two_trips: user_ids(drivers_on_two_trips),
+            busy_flag_mismatches: user_ids(busy_flag_mismatches),
+            active_flag_mismatches: booking_ids(active_flag_mismatches),
+            trips_without_driver: booking_ids(trips_without_driver),
+            offers_on_taken_bookings: booking_ids(offers_on_taken_bookings),
+        })
+    }
+}
+
+#[async_trait]
+impl DispatchLogStore for Store {
+    #[instrument(skip_all, fields(entries = entries.len()))]
+    async fn append_dispatch_events(&self, entries: &[DispatchEntry], now: Millis) -> StorageResult<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let (_turn, mut tx) = self.begin_relaxed_write().await?;
+        insert_in_chunks(&mut tx, INSERT_DISPATCH_EVENT, DISPATCH_EVENT_VALUES, entries, |builder, entry| {
+            let values = [
+                Bind::Uuid(entry.booking.0),
+                Bind::Int(entry.at),
+                Bind::Text(entry.log.kind().to_string()),
+                Bind::Text(entry.car_type.clone()),
+                Bind::Int(now),
+                Bind::Int(now),
+                json(entry)?,
+            ];
+            debug_assert_eq!(values.len(), DISPATCH_EVENT_VALUES);
+            push_row(builder, values);
+            Ok(())
+        })
+        .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
-    // ---- cluster leases -------------------------------------------------------
+    async fn dispatch_events(&self, booking: BookingId) -> StorageResult<Vec<DispatchEntry>> {
+        let rows: Vec<DispatchEventRow> =
+            sqlx::query_as("SELECT doc FROM dispatch_events WHERE booking_id = $1 ORDER BY at, seq")
+                .bind(booking.0)
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|row| row.doc.0).collect())
+    }
 
+    async fn recent_dispatch_events(&self, limit: u32) -> StorageResult<Vec<DispatchEntry>> {
+        let rows: Vec<DispatchEventRow> = sqlx::query_as("SELECT doc FROM dispatch_events ORDER BY seq DESC LIMIT $1")
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.into_iter().map(|row| row.doc.0).collect())
+    }
+}
+
+#[async_trait]
+impl Cluster for Store {
     async fn acquire_lease(
         &self,
         kind: &str,
@@ -3167,77 +3232,5 @@ impl Storage for Store {
             .execute(&mut *self.write_conn().await?)
             .await?;
         Ok(result.rows_affected())
-    }
-
-    // ---- consistency ----------------------------------------------------------
-
-    async fn audit(&self) -> StorageResult<Audit> {
-        // Statuses that hold the driver (the engine sets `queue` on accept and
-        // clears it on PENDING, PAID from REACHED, or a cancel).
-        const HOLDING: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED')";
-        const TRIP: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE')";
-        let ids = |sql: String| async move {
-            let ids: Vec<Uuid> = sqlx::query_scalar(AssertSqlSafe(sql)).fetch_all(&self.pool).await?;
-            StorageResult::Ok(ids)
-        };
-        let (users, bookings, active_bookings): (i64, i64, i64) = sqlx::query_as(
-            "SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM bookings),
-                    (SELECT COUNT(*) FROM bookings WHERE active)",
-        )
-        .fetch_one(&self.pool)
-        .await?;
-        // Debits and withdraws are stored as positive amounts.
-        let wallets: Vec<(Uuid, i64, i64)> = sqlx::query_as(
-            "SELECT id, balance, ledger FROM (
-                SELECT u.id, u.wallet_balance_micros AS balance,
-                       CAST(COALESCE((SELECT SUM(CASE WHEN w.entry_type = 'Credit' THEN w.amount_micros
-                                                      ELSE -w.amount_micros END)
-                                      FROM wallet_entries w WHERE w.user_id = u.id), 0) AS BIGINT) AS ledger
-                FROM users u) t
-             WHERE balance <> ledger ORDER BY id",
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        let drivers_on_two_trips = ids(format!(
-            "SELECT driver FROM bookings WHERE driver IS NOT NULL AND status IN {HOLDING}
-             GROUP BY driver HAVING COUNT(*) > 1 ORDER BY driver"
-        ))
-        .await?;
-        let busy_flag_mismatches = ids(format!(
-            "SELECT u.id FROM users u WHERE u.role = 'driver'
-               AND u.queue <> EXISTS (SELECT 1 FROM bookings b WHERE b.driver = u.id AND b.status IN {HOLDING})
-             ORDER BY u.id"
-        ))
-        .await?;
-        let active_flag_mismatches =
-            ids("SELECT id FROM bookings WHERE active <> (status NOT IN ('COMPLETE', 'CANCELLED')) ORDER BY id".into())
-                .await?;
-        let trips_without_driver =
-            ids(format!("SELECT id FROM bookings WHERE driver IS NULL AND status IN {TRIP} ORDER BY id")).await?;
-        let offers_on_taken_bookings =
-            ids("SELECT DISTINCT o.booking_id FROM booking_offers o JOIN bookings b ON b.id = o.booking_id
-             WHERE b.status <> 'NEW' ORDER BY o.booking_id"
-                .into())
-            .await?;
-        let user_ids = |ids: Vec<Uuid>| ids.into_iter().map(UserId).collect();
-        let booking_ids = |ids: Vec<Uuid>| ids.into_iter().map(BookingId).collect();
-        Ok(Audit {
-            users: users as u64,
-            bookings: bookings as u64,
-            active_bookings: active_bookings as u64,
-            wallet_mismatches: wallets
-                .into_iter()
-                .map(|(user, balance_micros, ledger_micros)| WalletMismatch {
-                    user: UserId(user),
-                    balance_micros,
-                    ledger_micros,
-                })
-                .collect(),
-            drivers_on_two_trips: user_ids(drivers_on_two_trips),
-            busy_flag_mismatches: user_ids(busy_flag_mismatches),
-            active_flag_mismatches: booking_ids(active_flag_mismatches),
-            trips_without_driver: booking_ids(trips_without_driver),
-            offers_on_taken_bookings: booking_ids(offers_on_taken_bookings),
-        })
     }
 }

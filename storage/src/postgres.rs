@@ -18,10 +18,10 @@ use std::str::FromStr;
 use std::time::Duration;
 
 // The one implementation of the trait, compiled here against this backend's
-// types (and once more in `sqlite.rs`): see the top of `shared.rs`.
+// types (and once more in `sqlite.rs`): see the top of `sql/mod.rs`.
 #[allow(clippy::duplicate_mod)]
-#[path = "shared.rs"]
-mod shared;
+#[path = "sql/mod.rs"]
+mod sql;
 
 type Db = sqlx::Postgres;
 type Store = PostgresStorage;

@@ -15,7 +15,8 @@
 //! time, cut in the same offset, kept by the same transaction, rebuilt by the
 //! same pass. The dashboard's three cards are then three primary-key reads.
 //!
-//! The pure parts live here; the SQL that applies them is in `shared.rs`.
+//! The pure parts live here; the SQL that applies them is in
+//! `sql/earnings_rollup.rs`.
 
 use crate::common::earnings::EarningsGroup;
 use crate::common::money::from_micros;

@@ -1,6 +1,6 @@
 //! What both backends share that does not depend on which database runs it,
-//! one module per concept. The queries themselves are in `shared.rs`,
-//! compiled once per backend.
+//! one module per concept. The queries themselves are in `sql/`, compiled
+//! once per backend.
 //!
 //! - `money` — amounts as integer micro-units;
 //! - `cursor` — keyset cursors and sort keys;

@@ -90,7 +90,7 @@ impl BenchStorage {
 
     /// Keeps (or rebuilds) the monthly earnings roll-up in this offset.
     pub async fn prepare_earnings_rollup(&self, utc_offset_minutes: i32) -> StorageResult<()> {
-        use wayfare_storage::Storage;
+        use wayfare_storage::Reports;
         match self {
             BenchStorage::Sqlite(storage) => storage.prepare_earnings_rollup(utc_offset_minutes).await,
             BenchStorage::Postgres(storage) => storage.prepare_earnings_rollup(utc_offset_minutes).await,

@@ -6,339 +6,39 @@
 //! Domain types come from `wayfare-engine` and carry no sqlx derives; rows map
 //! through wrapper types here. This crate stores and queries: it decides no
 //! rule. A booking transition computed by the engine is written with
-//! [`Storage::commit_booking`] in one transaction, guarded by the booking's
+//! [`Bookings::commit_booking`] in one transaction, guarded by the booking's
 //! version (compare-and-set), so two writers can never both win.
 
 mod common;
 mod error;
 mod rollup;
+mod traits;
 mod types;
 
 pub use error::{StorageError, StorageResult};
+pub use traits::{Accounts, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Ledger, Reports};
 pub use types::*;
 
-use async_trait::async_trait;
-use rust_decimal::Decimal;
 use std::sync::Arc;
-use wayfare_engine::booking::{Effect, WalletChange};
-use wayfare_engine::dispatch::DispatchEntry;
-use wayfare_engine::sos::{SosAlert, SosState};
-use wayfare_engine::{
-    Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DocumentKind, DocumentStatus,
-    DriverDocument, EarningsReportRow, EarningsRow, Language, LanguageId, LatLng, Millis, Notification, NotificationId,
-    PaymentProvider, Promo, PromoId, Ratings, Settings, SosId, TrackingPoint, User, UserId, WithdrawId,
-    WithdrawRequest,
-};
 
-/// Everything the product keeps. Object safe: the server holds an
-/// `Arc<dyn Storage>` chosen at start from the configured URL.
-#[async_trait]
-pub trait Storage: Send + Sync + 'static {
+/// Everything the product keeps: the one thing callers take, as an
+/// `Arc<dyn Storage>` chosen at start from the configured URL. Its methods
+/// are its parts', one trait per aggregate: [`Catalogue`], [`Accounts`],
+/// [`Documents`], [`Bookings`], [`Ledger`], [`Reports`], [`DispatchLogStore`]
+/// and [`Cluster`]. Object safe, as each part is.
+pub trait Storage:
+    Catalogue + Accounts + Documents + Bookings + Ledger + Reports + DispatchLogStore + Cluster + 'static
+{
+    /// Which database keeps it.
     fn backend(&self) -> Backend;
+}
 
-    // ---- settings and catalogue ------------------------------------------
-    /// The settings row, `None` before the first save.
-    async fn settings(&self) -> StorageResult<Option<Settings>>;
-    async fn save_settings(&self, settings: &Settings, now: Millis) -> StorageResult<()>;
-
-    async fn car_types(&self) -> StorageResult<Vec<CarType>>;
-    async fn car_type(&self, id: CarTypeId) -> StorageResult<CarType>;
-    async fn car_type_by_name(&self, name: &str) -> StorageResult<CarType>;
-    /// Inserts or replaces (by id). Names are unique: `Duplicate`.
-    async fn save_car_type(&self, car_type: &CarType, now: Millis) -> StorageResult<()>;
-    async fn delete_car_type(&self, id: CarTypeId) -> StorageResult<()>;
-
-    /// The simple list of cancellation reasons, in order.
-    async fn cancel_reasons(&self) -> StorageResult<Vec<String>>;
-    async fn save_cancel_reasons(&self, reasons: &[String], now: Millis) -> StorageResult<()>;
-
-    async fn payment_providers(&self) -> StorageResult<Vec<PaymentProvider>>;
-    async fn save_payment_providers(&self, providers: &[PaymentProvider], now: Millis) -> StorageResult<()>;
-
-    // ---- users -----------------------------------------------------------
-    /// Inserts a new user. A taken e-mail, mobile or referral code is
-    /// `Duplicate`. The wallet balance starts at zero whatever the document
-    /// says: only the ledger moves it.
-    async fn insert_user(&self, user: &User) -> StorageResult<()>;
-    async fn user(&self, id: UserId) -> StorageResult<User>;
-    /// The users of these ids that exist, by id (a primary-key read each;
-    /// for a page's worth of ids, at most a few hundred).
-    async fn users_by_id(&self, ids: &[UserId]) -> StorageResult<Vec<User>>;
-    async fn user_by_email(&self, email: &str) -> StorageResult<Option<User>>;
-    async fn user_by_mobile(&self, mobile: &str) -> StorageResult<Option<User>>;
-    async fn user_by_referral(&self, referral_id: &str) -> StorageResult<Option<User>>;
-    /// Writes every field but the wallet balance, which only the ledger
-    /// moves, and `driverActiveStatus` and `queue`, which only
-    /// [`Storage::set_driver_active`] and [`Storage::set_queue`] do.
-    async fn update_user(&self, user: &User, now: Millis) -> StorageResult<()>;
-    /// Reads the user, lets `edit` change it and writes it as
-    /// [`Storage::update_user`] does, with no other write in between (the row
-    /// is locked from the read to the commit), so an edit of some fields never
-    /// writes back a stale copy of the others (a saved address, a new photo).
-    /// `edit` returns false to write nothing: the answer is then `None`.
-    async fn modify_user(
-        &self,
-        id: UserId,
-        now: Millis,
-        edit: &mut (dyn for<'u> FnMut(&'u mut User) -> bool + Send),
-    ) -> StorageResult<Option<User>>;
-    async fn delete_user(&self, id: UserId) -> StorageResult<()>;
-    async fn list_users(&self, filter: &UserFilter, page: &PageRequest) -> StorageResult<Page<User>>;
-    /// Push targets for a broadcast, in pages by id.
-    async fn push_targets(&self, filter: &PushFilter, page: &PageRequest) -> StorageResult<Page<PushTarget>>;
-    async fn set_driver_active(&self, driver: UserId, active: bool, now: Millis) -> StorageResult<()>;
-    async fn set_queue(&self, driver: UserId, busy: bool, now: Millis) -> StorageResult<()>;
-    /// Latest known positions, written behind the live index in batches.
-    async fn save_locations(&self, positions: &[(UserId, LatLng)], now: Millis) -> StorageResult<()>;
-    /// Online drivers with a location: what the dispatch index is rebuilt from at start.
-    async fn online_drivers(&self) -> StorageResult<Vec<User>>;
-
-    // ---- bookings --------------------------------------------------------
-    /// Writes a booking and the persistent effects of its transition in one
-    /// transaction: the booking (insert when `expected_version` is `None`,
-    /// else compare-and-set on (id, version), `Conflict` when someone wrote
-    /// first), the offers it holds, wallet entries (idempotent), tracking
-    /// points, queue flags, ratings, saved addresses and promo uses. Effects
-    /// that are not state (notifications, timers, offers to publish) are
-    /// ignored. Returns the stored booking with its new version.
-    async fn commit_booking(
-        &self,
-        booking: &Booking,
-        expected_version: Option<u64>,
-        effects: &[Effect],
-        now: Millis,
-    ) -> StorageResult<Committed>;
-    async fn booking(&self, id: BookingId) -> StorageResult<Booking>;
-    async fn list_bookings(&self, filter: &BookingFilter, page: &PageRequest) -> StorageResult<Page<Booking>>;
-    /// Every booking not COMPLETE or CANCELLED: what the actors restart from.
-    async fn active_bookings(&self) -> StorageResult<Vec<Booking>>;
-    /// Bookings whose requestedDrivers holds this driver (the driver's tasks).
-    async fn bookings_offered_to(&self, driver: UserId) -> StorageResult<Vec<Booking>>;
-    /// Money owed (issue #34): bookings in PENDING (card payment not made)
-    /// and bookings with part of a cancellation fee owed, newest trip first,
-    /// at most `limit` of each; a fleet admin's scope is their fleet.
-    async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings>;
-
-    // ---- wallet ----------------------------------------------------------
-    /// Applies one ledger entry and moves the balance in the same transaction.
-    /// The same (user, idempotency key) twice changes nothing the second time.
-    async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome>;
-    async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal>;
-    /// Newest first.
-    async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>>;
-    /// Every ledger entry a booking made, oldest first.
-    async fn booking_ledger(&self, booking: BookingId) -> StorageResult<Vec<LedgerRecord>>;
-
-    // ---- withdraws -------------------------------------------------------
-    /// Debits the wallet through the ledger and stores the request, together.
-    async fn create_withdraw(
-        &self,
-        request: &WithdrawRequest,
-        debit: &WalletChange,
-        now: Millis,
-    ) -> StorageResult<WalletOutcome>;
-    /// Sets processed and procesDate once; a second time is `AlreadyProcessed`.
-    async fn complete_withdraw(&self, id: WithdrawId, now: Millis) -> StorageResult<WithdrawRequest>;
-    /// One withdraw request, as it now is.
-    async fn withdraw(&self, id: WithdrawId) -> StorageResult<WithdrawRequest>;
-    /// Newest first; all users when `user` is `None`.
-    async fn withdraws(&self, user: Option<UserId>, page: &PageRequest) -> StorageResult<Page<WithdrawRequest>>;
-
-    // ---- SOS alerts --------------------------------------------------------
-    /// Stores a new alert, unless its raiser already has an open one on the
-    /// same booking: then that one, and `false`.
-    async fn raise_sos(&self, alert: &SosAlert, now: Millis) -> StorageResult<(SosAlert, bool)>;
-    async fn sos_alert(&self, id: SosId) -> StorageResult<SosAlert>;
-    /// Unresolved first, then newest first (an index seek per page).
-    async fn sos_alerts(&self, filter: &SosFilter, page: &PageRequest) -> StorageResult<Page<SosAlert>>;
-    /// Writes who took or resolved an alert (the engine decided it), only
-    /// if the stored alert is still in the `from` state: `Conflict` if
-    /// someone else moved it first, `NotFound` if there is no such alert.
-    async fn update_sos(&self, alert: &SosAlert, from: SosState, now: Millis) -> StorageResult<()>;
-
-    // ---- tracking and chat -----------------------------------------------
-    async fn append_tracking(&self, booking: BookingId, point: &TrackingPoint) -> StorageResult<()>;
-    async fn latest_tracking(&self, booking: BookingId) -> StorageResult<Option<TrackingPoint>>;
-    /// In time order.
-    async fn tracking(&self, booking: BookingId) -> StorageResult<Vec<TrackingPoint>>;
-    async fn append_chat(&self, booking: BookingId, message: &ChatMessage) -> StorageResult<StoredChat>;
-    // ---- dispatch timeline -----------------------------------------------
-    /// Appends dispatch log entries in one transaction, keeping their order
-    /// (the runtime's log writer calls it with a batch).
-    async fn append_dispatch_events(&self, entries: &[DispatchEntry], now: Millis) -> StorageResult<()>;
-    /// A booking's dispatch log, oldest first (an index seek on the booking).
-    async fn dispatch_events(&self, booking: BookingId) -> StorageResult<Vec<DispatchEntry>>;
-    /// The last `limit` entries of every booking, newest first, in the order
-    /// they were written (the primary key read backwards: no scan).
-    async fn recent_dispatch_events(&self, limit: u32) -> StorageResult<Vec<DispatchEntry>>;
-
-    /// In time order.
-    async fn chat(&self, booking: BookingId) -> StorageResult<Vec<StoredChat>>;
-    /// Marks the messages not sent by `reader` read, assigning their smsId; returns how many.
-    async fn mark_chat_read(&self, booking: BookingId, reader: UserId, now: Millis) -> StorageResult<u64>;
-
-    // ---- promos, notifications, languages --------------------------------
-    async fn promos(&self) -> StorageResult<Vec<Promo>>;
-    async fn promo(&self, id: PromoId) -> StorageResult<Promo>;
-    async fn promo_by_name(&self, name: &str) -> StorageResult<Option<Promo>>;
-    async fn save_promo(&self, promo: &Promo, now: Millis) -> StorageResult<()>;
-    async fn delete_promo(&self, id: PromoId) -> StorageResult<()>;
-    async fn promo_used_by(&self, promo_name: &str, user: UserId) -> StorageResult<bool>;
-
-    async fn insert_notification(&self, notification: &Notification) -> StorageResult<()>;
-    /// Newest first.
-    async fn notifications(&self, page: &PageRequest) -> StorageResult<Page<Notification>>;
-    async fn delete_notification(&self, id: NotificationId) -> StorageResult<()>;
-
-    async fn languages(&self) -> StorageResult<Vec<Language>>;
-    /// Inserts or replaces by id. A language saved as default takes the flag
-    /// from every other one in the same transaction (`Conflict` if another
-    /// transaction did the same at the same moment).
-    async fn save_language(&self, language: &Language, now: Millis) -> StorageResult<()>;
-    /// Refuses the default language with `DefaultLanguage`.
-    async fn delete_language(&self, id: LanguageId) -> StorageResult<()>;
-    /// Makes one language the default and every other not, in one transaction.
-    async fn make_default_language(&self, id: LanguageId, now: Millis) -> StorageResult<()>;
-
-    // ---- files -----------------------------------------------------------
-    async fn insert_file(&self, file: &FileRecord) -> StorageResult<()>;
-    async fn file(&self, id: uuid::Uuid) -> StorageResult<FileRecord>;
-
-    // ---- payments --------------------------------------------------------
-    async fn insert_payment(&self, payment: &PaymentRecord) -> StorageResult<()>;
-    async fn payment(&self, id: uuid::Uuid) -> StorageResult<PaymentRecord>;
-    /// Records the gateway's id for a pending payment (unique per gateway).
-    async fn set_payment_reference(&self, id: uuid::Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()>;
-    /// Moves a pending payment to `status` (with the confirming event, if
-    /// any), once: `true` when this call settled it, `false` when it was
-    /// already settled. `NotFound` when there is no such payment.
-    async fn settle_payment(
-        &self,
-        id: uuid::Uuid,
-        status: PaymentStatus,
-        event_id: Option<&str>,
-        now: Millis,
-    ) -> StorageResult<bool>;
-
-    // ---- sign-in ---------------------------------------------------------
-    async fn insert_challenge(&self, challenge: &Challenge) -> StorageResult<()>;
-    /// The newest unconsumed challenge for a contact.
-    async fn latest_challenge(&self, contact: &str) -> StorageResult<Option<Challenge>>;
-    /// Counts one wrong code; returns the attempts so far.
-    async fn record_failed_attempt(&self, id: uuid::Uuid) -> StorageResult<u32>;
-    async fn consume_challenge(&self, id: uuid::Uuid, now: Millis) -> StorageResult<()>;
-    /// Challenges made for a contact since a time (rate limiting).
-    async fn challenges_since(&self, contact: &str, since: Millis) -> StorageResult<u64>;
-    async fn insert_session(&self, session: &Session) -> StorageResult<()>;
-    /// A session by token hash, whether or not expired or revoked.
-    async fn session(&self, token_hash: &str) -> StorageResult<Option<Session>>;
-    /// A session by token hash with its user, in one read (every signed-in
-    /// request asks); `None` when either is missing.
-    async fn session_with_user(&self, token_hash: &str) -> StorageResult<Option<(Session, User)>>;
-    async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()>;
-    async fn revoke_user_sessions(&self, user: UserId, now: Millis) -> StorageResult<u64>;
-
-    // ---- reports ---------------------------------------------------------
-    /// Spec §3 earnings rows, summed in SQL by the rules of `engine::earnings`.
-    async fn driver_earnings(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsRow>>;
-    async fn earnings_report(&self, scope: &EarningsScope) -> StorageResult<Vec<EarningsReportRow>>;
-    /// One page of [`Storage::earnings_report`], newest month first, then by
-    /// driver id (descending): what the panel's table shows, 50 rows at a
-    /// time. Whole months in the roll-up's offset page through the roll-up;
-    /// other scopes are summed from the bookings and paged after.
-    async fn earnings_report_page(
-        &self,
-        scope: &EarningsScope,
-        page: &PageRequest,
-    ) -> StorageResult<Page<EarningsReportRow>>;
-    /// One page of [`Storage::driver_earnings`], in the same order.
-    async fn driver_earnings_page(&self, scope: &EarningsScope, page: &PageRequest)
-    -> StorageResult<Page<EarningsRow>>;
-    /// Cuts the monthly earnings roll-up and the dashboard's in this offset
-    /// (minutes east of UTC), rebuilding them from the bookings when the
-    /// offset changes or they do not hold every booking yet (after a
-    /// migration or a bulk load).
-    /// Scopes in this offset over whole months are then answered from the
-    /// roll-up; others are summed from the bookings, with the same result.
-    async fn prepare_earnings_rollup(&self, utc_offset_minutes: i32) -> StorageResult<()>;
-
-    /// The dashboard's gross earning cards (spec §2, §9's panel rule) of a
-    /// scope. In the roll-up's offset they are read from the dashboard
-    /// roll-up (three primary-key reads); in another offset, or before the
-    /// roll-up is built, they are summed from the bookings, with the same
-    /// result.
-    async fn dashboard_earnings(&self, scope: &DashboardScope) -> StorageResult<DashboardEarnings>;
-
-    /// The driver's average and details after a rating (for the live views).
-    async fn ratings(&self, driver: UserId) -> StorageResult<Option<Ratings>>;
-
-    // ---- cluster leases ----------------------------------------------------
-    /// Takes the lease of (`kind`, `key`) for `node` until `expires_at`, or
-    /// renews it: true when `node` holds it afterwards, false when another
-    /// node holds it past `now`. Times are the nodes' clocks (NTP-synced;
-    /// the lease lasts far longer than their skew).
-    async fn acquire_lease(
-        &self,
-        kind: &str,
-        key: &str,
-        node: &str,
-        now: Millis,
-        expires_at: Millis,
-    ) -> StorageResult<bool>;
-    /// Extends every lease `node` still holds at `now` to `expires_at`, in
-    /// one statement; returns them (in no order). Lapsed ones stay lapsed.
-    async fn renew_leases(&self, node: &str, now: Millis, expires_at: Millis) -> StorageResult<Vec<Lease>>;
-    /// Leases of `kind` that lapsed by `now` (their node stopped renewing),
-    /// oldest first, at most `limit`.
-    async fn lapsed_leases(&self, kind: &str, now: Millis, limit: u32) -> StorageResult<Vec<Lease>>;
-    async fn lease(&self, kind: &str, key: &str) -> StorageResult<Option<Lease>>;
-    /// Gives up one lease, if `node` holds it.
-    async fn release_lease(&self, kind: &str, key: &str, node: &str) -> StorageResult<()>;
-    /// Lets every lease of `node` lapse now (a graceful stop hands over at
-    /// once: the other nodes take them over at their next round).
-    async fn release_node_leases(&self, node: &str) -> StorageResult<u64>;
-
-    // ---- drivers' documents (issue #33) -----------------------------------
-    /// Inserts the driver's document of its kind, or replaces the current one.
-    async fn save_driver_document(&self, document: &DriverDocument) -> StorageResult<()>;
-    /// The driver's current documents, by kind (a primary-key range read).
-    async fn driver_documents(&self, driver: UserId) -> StorageResult<Vec<DriverDocument>>;
-    /// Sets every pending document of the driver to `status`, with who
-    /// reviewed it, when, and (a rejection) why; returns those documents.
-    async fn review_driver_documents(
-        &self,
-        driver: UserId,
-        status: DocumentStatus,
-        reason: Option<&str>,
-        by: UserId,
-        now: Millis,
-    ) -> StorageResult<Vec<DriverDocument>>;
-    /// The approval queue: drivers (of `fleet`, when given) with a document
-    /// waiting for review who are approved already (a replacement) or have
-    /// every `required` kind uploaded and not rejected; by id, keyset-paged.
-    /// Read from the pending index, so it costs what the queue holds.
-    async fn driver_applications(
-        &self,
-        fleet: Option<UserId>,
-        required: &[DocumentKind],
-        page: &PageRequest,
-    ) -> StorageResult<Page<User>>;
-    /// How many drivers [`Storage::driver_applications`] lists.
-    async fn count_driver_applications(&self, fleet: Option<UserId>, required: &[DocumentKind]) -> StorageResult<u64>;
-    /// Documents expiring by `before` that were not reminded of yet,
-    /// soonest first, at most `limit`.
-    async fn documents_to_remind(&self, before: Millis, limit: u32) -> StorageResult<Vec<DriverDocument>>;
-    /// Marks the reminder sent unless it already was: true when this call
-    /// did (two nodes sweeping at once remind once).
-    async fn mark_document_reminded(&self, driver: UserId, kind: DocumentKind, now: Millis) -> StorageResult<bool>;
-    /// The documents of online drivers that expired by `now`.
-    async fn online_expired_documents(&self, now: Millis) -> StorageResult<Vec<DriverDocument>>;
-
-    // ---- consistency -----------------------------------------------------
-    /// Checks the invariants a crash must never break (ledger against
-    /// balances, one trip per driver, busy flags, offers): reads every user
-    /// and booking, so it is an operator's tool, not a request's.
-    async fn audit(&self) -> StorageResult<Audit>;
+/// The parts of [`Storage`] and `Storage` itself, to call their methods on a
+/// concrete store or a part: `use wayfare_storage::prelude::*`. (On an
+/// `Arc<dyn Storage>` they are callable without it.)
+pub mod prelude {
+    pub use crate::Storage;
+    pub use crate::traits::{Accounts, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Ledger, Reports};
 }
 
 /// Opens the storage a URL names: `postgres://…` (or `postgresql://`) for

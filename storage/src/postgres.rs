@@ -7,7 +7,10 @@
 //! `FOR UPDATE`. Text search uses a generated `tsvector` with a GIN index;
 //! the planner chooses between it and the list's sort index.
 
-use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, WriteGate, unique_field};
+use crate::common::builder::{Bind, SqlBuilder};
+use crate::common::dialect::{Dialect, TextCounts, unique_field};
+use crate::common::search::{SearchQuery, SearchTable};
+use crate::common::write_gate::WriteGate;
 use crate::error::StorageResult;
 use crate::types::Backend;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
@@ -15,10 +18,10 @@ use std::str::FromStr;
 use std::time::Duration;
 
 // The one implementation of the trait, compiled here against this backend's
-// types (and once more in `sqlite.rs`): see the top of `shared.rs`.
+// types (and once more in `sqlite.rs`): see the top of `sql/mod.rs`.
 #[allow(clippy::duplicate_mod)]
-#[path = "shared.rs"]
-mod shared;
+#[path = "sql/mod.rs"]
+mod sql;
 
 type Db = sqlx::Postgres;
 type Store = PostgresStorage;

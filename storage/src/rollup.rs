@@ -15,9 +15,11 @@
 //! time, cut in the same offset, kept by the same transaction, rebuilt by the
 //! same pass. The dashboard's three cards are then three primary-key reads.
 //!
-//! The pure parts live here; the SQL that applies them is in `shared.rs`.
+//! The pure parts live here; the SQL that applies them is in
+//! `sql/earnings_rollup.rs`.
 
-use crate::common::{EarningsGroup, from_micros};
+use crate::common::earnings::EarningsGroup;
+use crate::common::money::from_micros;
 use crate::types::EarningsScope;
 use chrono::{Datelike, Timelike};
 use uuid::Uuid;

@@ -10,7 +10,10 @@
 //! Write transactions start with `BEGIN IMMEDIATE`. Text search uses FTS5
 //! tables kept in step by triggers (see the migration).
 
-use crate::common::{Bind, Dialect, SearchQuery, SearchTable, SqlBuilder, TextCounts, WriteGate, unique_field};
+use crate::common::builder::{Bind, SqlBuilder};
+use crate::common::dialect::{Dialect, TextCounts, unique_field};
+use crate::common::search::{SearchQuery, SearchTable};
+use crate::common::write_gate::WriteGate;
 use crate::error::StorageResult;
 use crate::types::Backend;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
@@ -20,10 +23,10 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 // The one implementation of the trait, compiled here against this backend's
-// types (and once more in `postgres.rs`): see the top of `shared.rs`.
+// types (and once more in `postgres.rs`): see the top of `sql/mod.rs`.
 #[allow(clippy::duplicate_mod)]
-#[path = "shared.rs"]
-mod shared;
+#[path = "sql/mod.rs"]
+mod sql;
 
 type Db = sqlx::Sqlite;
 type Store = SqliteStorage;
@@ -326,7 +329,7 @@ mod tests {
     async fn a_script_cut_short_leaves_no_transaction_behind() {
         let directory = tempfile::tempdir().unwrap();
         let storage = SqliteStorage::open(&directory.path().join("wayfare.db")).await.unwrap();
-        let mut cut = shared::ScriptConn { conn: storage.relaxed.acquire().await.unwrap(), open: true };
+        let mut cut = sql::ScriptConn { conn: storage.relaxed.acquire().await.unwrap(), open: true };
         sqlx::query("BEGIN IMMEDIATE").execute(&mut *cut.conn).await.unwrap();
         // Its caller went away mid-script: the connection is closed, not
         // pooled (pooled, it would refuse a BEGIN inside its open one).

@@ -25,7 +25,7 @@ use wayfare_engine::{
     WithdrawRequest,
 };
 use wayfare_storage::{
-    Backend, BookingFilter, BookingSort, Challenge, DashboardScope, EarningsScope, FileRecord, PageRequest,
+    Accounts, Backend, BookingFilter, BookingSort, Challenge, DashboardScope, EarningsScope, FileRecord, PageRequest,
     PaymentOrder, PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, SosFilter, Storage, StorageError,
     UserFilter,
 };

@@ -2,9 +2,9 @@
 //! server's configuration.
 
 use crate::gazetteer::Gazetteer;
+use crate::maps_provider::MapsProvider;
 use crate::osm::cache::{self, PrepareError};
-use crate::osm::provider::OsmProvider;
-use crate::provider::MapsProvider;
+use crate::osm::osm_provider::OsmProvider;
 use crate::remote::google::{self, Google};
 use crate::remote::nominatim::Nominatim;
 use crate::remote::osrm::Osrm;

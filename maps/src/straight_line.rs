@@ -7,10 +7,10 @@
 use crate::config::{MapsConfigError, check_straight_line};
 use crate::error::MapsError;
 use crate::gazetteer::Gazetteer;
-use crate::polyline;
-use crate::provider::{
+use crate::maps_provider::{
     DistanceMatrix, Leg, MapsProvider, PlaceDetails, Route, Suggestion, check_matrix_size, check_waypoints,
 };
+use crate::polyline;
 use async_trait::async_trait;
 use wayfare_engine::geo::path_km;
 use wayfare_engine::{Coord, LatLng};
@@ -103,7 +103,7 @@ impl MapsProvider for StraightLineProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS};
+    use crate::maps_provider::{MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS};
     use crate::test_support::at_once;
     use std::sync::Arc;
     use wayfare_engine::geo::distance_km;

@@ -32,8 +32,8 @@ pub mod waypoints;
 #[cfg(test)]
 mod test_support;
 
-pub use config::{GeocoderKind, MapsConfig, MapsConfigError, MapsSetupError, ProviderKind, provider_from};
-pub use error::{GeoCall, MapsError};
+pub use config::{GeocoderKind, MapsConfig, MapsSetupError, ProviderKind, provider_from};
+pub use error::{GeoCall, MapsConfigError, MapsError};
 pub use gazetteer::{Gazetteer, GazetteerError, GazetteerPlace};
 pub use maps_provider::{
     DistanceMatrix, Leg, MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS, MapsProvider, PlaceDetails, Route, Suggestion,

@@ -26,21 +26,34 @@ node-deps:
 		npm ci --prefix $$package --no-audit --no-fund; \
 	done
 
-# The storage suite runs on SQLite always and on PostgreSQL when
-# WAYFARE_TEST_POSTGRES_URL is set: unless it is, start (or install) a local
-# PostgreSQL and point the suite at it. In CI (CI=true) a PostgreSQL that cannot
-# be made to answer fails the run instead of skipping that backend.
+# The storage and actor suites (and the sign-up route tests) run on SQLite
+# always and on PostgreSQL when WAYFARE_TEST_POSTGRES_URL is set: unless it
+# is, start (or install) a local PostgreSQL and point them at it. The cluster
+# test needs Redis too (WAYFARE_TEST_REDIS_URL): unless it is set, start (or
+# install) a local one. In CI (CI=true) a PostgreSQL or a Redis that cannot
+# be made to answer fails the run instead of skipping what needs it (and the
+# suites fail by themselves when the URL is missing there).
 # --all-targets runs each benchmark once as a test, so a broken bench fails here.
 test-rust: node-deps build-deps
 	@set -e; \
 	if [ -z "$${WAYFARE_TEST_POSTGRES_URL:-}" ]; then \
 		if url=$$(scripts/ensure-postgres.sh); then \
 			export WAYFARE_TEST_POSTGRES_URL="$$url"; \
-			echo "make test: the storage suite also runs on $$url"; \
+			echo "make test: the PostgreSQL variants run on $$url"; \
 		elif [ "$${CI:-}" = true ]; then \
 			echo "make test: PostgreSQL must answer in CI" >&2; exit 1; \
 		else \
-			echo "make test: no PostgreSQL, the storage suite runs on SQLite only" >&2; \
+			echo "make test: no PostgreSQL, the suites run on SQLite only" >&2; \
+		fi; \
+	fi; \
+	if [ -z "$${WAYFARE_TEST_REDIS_URL:-}" ]; then \
+		if url=$$(scripts/ensure-redis.sh); then \
+			export WAYFARE_TEST_REDIS_URL="$$url"; \
+			echo "make test: the cluster test uses Redis at $$url"; \
+		elif [ "$${CI:-}" = true ]; then \
+			echo "make test: Redis must answer in CI" >&2; exit 1; \
+		else \
+			echo "make test: no Redis, the cluster test is not run" >&2; \
 		fi; \
 	fi; \
 	set -x; \

@@ -382,14 +382,22 @@ pub struct DemoSeedConfig {
     pub living_speed: f64,
 }
 
+impl DemoSeedConfig {
+    /// Demo drivers of a fresh demo, unless the config says otherwise.
+    pub const DEFAULT_DRIVERS: u32 = 20;
+    /// Days of past trips a fresh demo is seeded with, unless the config
+    /// says otherwise.
+    pub const DEFAULT_HISTORY_DAYS: u32 = 14;
+}
+
 impl Default for DemoSeedConfig {
     fn default() -> Self {
         DemoSeedConfig {
-            drivers: crate::demo::DRIVERS,
+            drivers: DemoSeedConfig::DEFAULT_DRIVERS,
             dispatch_policy: wayfare_engine::DispatchPolicy::default(),
             demo_mode: false,
             living: true,
-            history_days: crate::demo::HISTORY_DAYS,
+            history_days: DemoSeedConfig::DEFAULT_HISTORY_DAYS,
             living_speed: 1.0,
         }
     }

@@ -5,7 +5,7 @@
 use crate::cli::SimulateArgs;
 use crate::config::Config;
 use std::io::{IsTerminal, Write};
-use wayfare_simulations::live::{LiveOptions, run_live, write_summary};
+use wayfare_simulations::players::live::{LiveOptions, run_live, write_summary};
 use wayfare_simulations::scenario::Scenario;
 use wayfare_simulations::{Catalog, prepare, simulate};
 

@@ -1,16 +1,17 @@
 //! Which provider answers, and how it is tuned: the `[maps]` part of the
 //! server's configuration.
 
+use crate::error::MapsConfigError;
 use crate::gazetteer::Gazetteer;
+use crate::maps_provider::MapsProvider;
 use crate::osm::cache::{self, PrepareError};
-use crate::osm::provider::OsmProvider;
-use crate::provider::MapsProvider;
+use crate::osm::osm_provider::OsmProvider;
 use crate::remote::google::{self, Google};
 use crate::remote::nominatim::Nominatim;
 use crate::remote::osrm::Osrm;
 use crate::remote::photon::Photon;
 use crate::remote::{Composed, Geocoding, HttpClient};
-use crate::straight_line::StraightLineProvider;
+use crate::straight_line::{StraightLineProvider, check_straight_line};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -70,31 +71,6 @@ impl GeocoderKind {
             GeocoderKind::Google => "google",
         }
     }
-}
-
-/// A configuration value out of range, or one a provider needs and lacks.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum MapsConfigError {
-    #[error("maps.detour_factor must be a number of at least 1, got {0}")]
-    DetourFactor(f64),
-    #[error("maps.average_speed_kmh must be a number above 0, got {0}")]
-    AverageSpeed(f64),
-    #[error("maps.provider = \"osm\" needs maps.osm_file, an .osm.pbf extract")]
-    NoOsmFile,
-    #[error("maps.provider = \"osrm\" needs maps.osrm_url, the OSRM server's address")]
-    NoOsrmUrl,
-    #[error("maps.geocoder = \"{0}\" needs maps.geocoder_url, the server's address")]
-    NoGeocoderUrl(&'static str),
-    #[error("maps.{0} = \"google\" needs maps.google_api_key")]
-    NoGoogleApiKey(&'static str),
-    #[error("maps.{field} must be an http:// or https:// address, got {value:?}")]
-    BadUrl { field: &'static str, value: String },
-    #[error(
-        "maps.geocoder works with maps.provider = \"osrm\" or \"google\"; the {0} provider searches its own places"
-    )]
-    GeocoderWithoutRemoteProvider(&'static str),
-    #[error("maps.request_timeout_secs must be at least 1, got {0}")]
-    RequestTimeout(u64),
 }
 
 /// Every field has a default, so an empty `[maps]` section is a working one.
@@ -212,18 +188,6 @@ fn service_url(field: &'static str, value: &str) -> Result<Url, MapsConfigError>
         return Err(bad());
     }
     Ok(url)
-}
-
-/// A detour factor of at least 1 (no road is shorter than the straight line)
-/// and a positive, finite speed.
-pub(crate) fn check_straight_line(detour_factor: f64, average_speed_kmh: f64) -> Result<(), MapsConfigError> {
-    if !(detour_factor.is_finite() && detour_factor >= 1.0) {
-        return Err(MapsConfigError::DetourFactor(detour_factor));
-    }
-    if !(average_speed_kmh.is_finite() && average_speed_kmh > 0.0) {
-        return Err(MapsConfigError::AverageSpeed(average_speed_kmh));
-    }
-    Ok(())
 }
 
 impl Default for MapsConfig {

@@ -1,6 +1,8 @@
-//! The one error type of the maps layer. Each variant knows its translation
-//! key (spec §8), so the edge answers with the spec's error shape without
-//! knowing which provider failed or why.
+//! The errors of the maps layer: [`MapsError`], a request that failed, whose
+//! variants each know their translation key (spec §8), so the edge answers
+//! with the spec's error shape without knowing which provider failed or why;
+//! and [`MapsConfigError`], a `[maps]` setting a provider cannot run with,
+//! which the configuration and the providers' constructors both return.
 
 use wayfare_engine::{DomainError, ErrorKey};
 
@@ -75,6 +77,31 @@ impl From<MapsError> for DomainError {
     fn from(error: MapsError) -> Self {
         DomainError::new(error.key())
     }
+}
+
+/// A configuration value out of range, or one a provider needs and lacks.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MapsConfigError {
+    #[error("maps.detour_factor must be a number of at least 1, got {0}")]
+    DetourFactor(f64),
+    #[error("maps.average_speed_kmh must be a number above 0, got {0}")]
+    AverageSpeed(f64),
+    #[error("maps.provider = \"osm\" needs maps.osm_file, an .osm.pbf extract")]
+    NoOsmFile,
+    #[error("maps.provider = \"osrm\" needs maps.osrm_url, the OSRM server's address")]
+    NoOsrmUrl,
+    #[error("maps.geocoder = \"{0}\" needs maps.geocoder_url, the server's address")]
+    NoGeocoderUrl(&'static str),
+    #[error("maps.{0} = \"google\" needs maps.google_api_key")]
+    NoGoogleApiKey(&'static str),
+    #[error("maps.{field} must be an http:// or https:// address, got {value:?}")]
+    BadUrl { field: &'static str, value: String },
+    #[error(
+        "maps.geocoder works with maps.provider = \"osrm\" or \"google\"; the {0} provider searches its own places"
+    )]
+    GeocoderWithoutRemoteProvider(&'static str),
+    #[error("maps.request_timeout_secs must be at least 1, got {0}")]
+    RequestTimeout(u64),
 }
 
 #[cfg(test)]

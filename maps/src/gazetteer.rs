@@ -5,7 +5,7 @@
 //! gazetteer holds (the Baltimore list answers in microseconds); a city-sized
 //! geocoder belongs to the OpenStreetMap provider.
 
-use crate::provider::{PlaceDetails, Suggestion};
+use crate::maps_provider::{PlaceDetails, Suggestion};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use wayfare_engine::LatLng;

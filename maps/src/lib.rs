@@ -22,9 +22,9 @@
 pub mod config;
 pub mod error;
 pub mod gazetteer;
+pub mod maps_provider;
 pub mod osm;
 pub mod polyline;
-pub mod provider;
 pub mod remote;
 pub mod straight_line;
 pub mod waypoints;
@@ -32,13 +32,13 @@ pub mod waypoints;
 #[cfg(test)]
 mod test_support;
 
-pub use config::{GeocoderKind, MapsConfig, MapsConfigError, MapsSetupError, ProviderKind, provider_from};
-pub use error::{GeoCall, MapsError};
+pub use config::{GeocoderKind, MapsConfig, MapsSetupError, ProviderKind, provider_from};
+pub use error::{GeoCall, MapsConfigError, MapsError};
 pub use gazetteer::{Gazetteer, GazetteerError, GazetteerPlace};
-pub use polyline::PolylineError;
-pub use provider::{
+pub use maps_provider::{
     DistanceMatrix, Leg, MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS, MapsProvider, PlaceDetails, Route, Suggestion,
     check_matrix_size, check_waypoints,
 };
+pub use polyline::PolylineError;
 pub use straight_line::StraightLineProvider;
 pub use waypoints::thin_waypoints;

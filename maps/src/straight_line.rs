@@ -4,13 +4,12 @@
 //! It works offline and answers at once, so it is the fallback, and the
 //! default until the OpenStreetMap provider is configured.
 
-use crate::config::{MapsConfigError, check_straight_line};
-use crate::error::MapsError;
+use crate::error::{MapsConfigError, MapsError};
 use crate::gazetteer::Gazetteer;
-use crate::polyline;
-use crate::provider::{
+use crate::maps_provider::{
     DistanceMatrix, Leg, MapsProvider, PlaceDetails, Route, Suggestion, check_matrix_size, check_waypoints,
 };
+use crate::polyline;
 use async_trait::async_trait;
 use wayfare_engine::geo::path_km;
 use wayfare_engine::{Coord, LatLng};
@@ -49,6 +48,18 @@ impl StraightLineProvider {
         let time_secs = (distance_km / self.average_speed_kmh * SECONDS_PER_HOUR).round() as u64;
         Some(Leg { distance_km, time_secs })
     }
+}
+
+/// A detour factor of at least 1 (no road is shorter than the straight line)
+/// and a positive, finite speed.
+pub(crate) fn check_straight_line(detour_factor: f64, average_speed_kmh: f64) -> Result<(), MapsConfigError> {
+    if !(detour_factor.is_finite() && detour_factor >= 1.0) {
+        return Err(MapsConfigError::DetourFactor(detour_factor));
+    }
+    if !(average_speed_kmh.is_finite() && average_speed_kmh > 0.0) {
+        return Err(MapsConfigError::AverageSpeed(average_speed_kmh));
+    }
+    Ok(())
 }
 
 #[async_trait]
@@ -103,7 +114,7 @@ impl MapsProvider for StraightLineProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS};
+    use crate::maps_provider::{MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS};
     use crate::test_support::at_once;
     use std::sync::Arc;
     use wayfare_engine::geo::distance_km;

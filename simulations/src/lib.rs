@@ -9,6 +9,9 @@
 //!   their spread over seeds, [`conclusion`] says what they mean,
 //!   [`report`] is the report, [`html`] draws it (with [`figures`],
 //!   [`format`] and the roads of [`basemap`]).
+//!
+//! Apart from the simulator, [`players`] plays people against a running
+//! server (live mode and the living demo).
 
 pub mod basemap;
 pub mod conclusion;
@@ -16,9 +19,8 @@ pub mod figures;
 pub mod format;
 pub mod html;
 pub mod input;
-pub mod live;
-pub mod living;
 pub mod metrics;
+pub mod players;
 pub mod report;
 pub mod scenario;
 pub mod sim;

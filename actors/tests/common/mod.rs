@@ -1,6 +1,7 @@
 //! A runtime on a real database (SQLite always; PostgreSQL when
-//! `WAYFARE_TEST_POSTGRES_URL` is set, in a fresh schema), a virtual clock,
-//! and helpers to seed the demo-like world and wait for events.
+//! `WAYFARE_TEST_POSTGRES_URL` is set, in a fresh schema, and always in CI),
+//! a virtual clock, and helpers to seed the demo-like world and wait for
+//! events.
 #![allow(dead_code)]
 
 use rust_decimal_macros::dec;
@@ -23,6 +24,21 @@ pub enum Backend {
     Postgres,
 }
 
+/// `WAYFARE_TEST_POSTGRES_URL`; `None` (the PostgreSQL variant is not run)
+/// when it is not set, except in CI (`CI=true`), where a variant that would
+/// pass without running is a failure.
+pub fn postgres_url() -> Option<String> {
+    if let Ok(url) = std::env::var("WAYFARE_TEST_POSTGRES_URL") {
+        return Some(url);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI runs the actor suite on PostgreSQL too: set WAYFARE_TEST_POSTGRES_URL (`make test` starts a local PostgreSQL and sets it)"
+    );
+    eprintln!("WAYFARE_TEST_POSTGRES_URL not set: PostgreSQL variant not run");
+    None
+}
+
 /// One database for a test; dropped with it.
 pub struct Database {
     pub url: String,
@@ -39,7 +55,7 @@ impl Database {
                 Some(Database { url, _dir: Some(dir), schema: None })
             }
             Backend::Postgres => {
-                let base = std::env::var("WAYFARE_TEST_POSTGRES_URL").ok()?;
+                let base = postgres_url()?;
                 let schema = format!("actors_{}", uuid::Uuid::now_v7().simple());
                 let admin = sqlx::PgPool::connect(&base)
                     .await
@@ -79,8 +95,7 @@ macro_rules! both_backends {
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                if std::env::var("WAYFARE_TEST_POSTGRES_URL").is_err() {
-                    eprintln!("WAYFARE_TEST_POSTGRES_URL not set: PostgreSQL variant not run");
+                if common::postgres_url().is_none() {
                     return;
                 }
                 $body(common::Backend::Postgres).await;

@@ -1,4 +1,4 @@
-//! Starts the living demo ([`wayfare_simulations::living`]) beside a
+//! Starts the living demo ([`wayfare_simulations::players::living`]) beside a
 //! `--demo` server: its demo drivers and riders, signed in by the server
 //! itself (a session each, as a sign-in would make), play against the
 //! server's own address through its public API. Only `serve` with `--demo`
@@ -9,8 +9,8 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use wayfare_engine::{Role, User};
-use wayfare_simulations::live::Person;
-use wayfare_simulations::living::{LivingCity, LivingStats, Sockets, run};
+use wayfare_simulations::players::client::Person;
+use wayfare_simulations::players::living::{LivingCity, LivingStats, Sockets, run};
 use wayfare_storage::Session;
 
 /// Riders book within this distance of the demo's centre (inside the extract).

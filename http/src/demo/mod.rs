@@ -23,11 +23,8 @@ use wayfare_storage::Storage;
 pub const ADMIN_EMAIL: &str = "admin@demo.wayfare";
 pub const FLEET_EMAIL: &str = "fleet@demo.wayfare";
 pub const RIDERS: u32 = 20;
-pub const DRIVERS: u32 = 20;
 /// Riders and drivers numbered up to this are the people's: never played.
 pub const PEOPLE: u32 = 3;
-/// Days of past trips a fresh demo is seeded with.
-pub const HISTORY_DAYS: u32 = 14;
 /// The middle of the demo map extract (east of the Inner Harbor, by Fells
 /// Point); every demo driver stands inside the extract.
 pub const CENTRE: LatLng = LatLng { lat: 39.2860, lng: -76.5800 };
@@ -137,7 +134,7 @@ fn driver_spot(number: u32) -> LatLng {
 }
 
 pub fn users() -> Vec<User> {
-    users_with(DRIVERS)
+    users_with(DemoSeedConfig::DEFAULT_DRIVERS)
 }
 
 /// The demo people with `drivers` drivers; past the twentieth they keep
@@ -273,7 +270,7 @@ mod tests {
     #[test]
     fn demo_people_have_unique_ids_emails_and_referral_codes() {
         let users = users();
-        assert_eq!(users.len(), 2 + RIDERS as usize + DRIVERS as usize);
+        assert_eq!(users.len(), 2 + RIDERS as usize + DemoSeedConfig::DEFAULT_DRIVERS as usize);
         let ids: std::collections::BTreeSet<_> = users.iter().map(|user| user.id).collect();
         let emails: std::collections::BTreeSet<_> = users.iter().map(|user| user.email.clone()).collect();
         let referrals: std::collections::BTreeSet<_> = users.iter().map(|user| user.referralId.clone()).collect();

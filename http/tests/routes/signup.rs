@@ -1,7 +1,8 @@
 //! Drivers sign themselves up (issue #33; spec §7 `user_signup`): the
 //! sign-up with a one-time code, documents, the approval queue, approval and
 //! rejection with a reason, and expiry. Each scenario runs on SQLite and,
-//! when `WAYFARE_TEST_POSTGRES_URL` is set, on PostgreSQL in a fresh schema.
+//! when `WAYFARE_TEST_POSTGRES_URL` is set (always in CI), on PostgreSQL in
+//! a fresh schema.
 
 use crate::files::{Part, png, upload};
 use crate::support::*;
@@ -19,6 +20,20 @@ enum Backend {
     Postgres,
 }
 
+/// `WAYFARE_TEST_POSTGRES_URL`; `None` (the PostgreSQL variant is not run)
+/// when it is not set, except in CI (`CI=true`), where a variant that would
+/// pass without running is a failure.
+fn postgres_url() -> Option<String> {
+    if let Ok(url) = std::env::var("WAYFARE_TEST_POSTGRES_URL") {
+        return Some(url);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI runs the sign-up scenarios on PostgreSQL too: set WAYFARE_TEST_POSTGRES_URL (`make test` starts a local PostgreSQL and sets it)"
+    );
+    None
+}
+
 /// A demo app on the backend, with the settings changed; the PostgreSQL
 /// schema to drop afterwards. `None` when PostgreSQL is not configured.
 async fn app_on(backend: Backend, change: impl FnOnce(&mut Settings)) -> Option<(TestApp, Option<(String, String)>)> {
@@ -27,7 +42,7 @@ async fn app_on(backend: Backend, change: impl FnOnce(&mut Settings)) -> Option<
     let schema = match backend {
         Backend::Sqlite => None,
         Backend::Postgres => {
-            let base = std::env::var("WAYFARE_TEST_POSTGRES_URL").ok()?;
+            let base = postgres_url()?;
             let schema = format!("signup_{}", uuid::Uuid::now_v7().simple());
             let admin = sqlx::PgPool::connect(&base).await.expect("WAYFARE_TEST_POSTGRES_URL answers");
             sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).execute(&admin).await.unwrap();

@@ -27,7 +27,8 @@ async fn the_admin_list_shows_everyone_but_admins_unless_the_admin_table_asks() 
     let everyone = app.get("/api/v1/users?limit=500", Some(&admin)).await;
     let body = everyone.expect(200);
     assert_eq!(roles_of(body), BTreeSet::from(["rider".into(), "driver".into(), "fleetadmin".into()]));
-    let (riders_seeded, drivers_seeded) = (wayfare_http::demo::RIDERS, wayfare_http::demo::DRIVERS);
+    let (riders_seeded, drivers_seeded) =
+        (wayfare_http::demo::RIDERS, wayfare_http::config::DemoSeedConfig::DEFAULT_DRIVERS);
     assert_eq!(body["items"].as_array().unwrap().len(), (riders_seeded + drivers_seeded + 1) as usize);
     assert!(body["items"].as_array().unwrap().iter().all(|user| user.get("pushToken").is_none()));
     assert!(

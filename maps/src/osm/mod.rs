@@ -12,7 +12,7 @@
 //! - [`basemap`] reads what the map draws: water, land cover, buildings, roads, names;
 //! - [`tiles`] cuts it into vector tiles, and [`style`] says how MapLibre draws them;
 //! - [`cache`] keeps the preparation in the data directory by content hash;
-//! - [`provider`] answers the geo calls of spec §7 from all of it.
+//! - [`osm_provider`] answers the geo calls of spec §7 from all of it.
 
 pub mod basemap;
 pub mod cache;
@@ -20,8 +20,8 @@ pub mod ch;
 pub mod geocode;
 pub mod matching;
 pub mod network;
+pub mod osm_provider;
 pub mod profile;
-pub mod provider;
 pub mod router;
 pub mod source;
 pub mod style;

@@ -436,12 +436,12 @@ fn reverse_lookups_land_within_fifty_metres() {
 
 #[test]
 fn the_provider_suggests_resolves_and_names_places_on_the_map() {
-    use crate::provider::MapsProvider;
+    use crate::maps_provider::MapsProvider;
     use crate::test_support::at_once;
     let cache = tempfile::tempdir().unwrap();
     let (prepared, _) =
         cache::load_or_prepare(&repo_file("data/baltimore.osm.pbf"), cache.path(), |_, _, _| {}).unwrap();
-    let provider = super::provider::OsmProvider::new(prepared, &crate::Gazetteer::baltimore());
+    let provider = super::osm_provider::OsmProvider::new(prepared, &crate::Gazetteer::baltimore());
     // A curated landmark first, then the extract's own entries.
     let harbour = at_once(provider.autocomplete("Inner Harbor", None, None)).unwrap();
     assert_eq!(harbour[0].main_text, "Inner Harbor");

@@ -11,7 +11,7 @@
 
 use super::{Geocoding, HttpClient, RemoteError, Routing, TableLimits, endpoint, route_from};
 use crate::error::{GeoCall, MapsError};
-use crate::provider::{DistanceMatrix, Leg, PlaceDetails, Route, Suggestion};
+use crate::maps_provider::{DistanceMatrix, Leg, PlaceDetails, Route, Suggestion};
 use async_trait::async_trait;
 use reqwest::Url;
 use serde::Deserialize;

@@ -29,10 +29,10 @@ pub mod photon;
 mod tests;
 
 use crate::error::{GeoCall, MapsError};
-use crate::polyline;
-use crate::provider::{
+use crate::maps_provider::{
     DistanceMatrix, MapsProvider, PlaceDetails, Route, Suggestion, check_matrix_size, check_waypoints,
 };
+use crate::polyline;
 use crate::straight_line::StraightLineProvider;
 use async_trait::async_trait;
 use reqwest::Url;

@@ -9,7 +9,7 @@
 
 use super::{Geocoding, HttpClient, RemoteError, SUGGESTION_LIMIT, endpoint, split_address};
 use crate::error::{GeoCall, MapsError};
-use crate::provider::{PlaceDetails, Suggestion};
+use crate::maps_provider::{PlaceDetails, Suggestion};
 use async_trait::async_trait;
 use reqwest::Url;
 use serde::Deserialize;

@@ -4,7 +4,7 @@
 
 use super::{HttpClient, RemoteError, Routing, TableLimits, endpoint, route_from};
 use crate::error::{GeoCall, MapsError};
-use crate::provider::{DistanceMatrix, Leg, Route};
+use crate::maps_provider::{DistanceMatrix, Leg, Route};
 use async_trait::async_trait;
 use reqwest::Url;
 use serde::Deserialize;

@@ -8,7 +8,7 @@
 
 use super::{Geocoding, HttpClient, SUGGESTION_LIMIT, endpoint};
 use crate::error::{GeoCall, MapsError};
-use crate::provider::{PlaceDetails, Suggestion};
+use crate::maps_provider::{PlaceDetails, Suggestion};
 use async_trait::async_trait;
 use reqwest::Url;
 use serde::Deserialize;

@@ -8,7 +8,7 @@ use super::photon::Photon;
 use super::*;
 use crate::config::{GeocoderKind, MapsConfig, ProviderKind, provider_from};
 use crate::gazetteer::Gazetteer;
-use crate::provider::{Leg, MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS};
+use crate::maps_provider::{Leg, MAX_MATRIX_ELEMENTS, MAX_WAYPOINTS};
 use fake::{FakeServer, Reply, Seen};
 use std::path::Path;
 use std::time::Instant;

@@ -5,7 +5,8 @@
 //! SQLite tests get a fresh file in a temporary directory. PostgreSQL tests
 //! run when `WAYFARE_TEST_POSTGRES_URL` is set, each in a fresh schema that is
 //! dropped afterwards; when the variable is set and the server does not
-//! answer, the test fails rather than passing silently.
+//! answer, or in CI (`CI=true`) when it is not set, the test fails rather
+//! than passing silently.
 
 #![allow(dead_code)]
 
@@ -22,6 +23,21 @@ use wayfare_storage::sqlite::SqliteStorage;
 use wayfare_storage::{Storage, StorageResult};
 
 pub const POSTGRES_URL_VARIABLE: &str = "WAYFARE_TEST_POSTGRES_URL";
+
+/// The PostgreSQL to test on; `None` (the variant is not run) when
+/// [`POSTGRES_URL_VARIABLE`] is not set, except in CI, where a PostgreSQL
+/// variant that would pass without running is a failure.
+pub fn postgres_url() -> Option<String> {
+    if let Ok(url) = std::env::var(POSTGRES_URL_VARIABLE) {
+        return Some(url);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI runs the storage suite on PostgreSQL too: set {POSTGRES_URL_VARIABLE} (`make test` starts a local PostgreSQL and sets it)"
+    );
+    eprintln!("postgres backend not tested: {POSTGRES_URL_VARIABLE} is not set");
+    None
+}
 
 /// One storage under test, through the trait, plus the concrete backend for
 /// what the trait does not offer (bulk imports, raw SQL).
@@ -96,10 +112,7 @@ where
     F: FnOnce(Fixture) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let Ok(url) = std::env::var(POSTGRES_URL_VARIABLE) else {
-        eprintln!("postgres backend not tested: {POSTGRES_URL_VARIABLE} is not set");
-        return;
-    };
+    let Some(url) = postgres_url() else { return };
     let admin = PgPoolOptions::new()
         .max_connections(1)
         .acquire_timeout(Duration::from_secs(10))

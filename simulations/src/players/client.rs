@@ -360,3 +360,38 @@ pub(crate) fn bearing(from: LatLng, to: LatLng) -> f64 {
     let north = to.lat - from.lat;
     (east.atan2(north).to_degrees() + 360.0) % 360.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_faults_are_5xx_and_malformed_requests_not_refusals() {
+        let refused = |status: u16, code: &str| Refused { status: Some(status), code: code.into() };
+        assert!(refused(500, "internal_error").is_server_fault());
+        assert!(refused(502, "http_502").is_server_fault());
+        assert!(refused(400, "invalid_input").is_server_fault());
+        assert!(!refused(409, "booking_taken").is_server_fault());
+        assert!(!refused(400, "no_route_found").is_server_fault());
+        assert!(!Refused::network("connection refused").is_server_fault());
+        assert!(refused(409, "booking_taken").is_lost_offer());
+        assert!(refused(403, "not_offered").is_lost_offer());
+        assert!(!refused(409, "status_not_allowed").is_lost_offer());
+    }
+
+    #[test]
+    fn network_failures_share_one_key_in_the_errors() {
+        assert_eq!(Refused::network("connection reset by peer").key(), "network");
+        assert_eq!(Refused { status: Some(409), code: "booking_taken".into() }.key(), "booking_taken");
+    }
+
+    #[test]
+    fn headings_are_degrees_clockwise_from_north() {
+        let here = LatLng::new(39.28, -76.58);
+        let close = |actual: f64, expected: f64| assert!((actual - expected).abs() < 0.5, "{actual} vs {expected}");
+        close(bearing(here, LatLng::new(39.29, -76.58)), 0.0);
+        close(bearing(here, LatLng::new(39.28, -76.57)), 90.0);
+        close(bearing(here, LatLng::new(39.27, -76.58)), 180.0);
+        close(bearing(here, LatLng::new(39.28, -76.59)), 270.0);
+    }
+}

@@ -7,7 +7,7 @@
 //! prices and checks every stage.
 //!
 //! The people follow the same kind of models as the simulator's and live
-//! mode's ([`crate::live`]): drivers work shifts with breaks, cruise when
+//! mode's ([`super::live`]): drivers work shifts with breaks, cruise when
 //! idle, drive along the roads the server's directions give, answer offers
 //! after a few seconds (most accept, some decline, some let the offer lapse)
 //! and run their trips to payment; riders book at the panel's rate
@@ -18,7 +18,7 @@
 
 mod driver;
 
-use crate::live::{Api, Person, Refused, bearing};
+use crate::players::client::{Api, Person, Refused, bearing};
 use driver::drive;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

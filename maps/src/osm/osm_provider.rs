@@ -9,10 +9,10 @@ use super::router::{Path, Router};
 use super::tiles::Tiles;
 use crate::error::MapsError;
 use crate::gazetteer::Gazetteer;
-use crate::polyline;
-use crate::provider::{
+use crate::maps_provider::{
     DistanceMatrix, Leg, MapsProvider, PlaceDetails, Route, Suggestion, check_matrix_size, check_waypoints,
 };
+use crate::polyline;
 use async_trait::async_trait;
 use wayfare_engine::{Coord, LatLng};
 

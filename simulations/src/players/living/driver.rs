@@ -3,7 +3,7 @@
 //! stage, idle cruising), all through the server's API.
 
 use super::{LivingStats, Path, Shared, between, minutes};
-use crate::live::{Heard, Person, connect_socket, emit_location, epoch_ms};
+use crate::players::client::{Heard, Person, connect_socket, emit_location, epoch_ms};
 use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::StdRng;

@@ -135,8 +135,12 @@ soak: release
 bench: build-deps
 	$(CARGO) bench -p wayfare-benches
 
+# No import circle of more than two files in any crate (issue #36).
+CRATES = engine storage maps actors http simulations benches
+
 lint: build-deps
 	$(CARGO) fmt --all --check
+	@set -e; for crate in $(CRATES); do python3 scripts/import-cycles.py $$crate/src; done
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
 fmt:

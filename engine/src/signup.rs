@@ -2,10 +2,11 @@
 //! checks of the form's fields. The one-time code, the contact and the
 //! account's creation are the edge's; what is valid is decided here.
 
-use crate::admin::MAX_SHORT_TEXT_CHARS;
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::model::{CarType, Millis, Role};
-use crate::validation::{self, MAX_NAME_CHARS};
+use crate::rules::MAX_SHORT_TEXT_CHARS;
+use crate::rules::contact::validate_email;
+use crate::rules::profile::MAX_NAME_CHARS;
 use serde::{Deserialize, Serialize};
 
 /// What the sign-up form sends besides the contact and the code.
@@ -105,9 +106,7 @@ pub fn check_signup(fields: &SignupFields, car_types: &[CarType], now: Millis) -
     let first_name = name(&fields.firstName, "firstName")?;
     let last_name = name(&fields.lastName, "lastName")?;
     let email = match fields.email.as_deref().map(str::trim).filter(|email| !email.is_empty()) {
-        Some(email) => {
-            Some(validation::validate_email(email).map_err(|_| DomainError::on_field(ErrorKey::ProperEmail, "email"))?)
-        }
+        Some(email) => Some(validate_email(email).map_err(|_| DomainError::on_field(ErrorKey::ProperEmail, "email"))?),
         None => None,
     };
     let mut checked = CheckedSignup {

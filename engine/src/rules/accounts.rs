@@ -4,8 +4,9 @@
 //! already taken in storage, and who may do what (`permissions`), are asked
 //! elsewhere.
 
-use super::contact::{check_contacts, normalise_phone};
-use super::profile::MAX_NAME_CHARS;
+use super::catalogue::car_type_named;
+use super::contact::{check_contacts, comparable_phone, same_email};
+use super::profile::check_name;
 use super::{MAX_INFO_CHARS, MAX_SHORT_TEXT_CHARS, fail, text_within};
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
@@ -13,12 +14,10 @@ use crate::model::{CarType, Millis, RegType, Role, User};
 use crate::permissions::Principal;
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// A name as [`check_name`] wants it; a manager's form answers every failure
+/// with `invalid_input`.
 fn required_name(name: Option<&str>, field: &'static str) -> DomainResult<String> {
-    let name = text_within(name.unwrap_or_default(), MAX_NAME_CHARS, field)?;
-    if name.is_empty() {
-        return fail(ErrorKey::InvalidInput, field);
-    }
-    Ok(name)
+    check_name(name.unwrap_or_default(), field).map_err(|_| DomainError::on_field(ErrorKey::InvalidInput, field))
 }
 
 /// `null` is `Some(None)`, a missing field `None` (with `#[serde(default)]`).
@@ -67,13 +66,10 @@ pub struct AccountFields {
 /// A driver's car type must be one of the platform's (`invalid_input` on
 /// `carType`); blank means none. Returns the name as the car type spells it.
 fn check_car_type_name(name: &str, car_types: &[CarType]) -> DomainResult<Option<String>> {
-    let name = name.trim();
-    if name.is_empty() {
+    if name.trim().is_empty() {
         return Ok(None);
     }
-    car_types
-        .iter()
-        .find(|car_type| car_type.name == name)
+    car_type_named(name, car_types)
         .map(|car_type| Some(car_type.name.clone()))
         .ok_or_else(|| DomainError::on_field(ErrorKey::InvalidInput, "carType"))
 }
@@ -193,15 +189,14 @@ pub fn edit_account(
         return fail(ErrorKey::NotAllowed, "usertype");
     }
     if let Some(email) = fields.email.as_deref()
-        && !email.trim().eq_ignore_ascii_case(current.email.trim())
+        && !same_email(email, &current.email)
     {
         return fail(ErrorKey::ContactNotEditable, "email");
     }
-    if let Some(mobile) = fields.mobile.as_deref() {
-        let comparable = |text: &str| normalise_phone(text).unwrap_or_else(|| text.trim().to_string());
-        if comparable(mobile) != comparable(&current.mobile) {
-            return fail(ErrorKey::ContactNotEditable, "mobile");
-        }
+    if let Some(mobile) = fields.mobile.as_deref()
+        && comparable_phone(mobile) != comparable_phone(&current.mobile)
+    {
+        return fail(ErrorKey::ContactNotEditable, "mobile");
     }
     if fields.approved == Some(false) && current.id == editor.id {
         return fail(ErrorKey::NotAllowed, "approved");

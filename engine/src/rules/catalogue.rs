@@ -46,6 +46,13 @@ fn check_choices(choices: &[PricedChoice], field: &'static str) -> DomainResult<
         .collect()
 }
 
+/// The platform's car type of this name (exact, once trimmed), as a
+/// driver's account or sign-up names it.
+pub fn car_type_named<'a>(name: &str, car_types: &'a [CarType]) -> Option<&'a CarType> {
+    let name = name.trim();
+    car_types.iter().find(|car_type| car_type.name == name)
+}
+
 /// Checks a car type before it is added or replaces `others`' namesake
 /// (spec §3): a name, not blank, at most [`MAX_CAR_TYPE_NAME_CHARS`], not
 /// used by another car type in any case (`car_type_exists`, 409); every rate,

@@ -87,9 +87,23 @@ pub fn normalise_phone(text: &str) -> Option<String> {
     phone.chars().any(|character| character.is_ascii_digit()).then_some(phone)
 }
 
-pub(super) fn phone_digit_count_ok(phone: &str) -> bool {
+fn phone_digit_count_ok(phone: &str) -> bool {
     let digits = phone.chars().filter(char::is_ascii_digit).count();
     (MIN_PHONE_DIGITS..=MAX_PHONE_DIGITS).contains(&digits)
+}
+
+/// A phone of [`MIN_PHONE_DIGITS`] to [`MAX_PHONE_DIGITS`] digits, as
+/// [`normalise_phone`] writes it; `None` for anything else. Each caller
+/// answers with its own error key.
+pub fn proper_phone(text: &str) -> Option<String> {
+    normalise_phone(text).filter(|phone| phone_digit_count_ok(phone))
+}
+
+/// A phone in the form two phones compare in: normalised when numeric, else
+/// only trimmed (a stored value that was never a phone), so the same number
+/// sent again in another spacing is not a change.
+pub fn comparable_phone(text: &str) -> String {
+    normalise_phone(text).unwrap_or_else(|| text.trim().to_string())
 }
 
 /// The sign-in code: exactly 6 digits (`otp_validate_error`). Surrounding
@@ -101,6 +115,11 @@ pub fn validate_sign_in_code(code: &str) -> DomainResult<&str> {
     } else {
         fail(ErrorKey::OtpValidateError, "code")
     }
+}
+
+/// Whether two e-mails are the same address: trimmed, in any case.
+pub fn same_email(one: &str, other: &str) -> bool {
+    one.trim().eq_ignore_ascii_case(other.trim())
 }
 
 /// Checks an e-mail address (`proper_email` on field `email`) and returns it
@@ -196,17 +215,12 @@ pub fn check_contacts(email: Option<&str>, mobile: Option<&str>) -> DomainResult
     let mobile = if mobile.is_empty() {
         String::new()
     } else {
-        match normalise_phone(mobile) {
-            Some(phone) if phone_digits_ok(&phone) => phone,
-            _ => return fail(ErrorKey::EmailOrMobileIssue, "mobile"),
+        match proper_phone(mobile) {
+            Some(phone) => phone,
+            None => return fail(ErrorKey::EmailOrMobileIssue, "mobile"),
         }
     };
     Ok(Contacts { email, mobile })
-}
-
-fn phone_digits_ok(phone: &str) -> bool {
-    let digits = phone.bytes().filter(u8::is_ascii_digit).count();
-    (MIN_PHONE_DIGITS..=MAX_PHONE_DIGITS).contains(&digits)
 }
 
 #[cfg(test)]
@@ -300,6 +314,18 @@ mod tests {
         assert_eq!(json, json!({"kind": "phone", "value": "+15551234567"}));
         assert!(Contact::Email("a@b.co".into()).is_email());
         assert_eq!(Contact::Email("a@b.co".into()).as_str(), "a@b.co");
+    }
+
+    #[test]
+    fn the_same_contact_in_another_spelling_is_the_same() {
+        // profile and account edits: sending a contact back unchanged is not a change
+        assert!(same_email(" Jane@Example.com", "jane@example.COM "));
+        assert!(!same_email("jane@example.com", "jane@example.org"));
+        assert_eq!(comparable_phone("+44 7700 900123"), comparable_phone("+447700900123"));
+        assert_eq!(comparable_phone(" not a phone "), "not a phone");
+        assert_eq!(proper_phone("(410) 555-0199").as_deref(), Some("4105550199"));
+        assert_eq!(proper_phone("12345"), None);
+        assert_eq!(proper_phone("jane@example.com"), None);
     }
 
     #[test]

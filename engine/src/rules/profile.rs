@@ -2,7 +2,7 @@
 //! "Profile", §7 updateProfile): names, the e-mail and phone (locked by how
 //! the account was made), bank details, and the language they pick.
 
-use super::contact::{normalise_phone, phone_digit_count_ok, validate_email};
+use super::contact::{comparable_phone, proper_phone, same_email, validate_email};
 use super::fail;
 use crate::error::{DomainResult, ErrorKey};
 use crate::model::{RegType, User, UserLang};
@@ -80,7 +80,10 @@ pub fn validate_profile_update(current: &User, update: &ProfileUpdate) -> Domain
     })
 }
 
-fn check_name(name: &str, field: &'static str) -> DomainResult<String> {
+/// A person's first or last name: not blank (`profile_incomplete`), at most
+/// [`MAX_NAME_CHARS`] characters (`invalid_input`). Returns it trimmed. The
+/// one name rule: accounts and sign-up build on it.
+pub(crate) fn check_name(name: &str, field: &'static str) -> DomainResult<String> {
     let name = name.trim();
     if name.is_empty() {
         return fail(ErrorKey::ProfileIncomplete, field);
@@ -93,8 +96,7 @@ fn check_name(name: &str, field: &'static str) -> DomainResult<String> {
 
 fn check_profile_email(current: &User, email: &str) -> DomainResult<String> {
     let wanted = email.trim().to_ascii_lowercase();
-    let existing = current.email.trim().to_ascii_lowercase();
-    if wanted == existing {
+    if same_email(&wanted, &current.email) {
         return Ok(wanted);
     }
     if email_locked(current.regType) {
@@ -108,9 +110,8 @@ fn check_profile_email(current: &User, email: &str) -> DomainResult<String> {
 
 fn check_profile_mobile(current: &User, mobile: &str) -> DomainResult<String> {
     let wanted = mobile.trim();
-    let comparable = |text: &str| normalise_phone(text).unwrap_or_else(|| text.trim().to_string());
-    if comparable(wanted) == comparable(&current.mobile) {
-        return Ok(comparable(wanted));
+    if comparable_phone(wanted) == comparable_phone(&current.mobile) {
+        return Ok(comparable_phone(wanted));
     }
     if phone_locked(current.regType) {
         return fail(ErrorKey::FieldLocked, "mobile");
@@ -118,9 +119,9 @@ fn check_profile_mobile(current: &User, mobile: &str) -> DomainResult<String> {
     if wanted.is_empty() {
         return Ok(String::new());
     }
-    match normalise_phone(wanted) {
-        Some(phone) if phone_digit_count_ok(&phone) => Ok(phone),
-        _ => fail(ErrorKey::MobileNoBlankError, "mobile"),
+    match proper_phone(wanted) {
+        Some(phone) => Ok(phone),
+        None => fail(ErrorKey::MobileNoBlankError, "mobile"),
     }
 }
 

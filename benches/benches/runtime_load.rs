@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use wayfare_actors::{Event, LocationUpdate, Runtime, RuntimeOptions, SystemClock};
 use wayfare_benches::City;
 use wayfare_engine::booking::{By, NewBooking, RouteInfo};
-use wayfare_engine::validation::DeliveryDetails;
+use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::*;
 
 struct Load {

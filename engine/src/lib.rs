@@ -1,5 +1,5 @@
 //! The pure domain core of Wayfare: the entities of the spec, the booking state
-//! machine, fares, validation, permissions and dispatch planning.
+//! machine, fares, input rules, permissions and dispatch planning.
 //!
 //! It does no IO, spawns nothing and reads no clock: time is always a
 //! parameter (`now`, milliseconds since the epoch) and randomness comes from an
@@ -7,7 +7,6 @@
 //! the actors carry the effects out. That keeps every rule testable in
 //! microseconds and lets the simulator replay the same engine deterministically.
 
-pub mod admin;
 pub mod booking;
 pub mod console;
 pub mod dispatch;
@@ -23,10 +22,10 @@ pub mod money;
 pub mod payment;
 pub mod permissions;
 pub mod promo;
+pub mod rules;
 pub mod signup;
 pub mod sos;
 pub mod timefmt;
-pub mod validation;
 pub mod wallet;
 
 pub use error::{DomainError, DomainResult, ErrorKey, ErrorKind};

@@ -1,8 +1,10 @@
-//! Money: rounding to `settings.decimal` and formatting with the currency
-//! symbol before or after the amount (spec §9).
+//! Money: rounding to `settings.decimal`, formatting with the currency
+//! symbol before or after the amount (spec §9), and reading an amount typed
+//! as text.
 
 use crate::model::Settings;
 use rust_decimal::{Decimal, RoundingStrategy};
+use std::str::FromStr;
 
 /// The most decimal places we keep, whatever the setting says.
 pub const MAX_DECIMALS: u32 = 8;
@@ -44,9 +46,27 @@ pub fn from_f64(value: f64) -> Option<Decimal> {
     if value.is_finite() { Decimal::from_f64_retain(value).map(|amount| amount.normalize()) } else { None }
 }
 
+/// Parses an amount typed as text: a plain decimal such as `12`, `12.5` or
+/// `.5`, or a number in exponent form as JSON may print it. `None` for
+/// anything else (blank, `12,5`, `NaN`, out of range).
+pub fn parse_amount(text: &str) -> Option<Decimal> {
+    let text = text.trim();
+    if text.is_empty()
+        || !text.bytes().all(|byte| byte.is_ascii_digit() || matches!(byte, b'.' | b'-' | b'+' | b'e' | b'E'))
+    {
+        return None;
+    }
+    if text.bytes().any(|byte| matches!(byte, b'e' | b'E')) {
+        Decimal::from_scientific(text).ok()
+    } else {
+        Decimal::from_str(text).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use rust_decimal_macros::dec;
 
     fn settings(decimal: u32, swipe_symbol: bool) -> Settings {
@@ -86,5 +106,23 @@ mod tests {
     fn floats_that_are_not_numbers_are_refused() {
         assert_eq!(from_f64(f64::NAN), None);
         assert_eq!(from_f64(1.5), Some(dec!(1.5)));
+    }
+
+    #[test]
+    fn amounts_parse_as_decimals() {
+        // spec §5 Wallet: admin credit amounts are parsed as decimals
+        assert_eq!(parse_amount(" 12.50 "), Some(dec!(12.50)));
+        assert_eq!(parse_amount(".5"), Some(dec!(0.5)));
+        assert_eq!(parse_amount("1e2"), Some(dec!(100)));
+        for text in ["", " ", "12,5", "NaN", "ten", "1e", "--1", "1e99999", "0x10"] {
+            assert_eq!(parse_amount(text), None, "{text:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn parse_amount_never_panics(text in any::<String>()) {
+            let _ = parse_amount(&text);
+        }
     }
 }

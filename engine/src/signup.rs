@@ -2,10 +2,12 @@
 //! checks of the form's fields. The one-time code, the contact and the
 //! account's creation are the edge's; what is valid is decided here.
 
-use crate::admin::MAX_SHORT_TEXT_CHARS;
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::model::{CarType, Millis, Role};
-use crate::validation::{self, MAX_NAME_CHARS};
+use crate::rules::catalogue::car_type_named;
+use crate::rules::contact::validate_email;
+use crate::rules::profile::check_name;
+use crate::rules::{MAX_SHORT_TEXT_CHARS, fail};
 use serde::{Deserialize, Serialize};
 
 /// What the sign-up form sends besides the contact and the code.
@@ -46,10 +48,6 @@ pub struct CheckedSignup {
     pub vehicleYear: String,
 }
 
-fn fail<T>(key: ErrorKey, field: &'static str) -> DomainResult<T> {
-    Err(DomainError::on_field(key, field))
-}
-
 /// Roughly the calendar year of a time (good to a day at New Year).
 fn year_of(now: Millis) -> i64 {
     1970 + now / 31_556_952_000
@@ -69,15 +67,13 @@ pub fn check_vehicle_year(text: &str) -> DomainResult<String> {
     Ok(text.to_string())
 }
 
+/// A name as the profile wants it ([`check_name`]), and no control characters.
 fn name(text: &str, field: &'static str) -> DomainResult<String> {
-    let text = text.trim();
-    if text.is_empty() {
-        return fail(ErrorKey::ProfileIncomplete, field);
-    }
-    if text.chars().count() > MAX_NAME_CHARS || text.chars().any(char::is_control) {
+    let name = check_name(text, field)?;
+    if name.chars().any(char::is_control) {
         return fail(ErrorKey::InvalidInput, field);
     }
-    Ok(text.to_string())
+    Ok(name)
 }
 
 fn vehicle_text(text: &str, field: &'static str) -> DomainResult<String> {
@@ -105,9 +101,7 @@ pub fn check_signup(fields: &SignupFields, car_types: &[CarType], now: Millis) -
     let first_name = name(&fields.firstName, "firstName")?;
     let last_name = name(&fields.lastName, "lastName")?;
     let email = match fields.email.as_deref().map(str::trim).filter(|email| !email.is_empty()) {
-        Some(email) => {
-            Some(validation::validate_email(email).map_err(|_| DomainError::on_field(ErrorKey::ProperEmail, "email"))?)
-        }
+        Some(email) => Some(validate_email(email)?),
         None => None,
     };
     let mut checked = CheckedSignup {
@@ -125,10 +119,8 @@ pub fn check_signup(fields: &SignupFields, car_types: &[CarType], now: Millis) -
     if usertype == Role::Rider {
         return Ok(checked);
     }
-    let car_type = car_types
-        .iter()
-        .find(|car_type| car_type.name == fields.carType.trim())
-        .ok_or(DomainError::on_field(ErrorKey::SelectProper, "carType"))?;
+    let car_type =
+        car_type_named(&fields.carType, car_types).ok_or(DomainError::on_field(ErrorKey::SelectProper, "carType"))?;
     checked.carType = Some(car_type.name.clone());
     checked.vehicleMake = vehicle_text(&fields.vehicleMake, "vehicleMake")?;
     checked.vehicleModel = vehicle_text(&fields.vehicleModel, "vehicleModel")?;

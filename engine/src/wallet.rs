@@ -9,14 +9,16 @@
 //! the namespace; without one the caller passes a fresh unique id, which makes
 //! every request count.
 //!
-//! This module builds entries; it does not decide who may make them
-//! (`permissions`) nor whether the amount is acceptable (`validation`).
+//! It also holds the input rules of spec §5 "Wallet and withdraw": an admin
+//! credit names a user and an amount above zero, a withdraw stays within the
+//! balance. Who may make an entry is `permissions`' business.
 
 use crate::booking::WalletChange;
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::{UserId, WithdrawId};
 use crate::model::{Millis, TX_REF_ADMIN_CREDIT, User, WalletEntryType, WithdrawRequest};
-use crate::validation::WalletCredit;
+use crate::money::{self, parse_amount};
+use crate::rules::fail;
 use rust_decimal::Decimal;
 
 /// Longest client idempotency key we accept.
@@ -39,6 +41,47 @@ pub fn validate_idempotency_key(key: &str) -> DomainResult<&str> {
 pub fn check_within_limit(amount: Decimal) -> DomainResult<Decimal> {
     if amount > MAX_WALLET_MOVE {
         return Err(DomainError::on_field(ErrorKey::InvalidAmount, "amount"));
+    }
+    Ok(amount)
+}
+
+/// An admin top-up that passed (spec §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalletCredit {
+    pub user: UserId,
+    /// Rounded to `settings.decimal`.
+    pub amount: Decimal,
+}
+
+/// Add to wallet needs a selected user and an amount above 0, else
+/// `no_details_error` (spec §5). The amount is parsed as a decimal and
+/// rounded to `decimals` before the check, so `0.001` at 2 places is refused
+/// rather than credited as nothing.
+pub fn validate_wallet_credit(user: Option<UserId>, amount: &str, decimals: u32) -> DomainResult<WalletCredit> {
+    let Some(user) = user else {
+        return fail(ErrorKey::NoDetailsError, "user");
+    };
+    match parse_amount(amount).map(|amount| money::round(amount, decimals)) {
+        Some(amount) if amount > Decimal::ZERO => Ok(WalletCredit { user, amount }),
+        _ => fail(ErrorKey::NoDetailsError, "amount"),
+    }
+}
+
+/// A withdraw amount: above 0 once rounded to `decimals` (`invalid_amount`),
+/// and not more than the balance (`insufficient_wallet_balance`) unless the
+/// platform allows negative balances. Returns the rounded amount.
+pub fn validate_withdraw_amount(
+    amount: Decimal,
+    balance: Decimal,
+    negative_balance: bool,
+    decimals: u32,
+) -> DomainResult<Decimal> {
+    let amount = money::round(amount, decimals);
+    if amount <= Decimal::ZERO {
+        return fail(ErrorKey::InvalidAmount, "amount");
+    }
+    if amount > balance && !negative_balance {
+        return fail(ErrorKey::InsufficientWalletBalance, "amount");
     }
     Ok(amount)
 }
@@ -104,6 +147,8 @@ pub fn withdraw_debit(request: &WithdrawRequest, idempotency_key: String, overdr
 mod tests {
     use super::*;
     use crate::model::Role;
+    use crate::rules::test_support::{failure, key_of};
+    use proptest::prelude::*;
     use rust_decimal_macros::dec;
 
     #[test]
@@ -164,5 +209,56 @@ mod tests {
         assert_eq!(debit.signed_amount(), dec!(-40));
         assert_eq!(debit.tx_ref, request.id.to_string());
         assert_eq!(debit.idempotency_key, "withdraw:k");
+    }
+
+    #[test]
+    fn add_to_wallet_needs_a_user_and_an_amount_above_zero() {
+        // spec §5 Wallet: needs a selected user and an amount above 0, else 'no_details_error'
+        let user = UserId::from_u128(3);
+        assert_eq!(
+            validate_wallet_credit(Some(user), "10.005", 2).unwrap(),
+            WalletCredit { user, amount: dec!(10.01) }
+        );
+        assert_eq!(failure(validate_wallet_credit(None, "10", 2)), (ErrorKey::NoDetailsError, Some("user")));
+        for amount in ["", "0", "-5", "0.001", "abc"] {
+            assert_eq!(
+                failure(validate_wallet_credit(Some(user), amount, 2)),
+                (ErrorKey::NoDetailsError, Some("amount")),
+                "{amount:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_withdraw_is_above_zero_and_within_the_balance() {
+        // spec §5 Wallet and withdraw; negativeBalance lets a wallet go below zero
+        assert_eq!(validate_withdraw_amount(dec!(20), dec!(20), false, 2).unwrap(), dec!(20));
+        assert_eq!(
+            failure(validate_withdraw_amount(dec!(0), dec!(20), false, 2)),
+            (ErrorKey::InvalidAmount, Some("amount"))
+        );
+        assert_eq!(key_of(validate_withdraw_amount(dec!(-1), dec!(20), true, 2)), ErrorKey::InvalidAmount);
+        assert_eq!(key_of(validate_withdraw_amount(dec!(0.004), dec!(20), false, 2)), ErrorKey::InvalidAmount);
+        assert_eq!(
+            failure(validate_withdraw_amount(dec!(20.01), dec!(20), false, 2)),
+            (ErrorKey::InsufficientWalletBalance, Some("amount"))
+        );
+        assert_eq!(validate_withdraw_amount(dec!(50), dec!(20), true, 2).unwrap(), dec!(50));
+    }
+
+    proptest! {
+        #[test]
+        fn a_credit_typed_as_any_text_never_panics(text in any::<String>()) {
+            let _ = validate_wallet_credit(Some(UserId::from_u128(1)), &text, 2);
+        }
+
+        #[test]
+        fn a_credited_amount_is_always_positive_and_rounded(amount in "-?[0-9]{0,6}(\\.[0-9]{0,4})?", decimals in 0u32..4) {
+            // spec §5: amount above 0; §9 rounded to settings.decimal
+            if let Ok(credit) = validate_wallet_credit(Some(UserId::from_u128(1)), &amount, decimals) {
+                prop_assert!(credit.amount > Decimal::ZERO);
+                prop_assert!(money::is_rounded(credit.amount, decimals));
+            }
+        }
     }
 }

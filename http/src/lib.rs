@@ -322,8 +322,8 @@ pub async fn audit(config: Config) -> anyhow::Result<bool> {
 
 /// Makes the first admin of a real installation.
 pub async fn create_admin(config: Config, email: &str) -> anyhow::Result<()> {
-    let email = match wayfare_engine::validation::validate_login_contact(email, None, false) {
-        Ok(wayfare_engine::validation::Contact::Email(email)) => email,
+    let email = match wayfare_engine::rules::contact::validate_login_contact(email, None, false) {
+        Ok(wayfare_engine::rules::contact::Contact::Email(email)) => email,
         _ => anyhow::bail!("{email} is not a valid e-mail address"),
     };
     std::fs::create_dir_all(&config.data_dir)?;

@@ -295,7 +295,7 @@ fn mask_raw<'a>(fields: &mut BTreeMap<&'a str, Field<'a>>, names: &[&'a str]) {
 mod tests {
     use super::*;
     use wayfare_engine::booking::{self, By, Context, NewBooking, RouteInfo};
-    use wayfare_engine::validation::DeliveryDetails;
+    use wayfare_engine::rules::booking::DeliveryDetails;
     use wayfare_engine::{BookingId, Place};
     fn viewer(id: u128, role: Role) -> Principal {
         Principal { id: UserId::from_u128(id), role, fleet: None }

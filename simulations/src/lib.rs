@@ -118,7 +118,7 @@ pub fn prepare(
         }
         None => catalog,
     };
-    wayfare_engine::validation::validate_settings(&catalog.settings)
+    wayfare_engine::rules::settings::validate_settings(&catalog.settings)
         .map_err(|error| ScenarioError::Invalid(format!("settings: {} ({:?})", error.key.as_str(), error.field)))?;
 
     progress("reading the network", 0, 1);

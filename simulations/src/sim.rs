@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, Effect, NewBooking, RouteInfo};
 use wayfare_engine::dispatch::{Asked, BatchProblem, Closed, DispatchWindow, DriverIndex, PickupTimes, Wake};
 use wayfare_engine::geo::distance_km;
-use wayfare_engine::validation::DeliveryDetails;
+use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::{
     Booking, BookingId, BookingStatus, CancelledBy, CarType, LatLng, Millis, PaymentMode, Place, Settings, TimerKind,
     User, UserId,

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 use wayfare_actors::{Event, ManualClock, Runtime, RuntimeOptions};
 use wayfare_engine::booking::{DriverSnapshot, NewBooking, RouteInfo};
-use wayfare_engine::validation::DeliveryDetails;
+use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::*;
 use wayfare_storage::Storage;
 

@@ -7,7 +7,7 @@ use crate::model::{
     AppCategory, Booking, BookingStatus, Coord, DispatchState, MINUTE_MS, Millis, Otp, PaymentMode, Place,
     PricedChoice, PromoDetails, RequestedDrivers, TimerKind, Timers, User,
 };
-use crate::validation::{self, DeliveryDetails};
+use crate::rules::booking::{DeliveryDetails, validate_trip_date};
 use crate::{money, promo};
 use rand::Rng;
 use rust_decimal::Decimal;
@@ -30,7 +30,7 @@ pub struct RouteInfo {
     pub waypoints: Vec<Place>,
 }
 
-/// A booking to make, already checked by `validation::validate_booking`.
+/// A booking to make, already checked by `rules::booking::validate_booking`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewBooking {
     pub pickup: Place,
@@ -104,7 +104,7 @@ pub fn create<R: Rng + ?Sized>(
         return Err(ErrorKey::SelectProper.into());
     }
     let by_admin = matches!(by, By::Admin(_));
-    let tripdate = validation::validate_trip_date(request.book_later, request.tripdate, now)?;
+    let tripdate = validate_trip_date(request.book_later, request.tripdate, now)?;
     let Quote { fare, discount, payable } = quote(&request, context)?;
     let parcel_type = choice(&car.parcelTypes, request.parcel_type_index)?.cloned();
     let option = choice(&car.options, request.option_index)?.cloned();

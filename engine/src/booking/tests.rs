@@ -4,7 +4,7 @@ use super::*;
 use crate::error::{DomainResult, ErrorKey};
 use crate::ids::{BookingId, CarTypeId, UserId};
 use crate::model::*;
-use crate::validation::DeliveryDetails;
+use crate::rules::booking::DeliveryDetails;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::StdRng;

@@ -14,7 +14,7 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use wayfare_engine::booking::WalletChange;
-use wayfare_engine::validation::{self, Contact};
+use wayfare_engine::rules::contact::{Contact, validate_login_contact, validate_sign_in_code};
 use wayfare_engine::{ErrorKey, RegType, Role, User, UserId, WalletEntryType, generate};
 use wayfare_storage::{Challenge, Session, StorageError};
 
@@ -60,11 +60,7 @@ async fn request_code(
     Body(request): Body<CodeRequest>,
 ) -> ApiResult<Json<CodeSent>> {
     let settings = state.runtime.catalog().settings.clone();
-    let contact = validation::validate_login_contact(
-        &request.contact,
-        request.country.as_deref(),
-        settings.AllowCountrySelection,
-    )?;
+    let contact = validate_login_contact(&request.contact, request.country.as_deref(), settings.AllowCountrySelection)?;
     let now = state.now();
     let auth = &state.config.auth;
     let window_ms = auth.window_secs as i64 * 1_000;
@@ -135,7 +131,7 @@ async fn verify_code(
     state: axum::extract::State<AppState>,
     Body(request): Body<VerifyRequest>,
 ) -> ApiResult<impl IntoResponse> {
-    let contact = validation::validate_login_contact(&request.contact, None, false)?;
+    let contact = validate_login_contact(&request.contact, None, false)?;
     check_code(&state, &contact, &request.code).await?;
     let user = match find_user(&state, &contact).await? {
         Some(user) => user,
@@ -153,7 +149,7 @@ async fn verify_code(
 /// consumes it: expired, wrong (counted, at most `max_attempts`) or used up
 /// codes are refused. Sign-in and sign-up share it.
 pub(crate) async fn check_code(state: &AppState, contact: &Contact, code: &str) -> ApiResult<()> {
-    let code = validation::validate_sign_in_code(code)?;
+    let code = validate_sign_in_code(code)?;
     let now = state.now();
     let challenge = state.storage.latest_challenge(contact.as_str()).await?.ok_or(ErrorKey::CodeExpired)?;
     if challenge.expires_at <= now {
@@ -365,6 +361,6 @@ async fn outbox(
     QueryParams(query): QueryParams<OutboxQuery>,
 ) -> ApiResult<impl IntoResponse> {
     let outbox = state.deliveries.outbox.as_ref().ok_or(ErrorKey::NotFound)?;
-    let contact = validation::validate_login_contact(&query.to, None, false)?;
+    let contact = validate_login_contact(&query.to, None, false)?;
     Ok(Json(serde_json::json!({ "messages": outbox.to(contact.as_str()) })))
 }

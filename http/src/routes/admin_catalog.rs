@@ -1,7 +1,7 @@
 //! What admins configure (spec §2 car types, cancellation reasons, settings
 //! and app info pages; §7 editCarType, editCancellationReason,
 //! editSettings): every write admin only and refused in demo mode
-//! (`permissions::authorize`), checked by `engine::admin`, stored, and the
+//! (`permissions::authorize`), checked by `engine::rules` (`catalogue`, `settings`), stored, and the
 //! runtime's catalog reloaded at once so the next estimate and booking use
 //! it. The reads stay in `routes::catalog`, except the public app info.
 
@@ -17,8 +17,8 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
-use wayfare_engine::admin;
 use wayfare_engine::permissions::{Action, Resource, authorize};
+use wayfare_engine::rules;
 use wayfare_engine::{
     AmountType, CancelSlab, CancellationReason, CarType, CarTypeId, ErrorKey, PricedChoice, Role, Settings,
 };
@@ -197,7 +197,7 @@ pub(crate) async fn add_car_type(
     };
     let _guard = CATALOG_WRITES.lock().await;
     let existing = state.storage.car_types().await?;
-    let car_type = admin::validate_car_type(&body.applied_to(blank), &existing)?;
+    let car_type = rules::catalogue::validate_car_type(&body.applied_to(blank), &existing)?;
     state.storage.save_car_type(&car_type, now).await.map_err(car_type_duplicate)?;
     reload(&state).await?;
     tracing::info!(car_type = %car_type.name, "car type added");
@@ -224,7 +224,7 @@ pub(crate) async fn update_car_type(
     let _guard = CATALOG_WRITES.lock().await;
     let stored = state.storage.car_type(id).await?;
     let existing = state.storage.car_types().await?;
-    let car_type = admin::validate_car_type(&body.applied_to(stored.clone()), &existing)?;
+    let car_type = rules::catalogue::validate_car_type(&body.applied_to(stored.clone()), &existing)?;
     if car_type.name != stored.name && car_type_in_use(&state, &stored.name).await? {
         return Err(ApiError::field(ErrorKey::CarTypeInUse, "name"));
     }
@@ -282,7 +282,7 @@ pub struct CancelReasonBody {
 
 /// Checks and stores the list, and answers it as label and index.
 async fn save_reasons(state: &AppState, reasons: &[String]) -> ApiResult<Vec<CancellationReason>> {
-    let checked = admin::validate_cancel_reasons(reasons)?;
+    let checked = rules::catalogue::validate_cancel_reasons(reasons)?;
     state.storage.save_cancel_reasons(&checked, state.now()).await?;
     Ok(CancellationReason::from_list(&checked))
 }
@@ -398,7 +398,7 @@ pub(crate) async fn edit_settings(
 ) -> ApiResult<Json<Settings>> {
     authorize_write(&current, Action::SettingsWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
-    let settings = admin::apply_settings_form(&stored_settings(&state).await?, &patch)?;
+    let settings = rules::settings::apply_settings_form(&stored_settings(&state).await?, &patch)?;
     state.storage.save_settings(&settings, state.now()).await?;
     reload(&state).await?;
     tracing::info!(by = %current.principal.id, "settings changed");
@@ -436,7 +436,7 @@ pub struct AppInfo {
     responses((status = 200, description = "The app info", body = AppInfo))
 )]
 pub(crate) async fn app_info(State(state): State<AppState>) -> Json<Value> {
-    Json(Value::Object(admin::app_info(&state.runtime.catalog().settings)))
+    Json(Value::Object(rules::settings::app_info(&state.runtime.catalog().settings)))
 }
 
 #[utoipa::path(
@@ -455,8 +455,8 @@ pub(crate) async fn edit_app_info(
 ) -> ApiResult<Json<Value>> {
     authorize_write(&current, Action::SettingsWrite, &state.runtime.catalog().settings)?;
     let _guard = CATALOG_WRITES.lock().await;
-    let settings = admin::apply_app_info(&stored_settings(&state).await?, &patch)?;
+    let settings = rules::settings::apply_app_info(&stored_settings(&state).await?, &patch)?;
     state.storage.save_settings(&settings, state.now()).await?;
     reload(&state).await?;
-    Ok(Json(Value::Object(admin::app_info(&settings))))
+    Ok(Json(Value::Object(rules::settings::app_info(&settings))))
 }

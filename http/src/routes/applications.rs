@@ -30,8 +30,8 @@ use serde_json::{Value, json};
 use wayfare_engine::booking::NOTIFICATION_TITLE_KEY;
 use wayfare_engine::model::document;
 use wayfare_engine::permissions::{self, Action, Resource, UserRef, authorize};
+use wayfare_engine::rules::contact::{Contact, validate_login_contact};
 use wayfare_engine::signup::{SignupFields, check_signup};
-use wayfare_engine::validation::{self, Contact};
 use wayfare_engine::{
     Application, DocumentKind, DocumentStatus, DriverDocument, ErrorKey, Millis, RegType, Role, User, UserId,
 };
@@ -89,7 +89,7 @@ async fn signup(
 ) -> ApiResult<impl IntoResponse> {
     let catalog = state.runtime.catalog();
     let settings = catalog.settings.clone();
-    let contact = validation::validate_login_contact(&request.contact, None, false)?;
+    let contact = validate_login_contact(&request.contact, None, false)?;
     let now = state.now();
     let checked = check_signup(&request.fields, &catalog.car_types, now)?;
     let fleet = match request.fleetCode.as_deref().map(str::trim).filter(|code| !code.is_empty()) {

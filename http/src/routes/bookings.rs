@@ -19,7 +19,10 @@ use std::sync::Arc;
 use wayfare_actors::Event;
 use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, NewBooking, NoticeKey, RouteInfo};
 use wayfare_engine::permissions::{self, Action, BookingScope, Resource, authorize};
-use wayfare_engine::validation::{self, BookingChannel, BookingRequest, DeliveryDetails, ProfileNames, TripRequest};
+use wayfare_engine::rules::booking::{
+    BookingChannel, BookingRequest, DeliveryDetails, ProfileNames, TripRequest, validate_booking,
+    validate_cancel_reason, validate_chat_message, validate_rating, validate_trip,
+};
 use wayfare_engine::{
     Booking, BookingId, BookingStatus, ChatMessage, ErrorKey, LatLng, PaymentMode, Place, Role, Settings, UserId,
     dispatch, fare, promo, timefmt,
@@ -181,7 +184,7 @@ async fn estimate(
         parcel_type_index: body.parcelTypeIndex,
         option_index: body.optionIndex,
     };
-    let choice = validation::validate_trip(&trip, settings.appcat)?;
+    let choice = validate_trip(&trip, settings.appcat)?;
     let (route, polyline) = route_between(&state, choice.pickup, choice.drop, &body.waypoints).await?;
     let mut request = new_booking(
         choice.pickup.clone(),
@@ -326,7 +329,7 @@ pub(crate) async fn book(state: &AppState, current: &CurrentUser, body: CreateBo
         delivery: &body.delivery,
     };
     let now = state.now();
-    let checked = validation::validate_booking(&request, now)?;
+    let checked = validate_booking(&request, now)?;
     // Times are JavaScript dates (at most 8.64e15 ms): a later one is no date, and would overflow the booking's timers.
     if checked.tripdate > 8_640_000_000_000_000 {
         return Err(ApiError::field(ErrorKey::InvalidInput, "tripdate"));
@@ -796,7 +799,7 @@ async fn rate(
 ) -> ApiResult<Json<Box<RawValue>>> {
     let rating = match (body.rating, body.skip) {
         (None, true) => None,
-        (Some(rating), false) => Some(validation::validate_rating(rating)?),
+        (Some(rating), false) => Some(validate_rating(rating)?),
         (Some(_), true) => return Err(ApiError::field(ErrorKey::InvalidInput, "skip")),
         (None, false) => return Err(ApiError::field(ErrorKey::InvalidRating, "rating")),
     };
@@ -827,7 +830,7 @@ async fn cancel(
     PathParam(id): PathParam<BookingId>,
     Body(body): Body<CancelBody>,
 ) -> ApiResult<Json<Box<RawValue>>> {
-    let reason = validation::validate_cancel_reason(&body.reason)?.to_string();
+    let reason = validate_cancel_reason(&body.reason)?.to_string();
     // The actor reads the rider's balance when a fee may apply.
     let command = Command::Cancel { reason, wallet_balance: None };
     run(&state, &current, id, Action::BookingCancel, command).await
@@ -1004,7 +1007,7 @@ async fn send_chat(
     Body(body): Body<ChatBody>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let booking = authorised(&state, &current, id, Action::BookingChat).await?;
-    let text = validation::validate_chat_message(&body.message)?;
+    let text = validate_chat_message(&body.message)?;
     let now = state.now();
     let message = ChatMessage {
         message: text.to_string(),

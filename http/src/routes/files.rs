@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use uuid::Uuid;
 use wayfare_engine::booking::{self, Command, Context, ParcelImage};
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize};
-use wayfare_engine::validation::{ImageKind, validate_image};
+use wayfare_engine::rules::media::{ImageKind, validate_image};
 use wayfare_engine::{BookingId, CarType, CarTypeId, ErrorKey, User, UserId};
 use wayfare_storage::FileRecord;
 

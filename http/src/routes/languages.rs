@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use wayfare_engine::permissions::{Action, Resource, authorize};
-use wayfare_engine::validation::{parse_language_pairs, validate_language};
+use wayfare_engine::rules::catalogue::{parse_language_pairs, validate_language};
 use wayfare_engine::{DomainError, ErrorKey, Language, LanguageId};
 
 pub fn router() -> Router<AppState> {

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use wayfare_engine::booking::Command;
 use wayfare_engine::permissions::{Action, BookingScope, Resource, authorize, booking_list_scope};
-use wayfare_engine::validation::DeliveryDetails;
+use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::{BookingId, ErrorKey, PaymentMode, Role, UserId};
 
 pub fn router() -> Router<AppState> {

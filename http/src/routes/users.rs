@@ -5,8 +5,9 @@
 //!
 //! Who may do what is `permissions::authorize` (fleet admins manage only
 //! their drivers, an admin never deletes themself, demo mode guards adding
-//! and deleting); what is valid is `engine::admin`. Contact data goes out
-//! through `present::user`, which masks it in demo mode.
+//! and deleting); what is valid is `engine::rules` (`accounts`, `contact`,
+//! `profile`). Contact data goes out through `present::user`, which masks it
+//! in demo mode.
 
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
@@ -19,9 +20,10 @@ use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use wayfare_engine::admin::{self, AccountFields};
 use wayfare_engine::permissions::{self, Action, Principal, Resource, UserRef, authorize};
-use wayfare_engine::validation::ProfileUpdate;
+use wayfare_engine::rules;
+use wayfare_engine::rules::accounts::AccountFields;
+use wayfare_engine::rules::profile::ProfileUpdate;
 use wayfare_engine::{BookingStatus, ErrorKey, Role, User, UserId, UserLang, generate};
 use wayfare_storage::{BookingFilter, PageRequest, StorageError, UserFilter};
 
@@ -217,7 +219,7 @@ pub(crate) async fn exists(
 ) -> ApiResult<Json<ExistsAnswer>> {
     let settings = state.runtime.catalog().settings.clone();
     authorize(Some(&current.principal), Action::UsersList, Resource::None, &settings)?;
-    let contacts = admin::check_contacts(query.email.as_deref(), query.mobile.as_deref())?;
+    let contacts = rules::contact::check_contacts(query.email.as_deref(), query.mobile.as_deref())?;
     let (email, mobile) = taken_contacts(&state, &contacts.email, &contacts.mobile, None).await?;
     Ok(Json(ExistsAnswer { exists: email || mobile, email, mobile }))
 }
@@ -305,7 +307,7 @@ async fn chosen_fleet(
         None if principal.role == Role::Admin => return Ok(None),
         None => None,
     };
-    admin::check_fleet_choice(principal, role, owner.as_ref())?;
+    rules::accounts::check_fleet_choice(principal, role, owner.as_ref())?;
     Ok(choice)
 }
 
@@ -333,7 +335,7 @@ pub(crate) async fn add(
         chosen_fleet(&state, &principal, role, fields.fleetadmin, permissions::fleet_for_new_user(&principal, role))
             .await?;
     let now = state.now();
-    let mut user = admin::new_account(UserId(uuid::Uuid::now_v7()), now, &fields, fleet, &catalog.car_types)?;
+    let mut user = rules::accounts::new_account(UserId(uuid::Uuid::now_v7()), now, &fields, fleet, &catalog.car_types)?;
     refuse_taken(taken_contacts(&state, &user.email, &user.mobile, None).await?)?;
     let mut attempts = 0;
     loop {
@@ -412,7 +414,7 @@ pub(crate) async fn edit(
             return Err(ErrorKey::UpdateFailed.into());
         }
         before = Some(user.clone());
-        let mut edited = admin::edit_account(&principal, user, &fields, &catalog.car_types)?;
+        let mut edited = rules::accounts::edit_account(&principal, user, &fields, &catalog.car_types)?;
         if fields.fleetadmin.is_some() {
             edited.fleetadmin = fleet;
         }
@@ -441,12 +443,12 @@ pub(crate) async fn approve(
 ) -> ApiResult<Json<Value>> {
     let account = managed_account(&state, &current, id, Action::UserApprove).await?;
     let mut stored = account.clone();
-    let newly_approved = admin::set_approval(&current.principal, &account, true)? != account;
+    let newly_approved = rules::accounts::set_approval(&current.principal, &account, true)? != account;
     if newly_approved {
         let settings = &state.runtime.catalog().settings;
         stored = edit_user(&state, id, |user| {
             authorize(Some(&current.principal), Action::UserApprove, Resource::User(UserRef::from(&*user)), settings)?;
-            *user = admin::set_approval(&current.principal, user, true)?;
+            *user = rules::accounts::set_approval(&current.principal, user, true)?;
             Ok(())
         })
         .await?;
@@ -578,12 +580,12 @@ pub(crate) async fn update_profile(
         bankCode: body.bankCode,
         bankAccount: body.bankAccount,
     };
-    let checked = admin::validate_own_profile(&user, &update)?;
+    let checked = rules::profile::validate_own_profile(&user, &update)?;
     let lang = match body.lang {
         Some(lang) => {
             let languages = state.storage.languages().await?;
             let known: Vec<&str> = languages.iter().map(|language| language.langLocale.as_str()).collect();
-            Some(admin::validate_user_lang(&lang, &known)?)
+            Some(rules::profile::validate_user_lang(&lang, &known)?)
         }
         None => None,
     };
@@ -593,7 +595,7 @@ pub(crate) async fn update_profile(
     // Checked again on the user as stored now (the lock rules read it), and
     // applied to that, so nothing written meanwhile is undone.
     let stored = edit_user(&state, user.id, |user| {
-        let checked = admin::validate_own_profile(user, &update)?;
+        let checked = rules::profile::validate_own_profile(user, &update)?;
         if let Some(first_name) = checked.firstName {
             user.firstName = first_name;
         }

@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 use wayfare_actors::Event;
 use wayfare_engine::booking::NoticeKey;
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize};
-use wayfare_engine::validation::validate_wallet_credit;
-use wayfare_engine::wallet::{admin_credit, admin_credit_key, check_within_limit, validate_idempotency_key};
+use wayfare_engine::wallet::{
+    admin_credit, admin_credit_key, check_within_limit, validate_idempotency_key, validate_wallet_credit,
+};
 use wayfare_engine::{DomainResult, UserId};
 
 pub fn router() -> Router<AppState> {

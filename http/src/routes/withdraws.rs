@@ -18,9 +18,11 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use wayfare_actors::Event;
+use wayfare_engine::money::parse_amount;
 use wayfare_engine::permissions::{Action, Resource, WithdrawScope, authorize, withdraw_list_scope};
-use wayfare_engine::validation::{parse_amount, validate_withdraw_amount};
-use wayfare_engine::wallet::{check_within_limit, withdraw_debit, withdraw_key, withdraw_request};
+use wayfare_engine::wallet::{
+    check_within_limit, validate_withdraw_amount, withdraw_debit, withdraw_key, withdraw_request,
+};
 use wayfare_engine::{DomainError, ErrorKey, UserId, WithdrawId, WithdrawRequest};
 use wayfare_storage::StorageError;
 

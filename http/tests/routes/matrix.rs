@@ -3,7 +3,7 @@
 //! whose resource it is, each cell a real request on a fresh fixture.
 //!
 //! The expectations are written out below as tables, from the rules and the
-//! documented decisions of `engine/src/permissions.rs` — not computed by
+//! documented decisions of `engine/src/permissions/` — not computed by
 //! calling the function the server uses, so a server that decides wrongly
 //! fails here:
 //! - no session is 401 `not_logged_in` (booking creation says `must_login`);

@@ -5,7 +5,7 @@
 //! caller themself, nobody), with critical edits allowed and in demo mode.
 //!
 //! The expectations are written out as tables from the rules of
-//! `engine/src/permissions.rs` and spec §5/§6, not computed by the function
+//! `engine/src/permissions/` and spec §5/§6, not computed by the function
 //! the server uses:
 //! - no session is 401 `not_logged_in` (only the app info is public);
 //! - a role that may never do it is 403 `not_allowed`, whatever the target;

@@ -2,7 +2,7 @@
 //! invariant 6, spec §5 demo mode, §6 roles): every route × every caller
 //! (logged out, rider 1, driver 4 of the demo fleet, the demo fleet admin, an
 //! admin) × whose resource it is, each cell a real request. The expectations
-//! are written out by hand from the rules (engine/src/permissions.rs and the
+//! are written out by hand from the rules (engine/src/permissions/ and the
 //! routes' documentation), not computed with the server's own function:
 //! - no session is 401 `not_logged_in`; a role that may never do it 403
 //!   `not_allowed`, before any lookup;

@@ -6,7 +6,7 @@
 //! in normal and in demo mode, each cell a real request.
 //!
 //! The tables are written out by hand from the rules in
-//! `engine/src/permissions.rs`: a role that may never act is 403
+//! `engine/src/permissions/`: a role that may never act is 403
 //! `not_allowed` whatever the resource; a resource the caller may not know is
 //! 404 `not_found`; demo mode refuses the panel's money writes and exports
 //! with 403 `demo_mode`, never the apps' withdraw requests or reading.

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use wayfare_engine::booking::{
     self, By, Command, Context, DriverSnapshot, Effect, NewBooking, RouteInfo, WalletChange,
 };
-use wayfare_engine::validation::DeliveryDetails;
+use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::{
     AmountType, Booking, BookingId, CarType, Coord, LatLng, Millis, PaymentMode, Place, Promo, PromoId, Settings,
     TimerKind, TrackingPoint, UserId, WalletEntryType, WithdrawId, WithdrawRequest, geo, money, payment, promo, wallet,

@@ -21,7 +21,7 @@ use tokio::sync::broadcast;
 use tower::ServiceExt;
 use wayfare_actors::{Event, ManualClock, Runtime, RuntimeOptions};
 use wayfare_engine::booking::{By, Command, DriverSnapshot, NewBooking, RouteInfo, WalletChange};
-use wayfare_engine::validation::DeliveryDetails;
+use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::{Booking, BookingId, Millis, PaymentMode, Place, Role, Settings, User, UserId, WalletEntryType};
 use wayfare_http::auth::delivery::Deliveries;
 use wayfare_http::config::Config;

@@ -61,7 +61,7 @@ export function testBooking(overrides: Partial<Booking> = {}): Booking {
     deliveryPersonPhone: '',
     pickUpInstructions: '',
     deliveryInstructions: '',
-    dispatch: { deadline: null },
+    dispatch: { auto: true, wave: 0, declined: [], expired: [], deadline: null },
     updatedAt: 0,
     version: 1,
     ...overrides,

@@ -22,7 +22,7 @@ import type { Booking, User } from '@/types/api';
 /** Chat is open while a driver is on the booking and the trip is not over. */
 function chatFor(booking: Booking, user: User) {
   if (!booking.driver || !isActive(booking.status)) return undefined;
-  const other = user.id === booking.driver ? booking.customer_name : booking.driver_name;
+  const other = (user.id === booking.driver ? booking.customer_name : booking.driver_name) ?? '';
   return <ChatPanel bookingId={booking.id} userId={user.id} otherName={other} />;
 }
 
@@ -58,7 +58,7 @@ function RiderBookings({ user }: { user: User }) {
         </Grid>
         {user.usertype === 'rider' && (
           <Grid size={{ xs: 12, lg: 4 }}>
-            <WalletPanel userId={user.id} canWithdraw={settings.RiderWithDraw} />
+            <WalletPanel userId={user.id} canWithdraw={settings.RiderWithDraw === true} />
           </Grid>
         )}
       </Grid>

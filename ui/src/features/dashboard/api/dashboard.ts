@@ -6,7 +6,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { activeBookingsQueryOptions } from '@/lib/active-bookings';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import type { LiveDriver } from '@/types/api';
+import type { LiveDriver } from '@/types/app';
 
 export interface DashboardEarnings {
   today: number;

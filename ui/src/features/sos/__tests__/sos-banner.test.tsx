@@ -5,10 +5,10 @@ import { applySos } from '@/features/realtime/lib/apply-server-event';
 import { queryKeys } from '@/lib/query-keys';
 import { mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
-import type { SosAlert } from '@/types/api';
+import type { SosAlertShown } from '@/types/api';
 import { SosBanner } from '../components/sos-banner';
 
-const sos = (id: string, overrides: Partial<SosAlert> = {}): SosAlert => ({
+const sos = (id: string, overrides: Partial<SosAlertShown> = {}): SosAlertShown => ({
   id,
   booking: `booking-${id}`,
   reference: `REF${id.toUpperCase()}`,

@@ -158,7 +158,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
           )}
           {canRate(booking, role) && (
             <RatingPanel
-              driverName={booking.driver_name}
+              driverName={booking.driver_name ?? ''}
               appcat={booking.appcat}
               busy={command.isPending}
               error={null}

@@ -86,14 +86,14 @@ export function DriverConsole({
   const seen = useRef(new Set<string>());
   useEffect(() => {
     let fresh = false;
-    for (const offer of offers) {
+    for (const offer of tasks.data ?? []) {
       if (!seen.current.has(offer.booking.id)) {
         seen.current.add(offer.booking.id);
         fresh = true;
       }
     }
     if (fresh) playOfferSound();
-  }, [offers]);
+  }, [tasks.data]);
 
   const toggle = (next: boolean) => {
     unlockOfferSound();

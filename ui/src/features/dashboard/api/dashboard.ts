@@ -7,13 +7,7 @@ import { activeBookingsQueryOptions } from '@/lib/active-bookings';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 import type { LiveDriver } from '@/types/app';
-
-export interface DashboardEarnings {
-  today: number;
-  thisMonth: number;
-  total: number;
-  rides: { today: number; thisMonth: number; total: number };
-}
+import type { DashboardEarnings } from '@/types/api';
 
 export const dashboardEarningsQueryOptions = () =>
   queryOptions({

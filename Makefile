@@ -74,6 +74,7 @@ release: build-deps
 # server binary is built as `cargo test --all-targets` built it (same features),
 # so after test-rust this build is a no-op.
 test-ui: ui
+	cd ui && $(NPM) run lint
 	cd ui && $(NPM) test
 	$(CARGO) build --workspace --all-targets --locked
 	scripts/ensure-chromium.sh >/dev/null

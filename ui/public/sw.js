@@ -70,7 +70,7 @@ self.addEventListener('fetch', (event) => {
 });
 
 self.addEventListener('push', (event) => {
-  let message = {};
+  let message;
   try {
     message = event.data ? event.data.json() : {};
   } catch {

@@ -2,12 +2,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, isApiError } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import type { CarType, Language, Settings } from '@/types/api';
+import type { CarType, Language, PublicSettings } from '@/types/api';
 
 /** Null when the server has no settings ('No Database Settings found'). */
-export async function getSettings(): Promise<Settings | null> {
+export async function getSettings(): Promise<PublicSettings | null> {
   try {
-    const settings = await api.get<Settings | null>('/settings');
+    const settings = await api.get<PublicSettings | null>('/settings');
     if (!settings || typeof settings !== 'object' || Object.keys(settings).length === 0) return null;
     return settings;
   } catch (error) {
@@ -45,7 +45,7 @@ export const languagesQueryOptions = () =>
   queryOptions({ queryKey: queryKeys.languages, queryFn: getLanguages, staleTime: 30 * 60_000 });
 
 /** Settings once the start-up gate has loaded them. */
-export function useSettings(): Settings {
+export function useSettings(): PublicSettings {
   const { data } = useQuery(settingsQueryOptions());
   if (!data) throw new Error('useSettings used before the settings loaded');
   return data;

@@ -4,7 +4,7 @@ import { chooseLanguage, i18n } from '@/i18n';
 import { api, isApiError, setBearerToken } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
 import { hasSessionMarker, setSessionMarker } from '@/lib/session-marker';
-import type { Role, User } from '@/types/api';
+import type { Role, SignedIn, User } from '@/types/api';
 
 export async function getMe(): Promise<User | null> {
   if (!hasSessionMarker()) return null;
@@ -29,11 +29,6 @@ export const meQueryOptions = () =>
 
 export function useUser() {
   return useQuery(meQueryOptions());
-}
-
-export interface SignedIn {
-  token: string;
-  user: User;
 }
 
 export function requestCode(input: { contact: string; country?: string }) {

@@ -3,7 +3,8 @@
 // and they can cross: a read answered just before a change may land after
 // the socket already brought the change. The server numbers every change
 // (`version`, docs/api.md "Socket.IO"), so the cache keeps the highest.
-import type { Booking, Page } from '@/types/api';
+import type { Booking } from '@/types/api';
+import type { Page } from '@/types/app';
 
 /** The newer of two copies of a booking; the incoming one on a tie. */
 export function newestBooking(current: Booking | undefined, incoming: Booking): Booking {

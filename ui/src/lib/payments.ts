@@ -71,12 +71,12 @@ export function useCheckoutOutcome(param: string) {
 
 function payer(user: User) {
   return {
-    first_name: user.firstName,
-    last_name: user.lastName,
+    first_name: user.firstName ?? '',
+    last_name: user.lastName ?? '',
     quantity: '1',
     cust_id: user.id,
-    mobile_no: user.mobile,
-    email: user.email,
+    mobile_no: user.mobile ?? '',
+    email: user.email ?? '',
   };
 }
 
@@ -85,7 +85,7 @@ export function checkoutFields(booking: Booking, user: User, settings: Settings,
   return {
     order_id: booking.id,
     amount: String(booking.payableAmount || booking.trip_cost || booking.estimate),
-    currency: settings.code,
+    currency: settings.code ?? '',
     product_name: `${settings.appName} ${booking.reference}`,
     ...payer(user),
     ...urls,
@@ -102,7 +102,7 @@ export function topUpFields(amount: string, productName: string, user: User, set
   return {
     order_id: orderId,
     amount,
-    currency: settings.code,
+    currency: settings.code ?? '',
     product_name: productName,
     ...payer(user),
     ...urls,

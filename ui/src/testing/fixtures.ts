@@ -1,4 +1,4 @@
-import type { Booking } from '@/types/api';
+import type { Booking, SosAlertShown } from '@/types/api';
 
 export function testBooking(overrides: Partial<Booking> = {}): Booking {
   return {
@@ -61,7 +61,7 @@ export function testBooking(overrides: Partial<Booking> = {}): Booking {
     deliveryPersonPhone: '',
     pickUpInstructions: '',
     deliveryInstructions: '',
-    dispatch: { deadline: null },
+    dispatch: { auto: true, wave: 0, declined: [], expired: [], deadline: null },
     updatedAt: 0,
     version: 1,
     ...overrides,
@@ -78,4 +78,29 @@ export function assigned(overrides: Partial<Booking> = {}) {
     vehicle_number: 'MD-7001',
     ...overrides,
   });
+}
+
+/** An SOS alert raised on `booking-<id>` by the rider, open. */
+export function testSosAlert(id: string, overrides: Partial<SosAlertShown> = {}): SosAlertShown {
+  return {
+    id,
+    booking: `booking-${id}`,
+    reference: `REF${id.toUpperCase()}`,
+    raised_by: 'user-rider-1',
+    raised_by_role: 'rider',
+    raised_by_name: 'Rider 1',
+    lat: 39.28,
+    lng: -76.6,
+    created_at: 1_800_000_000_000,
+    fleetadmin: null,
+    taken_by: null,
+    taken_by_name: '',
+    taken_at: null,
+    resolved_by: null,
+    resolved_by_name: '',
+    resolved_at: null,
+    note: '',
+    state: 'open',
+    ...overrides,
+  };
 }

@@ -4,7 +4,7 @@ import type { ReactElement } from 'react';
 import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router';
 import { AppProvider } from '@/app/provider';
 import { queryKeys } from '@/lib/query-keys';
-import type { CarType, Settings, User } from '@/types/api';
+import type { CarType, PublicSettings, User } from '@/types/api';
 
 export function testQueryClient() {
   return new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity }, mutations: { retry: false } } });
@@ -41,7 +41,8 @@ export const testSettings = {
   InstagramHandle: '',
   AppleStoreLink: '',
   PlayStoreLink: '',
-} satisfies Settings;
+  demoCity: false,
+} satisfies PublicSettings;
 
 export const testCarTypes: CarType[] = [
   {
@@ -96,7 +97,7 @@ export function testUser(overrides: Partial<User> = {}): User {
 }
 
 /** A client already holding what the start-up gate loads. */
-export function seededClient(user: User | null, settings: Partial<Settings> = {}) {
+export function seededClient(user: User | null, settings: Partial<PublicSettings> = {}) {
   const client = testQueryClient();
   client.setQueryData(queryKeys.settings, { ...testSettings, ...settings });
   client.setQueryData(queryKeys.carTypes, testCarTypes);

@@ -10,6 +10,7 @@ import { LicenceUpload } from '@/features/profile/components/licence-upload';
 import { useBooking, useBookings } from '@/features/trips/api/bookings';
 import { BookingsTable } from '@/features/trips/components/bookings-table';
 import { DriverTripPanel } from '@/features/trips/components/driver-trip-panel';
+import { SosButton } from '@/features/sos/components/sos-button';
 import { ParcelPhotos } from '@/features/trips/components/parcel-photos';
 import { TripView } from '@/features/trips/components/trip-view';
 import { isActive, isDriverTrip } from '@/features/trips/lib/booking-status';
@@ -17,13 +18,18 @@ import { PushPrompt } from '@/components/push/push-prompt';
 import { WalletPanel } from '@/features/wallet/components/wallet-panel';
 import { useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
-import type { Booking, User } from '@/types/api';
+import type { Booking, LatLng, User } from '@/types/api';
 
 /** Chat is open while a driver is on the booking and the trip is not over. */
 function chatFor(booking: Booking, user: User) {
   if (!booking.driver || !isActive(booking.status)) return undefined;
-  const other = user.id === booking.driver ? booking.customer_name : booking.driver_name;
+  const other = (user.id === booking.driver ? booking.customer_name : booking.driver_name) ?? '';
   return <ChatPanel bookingId={booking.id} userId={user.id} otherName={other} />;
+}
+
+/** The trip's SOS button, drawn by the trip view where its last position is known. */
+function sosFor(booking: Booking) {
+  return (lastPosition: LatLng | null) => <SosButton booking={booking} lastPosition={lastPosition} />;
 }
 
 function useSelectedTrip() {
@@ -48,7 +54,7 @@ function RiderBookings({ user }: { user: User }) {
     <Stack spacing={3}>
       {user.usertype === 'rider' && <PushPrompt role="rider" />}
       {trip.data ? (
-        <TripView booking={trip.data} chat={chatFor(trip.data, user)} />
+        <TripView booking={trip.data} chat={chatFor(trip.data, user)} sos={sosFor(trip.data)} />
       ) : (
         trip.isError && <Alert severity="warning">{t('not_found')}</Alert>
       )}
@@ -58,7 +64,7 @@ function RiderBookings({ user }: { user: User }) {
         </Grid>
         {user.usertype === 'rider' && (
           <Grid size={{ xs: 12, lg: 4 }}>
-            <WalletPanel userId={user.id} canWithdraw={settings.RiderWithDraw} />
+            <WalletPanel userId={user.id} canWithdraw={settings.RiderWithDraw === true} />
           </Grid>
         )}
       </Grid>
@@ -82,11 +88,17 @@ function DriverBookings({ user }: { user: User }) {
     <Stack spacing={{ xs: 2, md: 3 }}>
       {/* A phone in a car: the trip under way comes first, its next action without scrolling. */}
       {active && (
-        <DriverTripPanel booking={active} position={position} chat={chatFor(active, user)} uploads={<ParcelPhotos booking={active} />} />
+        <DriverTripPanel
+          booking={active}
+          position={position}
+          chat={chatFor(active, user)}
+          uploads={<ParcelPhotos booking={active} />}
+          sos={<SosButton booking={active} lastPosition={position} />}
+        />
       )}
       <DriverConsole user={user} trip={running} onAccepted={(booking) => select(booking.id)} />
       <PushPrompt role="driver" />
-      {!active && viewing.data && <TripView booking={viewing.data} />}
+      {!active && viewing.data && <TripView booking={viewing.data} sos={sosFor(viewing.data)} />}
       <Grid container spacing={3}>
         <Grid size={{ xs: 12, lg: 8 }}>
           <BookingsTable role="driver" selectedId={selectedId ?? tripId} onSelect={(booking) => select(booking.id)} />

@@ -16,7 +16,7 @@ export default function BookingPageRoute() {
       // A new booking starts the page afresh (its dialogs and refresh marks).
       key={id}
       id={id}
-      chat={readsChat ? (booking) => <ChatTranscript bookingId={booking.id} names={{ rider: booking.customer_name, driver: booking.driver_name }} /> : undefined}
+      chat={readsChat ? (booking) => <ChatTranscript bookingId={booking.id} names={{ rider: booking.customer_name ?? '', driver: booking.driver_name ?? '' }} /> : undefined}
     />
   );
 }

@@ -4,10 +4,11 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useDebouncedValue } from '@/hooks/use-debounced-value';
 import { api } from '@/lib/api-client';
-import type { Page, Role, User } from '@/types/api';
+import type { Role, User } from '@/types/api';
+import type { Page } from '@/types/app';
 
 export function userName(user: Pick<User, 'firstName' | 'lastName' | 'email' | 'mobile'>) {
-  return [user.firstName, user.lastName].filter((part) => part && part.trim()).join(' ') || user.email || user.mobile;
+  return [user.firstName, user.lastName].filter((part) => part && part.trim()).join(' ') || user.email || user.mobile || '';
 }
 
 /** Picks a user by typing part of a name, e-mail or phone: the server

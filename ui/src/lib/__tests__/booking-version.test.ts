@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { newestBooking, newestBookingPage } from '@/lib/booking-version';
 import { assigned, testBooking } from '@/testing/fixtures';
-import type { Booking, Page } from '@/types/api';
+import type { Booking } from '@/types/api';
+import type { Page } from '@/types/app';
 
 describe('the newest copy of a booking wins', () => {
   it('keeps the copy with the higher version, and takes the incoming one on a tie', () => {

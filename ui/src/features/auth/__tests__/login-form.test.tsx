@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
 import { LoginForm } from '../components/login-form';
-import { codeError, contactError, normaliseContact } from '../lib/login-schema';
+import { codeError, contactError, normaliseContact } from '@/lib/sign-in-rules';
 
 function setup(settings = {}) {
   const onSignedIn = vi.fn();

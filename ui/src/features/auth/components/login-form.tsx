@@ -21,7 +21,8 @@ import { useSettings } from '@/lib/app-data';
 import { checkReferral, requestCode, useSignIn } from '@/lib/auth';
 import { countries, type Country } from '@/lib/countries';
 import type { User } from '@/types/api';
-import { CODE_LENGTH, loginSchema, normaliseContact, type LoginValues } from '../lib/login-schema';
+import { CODE_LENGTH, normaliseContact } from '@/lib/sign-in-rules';
+import { loginSchema, type LoginValues } from '../lib/login-schema';
 
 export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) {
   const { t, i18n } = useTranslation();

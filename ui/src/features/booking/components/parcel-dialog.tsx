@@ -49,6 +49,8 @@ export function ParcelDialog({
   onConfirm: (choice: ParcelChoice) => void;
 }) {
   const { t } = useTranslation();
+  const parcelTypes = carType.parcelTypes ?? [];
+  const options = carType.options ?? [];
   const [parcelTypeIndex, setParcelTypeIndex] = useState(initial?.parcelTypeIndex ?? 0);
   const required = optionRequired(carType);
   const [optionIndex, setOptionIndex] = useState(initial?.optionIndex ?? (required ? 0 : NONE));
@@ -57,11 +59,11 @@ export function ParcelDialog({
       <DialogTitle>{t('booking.parcel_title')}</DialogTitle>
       <DialogContent>
         <Stack spacing={2}>
-          {carType.parcelTypes.length > 0 && (
+          {parcelTypes.length > 0 && (
             <FormControl required error={error?.field === 'parcelTypeIndex'}>
               <FormLabel>{t('booking.parcel_type')}</FormLabel>
               <RadioGroup value={parcelTypeIndex} onChange={(event) => setParcelTypeIndex(Number(event.target.value))} data-testid="parcel-types">
-                {carType.parcelTypes.map((choice, index) => (
+                {parcelTypes.map((choice, index) => (
                   <FormControlLabel
                     key={choice.description}
                     value={index}
@@ -73,12 +75,12 @@ export function ParcelDialog({
               {error?.field === 'parcelTypeIndex' && <FormHelperText data-testid="parcel-type-error">{t(error.key)}</FormHelperText>}
             </FormControl>
           )}
-          {carType.options.length > 0 && (
+          {options.length > 0 && (
             <FormControl error={error?.field === 'optionIndex'}>
               <FormLabel>{t('booking.parcel_option')}</FormLabel>
               <RadioGroup value={optionIndex} onChange={(event) => setOptionIndex(Number(event.target.value))} data-testid="parcel-options">
                 {!required && <FormControlLabel value={NONE} control={<Radio />} label={t('booking.option_none')} data-testid="parcel-option-none" />}
-                {carType.options.map((choice, index) => (
+                {options.map((choice, index) => (
                   <FormControlLabel
                     key={choice.description}
                     value={index}

@@ -34,7 +34,9 @@ export function PlaceField({
   const keyword = useDebouncedValue(input, PLACE_SEARCH_DEBOUNCE_MS);
   const searching = keyword !== value?.add;
   const suggestions = useAutocomplete(keyword, canSearch && searching);
-  const selected: PlaceSuggestion | null = value ? { place_id: `chosen:${value.lat},${value.lng}`, description: value.add } : null;
+  const selected: PlaceSuggestion | null = value
+    ? { place_id: `chosen:${value.lat},${value.lng}`, description: value.add ?? '', main_text: '', secondary_text: '' }
+    : null;
   const options = suggestions.data ?? [];
 
   const choose = async (suggestion: PlaceSuggestion | null) => {
@@ -46,7 +48,7 @@ export function PlaceField({
     try {
       const place = await getPlace(suggestion.place_id, suggestion.description);
       onChange(place);
-      setInput(place.add);
+      setInput(place.add ?? '');
     } catch {
       notify({ severity: 'error', message: 'google_places_error' });
     } finally {

@@ -42,8 +42,8 @@ function tripRuleError(draft: BookingDraft, now: number): string | null {
 }
 
 /** The chooser shows only for delivery, when the car type has parcel types or options. */
-export function needsParcelChoice(carType: CarType | undefined, category: string) {
-  return category === 'delivery' && Boolean(carType && (carType.parcelTypes.length > 0 || carType.options.length > 0));
+export function needsParcelChoice(carType: CarType | undefined, category: string | undefined) {
+  return category === 'delivery' && Boolean(carType?.parcelTypes?.length || carType?.options?.length);
 }
 
 /** Issue #34: a parcel type is required (when the car type lists any); an
@@ -57,8 +57,8 @@ export function optionRequired(carType: CarType): boolean {
 /** What the parcel chooser sends: the type always (when there are types), the option only when one was picked. */
 export function parcelChoice(carType: CarType, parcelTypeIndex: number | null, optionIndex: number | null): { parcelTypeIndex?: number; optionIndex?: number } {
   return {
-    parcelTypeIndex: carType.parcelTypes.length > 0 && parcelTypeIndex !== null ? parcelTypeIndex : undefined,
-    optionIndex: carType.options.length > 0 && optionIndex !== null ? optionIndex : undefined,
+    parcelTypeIndex: carType.parcelTypes?.length && parcelTypeIndex !== null ? parcelTypeIndex : undefined,
+    optionIndex: carType.options?.length && optionIndex !== null ? optionIndex : undefined,
   };
 }
 

@@ -221,7 +221,7 @@ export function CarTypes() {
         type: 'number',
         valueFormatter: (value: number, row: CarType) => (field === 'convenience_fees' && row.convenience_fee_type === 'percentage' ? `${value}%` : formatMoney(value, settings)),
       })),
-      { field: 'cancelSlab', headerName: t('cartypes.cancel_slabs'), minWidth: 160, sortable: false, valueGetter: (_value, row) => row.cancelSlab.map((slab) => `${slab.minsDelayed}′ ${formatMoney(slab.amount, settings)}`).join(' · ') },
+      { field: 'cancelSlab', headerName: t('cartypes.cancel_slabs'), minWidth: 160, sortable: false, valueGetter: (_value, row) => (row.cancelSlab ?? []).map((slab) => `${slab.minsDelayed}′ ${formatMoney(slab.amount, settings)}`).join(' · ') },
     ],
     [t, settings],
   );

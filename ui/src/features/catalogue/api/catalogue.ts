@@ -4,33 +4,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { PageAnswer, PageParams } from '@/components/panel/panel-table';
 import { api } from '@/lib/api-client';
+import type { Promo, SentNotification } from '@/types/api';
 
 export interface Reason {
   label: string;
   value: number;
-}
-
-export interface Promo {
-  id: string;
-  promo_name: string;
-  promo_description: string;
-  promo_discount_type: 'flat' | 'percentage';
-  promo_discount_value: number;
-  max_promo_discount_value: number;
-  min_order: number;
-  promo_validity: number;
-  promo_usage_limit: number;
-  user_avail: number;
-  createdAt: number;
-}
-
-export interface SentNotification {
-  id: string;
-  usertype: 'All' | 'rider' | 'driver';
-  devicetype: 'All' | 'ANDROID' | 'IOS';
-  title: string;
-  body: string;
-  createdAt: number;
 }
 
 const REASONS = ['catalogue', 'cancelreasons'] as const;

@@ -14,7 +14,8 @@ import { notify } from '@/components/ui/notifications/notifications-store';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { formatDateTime } from '@/lib/format';
 import { errorText } from '@/lib/server-errors';
-import { fetchNotificationsPage, NOTIFICATIONS, useDeleteNotification, useSendNotification, type SentNotification } from '../api/catalogue';
+import { fetchNotificationsPage, NOTIFICATIONS, useDeleteNotification, useSendNotification } from '../api/catalogue';
+import type { SentNotification } from '@/types/api';
 
 const USER_TYPES = ['All', 'rider', 'driver'] as const;
 const DEVICES = ['All', 'ANDROID', 'IOS'] as const;

@@ -17,8 +17,9 @@ import { useSettings } from '@/lib/app-data';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { formatDateTime, formatMoney } from '@/lib/format';
 import { applyServerError, errorText } from '@/lib/server-errors';
-import { useDeletePromo, usePromos, useSavePromo, type Promo } from '../api/catalogue';
+import { useDeletePromo, usePromos, useSavePromo } from '../api/catalogue';
 import { promoBody, promoSchema, promoValues, type PromoValues } from '../lib/promo-rules';
+import type { Promo } from '@/types/api';
 
 const FIELDS = ['promo_name', 'promo_description', 'promo_discount_type', 'promo_discount_value', 'max_promo_discount_value', 'min_order', 'promo_validity', 'promo_usage_limit'] as const;
 

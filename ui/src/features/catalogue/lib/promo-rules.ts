@@ -1,7 +1,7 @@
 // A promo's form (spec §2 "/promos", §5): what the server accepts, checked
 // before sending, and the body it takes.
 import { z } from 'zod';
-import type { Promo } from '../api/catalogue';
+import type { Promo } from '@/types/api';
 
 /** A number the server takes: zero or more. */
 const amount = () =>

@@ -6,14 +6,8 @@ import { queryOptions, useQuery } from '@tanstack/react-query';
 import { activeBookingsQueryOptions } from '@/lib/active-bookings';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import type { LiveDriver } from '@/types/api';
-
-export interface DashboardEarnings {
-  today: number;
-  thisMonth: number;
-  total: number;
-  rides: { today: number; thisMonth: number; total: number };
-}
+import type { LiveDriver } from '@/types/app';
+import type { DashboardEarnings } from '@/types/api';
 
 export const dashboardEarningsQueryOptions = () =>
   queryOptions({

@@ -3,7 +3,8 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MapView } from '@/components/map/map-view';
 import type { MapMarker } from '@/components/map/types';
-import type { Booking, LatLng, LiveDriver } from '@/types/api';
+import type { Booking, LatLng } from '@/types/api';
+import type { LiveDriver } from '@/types/app';
 import { useActiveBookings, useLiveDrivers } from '../api/dashboard';
 
 export function driverMarkers(drivers: LiveDriver[]): MapMarker[] {

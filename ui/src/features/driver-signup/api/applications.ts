@@ -4,8 +4,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { PageAnswer, PageParams } from '@/components/panel/panel-table';
 import { API_PREFIX, ApiError, api, getBearerToken } from '@/lib/api-client';
-import type { SignedIn } from '@/lib/auth';
-import type { Application, DocumentKind, DriverDocument, User } from '@/types/api';
+import type { Application, DocumentKind, DriverApplication, DriverDocument, SignedIn, User } from '@/types/api';
 
 export const applicationKeys = {
   mine: ['application', 'me'] as const,
@@ -116,11 +115,6 @@ export function useQueueCount() {
     queryFn: async () => (await api.get<QueueAnswer>('/drivers/applications', { limit: 1 })).total,
     staleTime: 10_000,
   });
-}
-
-export interface DriverApplication {
-  user: User;
-  application: Application;
 }
 
 export function useDriverApplication(id: string | null) {

@@ -73,7 +73,7 @@ function DocumentPanel({ document }: { document: DriverDocument }) {
             {t('signup.licence_number')}: <bdi>{document.number}</bdi>
           </Typography>
         )}
-        {document.expiresAt !== null && (
+        {document.expiresAt != null && (
           <Typography variant="body2" color={attention === 'expired' ? 'error' : attention === 'expiring' ? 'warning.main' : 'text.primary'}>
             {t('signup.expires_on', { date: dayOf(document.expiresAt) })}
           </Typography>

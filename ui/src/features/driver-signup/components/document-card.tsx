@@ -118,7 +118,7 @@ export function DocumentCard({ kind, current, onUploaded }: { kind: DocumentKind
               <Box component="img" src={current.front} alt={t(`document_kind_${kind}`)} sx={{ width: 72, height: 72, objectFit: 'cover', borderRadius: 1, border: 1, borderColor: 'divider' }} />
               <Stack spacing={0.25} sx={{ minWidth: 0 }}>
                 {current.number && <Typography variant="body2">{t('signup.licence_number')}: <bdi>{current.number}</bdi></Typography>}
-                {current.expiresAt !== null && (
+                {current.expiresAt != null && (
                   <Typography variant="body2" color={attention === 'expired' ? 'error' : attention === 'expiring' ? 'warning.main' : 'text.primary'}>
                     {t('signup.expires_on', { date: dayOf(current.expiresAt) })}
                   </Typography>

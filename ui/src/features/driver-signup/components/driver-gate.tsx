@@ -32,7 +32,7 @@ export function RenewalWarning({ application }: { application: Application }) {
         <AlertTitle>{t(expired ? 'signup.renew_blocked' : 'signup.renew_soon')}</AlertTitle>
         {[
           ...renewing.map((document) =>
-            document.expiresAt !== null
+            document.expiresAt != null
               ? t('signup.renew_item', { document: t(`document_kind_${document.kind}`), date: dayOf(document.expiresAt) })
               : t(`document_kind_${document.kind}`),
           ),

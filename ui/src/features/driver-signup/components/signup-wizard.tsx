@@ -8,7 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
-import { CODE_LENGTH, codeError, contactError, normaliseContact } from '@/features/auth/lib/login-schema';
+import { CODE_LENGTH, codeError, contactError, normaliseContact } from '@/lib/sign-in-rules';
 import { isApiError, setBearerToken } from '@/lib/api-client';
 import { useCarTypes, useSettings } from '@/lib/app-data';
 import { requestCode, useUser } from '@/lib/auth';

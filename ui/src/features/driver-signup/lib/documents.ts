@@ -38,10 +38,10 @@ export type Attention = 'expired' | 'expiring' | 'rejected' | 'pending' | null;
 
 /** What a document needs from the driver now. */
 export function attentionOf(document: DriverDocument, now: number): Attention {
-  if (document.expiresAt !== null && document.expiresAt <= now) return 'expired';
+  if (document.expiresAt != null && document.expiresAt <= now) return 'expired';
   if (document.status === 'rejected') return 'rejected';
   if (document.status === 'pending') return 'pending';
-  if (document.expiresAt !== null && document.expiresAt <= now + EXPIRY_WARNING_MS) return 'expiring';
+  if (document.expiresAt != null && document.expiresAt <= now + EXPIRY_WARNING_MS) return 'expiring';
   return null;
 }
 

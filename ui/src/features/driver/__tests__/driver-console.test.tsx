@@ -8,7 +8,7 @@ import { assigned, testBooking } from '@/testing/fixtures';
 import { fakeGeolocation } from '@/testing/geolocation';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
-import type { Offer } from '@/types/api';
+import type { Offer } from '@/types/app';
 import { keepOfferDistances } from '../api/driver';
 import { DriverConsole } from '../components/driver-console';
 import { playOfferSound } from '../lib/offer-sound';

@@ -3,7 +3,8 @@ import { api, isApiError } from '@/lib/api-client';
 import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import { emitLocation, type LocationPayload } from '@/lib/socket';
-import type { Booking, Offer, User } from '@/types/api';
+import type { Booking, User } from '@/types/api';
+import type { Offer } from '@/types/app';
 import type { SendOutcome } from '../lib/position-outbox';
 
 export function setDriverStatus({ online, location }: { online: boolean; location?: LocationPayload | null }) {

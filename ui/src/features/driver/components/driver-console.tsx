@@ -64,7 +64,7 @@ export function DriverConsole({
   const { t } = useAppTexts();
   const settings = useSettings();
   const demoCity = settings.demoCity === true;
-  const online = user.driverActiveStatus;
+  const online = user.driverActiveStatus === true;
   const status = useDriverStatus();
   const tasks = useTasks(online);
   const accept = useAcceptOffer();
@@ -76,7 +76,7 @@ export function DriverConsole({
   const socketStatus = useAtomValue(socketStatusAtom);
   const simulation = useAtomValue(simulationAtom);
   const [lost, setLost] = useState<string | null>(null);
-  const home = useMemo(() => user.location, [user.location?.lat, user.location?.lng]); // eslint-disable-line react-hooks/exhaustive-deps
+  const home = useMemo(() => user.location ?? null, [user.location?.lat, user.location?.lng]); // eslint-disable-line react-hooks/exhaustive-deps
   const position = usePositionSharing({ online, trip, home, demoCity });
   useWakeLock(online);
   const blocked = mode === 'device' ? blockedReason(fix) : null;
@@ -86,14 +86,14 @@ export function DriverConsole({
   const seen = useRef(new Set<string>());
   useEffect(() => {
     let fresh = false;
-    for (const offer of offers) {
+    for (const offer of tasks.data ?? []) {
       if (!seen.current.has(offer.booking.id)) {
         seen.current.add(offer.booking.id);
         fresh = true;
       }
     }
     if (fresh) playOfferSound();
-  }, [offers]);
+  }, [tasks.data]);
 
   const toggle = (next: boolean) => {
     unlockOfferSound();

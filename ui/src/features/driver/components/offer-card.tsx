@@ -6,7 +6,8 @@ import { useSettings } from '@/lib/app-data';
 import { useAppTexts } from '@/lib/app-texts';
 import { distanceIn, formatMoney } from '@/lib/format';
 import { distanceMeters } from '@/lib/polyline';
-import type { Booking, LatLng, Offer } from '@/types/api';
+import type { Booking, LatLng } from '@/types/api';
+import type { Offer } from '@/types/app';
 
 /** An incoming booking request: pickup, drop, how far away the pickup is,
  * the trip's distance, fare and the time left to answer; for a parcel, what

@@ -7,29 +7,6 @@ import type { PageAnswer, PageParams } from '@/components/panel/panel-table';
 import { api, apiRequest } from '@/lib/api-client';
 import type { WithdrawRequest } from '@/types/api';
 
-/** Spec §3 "Earnings rows": the driver earning table's fields. */
-export interface EarningsRow {
-  year: number;
-  month: number;
-  monthsName: string;
-  driverName: string;
-  driverVehicleNo: string;
-  driverUId: string;
-  total_rides: number;
-  driverShare: number;
-}
-
-/** The earnings report adds the platform's sums. */
-export interface EarningsReportRow extends EarningsRow {
-  tripCost: number;
-  rideCost: number;
-  convenienceFee: number;
-  discountAmount: number;
-  customerPaid: number;
-  cancellationFee: number;
-  myEarning: number;
-}
-
 export type ReportKind = 'earnings' | 'driver';
 
 export const REPORT_PATHS: Record<ReportKind, string> = {

@@ -7,9 +7,10 @@ import { useTranslation } from 'react-i18next';
 import { PanelTable } from '@/components/panel/panel-table';
 import { useSettings } from '@/lib/app-data';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
-import { fetchReportPage, periodQuery, REPORT_PATHS, reportKey, type EarningsReportRow, type Period, type ReportKind } from '../api/money';
+import { fetchReportPage, periodQuery, REPORT_PATHS, reportKey, type Period, type ReportKind } from '../api/money';
 import { earningsColumns, reportYears } from '../lib/money-columns';
 import { moneyGridColumns } from './money-grid-columns';
+import type { EarningsReportRow } from '@/types/api';
 
 export function EarningsReport({ kind }: { kind: ReportKind }) {
   const { t } = useTranslation();

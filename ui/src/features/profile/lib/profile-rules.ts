@@ -2,11 +2,11 @@
 import { z } from 'zod';
 import type { RegType, Settings, User } from '@/types/api';
 
-export function emailLocked(regType: RegType) {
+export function emailLocked(regType: RegType | undefined) {
   return regType === 'email' || regType === 'admin' || regType === 'registration';
 }
 
-export function phoneLocked(regType: RegType) {
+export function phoneLocked(regType: RegType | undefined) {
   return regType === 'mobile' || regType === 'admin' || regType === 'registration';
 }
 

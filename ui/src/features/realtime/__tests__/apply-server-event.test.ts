@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { queryKeys } from '@/lib/query-keys';
 import { assigned, testBooking } from '@/testing/fixtures';
 import { testSettings, testUser } from '@/testing/test-utils';
-import type { Booking, ChatMessage, Offer, Page, Tracking, Wallet } from '@/types/api';
+import type { Booking, ChatMessage, Tracking, Wallet } from '@/types/api';
+import type { Offer, Page } from '@/types/app';
 import { serverEventHandlers } from '../lib/apply-server-event';
 
 function setup(userId = 'user-driver-1') {

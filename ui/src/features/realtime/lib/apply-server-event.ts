@@ -8,15 +8,14 @@ import { queryKeys } from '@/lib/query-keys';
 import type {
   Booking,
   ChatMessage,
-  Offer,
-  Page,
   Settings,
-  SosAlert,
+  SosAlertShown,
   Tracking,
   TrackingPoint,
   User,
   Wallet,
 } from '@/types/api';
+import type { Offer, Page } from '@/types/app';
 
 export interface EventContext {
   /** The signed-in user's id. */
@@ -195,23 +194,23 @@ export function serverEventHandlers(client: QueryClient, context: EventContext) 
     notification: (payload: { key?: string; title?: string; body?: string; booking?: string | null }) =>
       applyNotification(payload, context, wordingOf(client, payload.booking)),
     drivers: (payload: unknown) => client.setQueryData(queryKeys.liveDrivers, payload),
-    sos: (payload: SosAlert) => applySos(client, payload),
+    sos: (payload: SosAlertShown) => applySos(client, payload),
   } as const;
 }
 
 /** Issue #33: an alert raised, taken or resolved. The banners' list keeps
  * the open ones, newest first; the panel's pages and the alert's own query
  * take the new copy (a new alert makes the pages read again). */
-export function applySos(client: QueryClient, alert: SosAlert) {
+export function applySos(client: QueryClient, alert: SosAlertShown) {
   if (!alert?.id) return;
-  client.setQueryData<SosAlert[]>(queryKeys.sos.open, (open) => {
+  client.setQueryData<SosAlertShown[]>(queryKeys.sos.open, (open) => {
     if (open === undefined) return open;
     const others = open.filter((item) => item.id !== alert.id);
     return alert.state === 'open' ? [alert, ...others].sort((a, b) => b.created_at - a.created_at) : others;
   });
-  client.setQueryData<SosAlert>(queryKeys.sos.detail(alert.id), (current) => (current ? alert : current));
+  client.setQueryData<SosAlertShown>(queryKeys.sos.detail(alert.id), (current) => (current ? alert : current));
   let listed = false;
-  client.setQueriesData<Page<SosAlert>>({ queryKey: queryKeys.sos.list }, (page) => {
+  client.setQueriesData<Page<SosAlertShown>>({ queryKey: queryKeys.sos.list }, (page) => {
     if (!page?.items?.some((item) => item.id === alert.id)) return page;
     listed = true;
     return { ...page, items: page.items.map((item) => (item.id === alert.id ? alert : item)) };

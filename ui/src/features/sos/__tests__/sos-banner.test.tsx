@@ -1,34 +1,10 @@
 import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
-import { applySos } from '@/features/realtime/lib/apply-server-event';
-import { queryKeys } from '@/lib/query-keys';
+import { describe, expect, it } from 'vitest';
+import { testSosAlert as sos } from '@/testing/fixtures';
 import { mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
-import type { SosAlert } from '@/types/api';
 import { SosBanner } from '../components/sos-banner';
-
-const sos = (id: string, overrides: Partial<SosAlert> = {}): SosAlert => ({
-  id,
-  booking: `booking-${id}`,
-  reference: `REF${id.toUpperCase()}`,
-  raised_by: 'user-rider-1',
-  raised_by_role: 'rider',
-  raised_by_name: 'Rider 1',
-  lat: 39.28,
-  lng: -76.6,
-  created_at: 1_800_000_000_000,
-  fleetadmin: null,
-  taken_by: null,
-  taken_by_name: '',
-  taken_at: null,
-  resolved_by: null,
-  resolved_by_name: '',
-  resolved_at: null,
-  note: '',
-  state: 'open',
-  ...overrides,
-});
 
 const admin = testUser({ id: 'user-admin', usertype: 'admin' });
 
@@ -41,18 +17,6 @@ describe('the SOS banner', () => {
     expect(line).toHaveTextContent('Booking REFA');
     expect(screen.getByTestId('sos-banner-open')).toHaveAttribute('href', '/sos?alert=a');
     expect(api.calls[0].path).toBe('/api/v1/sos');
-  });
-
-  it('follows the socket: a new alert appears, a taken one goes', async () => {
-    mockApi({ 'GET /api/v1/sos': () => ({ items: [], next: null }) });
-    const client = seededClient(admin);
-    renderWithProviders(<SosBanner />, { client });
-    await vi.waitFor(() => expect(client.getQueryData(queryKeys.sos.open)).toEqual([]));
-    expect(screen.queryByTestId('sos-banner')).not.toBeInTheDocument();
-    act(() => applySos(client, sos('b')));
-    expect(await screen.findByTestId('sos-banner')).toHaveTextContent('REFB');
-    act(() => applySos(client, sos('b', { state: 'taken', taken_at: 1 })));
-    await waitFor(() => expect(screen.queryByTestId('sos-banner')).not.toBeInTheDocument());
   });
 
   it('takes an alert, which leaves the banner', async () => {

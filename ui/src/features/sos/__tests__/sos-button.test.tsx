@@ -5,10 +5,10 @@ import { ConfirmHost } from '@/components/ui/confirm-dialog';
 import { assigned } from '@/testing/fixtures';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
-import type { Booking, SosAlert } from '@/types/api';
+import type { Booking, SosAlertShown } from '@/types/api';
 import { SosButton } from '../components/sos-button';
 
-const alert = (booking: Booking, lat: number, lng: number): SosAlert => ({
+const alert = (booking: Booking, lat: number, lng: number): SosAlertShown => ({
   id: 'sos-1',
   booking: booking.id,
   reference: booking.reference,

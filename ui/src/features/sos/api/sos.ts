@@ -4,13 +4,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import type { PageAnswer, PageParams } from '@/components/panel/panel-table';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import type { LatLng, SosAlert } from '@/types/api';
-
-export interface SosRaised {
-  alert: SosAlert;
-  /** The settings' panic number; empty when none is set. */
-  panic: string;
-}
+import type { LatLng, SosAlertShown, SosRaised } from '@/types/api';
 
 export function raiseSos(bookingId: string, position: LatLng) {
   return api.post<SosRaised>(`/bookings/${bookingId}/sos`, { lat: position.lat, lng: position.lng });
@@ -30,7 +24,7 @@ export function openSosQueryOptions() {
   return queryOptions({
     queryKey: queryKeys.sos.open,
     queryFn: ({ signal }) =>
-      api.get<PageAnswer<SosAlert>>('/sos', { state: 'open', limit: OPEN_ALERTS_SHOWN }, signal).then((page) => page.items),
+      api.get<PageAnswer<SosAlertShown>>('/sos', { state: 'open', limit: OPEN_ALERTS_SHOWN }, signal).then((page) => page.items),
     // The socket's `sos` event keeps it current; this is the fallback.
     refetchInterval: 60_000,
   });
@@ -41,13 +35,13 @@ export function useOpenSos(enabled: boolean) {
 }
 
 export function fetchSosPage(params: PageParams, signal?: AbortSignal) {
-  return api.get<PageAnswer<SosAlert>>('/sos', { limit: params.limit, after: params.after }, signal);
+  return api.get<PageAnswer<SosAlertShown>>('/sos', { limit: params.limit, after: params.after }, signal);
 }
 
 export function useSosAlert(id: string | null) {
   return useQuery({
     queryKey: queryKeys.sos.detail(id ?? ''),
-    queryFn: ({ signal }) => api.get<SosAlert>(`/sos/${id}`, undefined, signal),
+    queryFn: ({ signal }) => api.get<SosAlertShown>(`/sos/${id}`, undefined, signal),
     enabled: Boolean(id),
   });
 }
@@ -55,8 +49,8 @@ export function useSosAlert(id: string | null) {
 /** Writes an alert the server answered everywhere it is shown. */
 function useStoreAlert() {
   const client = useQueryClient();
-  return (alert: SosAlert) => {
-    client.setQueryData<SosAlert[]>(queryKeys.sos.open, (open) => open?.filter((item) => item.id !== alert.id || alert.state === 'open'));
+  return (alert: SosAlertShown) => {
+    client.setQueryData<SosAlertShown[]>(queryKeys.sos.open, (open) => open?.filter((item) => item.id !== alert.id || alert.state === 'open'));
     client.setQueryData(queryKeys.sos.detail(alert.id), alert);
     void client.invalidateQueries({ queryKey: queryKeys.sos.list });
   };
@@ -65,7 +59,7 @@ function useStoreAlert() {
 export function useTakeSos() {
   const store = useStoreAlert();
   return useMutation({
-    mutationFn: (id: string) => api.post<SosAlert>(`/sos/${id}/take`),
+    mutationFn: (id: string) => api.post<SosAlertShown>(`/sos/${id}/take`),
     meta: { handlesErrors: true },
     onSuccess: store,
   });
@@ -74,7 +68,7 @@ export function useTakeSos() {
 export function useResolveSos() {
   const store = useStoreAlert();
   return useMutation({
-    mutationFn: ({ id, note }: { id: string; note: string }) => api.post<SosAlert>(`/sos/${id}/resolve`, { note }),
+    mutationFn: ({ id, note }: { id: string; note: string }) => api.post<SosAlertShown>(`/sos/${id}/resolve`, { note }),
     meta: { handlesErrors: true },
     onSuccess: store,
   });

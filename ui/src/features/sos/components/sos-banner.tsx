@@ -10,13 +10,13 @@ import { notify } from '@/components/ui/notifications/notifications-store';
 import { useUser } from '@/lib/auth';
 import { formatDateTime } from '@/lib/format';
 import { errorText } from '@/lib/server-errors';
-import type { SosAlert } from '@/types/api';
+import type { SosAlertShown } from '@/types/api';
 import { useOpenSos, useTakeSos } from '../api/sos';
 
 /** Shown one per line; more are on the SOS screen. */
 const BANNER_ROWS = 5;
 
-export function sosScreenPath(alert: Pick<SosAlert, 'id'>) {
+export function sosScreenPath(alert: Pick<SosAlertShown, 'id'>) {
   return `/sos?alert=${alert.id}`;
 }
 
@@ -29,7 +29,7 @@ export function SosBanner() {
   const alerts = open.data ?? [];
   if (!handler || alerts.length === 0) return null;
 
-  const takeAlert = (alert: SosAlert) =>
+  const takeAlert = (alert: SosAlertShown) =>
     take.mutate(alert.id, {
       onSuccess: () => notify({ severity: 'success', message: 'sos.taken_done' }),
       onError: (error) => notify({ severity: 'error', message: errorText(error, t, (key) => i18n.exists(key)), translated: true }),

@@ -11,7 +11,8 @@ import { confirm } from '@/components/ui/confirm-dialog';
 import { useUser } from '@/lib/auth';
 import { errorText } from '@/lib/server-errors';
 import type { Booking, BookingStatus, LatLng } from '@/types/api';
-import { useRaiseSos, type SosRaised } from '../api/sos';
+import type { SosRaised } from '@/types/api';
+import { useRaiseSos } from '../api/sos';
 import { sosPosition } from '../lib/position';
 
 /** A driver is on the trip and it is not over: the server's rule too. */

@@ -33,7 +33,7 @@ import { api } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
 import { queryKeys } from '@/lib/query-keys';
 import { errorText } from '@/lib/server-errors';
-import type { Booking, SosAlert, SosState } from '@/types/api';
+import type { Booking, SosAlertShown, SosState } from '@/types/api';
 import { fetchSosPage, useResolveSos, useSosAlert, useTakeSos } from '../api/sos';
 
 const STATE_COLOURS: Record<SosState, 'error' | 'warning' | 'success'> = { open: 'error', taken: 'warning', resolved: 'success' };
@@ -43,7 +43,7 @@ export function SosStateChip({ state }: { state: SosState }) {
   return <Chip size="small" color={STATE_COLOURS[state]} label={t(`sos.state.${state}`)} data-testid="sos-state" data-state={state} />;
 }
 
-function ResolveDialog({ alert, onClose }: { alert: SosAlert; onClose: () => void }) {
+function ResolveDialog({ alert, onClose }: { alert: SosAlertShown; onClose: () => void }) {
   const { t, i18n } = useTranslation();
   const resolve = useResolveSos();
   const [note, setNote] = useState('');
@@ -85,7 +85,7 @@ function ResolveDialog({ alert, onClose }: { alert: SosAlert; onClose: () => voi
   );
 }
 
-function AlertDetails({ id, onResolve }: { id: string; onResolve: (alert: SosAlert) => void }) {
+function AlertDetails({ id, onResolve }: { id: string; onResolve: (alert: SosAlertShown) => void }) {
   const { t } = useTranslation();
   const alert = useSosAlert(id);
   const booking = useQuery({
@@ -187,11 +187,11 @@ export function SosScreen() {
   const { t, i18n } = useTranslation();
   const [params, setParams] = useSearchParams();
   const selected = params.get('alert');
-  const select = (alert: SosAlert) => setParams({ alert: alert.id }, { replace: true });
-  const [resolving, setResolving] = useState<SosAlert | null>(null);
+  const select = (alert: SosAlertShown) => setParams({ alert: alert.id }, { replace: true });
+  const [resolving, setResolving] = useState<SosAlertShown | null>(null);
   const take = useTakeSos();
 
-  const columns = useMemo<GridColDef<SosAlert>[]>(
+  const columns = useMemo<GridColDef<SosAlertShown>[]>(
     () => [
       {
         field: 'reference',
@@ -240,7 +240,7 @@ export function SosScreen() {
     [t, setParams],
   );
 
-  const actions = (alert: SosAlert): PanelRowAction[] => [
+  const actions = (alert: SosAlertShown): PanelRowAction[] => [
     {
       key: 'take',
       label: 'sos.take',
@@ -272,7 +272,7 @@ export function SosScreen() {
           {t('sos.select_hint')}
         </Alert>
       )}
-      <PanelTable<SosAlert>
+      <PanelTable<SosAlertShown>
         testId="sos-grid"
         columns={columns}
         search={false}

@@ -64,7 +64,7 @@ describe("a booking's stages", () => {
       driver_arrive_time: NOW + 6 * MINUTE,
       trip_start_time: NOW + 7 * MINUTE,
       trip_end_time: NOW + 20 * MINUTE,
-      timers: { auto_complete: { at: NOW + 80 * MINUTE, generation: 4 } },
+      timers: { generation: 4, auto_complete: { at: NOW + 80 * MINUTE, generation: 4 } },
     });
     expect(stageTimes(booking).map((stage) => [stage.key, (stage.at - NOW) / MINUTE, stage.planned ?? false])).toEqual([
       ['booked', 0, false],
@@ -82,7 +82,7 @@ describe("a booking's stages", () => {
       bookingDate: NOW,
       tripdate: NOW + 60 * MINUTE,
       searchingSince: NOW + 45 * MINUTE,
-      timers: { auto_cancel: { at: NOW + 90 * MINUTE, generation: 1 } },
+      timers: { generation: 1, auto_cancel: { at: NOW + 90 * MINUTE, generation: 1 } },
     });
     expect(stageTimes(booking).map((stage) => stage.key)).toEqual(['booked', 'searching', 'scheduled', 'gives_up']);
     expect(stageTimes(at('CANCELLED', { bookingDate: NOW, updatedAt: NOW + MINUTE })).map((stage) => stage.key)).toEqual(['booked', 'cancelled']);

@@ -249,10 +249,10 @@ describe("a booking's page in the panel", () => {
         refunds += 1;
         // The first answer is lost on the way: the operator sends again.
         if (refunds === 1) return apiError(500, 'internal_error');
-        server.booking = { ...server.booking, refunded: (body as { amount: number }).amount, version: server.booking.version + 1 };
+        server.booking = { ...server.booking, refunded: (body as { amount: number }).amount, version: (server.booking.version ?? 0) + 1 };
         return server.booking;
       },
-      'POST /api/v1/bookings/b1/complete': () => (server.booking = { ...server.booking, status: 'COMPLETE', version: server.booking.version + 1 }),
+      'POST /api/v1/bookings/b1/complete': () => (server.booking = { ...server.booking, status: 'COMPLETE', version: (server.booking.version ?? 0) + 1 }),
     });
     const user = userEvent.setup();
     renderPage();

@@ -2,7 +2,8 @@ import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import { queryKeys } from '@/lib/query-keys';
 import { assigned } from '@/testing/fixtures';
-import type { Booking, Page } from '@/types/api';
+import type { Booking } from '@/types/api';
+import type { Page } from '@/types/app';
 import { bookingQueryOptions, bookingsQueryOptions } from '../api/bookings';
 
 describe('reads of bookings crossing socket events', () => {

@@ -6,7 +6,8 @@ import { queryKeys } from '@/lib/query-keys';
 import { assigned, testBooking } from '@/testing/fixtures';
 import { mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testSettings, testUser } from '@/testing/test-utils';
-import type { Booking, Page, User } from '@/types/api';
+import type { Booking, User } from '@/types/api';
+import type { Page } from '@/types/app';
 import { useBooking } from '../api/bookings';
 import { BookingsTable } from '../components/bookings-table';
 import { TripView } from '../components/trip-view';
@@ -44,7 +45,7 @@ describe('waiting for a driver', () => {
     vi.setSystemTime(at(14, 23, 23));
     mockApi({});
     renderTrip(
-      testBooking({ searchingSince: at(14, 22), bookingDate: at(14, 0), timers: { auto_cancel: { at: at(14, 32), generation: 1 } } }),
+      testBooking({ searchingSince: at(14, 22), bookingDate: at(14, 0), timers: { generation: 1, auto_cancel: { at: at(14, 32), generation: 1 } } }),
     );
     const waiting = screen.getByTestId('finding-driver');
     expect(within(waiting).getByTestId('wait-clock')).toHaveTextContent('1:23');
@@ -67,7 +68,7 @@ describe('waiting for a driver', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
     vi.setSystemTime(at(9, 0));
     mockApi({});
-    renderTrip(testBooking({ bookLater: true, tripdate: at(18, 30), searchingSince: null, timers: { auto_cancel: { at: at(19, 0), generation: 1 } } }));
+    renderTrip(testBooking({ bookLater: true, tripdate: at(18, 30), searchingSince: null, timers: { generation: 1, auto_cancel: { at: at(19, 0), generation: 1 } } }));
     expect(screen.getByTestId('wait-trip-date')).toHaveTextContent('Your trip is on 2026-11-21 18:30.');
     expect(screen.queryByTestId('wait-clock')).not.toBeInTheDocument();
     expect(screen.queryByTestId('search-ends')).not.toBeInTheDocument();
@@ -159,7 +160,7 @@ describe('a booking waiting for its payment (PAYMENT_PENDING)', () => {
       appcat: 'delivery',
       payment_mode: 'card',
       payableAmount: 12.4,
-      timers: { auto_cancel: { at: at(15, 5), generation: 1 } },
+      timers: { generation: 1, auto_cancel: { at: at(15, 5), generation: 1 } },
     });
 
   it('says payment is needed, not that a driver is being found, and when it will be cancelled', () => {
@@ -241,7 +242,7 @@ describe('rating is optional', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(at(14, 0));
     mockApi({});
-    renderTrip(assigned({ status: 'PAID', timers: { auto_complete: { at: at(15, 0), generation: 1 } } }));
+    renderTrip(assigned({ status: 'PAID', timers: { generation: 1, auto_complete: { at: at(15, 0), generation: 1 } } }));
     expect(screen.getByTestId('auto-complete')).toHaveTextContent('If you do not rate, the trip closes by itself at 15:00.');
     expect(screen.getByTestId('trip-next-step')).toHaveTextContent('Rate your driver, or skip');
   });

@@ -2,7 +2,8 @@ import { queryOptions, replaceEqualDeep, useMutation, useQuery, useQueryClient, 
 import { api, isApiError } from '@/lib/api-client';
 import { newestBooking, newestBookingPage } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
-import type { Booking, CancellationReason, Page, PaymentMode, Tracking } from '@/types/api';
+import type { Booking, CancellationReason, PaymentMode, Tracking } from '@/types/api';
+import type { Page } from '@/types/app';
 
 export const BOOKINGS_PAGE_SIZE = 50;
 

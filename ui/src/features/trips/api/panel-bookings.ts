@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_SIZE, FIRST_PAGE, pageParams, type SortOrder } from '@/com
 import { api } from '@/lib/api-client';
 import { isUnassigned } from '@/lib/booking-state';
 import { queryKeys } from '@/lib/query-keys';
-import type { Booking } from '@/types/api';
+import type { AssignCandidates, Booking } from '@/types/api';
 import { storeBooking } from './bookings';
 
 /** Under the bookings list key, so socket events update the grid's rows too. */
@@ -55,23 +55,6 @@ export async function fetchBookingsPage(status: string, params: PageParams, sign
   if (status !== 'unassigned') return page;
   const now = Date.now();
   return { ...page, items: page.items.filter((booking) => isUnassigned(booking, now)) };
-}
-
-/** An eligible driver for manual assignment, nearest the pickup first. */
-export interface AssignCandidate {
-  id: string;
-  name: string;
-  carType: string;
-  vehicleNumber: string;
-  lat: number;
-  lng: number;
-  distance_km: number;
-}
-
-/** The drivers inside `driverRadius` come first; the list goes on past it (`radius`, in the platform's unit). */
-export interface AssignCandidates {
-  items: AssignCandidate[];
-  radius: number;
 }
 
 export function useAssignCandidates(bookingId: string | null) {

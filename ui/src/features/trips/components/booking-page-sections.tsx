@@ -58,7 +58,7 @@ export function TripSection({ booking, track }: { booking: Booking; track: LatLn
   const distance = distanceIn(booking.distance || booking.estimateDistance, settings);
   return (
     <Section title="booking_page.trip" testId="booking-trip">
-      <MapView markers={markers} route={coordsToPoints(booking.coords)} track={track} height={{ xs: 240, md: 340 }} styleUrl={settings.mapStyleUrl} />
+      <MapView markers={markers} route={coordsToPoints(booking.coords)} track={track} height={{ xs: 240, md: 340 }} />
       <Stack direction="row" spacing={2} useFlexGap sx={{ flexWrap: 'wrap', mt: 1 }}>
         <LegendSwatch colour={ROUTE_COLOUR} label={t('booking_page.legend_route')} />
         {track.length > 1 && <LegendSwatch colour={TRACK_COLOUR} dashed label={t('booking_page.legend_track')} />}
@@ -290,7 +290,7 @@ export function CancelledNote({ booking, reason }: { booking: Booking; reason: s
   return (
     <Alert severity="error" data-testid="booking-cancelled">
       {t('booking_page.cancelled_by', { who: booking.cancelledBy ? t(`booking_page.cancelled_by_${booking.cancelledBy}`, { defaultValue: booking.cancelledBy }) : '—', reason: reason || '—' })}
-      {booking.cancellationFee > 0 && ` ${t('trip.cancellation_fee', { amount: formatMoney(booking.cancellationFee, settings) })}`}
+      {(booking.cancellationFee ?? 0) > 0 && ` ${t('trip.cancellation_fee', { amount: formatMoney(booking.cancellationFee, settings) })}`}
       {(booking.cancellationFeeOwed ?? 0) > 0 && ` ${t('booking_page.fee_owed', { amount: formatMoney(booking.cancellationFeeOwed, settings) })}`}
     </Alert>
   );

@@ -60,7 +60,7 @@ function useRefreshOnChange(booking: Booking | undefined) {
         void client.invalidateQueries({ queryKey, exact: true });
       }
     }
-    seen.current = booking.version;
+    seen.current = booking.version ?? null;
   }, [booking, client]);
 }
 
@@ -196,7 +196,7 @@ function BookingDetails({ booking, role, viewer, chat }: { booking: Booking; rol
   const byId = useMemo(() => new Map((accounts.data ?? []).map((user) => [user.id, user])), [accounts.data]);
   const driverName = (id: string) => {
     const user = byId.get(id);
-    return user ? [user.firstName, user.lastName].filter(Boolean).join(' ') || user.email : id === booking.driver && booking.driver_name ? booking.driver_name : shortId(id);
+    return user ? [user.firstName, user.lastName].filter(Boolean).join(' ') || (user.email ?? '') : id === booking.driver && booking.driver_name ? booking.driver_name : shortId(id);
   };
   const unassigned = isUnassigned(booking, now);
   const theme = useTheme();

@@ -10,7 +10,7 @@ import type { Booking } from '@/types/api';
 export function CancelledNotice({ booking, onRebook, busy = false }: { booking: Booking; onRebook?: () => void; busy?: boolean }) {
   const { t } = useTranslation();
   const settings = useSettings();
-  const fee = booking.cancellationFee > 0 ? ` ${t('trip.cancellation_fee', { amount: formatMoney(booking.cancellationFee, settings) })}` : '';
+  const fee = (booking.cancellationFee ?? 0) > 0 ? ` ${t('trip.cancellation_fee', { amount: formatMoney(booking.cancellationFee, settings) })}` : '';
   if (booking.reason === 'no_driver_available') {
     return (
       <Alert severity="warning" data-testid="trip-cancelled" data-reason={booking.reason} sx={{ '& .MuiAlert-message': { width: '100%' } }}>

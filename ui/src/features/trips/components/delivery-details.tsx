@@ -12,7 +12,7 @@ export function DeliveryDetails({ booking }: { booking: Booking }) {
   const { t } = useAppTexts(booking.appcat);
   const settings = useSettings();
   if (booking.appcat !== 'delivery') return null;
-  const choice = (value: PricedChoice | null) => (value ? `${value.description} (${formatMoney(value.amount, settings)})` : '');
+  const choice = (value: PricedChoice | null | undefined) => (value ? `${value.description} (${formatMoney(value.amount, settings)})` : '');
   const rows = [
     { id: 'parcel-type', label: t('booking.parcel_type'), value: choice(booking.parcelTypeSelected) },
     { id: 'parcel-option', label: t('booking.parcel_option'), value: choice(booking.optionSelected) },
@@ -20,7 +20,7 @@ export function DeliveryDetails({ booking }: { booking: Booking }) {
     { id: 'delivery-phone', label: t('booking.delivery_person_phone'), value: booking.deliveryPersonPhone, ltr: true },
     { id: 'pickup-instructions', label: t('booking.pickup_instructions'), value: booking.pickUpInstructions },
     { id: 'delivery-instructions', label: t('booking.delivery_instructions'), value: booking.deliveryInstructions },
-  ].filter((row) => row.value.trim() !== '');
+  ].filter((row) => row.value && row.value.trim() !== '');
   const photos = [
     { id: 'pickup', label: t('driver.pickup_photo'), url: booking.pickup_image },
     { id: 'deliver', label: t('driver.delivery_photo'), url: booking.deliver_image },

@@ -6,7 +6,6 @@ import { Alert, Avatar, Box, Button, Card, CardContent, Grid, Link, Stack, TextF
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAppTexts } from '@/lib/app-texts';
-import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
 import { MAP_HEIGHT } from '@/components/map/types';
 import { useSettings } from '@/lib/app-data';
@@ -26,11 +25,14 @@ export function DriverTripPanel({
   position,
   chat,
   uploads,
+  sos,
 }: {
   booking: Booking;
   position: (LatLng & { heading?: number }) | null;
   chat?: ReactNode;
   uploads?: ReactNode;
+  /** The SOS button (another feature's, so the route hands it in). */
+  sos?: ReactNode;
 }) {
   // A parcel's screen says collect and deliver (issue #34).
   const { t } = useAppTexts(booking.appcat);
@@ -72,7 +74,7 @@ export function DriverTripPanel({
           <StatusChip status={booking.status} size="medium" />
           {/* In the header, where it never pushes the next action down. */}
           <Box sx={{ marginInlineStart: 'auto' }}>
-            <SosButton booking={booking} lastPosition={position} />
+            {sos}
           </Box>
         </Stack>
 

@@ -1,6 +1,5 @@
 import { MapView } from '@/components/map/map-view';
 import type { MapHeight, MapMarker } from '@/components/map/types';
-import { useSettings } from '@/lib/app-data';
 import { coordsToPoints } from '@/lib/polyline';
 import type { Booking, LatLng } from '@/types/api';
 
@@ -16,11 +15,10 @@ export function TripMap({
   carKind?: 'car' | 'me';
   height?: MapHeight;
 }) {
-  const settings = useSettings();
   const markers: MapMarker[] = [
     { id: 'pickup', kind: 'pickup', lat: booking.pickup.lat, lng: booking.pickup.lng, label: booking.pickupAddress },
     { id: 'drop', kind: 'drop', lat: booking.drop.lat, lng: booking.drop.lng, label: booking.dropAddress },
   ];
   if (car) markers.push({ id: 'car', kind: carKind, lat: car.lat, lng: car.lng, heading: car.heading, label: booking.vehicle_number });
-  return <MapView markers={markers} route={coordsToPoints(booking.coords)} height={height} styleUrl={settings.mapStyleUrl} />;
+  return <MapView markers={markers} route={coordsToPoints(booking.coords)} height={height} />;
 }

@@ -6,7 +6,6 @@ import { Alert, Avatar, Box, Button, Card, CardContent, Grid, Stack, Typography 
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { PaymentProviderDialog } from '@/components/payment/payment-provider-dialog';
-import { SosButton } from '@/features/sos/components/sos-button';
 import { errorKey } from '@/lib/api-client';
 import { useAppTexts } from '@/lib/app-texts';
 import { MAP_HEIGHT } from '@/components/map/types';
@@ -15,7 +14,7 @@ import { useUser } from '@/lib/auth';
 import { formatDateTime, formatMoney } from '@/lib/format';
 import { checkoutFields, checkoutReturnUrls, postToGateway, TRIP_PAYMENT_PARAM, useCheckoutOutcome } from '@/lib/payments';
 import { bearing } from '@/lib/polyline';
-import type { Booking } from '@/types/api';
+import type { Booking, LatLng } from '@/types/api';
 import { useBookingCommand, useRebook, useTracking } from '../api/bookings';
 import {
   autoCompleteAt,
@@ -45,8 +44,9 @@ import { WaitingForDriver } from './waiting-for-driver';
 
 /** The rider's live trip: status, what happens next and the rider's action
  * for it (wait or cancel for free, pay, rate or skip, try again), the driver,
- * the car on the map, the otp, chat. */
-export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode }) {
+ * the car on the map, the otp, chat. `sos` draws the SOS button (another
+ * feature's, so the route hands it in) for the last tracked position. */
+export function TripView({ booking, chat, sos }: { booking: Booking; chat?: ReactNode; sos?: (lastPosition: LatLng | null) => ReactNode }) {
   // Every text in the booking's own words: a parcel's page speaks of the parcel (issue #34).
   const { t, i18n } = useAppTexts(booking.appcat);
   const settings = useSettings();
@@ -126,7 +126,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
         </Stack>
         <TripProgress status={booking.status} />
         {isRider && <NextStep booking={booking} />}
-        <SosButton booking={booking} lastPosition={latest} />
+        {sos?.(latest)}
 
         <Stack spacing={2} sx={{ my: 2, '&:empty': { display: 'none' } }}>
           {payment.outcome && (
@@ -158,7 +158,7 @@ export function TripView({ booking, chat }: { booking: Booking; chat?: ReactNode
           )}
           {canRate(booking, role) && (
             <RatingPanel
-              driverName={booking.driver_name}
+              driverName={booking.driver_name ?? ''}
               appcat={booking.appcat}
               busy={command.isPending}
               error={null}

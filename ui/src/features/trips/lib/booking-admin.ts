@@ -26,7 +26,7 @@ type RefundFields = Pick<Booking, 'status' | 'prepaid' | 'customer_paid' | 'canc
  * paid, fare and cancellation fee, less what was refunded; a cancelled
  * prepaid booking has had its prepayment back already. */
 export function refundable(booking: RefundFields): number {
-  const prepaidReturned = booking.status === 'CANCELLED' && booking.prepaid ? booking.customer_paid : 0;
+  const prepaidReturned = booking.status === 'CANCELLED' && booking.prepaid ? (booking.customer_paid ?? 0) : 0;
   const left =
     (booking.customer_paid ?? 0) + (booking.cancellationFee ?? 0) - (booking.cancellationFeeOwed ?? 0) - (booking.refunded ?? 0) - prepaidReturned;
   return Math.max(0, Math.round(left * 100) / 100);
@@ -83,8 +83,8 @@ export function stageTimes(booking: Booking): Stage[] {
     ['reached', booking.trip_end_time],
   ];
   for (const [key, at] of happened) if (at) stages.push({ key, at });
-  if (booking.status === 'CANCELLED') stages.push({ key: 'cancelled', at: booking.updatedAt });
-  if (booking.status === 'COMPLETE') stages.push({ key: 'completed', at: booking.updatedAt });
+  if (booking.status === 'CANCELLED') stages.push({ key: 'cancelled', at: booking.updatedAt ?? 0 });
+  if (booking.status === 'COMPLETE') stages.push({ key: 'completed', at: booking.updatedAt ?? 0 });
   // The scheduled trip date is a plan too, but it belongs among the stages by its time.
   const ordered = stages.filter((stage) => stage.at > 0).sort((a, b) => a.at - b.at);
   const giveUp = booking.timers?.auto_cancel?.at;
@@ -110,15 +110,15 @@ export function fareLines(booking: Booking): FareLine[] {
     { key: 'trip_cost', amount: booking.trip_cost },
     { key: 'convenience_fees', amount: booking.convenience_fees ?? 0 },
     { key: 'driver_share', amount: booking.driver_share ?? 0 },
-    { key: 'discount', amount: booking.discount_amount },
+    { key: 'discount', amount: booking.discount_amount ?? 0 },
     { key: 'payable', amount: booking.payableAmount, strong: true },
   ];
   const optional: FareLine[] = [
-    { key: 'paid_cash', amount: booking.cashPaymentAmount },
-    { key: 'paid_card', amount: booking.cardPaymentAmount },
-    { key: 'paid_wallet', amount: booking.usedWalletMoney },
-    { key: 'customer_paid', amount: booking.customer_paid, strong: true },
-    { key: 'cancellation_fee', amount: booking.cancellationFee },
+    { key: 'paid_cash', amount: booking.cashPaymentAmount ?? 0 },
+    { key: 'paid_card', amount: booking.cardPaymentAmount ?? 0 },
+    { key: 'paid_wallet', amount: booking.usedWalletMoney ?? 0 },
+    { key: 'customer_paid', amount: booking.customer_paid ?? 0, strong: true },
+    { key: 'cancellation_fee', amount: booking.cancellationFee ?? 0 },
     { key: 'cancellation_fee_owed', amount: booking.cancellationFeeOwed ?? 0, strong: true },
     { key: 'refunded', amount: booking.refunded ?? 0 },
   ];

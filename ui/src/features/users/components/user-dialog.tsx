@@ -28,7 +28,8 @@ import { userName } from '@/components/panel/user-picker';
 import { api } from '@/lib/api-client';
 import { useCarTypes } from '@/lib/app-data';
 import { applyServerError, errorText } from '@/lib/server-errors';
-import type { Page, Role, User } from '@/types/api';
+import type { Role, User } from '@/types/api';
+import type { Page } from '@/types/app';
 import { useAddUser, useEditUser, userExists } from '../api/users';
 import { formValuesOf, userBody, userFormSchema, type UserFormValues } from '../lib/user-rules';
 

@@ -1,7 +1,8 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import type { Page, Wallet, WithdrawRequest } from '@/types/api';
+import type { Wallet, WithdrawRequest } from '@/types/api';
+import type { Page } from '@/types/app';
 
 export function getWallet(userId: string) {
   return api.get<Wallet>(`/users/${userId}/wallet`);

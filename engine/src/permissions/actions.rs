@@ -2,7 +2,7 @@
 //! ever do it, the kind of resource it is checked against and whether demo
 //! mode refuses it.
 
-use super::{ADMIN_AND_FLEET, ADMIN_ONLY, EVERY_ROLE};
+use super::principal::{ADMIN_AND_FLEET, ADMIN_ONLY, EVERY_ROLE};
 use crate::model::Role;
 
 /// Every server operation that needs a decision.

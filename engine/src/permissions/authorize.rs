@@ -1,8 +1,8 @@
 //! The one decision for every server operation: `authorize`, and the
 //! booking, account and new-account checks behind it.
 
-use super::Principal;
 use super::actions::{Action, Target};
+use super::principal::Principal;
 use crate::error::{DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{Booking, Role, Settings, User};

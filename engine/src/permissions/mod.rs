@@ -21,43 +21,19 @@
 mod actions;
 mod authorize;
 mod pages;
+mod principal;
 mod scopes;
 mod visibility;
 
 pub use actions::Action;
 pub use authorize::{BookingRef, Resource, UserRef, authorize, can_see_booking, fleet_for_new_user};
 pub use pages::{Page, home_after_login, landing_shows_booking_form, page_allowed};
+pub use principal::Principal;
 pub use scopes::{
     BookingScope, ReportScope, SosScope, UserScope, WithdrawScope, booking_list_scope, report_scope, sos_scope,
     user_list_scope, withdraw_list_scope,
 };
 pub use visibility::{can_see_fare_split, mask_contact};
-
-use crate::ids::UserId;
-use crate::model::{Role, User};
-
-/// The signed-in caller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Principal {
-    pub id: UserId,
-    pub role: Role,
-    /// A driver's owning fleet admin.
-    pub fleet: Option<UserId>,
-}
-
-impl Principal {
-    pub fn new(id: UserId, role: Role) -> Self {
-        Principal { id, role, fleet: None }
-    }
-
-    pub fn from_user(user: &User) -> Self {
-        Principal { id: user.id, role: user.usertype, fleet: user.fleetadmin }
-    }
-}
-
-const EVERY_ROLE: &[Role] = &[Role::Rider, Role::Driver, Role::Fleetadmin, Role::Admin];
-const ADMIN_AND_FLEET: &[Role] = &[Role::Admin, Role::Fleetadmin];
-const ADMIN_ONLY: &[Role] = &[Role::Admin];
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! Which pages of spec §2 a visitor may open, and where each role lands
 //! after signing in.
 
-use super::{ADMIN_AND_FLEET, ADMIN_ONLY, EVERY_ROLE, Principal};
+use super::principal::{ADMIN_AND_FLEET, ADMIN_ONLY, EVERY_ROLE, Principal};
 use crate::model::Role;
 
 /// The UI routes of spec §2.

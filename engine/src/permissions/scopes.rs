@@ -1,8 +1,8 @@
 //! What each role's lists show (spec §6): bookings, users, withdraw
 //! requests, SOS alerts and earnings reports.
 
-use super::Principal;
 use super::authorize::UserRef;
+use super::principal::Principal;
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::UserId;
 use crate::model::{Booking, Role, User};

@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::error::{DomainResult, ErrorKey, ErrorKind};
-use crate::model::Settings;
+use crate::ids::UserId;
+use crate::model::{Role, Settings};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 

@@ -4,18 +4,20 @@
 use crate::auth::{CurrentUser, MaybeUser};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
+use crate::openapi::refusals::{booking_command, refusals, session, session_with_body};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
+use utoipa_axum::routes;
 use wayfare_actors::Event;
 use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, NewBooking, NoticeKey, RouteInfo};
 use wayfare_engine::permissions::{self, Action, BookingScope, Resource, authorize};
@@ -26,24 +28,24 @@ use wayfare_engine::{
 };
 use wayfare_storage::{BookingFilter, BookingSort, PageRequest, SortOrder};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/bookings/estimate", post(estimate))
-        .route("/api/v1/bookings", post(create).get(list))
-        .route("/api/v1/bookings/{id}", get(read))
-        .route("/api/v1/bookings/{id}/accept", post(accept))
-        .route("/api/v1/bookings/{id}/decline", post(decline))
-        .route("/api/v1/bookings/{id}/arrive", post(arrive))
-        .route("/api/v1/bookings/{id}/start", post(start))
-        .route("/api/v1/bookings/{id}/reach", post(reach))
-        .route("/api/v1/bookings/{id}/pay", post(pay))
-        .route("/api/v1/bookings/{id}/rate", post(rate))
-        .route("/api/v1/bookings/{id}/cancel", post(cancel))
-        .route("/api/v1/bookings/{id}/assign", post(assign))
-        .route("/api/v1/bookings/{id}/candidates", get(candidates))
-        .route("/api/v1/bookings/{id}/chat", get(chat).post(send_chat))
-        .route("/api/v1/bookings/{id}/tracking", get(tracking))
-        .route("/api/v1/tasks", get(tasks))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(estimate))
+        .routes(routes!(create, list))
+        .routes(routes!(read))
+        .routes(routes!(accept))
+        .routes(routes!(decline))
+        .routes(routes!(arrive))
+        .routes(routes!(start))
+        .routes(routes!(reach))
+        .routes(routes!(pay))
+        .routes(routes!(rate))
+        .routes(routes!(cancel))
+        .routes(routes!(assign))
+        .routes(routes!(candidates))
+        .routes(routes!(chat, send_chat))
+        .routes(routes!(tracking))
+        .routes(routes!(tasks))
 }
 
 // ---- estimate and create ------------------------------------------------------
@@ -163,7 +165,10 @@ async fn checked_promo(
     summary = "Estimate a fare",
     description = "The fare of a trip from the engine and its route from the maps provider, with a promo code's discount and what is left to pay. Riders and admins; admins also get `driver_share`.",
     request_body = EstimateBody,
-    responses((status = 200, description = "The fare and the route", body = crate::openapi::schemas::EstimateResponse))
+    responses((status = 200, description = "The fare and the route", body = crate::openapi::schemas::EstimateResponse)),
+    extensions(("x-refusals" = json!(session_with_body![
+        NotAllowed, SelectProper, NoRouteFound, PromoInvalid, PromoExpired, PromoMinOrder, PromoLimitReached
+    ]))),
 )]
 async fn estimate(
     State(state): State<AppState>,
@@ -277,7 +282,12 @@ pub struct CreateBody {
     summary = "Book a trip",
     description = "A rider books for themself; an admin books for the rider named in `customer`. Book Now bookings are dispatched at once, Book Later ones 15 minutes before `tripdate`. On a delivery platform a rider's booking is prepaid by card and waits in PAYMENT_PENDING until the payment is confirmed.",
     request_body = CreateBody,
-    responses((status = 201, description = "The created booking", body = Booking))
+    responses((status = 201, description = "The created booking", body = Booking)),
+    extensions(("x-refusals" = json!(refusals!(Session:
+        MustLogin, InvalidInput, FileTooLarge, NotAllowed, UserIssueContactAdmin, IncompleteUser, SelectProper,
+        PastBookingError, DeliveryDetailMissing, PlaceToCoordsError, PromoInvalid, PromoExpired, PromoMinOrder,
+        PromoLimitReached
+    )))),
 )]
 async fn create(
     State(state): State<AppState>,
@@ -392,7 +402,9 @@ pub const EXPORT_MAX_ROWS: usize = 100_000;
             (String = "text/csv"),
             (String = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
         )),
-    )
+    ),
+    // The export (`format=csv|xlsx`) adds the panel's refusals.
+    extensions(("x-refusals" = json!(session![InvalidInput, NotAllowed, DemoMode, ExportTooLarge]))),
 )]
 async fn list(
     State(state): State<AppState>,
@@ -484,7 +496,8 @@ pub(crate) async fn authorised(
     summary = "Read a booking",
     description = "Someone else's booking is 404, as if it did not exist.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The booking, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(session![NotFound]))),
 )]
 async fn read(
     State(state): State<AppState>,
@@ -560,7 +573,8 @@ pub(crate) async fn fleets_of(
     tag = "drivers",
     summary = "Bookings offered to me",
     description = "The bookings currently offered to the calling driver.",
-    responses((status = 200, description = "The offered bookings", body = crate::openapi::schemas::BookingItems))
+    responses((status = 200, description = "The offered bookings", body = crate::openapi::schemas::BookingItems)),
+    extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
 async fn tasks(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Items>> {
     let settings = state.runtime.catalog().settings.clone();
@@ -599,7 +613,8 @@ async fn driver_position(state: &AppState, current: &CurrentUser) -> Option<LatL
     summary = "Accept an offer",
     description = "The first driver to accept wins; every later accept gets 409 `booking_taken` and the other offers are withdrawn.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![BookingTaken, NotOffered]))),
 )]
 async fn accept(
     State(state): State<AppState>,
@@ -618,7 +633,8 @@ async fn accept(
     summary = "Decline an offer",
     description = "The booking is not offered to this driver again.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![NotOffered]))),
 )]
 async fn decline(
     State(state): State<AppState>,
@@ -635,7 +651,8 @@ async fn decline(
     summary = "Arrived at the pickup",
     description = "ACCEPTED → ARRIVED, by the assigned driver.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![]))),
 )]
 async fn arrive(
     State(state): State<AppState>,
@@ -661,7 +678,8 @@ pub struct StartBody {
     description = "ARRIVED → STARTED, by the assigned driver. With `otp_secure` on, the rider's `otp` must be given; otherwise the body may be empty.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body(content = Option<StartBody>, description = "Optional: `{\"otp\": 12345}` when the booking has an otp", content_type = "application/json"),
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![InvalidInput, OtpMismatch]))),
 )]
 async fn start(
     State(state): State<AppState>,
@@ -692,7 +710,8 @@ async fn start(
     summary = "Reached the drop",
     description = "STARTED → REACHED with the final fare, by the assigned driver.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![]))),
 )]
 async fn reach(
     State(state): State<AppState>,
@@ -744,7 +763,10 @@ pub struct PayBody {
     description = "REACHED or PENDING → PAID; REACHED → PENDING. `cash`: the assigned driver confirms the cash collected; `wallet`: the rider pays from their wallet (409 `insufficient_wallet_balance` when short); `card`: the rider chooses to pay by card, REACHED → PENDING (the driver is free for the next booking), and then pays through a gateway's checkout, which confirms the payment (PENDING → PAID). Only the rider chooses card (403 `not_allowed` on `payment_mode` for others). A prepaid booking (a delivery paid by card before dispatch) has nothing to collect: its assigned driver sends no `payment_mode` to mark it PAID. Leaving the mode out on any other booking, or as anyone else, is `not_allowed`.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = PayBody,
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![
+        InvalidInput, FileTooLarge, InsufficientWalletBalance, InvalidAmount
+    ]))),
 )]
 async fn pay(
     State(state): State<AppState>,
@@ -786,7 +808,8 @@ pub struct RateBody {
     description = "PAID → COMPLETE, by the rider: `{rating}` (1 to 5) or `{skip: true}` (no rating). A paid booking nobody rates completes by itself after `autoCompleteMinutes`.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = RateBody,
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![InvalidInput, FileTooLarge, InvalidRating]))),
 )]
 async fn rate(
     State(state): State<AppState>,
@@ -819,7 +842,10 @@ pub struct CancelBody {
     description = "The rider, an admin, or the assigned driver cancel the booking (a cancellation fee may apply after the driver accepted); a driver who is only offered the booking leaves `requestedDrivers`.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = CancelBody,
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![
+        InvalidInput, FileTooLarge, SelectProper, NotOffered, DemoMode
+    ]))),
 )]
 async fn cancel(
     State(state): State<AppState>,
@@ -846,7 +872,8 @@ pub struct AssignBody {
     description = "Admins: adds an online, eligible driver to `requestedDrivers` of a NEW booking, with `autoDispatch` off or on (a booking no driver has taken); the offer has no deadline and the first accept still wins.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = AssignBody,
-    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking))
+    responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
+    extensions(("x-refusals" = json!(booking_command![InvalidInput, FileTooLarge, DriverNotEligible, DemoMode]))),
 )]
 async fn assign(
     State(state): State<AppState>,
@@ -913,7 +940,8 @@ pub struct AssignCandidates {
     summary = "Drivers to assign",
     description = "Admins: the drivers `POST /bookings/{id}/assign` would accept for this NEW booking (spec §5 eligible: approved, online, not on a trip, with a location; of the booking's car type; not already in its `requestedDrivers`), nearest the pickup first, from the live dispatch index. Drivers inside `driverRadius` come first; the list goes on up to three times the radius, so a quiet area still shows its nearest drivers. A booking that is not NEW is 409 `status_not_allowed`.",
     params(("id" = BookingId, Path, description = "The booking's id"), CandidatesQuery),
-    responses((status = 200, description = "The candidates", body = AssignCandidates))
+    responses((status = 200, description = "The candidates", body = AssignCandidates)),
+    extensions(("x-refusals" = json!(session![InvalidInput, NotFound, NotAllowed, StatusNotAllowed]))),
 )]
 async fn candidates(
     State(state): State<AppState>,
@@ -963,7 +991,8 @@ async fn candidates(
     summary = "Read the chat",
     description = "The booking's messages between the rider and the assigned driver; marks the other party's messages read. Admins (any booking) and fleet admins (their fleet's) read it on the booking's page, marking nothing read; only the parties write.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The messages", body = crate::openapi::schemas::ChatMessages))
+    responses((status = 200, description = "The messages", body = crate::openapi::schemas::ChatMessages)),
+    extensions(("x-refusals" = json!(session![NotFound, NotAllowed]))),
 )]
 async fn chat(
     State(state): State<AppState>,
@@ -995,7 +1024,8 @@ pub struct ChatBody {
     description = "Also sent to the booking's room over the socket (`chat` event).",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = ChatBody,
-    responses((status = 201, description = "The stored message", body = crate::openapi::schemas::StoredChatMessage))
+    responses((status = 201, description = "The stored message", body = crate::openapi::schemas::StoredChatMessage)),
+    extensions(("x-refusals" = json!(session_with_body![NotFound, NotAllowed]))),
 )]
 async fn send_chat(
     State(state): State<AppState>,
@@ -1032,7 +1062,8 @@ async fn send_chat(
     summary = "Tracking points",
     description = "The driver's stored positions for the booking: one at each stage and during the trip every few seconds or metres.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The points", body = crate::openapi::schemas::TrackingResponse))
+    responses((status = 200, description = "The points", body = crate::openapi::schemas::TrackingResponse)),
+    extensions(("x-refusals" = json!(session![NotFound, NotAllowed]))),
 )]
 async fn tracking(
     State(state): State<AppState>,

@@ -63,34 +63,9 @@ pub fn app_with_sockets(state: AppState) -> (Router, SocketIo) {
 }
 
 fn routes(state: AppState) -> Router {
-    let mut router = Router::new()
-        .merge(auth::routes::router())
-        .merge(routes::catalog::router())
-        .merge(routes::bookings::router())
-        .merge(routes::dispatch::router())
-        .merge(routes::drivers::router())
-        .merge(routes::wallet::router())
-        // admin panel: users, profile, car types, cancel reasons, settings, app info
-        .merge(routes::users::router())
-        .merge(routes::applications::router())
-        .merge(routes::admin_catalog::router())
-        // money: withdraws and earnings reports
-        .merge(routes::withdraws::router())
-        .merge(routes::sos::router())
-        .merge(routes::mend::router())
-        .merge(routes::reports::router())
-        .merge(routes::dashboard::router())
-        .merge(routes::geo::router())
-        .merge(routes::health::router())
-        // files and payments (issue 6)
-        .merge(routes::files::router())
-        .merge(routes::payments::router())
-        // promos, notifications, languages
-        .merge(routes::promos::router())
-        .merge(routes::notifications::router())
-        .merge(routes::languages::router())
-        .merge(crate::metrics::router())
-        .merge(openapi::router());
+    // Registering a route documents it: the document is the routes' own.
+    let (api, operations) = routes::api().split_for_parts();
+    let mut router = api.merge(openapi::router(openapi::finish(operations)));
     // Unknown API paths answer in the API's error shape; anything else is
     // the web app (index.html for its client-side routes), when built.
     let files = state.config.ui_index().map(|index| ui_files(&state.config.ui_dir, index));

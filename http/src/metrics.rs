@@ -19,21 +19,22 @@
 //! many apps a process builds (the tests build several); it opens no port of
 //! its own: the axum handler renders it.
 
+use crate::openapi::refusals::public;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
-use axum::Router;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use std::collections::HashSet;
 use std::sync::OnceLock;
 use std::time::Instant;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
+use utoipa_axum::routes;
 use wayfare_actors::{Event, Runtime};
 use wayfare_engine::{BookingId, BookingStatus, MINUTE_MS};
 use wayfare_storage::Backend;
@@ -121,8 +122,8 @@ fn describe() {
 }
 
 /// `GET /metrics`.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/metrics", get(scrape))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(scrape))
 }
 
 /// Counts and times every request. Layered on the whole router, so it runs
@@ -163,7 +164,8 @@ fn method_label(method: &Method) -> &'static str {
     tag = "operations",
     summary = "Prometheus metrics",
     description = "Request counts and latencies by method, matched route and status; online and available drivers; active bookings; pending timers; actor restarts; dispatch latency (booking creation to first offer); SQLite's memory; in cluster mode, the link's state, forwarded commands and bookings taken over. Prometheus text format.",
-    responses((status = 200, description = "The metrics in Prometheus text format", body = String, content_type = "text/plain"))
+    responses((status = 200, description = "The metrics in Prometheus text format", body = String, content_type = "text/plain")),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 pub(crate) async fn scrape(State(state): State<AppState>) -> Response {
     let handle = install();

@@ -5,27 +5,28 @@ use super::extract::{Applicant, SESSION_COOKIE};
 use super::tokens;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, ClientAddress, QueryParams};
+use crate::openapi::refusals::{public, public_with_body, session};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
 use axum::Json;
-use axum::Router;
 use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
+use utoipa_axum::routes;
 use wayfare_engine::booking::WalletChange;
 use wayfare_engine::rules::contact::{Contact, validate_login_contact, validate_sign_in_code};
 use wayfare_engine::{ErrorKey, RegType, Role, User, UserId, WalletEntryType, generate};
 use wayfare_storage::{Challenge, Session, StorageError};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/auth/otp/request", post(request_code))
-        .route("/api/v1/auth/otp/verify", post(verify_code))
-        .route("/api/v1/auth/referral", post(check_referral))
-        .route("/api/v1/auth/me", get(me))
-        .route("/api/v1/auth/logout", post(logout))
-        .route("/api/v1/dev/outbox", get(outbox))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(request_code))
+        .routes(routes!(verify_code))
+        .routes(routes!(check_referral))
+        .routes(routes!(me))
+        .routes(routes!(logout))
+        .routes(routes!(outbox))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -51,7 +52,10 @@ pub struct CodeSent {
     summary = "Send a sign-in code",
     description = "Sends a 6-digit code by e-mail or SMS, valid 10 minutes. Rate-limited per contact and per client address (429 `too_many_attempts`). With the dev outbox on, the code is readable at `/api/v1/dev/outbox`.",
     request_body = CodeRequest,
-    responses((status = 200, description = "The code was sent", body = CodeSent))
+    responses((status = 200, description = "The code was sent", body = CodeSent)),
+    extensions(("x-refusals" = json!(public_with_body![
+        ProperEmail, MobileNoBlankError, CountryBlankError, ContactInputError, TooManyAttempts
+    ]))),
 )]
 async fn request_code(
     state: axum::extract::State<AppState>,
@@ -125,7 +129,11 @@ pub struct SignedIn {
     summary = "Sign in with the code",
     description = "At most 5 wrong tries per code. The first sign-in of a new contact creates a rider (a valid `referralId` credits the referral bonus to both). An account waiting for approval is `require_approval`, except a driver's: they sign in to follow their application, and every route but `/auth/me`, `/auth/logout`, their application and documents still answers them `require_approval`. Answers the session token and sets it as the HttpOnly `wayfare_session` cookie.",
     request_body = VerifyRequest,
-    responses((status = 200, description = "Signed in; the token is also set as the `wayfare_session` cookie", body = SignedIn, headers(("Set-Cookie" = String, description = "`wayfare_session=<token>; HttpOnly; SameSite=Lax; Path=/`"))))
+    responses((status = 200, description = "Signed in; the token is also set as the `wayfare_session` cookie", body = SignedIn, headers(("Set-Cookie" = String, description = "`wayfare_session=<token>; HttpOnly; SameSite=Lax; Path=/`")))),
+    extensions(("x-refusals" = json!(public_with_body![
+        ProperEmail, MobileNoBlankError, CountryBlankError, ContactInputError, OtpValidateError, CodeExpired,
+        InvalidCode, TooManyAttempts, RequireApproval, UserExists
+    ]))),
 )]
 async fn verify_code(
     state: axum::extract::State<AppState>,
@@ -213,7 +221,8 @@ pub struct ReferralValid {
     summary = "Check a referral code",
     description = "Spec §7 validate_referrer: whether a user has this referral code, before a first sign-in sends it. No session needed; rate-limited per client address like code requests (429 `too_many_attempts`). An unknown code is 404 `referral_invalid`.",
     request_body = ReferralCheck,
-    responses((status = 200, description = "A user has this code", body = ReferralValid))
+    responses((status = 200, description = "A user has this code", body = ReferralValid)),
+    extensions(("x-refusals" = json!(public_with_body![ReferralInvalid, TooManyAttempts]))),
 )]
 async fn check_referral(
     state: axum::extract::State<AppState>,
@@ -316,7 +325,8 @@ pub struct Me {
     path = "/api/v1/auth/me",
     tag = "auth",
     summary = "Who am I",
-    responses((status = 200, description = "The signed-in user", body = Me))
+    responses((status = 200, description = "The signed-in user", body = Me)),
+    extensions(("x-refusals" = json!(session![]))),
 )]
 async fn me(Applicant(current): Applicant) -> Json<Me> {
     Json(Me { user: current.user })
@@ -328,7 +338,8 @@ async fn me(Applicant(current): Applicant) -> Json<Me> {
     tag = "auth",
     summary = "Sign out",
     description = "Revokes the session and clears the cookie; a driver also goes offline.",
-    responses((status = 200, description = "Signed out", body = crate::openapi::schemas::SignedOut))
+    responses((status = 200, description = "Signed out", body = crate::openapi::schemas::SignedOut)),
+    extensions(("x-refusals" = json!(session![]))),
 )]
 async fn logout(state: axum::extract::State<AppState>, Applicant(current): Applicant) -> ApiResult<impl IntoResponse> {
     let now = state.now();
@@ -354,7 +365,10 @@ pub struct OutboxQuery {
     summary = "Dev outbox",
     description = "Only when the dev outbox is on (`--demo` or `delivery.dev_outbox`), else 404: the messages sent to a contact, newest first, with the code.",
     params(("to" = String, Query, description = "The e-mail address or phone number")),
-    responses((status = 200, description = "The messages", body = crate::openapi::schemas::OutboxMessages))
+    responses((status = 200, description = "The messages", body = crate::openapi::schemas::OutboxMessages)),
+    extensions(("x-refusals" = json!(public![
+        NotFound, InvalidInput, ProperEmail, MobileNoBlankError, CountryBlankError, ContactInputError
+    ]))),
 )]
 async fn outbox(
     state: axum::extract::State<AppState>,

@@ -2,21 +2,22 @@
 //! and the interactive docs (Swagger UI, vendored into the binary: nothing
 //! is downloaded at build or run time) at `/api/docs`.
 //!
-//! Operations come from the `#[utoipa::path]` annotations on the handlers;
-//! entity schemas from the engine's `openapi` feature. Security and the
-//! error responses of each operation come from [`routes::ROUTES`], so every
-//! refusal is documented with its translation keys and the status the
-//! server really answers. The tests check that every route the router
-//! serves is documented and that real answers match their schemas.
+//! Operations come from the `#[utoipa::path]` annotations on the handlers,
+//! collected by the routers that serve them (`crate::routes::api`); entity
+//! schemas from the engine's `openapi` feature. Security and the error
+//! responses of each operation come from the [`refusals`] its handler
+//! declares, so every refusal is documented with its translation keys and
+//! the status the server really answers. The tests check that every route
+//! the router serves is documented and that real answers match their schemas.
 
-pub mod routes;
+pub mod refusals;
 pub mod schemas;
 
 use crate::error::status_of;
 use crate::messages::Messages;
 use crate::state::AppState;
 use axum::Router;
-use routes::Access;
+use refusals::{Access, Refusals};
 use std::collections::BTreeMap;
 use utoipa::OpenApi;
 use utoipa::openapi::content::ContentBuilder;
@@ -52,129 +53,7 @@ pub const COOKIE: &str = "cookie";
             Socket.IO events.",
         license(name = "AGPL-3.0-or-later", identifier = "AGPL-3.0-or-later"),
     ),
-    paths(
-        crate::auth::routes::request_code,
-        crate::auth::routes::verify_code,
-        crate::auth::routes::check_referral,
-        crate::auth::routes::me,
-        crate::auth::routes::logout,
-        crate::auth::routes::outbox,
-        crate::routes::catalog::settings,
-        crate::routes::catalog::car_types,
-        crate::routes::catalog::languages,
-        crate::routes::catalog::cancel_reasons,
-        crate::routes::catalog::payment_providers,
-        crate::routes::bookings::estimate,
-        crate::routes::bookings::create,
-        crate::routes::bookings::list,
-        crate::routes::bookings::read,
-        crate::routes::bookings::tasks,
-        crate::routes::bookings::accept,
-        crate::routes::bookings::decline,
-        crate::routes::bookings::arrive,
-        crate::routes::bookings::start,
-        crate::routes::bookings::reach,
-        crate::routes::bookings::pay,
-        crate::routes::bookings::rate,
-        crate::routes::bookings::cancel,
-        crate::routes::bookings::assign,
-        crate::routes::bookings::candidates,
-        crate::routes::bookings::chat,
-        crate::routes::bookings::send_chat,
-        crate::routes::bookings::tracking,
-        crate::routes::dispatch::timeline,
-        crate::routes::dispatch::active,
-        crate::routes::dispatch::recent_log,
-        crate::routes::dispatch::message,
-        crate::routes::drivers::status,
-        crate::routes::drivers::location,
-        crate::routes::wallet::wallet,
-        // ---- admin panel: users, profile, car types, cancel reasons, settings, app info
-        crate::routes::users::list,
-        crate::routes::users::exists,
-        crate::routes::users::add,
-        crate::routes::users::read,
-        crate::routes::users::edit,
-        crate::routes::users::approve,
-        crate::routes::applications::signup,
-        crate::routes::applications::upload_document,
-        crate::routes::applications::my_application,
-        crate::routes::applications::queue,
-        crate::routes::applications::user_documents,
-        crate::routes::applications::reject,
-        crate::routes::users::remove,
-        crate::routes::users::update_profile,
-        crate::routes::admin_catalog::add_car_type,
-        crate::routes::admin_catalog::update_car_type,
-        crate::routes::admin_catalog::delete_car_type,
-        crate::routes::admin_catalog::replace_cancel_reasons,
-        crate::routes::admin_catalog::add_cancel_reason,
-        crate::routes::admin_catalog::update_cancel_reason,
-        crate::routes::admin_catalog::delete_cancel_reason,
-        crate::routes::admin_catalog::edit_settings,
-        crate::routes::admin_catalog::app_info,
-        crate::routes::admin_catalog::edit_app_info,
-        // ---- end of admin panel
-        // ---- money: wallet credit, withdraws, reports
-        crate::routes::wallet::credit_wallet,
-        crate::routes::withdraws::create_withdraw,
-        crate::routes::withdraws::list_withdraws,
-        crate::routes::withdraws::complete_withdraw,
-        crate::routes::reports::earnings_report,
-        crate::routes::reports::driver_earnings,
-        crate::routes::dashboard::earnings,
-        crate::routes::geo::autocomplete,
-        crate::routes::geo::place,
-        crate::routes::geo::address,
-        crate::routes::geo::directions,
-        crate::routes::geo::matrix,
-        crate::routes::geo::basemap_style,
-        crate::routes::geo::basemap_tile,
-        crate::routes::health::health,
-        crate::routes::health::ready,
-        // ---- files and payments (issue 6)
-        crate::routes::files::my_profile_image,
-        crate::routes::files::my_license_image,
-        crate::routes::files::license_image,
-        crate::routes::files::car_type_image,
-        crate::routes::files::parcel_image,
-        crate::routes::files::download_file,
-        crate::routes::payments::test_checkout,
-        crate::routes::payments::test_page,
-        crate::routes::payments::test_settle,
-        crate::routes::payments::stripe_checkout,
-        crate::routes::payments::stripe_webhook,
-        // ---- promos, notifications, languages
-        crate::routes::promos::list,
-        crate::routes::promos::add,
-        crate::routes::promos::update,
-        crate::routes::promos::remove,
-        crate::routes::notifications::send,
-        crate::routes::notifications::list,
-        crate::routes::notifications::remove,
-        crate::routes::notifications::register_token,
-        crate::routes::notifications::push_config,
-        crate::routes::languages::add,
-        crate::routes::languages::update,
-        crate::routes::languages::remove,
-        crate::routes::languages::make_default,
-        // ---- SOS (issue 33)
-        crate::routes::sos::raise,
-        crate::routes::sos::list,
-        crate::routes::sos::read,
-        crate::routes::sos::take,
-        crate::routes::sos::resolve,
-        // ---- mending a booking (issue 34)
-        crate::routes::mend::settle,
-        crate::routes::mend::complete,
-        crate::routes::mend::refund,
-        crate::routes::mend::rebook,
-        crate::routes::mend::ledger,
-        crate::routes::mend::owed,
-        crate::metrics::scrape,
-    ),
     components(schemas(schemas::ErrorBody, ErrorKey)),
-    modifiers(&RouteDocs),
     tags(
         (name = "auth", description = "Sign-in with one-time codes, sessions, and the dev outbox"),
         (name = "catalog", description = "What the app loads at start: settings and car types"),
@@ -201,56 +80,52 @@ pub struct ApiDoc;
 
 /// The whole document.
 pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    finish(crate::routes::api().into_openapi())
+}
+
+/// The document around the routes' operations: [`ApiDoc`]'s title, tags and
+/// shared schemas, the security schemes, and each operation's security and
+/// error responses from the refusals its handler declares.
+pub fn finish(operations: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    let mut openapi = ApiDoc::openapi();
+    openapi.merge(operations);
+    document_refusals(&mut openapi);
+    name_the_time_schema(openapi)
 }
 
 /// `GET /api/openapi.json` and the Swagger UI under `/api/docs`.
-pub fn router() -> Router<AppState> {
-    SwaggerUi::new(DOCS_PATH).url(DOCUMENT_PATH, document()).into()
+pub fn router(document: utoipa::openapi::OpenApi) -> Router<AppState> {
+    SwaggerUi::new(DOCS_PATH).url(DOCUMENT_PATH, document).into()
 }
 
 /// Adds the security schemes, and to every operation its security and its
-/// error responses from [`routes::ROUTES`].
-struct RouteDocs;
-
-impl utoipa::Modify for RouteDocs {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            BEARER,
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("`Authorization: Bearer <token>` with the token from `/api/v1/auth/otp/verify`"))
-                    .build(),
-            ),
-        );
-        components.add_security_scheme(
-            COOKIE,
-            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
-                crate::auth::extract::SESSION_COOKIE,
-                "The HttpOnly session cookie `/api/v1/auth/otp/verify` sets (the web app)",
-            ))),
-        );
-        for (path, item) in openapi.paths.paths.iter_mut() {
-            let operations = [
-                ("get", &mut item.get),
-                ("post", &mut item.post),
-                ("put", &mut item.put),
-                ("patch", &mut item.patch),
-                ("delete", &mut item.delete),
-            ];
-            for (method, operation) in operations {
-                let Some(operation) = operation.as_mut() else {
-                    continue;
-                };
-                // A missing entry is caught by the tests; the document still serves.
-                if let Some(route) = routes::find(method, path) {
-                    document_route(operation, route);
-                }
+/// error responses from its [`Refusals`].
+fn document_refusals(openapi: &mut utoipa::openapi::OpenApi) {
+    let components = openapi.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        BEARER,
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .description(Some("`Authorization: Bearer <token>` with the token from `/api/v1/auth/otp/verify`"))
+                .build(),
+        ),
+    );
+    components.add_security_scheme(
+        COOKIE,
+        SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+            crate::auth::extract::SESSION_COOKIE,
+            "The HttpOnly session cookie `/api/v1/auth/otp/verify` sets (the web app)",
+        ))),
+    );
+    for item in openapi.paths.paths.values_mut() {
+        let operations = [&mut item.get, &mut item.post, &mut item.put, &mut item.patch, &mut item.delete];
+        for operation in operations.into_iter().filter_map(Option::as_mut) {
+            // A missing declaration is caught by the tests; the document still serves.
+            if let Some(refusals) = Refusals::take(operation) {
+                document_route(operation, &refusals);
             }
         }
-        *openapi = name_the_time_schema(std::mem::take(openapi));
     }
 }
 
@@ -287,7 +162,7 @@ fn name_the_time_schema(openapi: utoipa::openapi::OpenApi) -> utoipa::openapi::O
     serde_json::from_value(value).expect("the document reads back")
 }
 
-fn document_route(operation: &mut Operation, route: &routes::RouteDoc) {
+fn document_route(operation: &mut Operation, route: &Refusals) {
     let signed_in = [
         SecurityRequirement::new(BEARER, Vec::<String>::new()),
         SecurityRequirement::new(COOKIE, Vec::<String>::new()),
@@ -299,7 +174,7 @@ fn document_route(operation: &mut Operation, route: &routes::RouteDoc) {
         Access::Session => signed_in.to_vec(),
     });
     let mut by_status: BTreeMap<u16, Vec<ErrorKey>> = BTreeMap::new();
-    for key in route.errors {
+    for key in route.errors.iter() {
         let keys = by_status.entry(status_of(key.kind()).as_u16()).or_default();
         if !keys.contains(key) {
             keys.push(*key);

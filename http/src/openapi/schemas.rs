@@ -33,7 +33,7 @@ pub struct ErrorDetail {
     pub field: Option<String>,
 }
 
-/// `POST /api/v1/bookings/estimate` (`routes::bookings::estimate`).
+/// `POST /api/v1/bookings/estimate` (`routes::bookings::create::estimate`).
 #[derive(Serialize, ToSchema)]
 pub struct EstimateResponse {
     /// The fare a booking would be quoted: trip cost plus convenience fee.

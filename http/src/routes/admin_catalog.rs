@@ -8,15 +8,17 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam};
+use crate::openapi::refusals::{public, session, session_with_body};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, patch, post, put};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
+use utoipa_axum::routes;
 use wayfare_engine::permissions::{Action, Resource, authorize};
 use wayfare_engine::rules;
 use wayfare_engine::{
@@ -24,14 +26,14 @@ use wayfare_engine::{
 };
 use wayfare_storage::{PageRequest, StorageError, UserFilter};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/cartypes", post(add_car_type))
-        .route("/api/v1/cartypes/{id}", put(update_car_type).delete(delete_car_type))
-        .route("/api/v1/cancelreasons", post(add_cancel_reason).put(replace_cancel_reasons))
-        .route("/api/v1/cancelreasons/{index}", put(update_cancel_reason).delete(delete_cancel_reason))
-        .route("/api/v1/settings", patch(edit_settings))
-        .route("/api/v1/appinfo", get(app_info).patch(edit_app_info))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(add_car_type))
+        .routes(routes!(update_car_type, delete_car_type))
+        .routes(routes!(add_cancel_reason, replace_cancel_reasons))
+        .routes(routes!(update_cancel_reason, delete_cancel_reason))
+        .routes(routes!(edit_settings))
+        .routes(routes!(app_info, edit_app_info))
 }
 
 /// Read-modify-write of the stored lists and the settings row, one at a
@@ -166,7 +168,8 @@ async fn car_type_in_use(state: &AppState, name: &str) -> ApiResult<bool> {
     summary = "Add a car type",
     description = "Spec §7 editCarType Add. Admins; refused in demo mode. Needs `name` and the five amounts; the name is unique in any case (`car_type_exists`); amounts are zero or more (a percentage fee at most 100); parcel types and options need a description; cancellation slabs are sorted by `minsDelayed`, no two at the same minute, none cheaper than an earlier one. New bookings use it at once.",
     request_body = CarTypeBody,
-    responses((status = 201, description = "The new car type", body = CarType))
+    responses((status = 201, description = "The new car type", body = CarType)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, CarTypeExists]))),
 )]
 pub(crate) async fn add_car_type(
     State(state): State<AppState>,
@@ -212,7 +215,8 @@ pub(crate) async fn add_car_type(
     description = "Spec §7 editCarType Update: the fields sent replace the car type's, the others (and the image) stay. Checked as when adding. A car type that drivers or bookings in progress use cannot be renamed (`car_type_in_use`). Admins; refused in demo mode. The next estimate and booking use the new rates.",
     params(("id" = CarTypeId, Path, description = "The car type's id")),
     request_body = CarTypeBody,
-    responses((status = 200, description = "The car type after the change", body = CarType))
+    responses((status = 200, description = "The car type after the change", body = CarType)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, NotFound, CarTypeExists, CarTypeInUse]))),
 )]
 pub(crate) async fn update_car_type(
     State(state): State<AppState>,
@@ -246,7 +250,8 @@ pub struct CarTypeDeleted {
     summary = "Delete a car type",
     description = "Spec §7 editCarType Delete. A car type that drivers or bookings in progress use is `car_type_in_use` (409). Admins; refused in demo mode.",
     params(("id" = CarTypeId, Path, description = "The car type's id")),
-    responses((status = 200, description = "Deleted", body = CarTypeDeleted))
+    responses((status = 200, description = "Deleted", body = CarTypeDeleted)),
+    extensions(("x-refusals" = json!(session![NotAllowed, DemoMode, NotFound, CarTypeInUse]))),
 )]
 pub(crate) async fn delete_car_type(
     State(state): State<AppState>,
@@ -294,7 +299,8 @@ async fn save_reasons(state: &AppState, reasons: &[String]) -> ApiResult<Vec<Can
     summary = "Replace the cancellation reasons",
     description = "The simple list of strings as a whole (spec §3). Each reason chosen (`select_proper`), no two the same, at most 100. Admins; refused in demo mode.",
     request_body = CancelReasonsBody,
-    responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>))
+    responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, SelectProper]))),
 )]
 pub(crate) async fn replace_cancel_reasons(
     State(state): State<AppState>,
@@ -313,7 +319,8 @@ pub(crate) async fn replace_cancel_reasons(
     summary = "Add a cancellation reason",
     description = "Spec §7 editCancellationReason Add: appended to the list. Admins; refused in demo mode.",
     request_body = CancelReasonBody,
-    responses((status = 201, description = "The reasons, as label and index", body = Vec<CancellationReason>))
+    responses((status = 201, description = "The reasons, as label and index", body = Vec<CancellationReason>)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, SelectProper]))),
 )]
 pub(crate) async fn add_cancel_reason(
     State(state): State<AppState>,
@@ -335,7 +342,8 @@ pub(crate) async fn add_cancel_reason(
     description = "Spec §7 editCancellationReason Update, by its index (`value`). An index past the list is 404. Admins; refused in demo mode.",
     params(("index" = usize, Path, description = "The reason's index (its `value`)")),
     request_body = CancelReasonBody,
-    responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>))
+    responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, NotFound, SelectProper]))),
 )]
 pub(crate) async fn update_cancel_reason(
     State(state): State<AppState>,
@@ -358,7 +366,8 @@ pub(crate) async fn update_cancel_reason(
     summary = "Delete a cancellation reason",
     description = "Spec §7 editCancellationReason Delete, by its index; the reasons after it move up. An index past the list is 404. Admins; refused in demo mode.",
     params(("index" = usize, Path, description = "The reason's index (its `value`)")),
-    responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>))
+    responses((status = 200, description = "The reasons, as label and index", body = Vec<CancellationReason>)),
+    extensions(("x-refusals" = json!(session![NotAllowed, DemoMode, NotFound]))),
 )]
 pub(crate) async fn delete_cancel_reason(
     State(state): State<AppState>,
@@ -389,7 +398,8 @@ async fn stored_settings(state: &AppState) -> ApiResult<Settings> {
     summary = "Change the settings",
     description = "Spec §7 editSettings: any of the settings fields (spec §3, plus the dispatch tuning); keys that are not settings are ignored, so the object `GET /api/v1/settings` gave may be sent back. An empty or negative `bonus` is `proper_bonus`; `decimal` and `driverRadius` take only non-negative numbers (numeric strings too); `contact_email` is blank or proper. Admins; refused in demo mode (so demo mode is left from the configuration, not from here). Applies at once: the next estimate and booking use it.",
     request_body(content = Settings, description = "Any subset of the settings", content_type = "application/json"),
-    responses((status = 200, description = "The settings after the change", body = Settings))
+    responses((status = 200, description = "The settings after the change", body = Settings)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, ProperBonus, ProperEmail]))),
 )]
 pub(crate) async fn edit_settings(
     State(state): State<AppState>,
@@ -433,7 +443,8 @@ pub struct AppInfo {
     tag = "catalog",
     summary = "App info",
     description = "The application's name and the company's public details (spec §2 static pages, header and footer). Everyone.",
-    responses((status = 200, description = "The app info", body = AppInfo))
+    responses((status = 200, description = "The app info", body = AppInfo)),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 pub(crate) async fn app_info(State(state): State<AppState>) -> Json<Value> {
     Json(Value::Object(rules::settings::app_info(&state.runtime.catalog().settings)))
@@ -446,7 +457,8 @@ pub(crate) async fn app_info(State(state): State<AppState>) -> Json<Value> {
     summary = "Change the app info",
     description = "The app info form: only the app info fields change (others are ignored). `appName` is not blank; `contact_email` is blank or proper (`proper_email`). Admins; refused in demo mode.",
     request_body = AppInfo,
-    responses((status = 200, description = "The app info after the change", body = AppInfo))
+    responses((status = 200, description = "The app info after the change", body = AppInfo)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, ProperEmail]))),
 )]
 pub(crate) async fn edit_app_info(
     State(state): State<AppState>,

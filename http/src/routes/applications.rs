@@ -14,19 +14,21 @@ use crate::auth::routes::{SignedIn, check_code, find_user, insert_new_user, sign
 use crate::auth::{Applicant, CurrentUser};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, ClientAddress, PathParam, QueryParams};
+use crate::openapi::refusals::{public_with_body, session, session_with_body};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::routes::files::{Upload, store_image};
 use crate::routes::users::edit_user;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use utoipa_axum::routes;
 use wayfare_engine::booking::NOTIFICATION_TITLE_KEY;
 use wayfare_engine::model::document;
 use wayfare_engine::permissions::{self, Action, Resource, UserRef, authorize};
@@ -36,17 +38,15 @@ use wayfare_engine::{
     Application, DocumentKind, DocumentStatus, DriverDocument, ErrorKey, Millis, RegType, Role, User, UserId,
 };
 
-pub fn router() -> Router<AppState> {
-    let uploads = Router::new()
-        .route("/api/v1/drivers/me/documents/{kind}", post(upload_document))
-        .layer(DefaultBodyLimit::disable());
-    Router::new()
+pub fn router() -> ApiRouter {
+    let uploads = ApiRouter::new().routes(routes!(upload_document)).layer(DefaultBodyLimit::disable());
+    ApiRouter::new()
         .merge(uploads)
-        .route("/api/v1/auth/signup", post(signup))
-        .route("/api/v1/drivers/me/application", get(my_application))
-        .route("/api/v1/drivers/applications", get(queue))
-        .route("/api/v1/users/{id}/documents", get(user_documents))
-        .route("/api/v1/users/{id}/reject", post(reject))
+        .routes(routes!(signup))
+        .routes(routes!(my_application))
+        .routes(routes!(queue))
+        .routes(routes!(user_documents))
+        .routes(routes!(reject))
 }
 
 // ---- sign-up ------------------------------------------------------------------------
@@ -80,7 +80,12 @@ pub struct SignupRequest {
     summary = "Sign up (spec §7 user_signup)",
     description = "A new person signs up with the one-time code of their contact, checked as `/auth/otp/verify` checks it (at most 5 wrong tries). `usertype` `driver` (or `rider`). Names not blank (`profile_incomplete`); a driver also needs a car type the platform has (`select_proper`), make, model, plate and colour (`vehicle_details_missing`) and a model year from 1950 to next year (`vehicle_year_invalid`). `fleetCode`, a fleet admin's referral code, puts the driver in that fleet (`fleet_code_invalid` when no fleet admin has it). A contact (or e-mail) that has an account is 409 `user_exists`. A driver is approved at once only when `driver_approval` is off; otherwise they wait in the panel's queue, signed in to upload their documents. Answers the session as `/auth/otp/verify` does.",
     request_body = SignupRequest,
-    responses((status = 200, description = "Signed up and signed in; the token is also the `wayfare_session` cookie", body = SignedIn))
+    responses((status = 200, description = "Signed up and signed in; the token is also the `wayfare_session` cookie", body = SignedIn)),
+    extensions(("x-refusals" = json!(public_with_body![
+        ProperEmail, MobileNoBlankError, CountryBlankError, ContactInputError, OtpValidateError, CodeExpired,
+        InvalidCode, TooManyAttempts, UserExists, NotValidUserType, ProfileIncomplete, SelectProper,
+        VehicleDetailsMissing, VehicleYearInvalid, FleetCodeInvalid
+    ]))),
 )]
 async fn signup(
     State(state): State<AppState>,
@@ -189,7 +194,10 @@ fn parse_expiry(text: &str) -> Option<Millis> {
     description = "A driver, approved or waiting for approval: `licence` (front, back, `number`, `expiry`), `registration`, `insurance` (`expiry`) or `photo`. Multipart form: the image in `front` (PNG, JPEG, GIF or WebP by content, `choose_image_first` when none), the licence's back in `back`; `expiry` as `YYYY-MM-DD` or milliseconds (`document_expiry_invalid` when missing or unreadable; one already past counts as expired at once); a licence needs its `number` (`document_number_missing`). Replaces the current document of that kind; it is `pending` until reviewed (`approved` at once when `driver_approval` is off). The photo also becomes `profile_image`, the licence's front `licenseImage`. A driver may not go online while a required document is pending.",
     params(("kind" = DocumentKind, Path, description = "`licence`, `registration`, `insurance` or `photo`")),
     request_body(content = DocumentUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The document as stored", body = DriverDocument))
+    responses((status = 200, description = "The document as stored", body = DriverDocument)),
+    extensions(("x-refusals" = json!(session![
+        NotAllowed, InvalidInput, FileTooLarge, ChooseImageFirst, DocumentNumberMissing, DocumentExpiryInvalid
+    ]))),
 )]
 async fn upload_document(
     State(state): State<AppState>,
@@ -273,7 +281,8 @@ async fn application_of(state: &AppState, driver: &User) -> ApiResult<Applicatio
     tag = "drivers",
     summary = "My application",
     description = "A driver, approved or waiting: `status` (`incomplete` while a required document is missing, rejected or expired; `pending` while waiting for review; `approved`; `rejected`, with the `reason` they were told), the kinds `required` (setting `driverDocuments`), those `missing`, and the documents.",
-    responses((status = 200, description = "The application", body = Application))
+    responses((status = 200, description = "The application", body = Application)),
+    extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
 async fn my_application(State(state): State<AppState>, Applicant(current): Applicant) -> ApiResult<Json<Application>> {
     if current.principal.role != Role::Driver {
@@ -326,7 +335,8 @@ pub struct QueuePage {
     summary = "Drivers waiting for approval",
     description = "Admins (every driver) and fleet admins (their fleet's): drivers not approved yet with every required document uploaded, and approved drivers with a replacement document waiting. Paged by `limit` and `after`; `total` counts them all.",
     params(QueueQuery),
-    responses((status = 200, description = "A page of the queue", body = QueuePage))
+    responses((status = 200, description = "A page of the queue", body = QueuePage)),
+    extensions(("x-refusals" = json!(session![NotAllowed, InvalidInput]))),
 )]
 async fn queue(
     State(state): State<AppState>,
@@ -373,7 +383,8 @@ pub struct DriverApplication {
     summary = "A driver's documents",
     description = "The driver themself, admins, and the driver's fleet admin (another fleet's driver is `not_found`): the driver with their application and documents.",
     params(("id" = UserId, Path, description = "The driver's id")),
-    responses((status = 200, description = "The driver and their application", body = DriverApplication))
+    responses((status = 200, description = "The driver and their application", body = DriverApplication)),
+    extensions(("x-refusals" = json!(session![NotAllowed, NotFound, NotValidUserType]))),
 )]
 async fn user_documents(
     State(state): State<AppState>,
@@ -405,7 +416,10 @@ pub struct RejectBody {
     description = "Admins, and fleet admins for their fleet's drivers: every document of the driver waiting for review is rejected with the `reason` (`reason_required` when blank); nothing waiting is 409 `status_not_allowed`. The driver stays unapproved (an approved driver keeps their approval but may not go online until a rejected required document is replaced and approved) and is told why, in the app and by e-mail (or SMS). Allowed in demo mode.",
     params(("id" = UserId, Path, description = "The driver's id")),
     request_body = RejectBody,
-    responses((status = 200, description = "The driver and their application now", body = DriverApplication))
+    responses((status = 200, description = "The driver and their application now", body = DriverApplication)),
+    extensions(("x-refusals" = json!(session_with_body![
+        NotAllowed, NotFound, NotValidUserType, ReasonRequired, StatusNotAllowed
+    ]))),
 )]
 async fn reject(
     State(state): State<AppState>,

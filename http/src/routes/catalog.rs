@@ -2,20 +2,22 @@
 
 use crate::auth::MaybeUser;
 use crate::error::ApiResult;
+use crate::openapi::refusals::{optional_session, public};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde_json::Value;
+use utoipa_axum::routes;
 use wayfare_engine::{CancellationReason, CarType, Language, PaymentProvider, Role};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/settings", get(settings))
-        .route("/api/v1/cartypes", get(car_types))
-        .route("/api/v1/languages", get(languages))
-        .route("/api/v1/cancelreasons", get(cancel_reasons))
-        .route("/api/v1/payments/providers", get(payment_providers))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(settings))
+        .routes(routes!(car_types))
+        .routes(routes!(languages))
+        .routes(routes!(cancel_reasons))
+        .routes(routes!(payment_providers))
 }
 
 /// Dispatch tuning is the admins' business; everything else the app shows.
@@ -36,7 +38,8 @@ const ADMIN_ONLY: [&str; 8] = [
     tag = "catalog",
     summary = "Platform settings",
     description = "Everyone. `demoCity` (read-only, not a setting) is true when the server runs the demo city (`--demo`). Admins also get the dispatch tuning (`dispatchPolicy`: `broadcast`, `waves`, `nearest` or `batch`; `dispatchWaveSize`, `dispatchOfferSeconds`, `dispatchMaxWaves`, `dispatchRadiusStep`, `dispatchBatchSeconds`).",
-    responses((status = 200, description = "The settings", body = crate::openapi::schemas::PublicSettings))
+    responses((status = 200, description = "The settings", body = crate::openapi::schemas::PublicSettings)),
+    extensions(("x-refusals" = json!(optional_session![]))),
 )]
 async fn settings(State(state): State<AppState>, MaybeUser(user): MaybeUser) -> ApiResult<Json<Value>> {
     let catalog = state.runtime.catalog();
@@ -61,7 +64,8 @@ async fn settings(State(state): State<AppState>, MaybeUser(user): MaybeUser) -> 
     tag = "catalog",
     summary = "Car types",
     description = "Every car type with its rates.",
-    responses((status = 200, description = "The car types", body = Vec<CarType>))
+    responses((status = 200, description = "The car types", body = Vec<CarType>)),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 async fn car_types(State(state): State<AppState>) -> Json<Vec<CarType>> {
     Json(state.runtime.catalog().car_types.clone())
@@ -73,7 +77,8 @@ async fn car_types(State(state): State<AppState>) -> Json<Vec<CarType>> {
     tag = "catalog",
     summary = "Languages",
     description = "Every language with its dictionary (spec §3 `langlist`); the default one is marked. The app falls back to its bundled dictionaries, then `en`, for keys a language lacks.",
-    responses((status = 200, description = "The languages", body = Vec<Language>))
+    responses((status = 200, description = "The languages", body = Vec<Language>)),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 pub(crate) async fn languages(State(state): State<AppState>) -> ApiResult<Json<Vec<Language>>> {
     Ok(Json(state.storage.languages().await?))
@@ -85,7 +90,8 @@ pub(crate) async fn languages(State(state): State<AppState>) -> ApiResult<Json<V
     tag = "catalog",
     summary = "Cancellation reasons",
     description = "The reasons a rider or admin picks from when cancelling, as label and index (spec §3).",
-    responses((status = 200, description = "The reasons", body = Vec<CancellationReason>))
+    responses((status = 200, description = "The reasons", body = Vec<CancellationReason>)),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 pub(crate) async fn cancel_reasons(State(state): State<AppState>) -> ApiResult<Json<Vec<CancellationReason>>> {
     Ok(Json(CancellationReason::from_list(&state.storage.cancel_reasons().await?)))
@@ -97,7 +103,8 @@ pub(crate) async fn cancel_reasons(State(state): State<AppState>) -> ApiResult<J
     tag = "catalog",
     summary = "Payment providers",
     description = "The gateways riders may pay through (spec §7 `get_providers`): the stored list, plus Stripe when it is configured and not listed. Each `link` takes the checkout form of spec §7.",
-    responses((status = 200, description = "The providers", body = Vec<PaymentProvider>))
+    responses((status = 200, description = "The providers", body = Vec<PaymentProvider>)),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 pub(crate) async fn payment_providers(State(state): State<AppState>) -> ApiResult<Json<Vec<PaymentProvider>>> {
     let stored = state.storage.payment_providers().await?;

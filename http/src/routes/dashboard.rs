@@ -5,16 +5,18 @@
 
 use crate::auth::CurrentUser;
 use crate::error::ApiResult;
+use crate::openapi::refusals::session;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
+use utoipa_axum::routes;
 use wayfare_engine::DashboardEarnings;
 use wayfare_engine::permissions::{Action, BookingScope, Resource, authorize, booking_list_scope};
 use wayfare_storage::DashboardScope;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/dashboard/earnings", get(earnings))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(earnings))
 }
 
 #[utoipa::path(
@@ -23,7 +25,8 @@ pub fn router() -> Router<AppState> {
     tag = "reports",
     summary = "The dashboard's gross earnings",
     description = "Σ `trip_cost` of the rides (PAID or COMPLETE, the rule of the earnings reports, so both count the same rides), by trip date: today and this month in the platform's reporting zone (`[reports] utc_offset_minutes`), and all time, each rounded to `settings.decimal`, with the number of rides behind each sum. Admins see the whole platform, fleet admins their fleet's bookings.",
-    responses((status = 200, description = "The three sums and their rides", body = DashboardEarnings))
+    responses((status = 200, description = "The three sums and their rides", body = DashboardEarnings)),
+    extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
 async fn earnings(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<DashboardEarnings>> {
     let settings = state.runtime.catalog().settings.clone();

@@ -7,26 +7,28 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
+use crate::openapi::refusals::{session, session_with_body};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::routes::bookings::{authorised, fleets_of};
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
+use utoipa_axum::routes;
 use wayfare_engine::dispatch::{DispatchEntry, round_km};
 use wayfare_engine::permissions::{Action, Principal, Resource, UserRef, authorize};
 use wayfare_engine::{Booking, BookingId, ErrorKey, LatLng, Role, UserId, geo};
 use wayfare_storage::StorageError;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/bookings/{id}/dispatch", get(timeline))
-        .route("/api/v1/dispatch/active", get(active))
-        .route("/api/v1/dispatch/log", get(recent_log))
-        .route("/api/v1/drivers/{id}/message", post(message))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(timeline))
+        .routes(routes!(active))
+        .routes(routes!(recent_log))
+        .routes(routes!(message))
 }
 
 /// Admins and fleet admins only: the console is theirs.
@@ -44,7 +46,8 @@ fn console_viewer(current: &CurrentUser) -> ApiResult<()> {
     summary = "A booking's dispatch timeline",
     description = "Admins and fleet admins: every dispatch log entry of the booking, oldest first, as the socket's `dispatch` event sent them (waves offered with each driver's distance, withdrawals with their reason, the accept, no candidates, exhausted, cancelled). Kept in storage: a finished booking's, and after a restart. A fleet admin reads their fleet's bookings only (another's is 404) and sees only their own drivers in it.",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The timeline", body = crate::openapi::schemas::DispatchTimeline))
+    responses((status = 200, description = "The timeline", body = crate::openapi::schemas::DispatchTimeline)),
+    extensions(("x-refusals" = json!(session![NotFound, NotAllowed]))),
 )]
 pub(crate) async fn timeline(
     State(state): State<AppState>,
@@ -76,7 +79,8 @@ async fn for_fleet(state: &AppState, fleet: UserId, entries: Vec<DispatchEntry>)
     tag = "dispatch",
     summary = "Active bookings for the console",
     description = "Admins and fleet admins: every booking not COMPLETE or CANCELLED, as the socket's `booking` event presents it, each with `offered`: the offers it holds now (`driver`, `deadline` — `null` for a broadcast or an admin's assignment — and `distance_km`, the driver's distance to the pickup now, `null` when the driver is not on the map). The console's starting state; the socket keeps it current. A fleet admin gets their fleet's bookings and those offered to one of their drivers, with only their drivers in `offered`, `requestedDrivers` and the dispatch history.",
-    responses((status = 200, description = "The active bookings", body = crate::openapi::schemas::ActiveBookings))
+    responses((status = 200, description = "The active bookings", body = crate::openapi::schemas::ActiveBookings)),
+    extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
 pub(crate) async fn active(
     State(state): State<AppState>,
@@ -162,7 +166,8 @@ pub struct LogQuery {
     summary = "The recent dispatch log",
     description = "Admins and fleet admins: the newest dispatch log entries of every booking, newest first, as the socket's `dispatch` event sent them, read from storage, so a console opened (or reconnected) later starts with the recent past. A fleet admin sees the entries naming their drivers (cut to them) and, of the bookings offered to one of their drivers, those naming no driver (`no_candidates`, `exhausted`, `cancelled`).",
     params(LogQuery),
-    responses((status = 200, description = "The entries", body = crate::openapi::schemas::DispatchTimeline))
+    responses((status = 200, description = "The entries", body = crate::openapi::schemas::DispatchTimeline)),
+    extensions(("x-refusals" = json!(session![NotAllowed, InvalidInput]))),
 )]
 pub(crate) async fn recent_log(
     State(state): State<AppState>,
@@ -216,7 +221,8 @@ pub struct DriverMessageBody {
     description = "Admins, and fleet admins to their own drivers: an in-app notification to one driver (the socket's `notification` event, `{key: \"message\", title, body, from, createdAt}`, the title in the driver's language), and a push to their device when push is configured. An empty message is 400 `no_details_error`, a longer one than 2000 characters `invalid_input`; someone who is not a driver, or another fleet's driver, is 404. Refused with `demo_mode` in demo mode.",
     params(("id" = UserId, Path, description = "The driver's id")),
     request_body = DriverMessageBody,
-    responses((status = 200, description = "What the driver's app was sent", body = crate::openapi::schemas::DriverMessage))
+    responses((status = 200, description = "What the driver's app was sent", body = crate::openapi::schemas::DriverMessage)),
+    extensions(("x-refusals" = json!(session_with_body![NoDetailsError, NotFound, NotAllowed, DemoMode]))),
 )]
 pub(crate) async fn message(
     State(state): State<AppState>,

@@ -4,18 +4,20 @@
 use crate::auth::CurrentUser;
 use crate::error::ApiResult;
 use crate::extract::Body;
+use crate::openapi::refusals::session_with_body;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use utoipa_axum::routes;
 use wayfare_actors::LocationUpdate;
 use wayfare_engine::permissions::{Action, Resource, authorize};
 use wayfare_engine::{ErrorKey, LatLng};
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/drivers/me/status", post(status)).route("/api/v1/drivers/me/location", post(location))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(status)).routes(routes!(location))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -36,7 +38,10 @@ pub struct StatusBody {
     summary = "Go online or offline",
     description = "An online driver is in the dispatch index and receives offers. The app sends its current fix as `location` (`{lat, lng, accuracy?, at?}`) so dispatch starts from where the driver is, not where they were last seen; a fix that is not a position or is vaguer than 100 m is refused with `invalid_input`.",
     request_body = StatusBody,
-    responses((status = 200, description = "The new status", body = crate::openapi::schemas::DriverStatusResponse))
+    responses((status = 200, description = "The new status", body = crate::openapi::schemas::DriverStatusResponse)),
+    extensions(("x-refusals" = json!(session_with_body![
+        NotAllowed, DriverNotEligible, DocumentsMissing, DocumentExpired
+    ]))),
 )]
 async fn status(
     State(state): State<AppState>,
@@ -80,7 +85,8 @@ async fn status(
     summary = "Report my position",
     description = "The same as the socket's `location` event; the driver must be online.",
     request_body = crate::openapi::schemas::LocationUpdate,
-    responses((status = 200, description = "Accepted", body = crate::openapi::schemas::LocationAccepted))
+    responses((status = 200, description = "Accepted", body = crate::openapi::schemas::LocationAccepted)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DriverNotEligible]))),
 )]
 async fn location(
     State(state): State<AppState>,

@@ -17,18 +17,20 @@
 use crate::auth::{CurrentUser, MaybeApplicant};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::PathParam;
+use crate::openapi::refusals::{Refusals, booking_command, optional_session, session};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::routes::users::edit_user;
 use crate::state::AppState;
+use axum::Json;
 use axum::body::{Body, Bytes};
 use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use utoipa_axum::routes;
 use uuid::Uuid;
 use wayfare_engine::booking::{self, Command, Context, ParcelImage};
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize};
@@ -36,17 +38,23 @@ use wayfare_engine::rules::media::{ImageKind, validate_image};
 use wayfare_engine::{BookingId, CarType, CarTypeId, ErrorKey, User, UserId};
 use wayfare_storage::FileRecord;
 
-pub fn router() -> Router<AppState> {
+/// An upload is a multipart form whose body is read against
+/// `files.max_upload_bytes` (413); a request without a file is
+/// `choose_image_first`, a file that is not an image `invalid_input`. A
+/// licence is uploaded for a driver the caller manages.
+const LICENSE_UPLOAD: Refusals = session![ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, NotFound];
+
+pub fn router() -> ApiRouter {
     // The upload routes read their bodies themselves, against the configured
     // limit, so axum's default 2 MB limit is lifted for them only.
-    let uploads = Router::new()
-        .route("/api/v1/users/me/profile-image", post(my_profile_image))
-        .route("/api/v1/users/me/license-image", post(my_license_image))
-        .route("/api/v1/users/{id}/license-image", post(license_image))
-        .route("/api/v1/cartypes/{id}/image", post(car_type_image))
-        .route("/api/v1/bookings/{id}/images", post(parcel_image))
+    let uploads = ApiRouter::new()
+        .routes(routes!(my_profile_image))
+        .routes(routes!(my_license_image))
+        .routes(routes!(license_image))
+        .routes(routes!(car_type_image))
+        .routes(routes!(parcel_image))
         .layer(DefaultBodyLimit::disable());
-    Router::new().merge(uploads).route("/api/v1/files/{id}", get(download_file))
+    ApiRouter::new().merge(uploads).routes(routes!(download_file))
 }
 
 /// The multipart form of an image upload (documentation only: the handler
@@ -199,7 +207,8 @@ pub fn file_url(id: Uuid) -> String {
     summary = "Upload my profile photo",
     description = "Spec §7 `updateWebProfileImage`. Any signed-in user, for themself; not refused in demo mode (a user's own profile). Multipart form, the image in `file` (PNG, JPEG, GIF or WebP by content, at most `files.max_upload_bytes`). Sets `profile_image` to the file's URL.",
     request_body(content = ImageUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The user with the new `profile_image`", body = wayfare_engine::User))
+    responses((status = 200, description = "The user with the new `profile_image`", body = wayfare_engine::User)),
+    extensions(("x-refusals" = json!(session![ChooseImageFirst, InvalidInput, FileTooLarge]))),
 )]
 async fn my_profile_image(
     State(state): State<AppState>,
@@ -228,7 +237,8 @@ async fn my_profile_image(
     summary = "Upload my driving licence",
     description = "Spec §7 `updateLicenseImage`, by a driver for themself. Multipart form, the image in `file`. Sets `licenseImage` to the file's URL, which only the driver, their fleet admin and admins may read.",
     request_body(content = ImageUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The user with the new `licenseImage`", body = wayfare_engine::User))
+    responses((status = 200, description = "The user with the new `licenseImage`", body = wayfare_engine::User)),
+    extensions(("x-refusals" = json!(LICENSE_UPLOAD))),
 )]
 async fn my_license_image(
     State(state): State<AppState>,
@@ -248,7 +258,8 @@ async fn my_license_image(
     description = "Spec §7 `updateLicenseImage(user, file)`: the driver themself, an admin, or the driver's fleet admin (another fleet's driver is `not_found`; an account that is not a driver's is `not_allowed`). A user update, so not refused in demo mode. Multipart form, the image in `file`.",
     params(("id" = UserId, Path, description = "The driver's id")),
     request_body(content = ImageUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The driver with the new `licenseImage`", body = wayfare_engine::User))
+    responses((status = 200, description = "The driver with the new `licenseImage`", body = wayfare_engine::User)),
+    extensions(("x-refusals" = json!(LICENSE_UPLOAD))),
 )]
 async fn license_image(
     State(state): State<AppState>,
@@ -297,7 +308,10 @@ async fn save_license(
     description = "Spec §7 `editCarType(carType, UpdateImage)`. Admins; refused with `demo_mode` when critical edits are off (spec §5). Multipart form, the image in `file`. Sets the car type's `image` to the file's URL (public); bookings made afterwards copy it as `carImage`.",
     params(("id" = CarTypeId, Path, description = "The car type's id")),
     request_body(content = ImageUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The car type with its new image", body = CarType))
+    responses((status = 200, description = "The car type with its new image", body = CarType)),
+    extensions(("x-refusals" = json!(session![
+        ChooseImageFirst, InvalidInput, FileTooLarge, NotAllowed, DemoMode, NotFound
+    ]))),
 )]
 async fn car_type_image(
     State(state): State<AppState>,
@@ -327,7 +341,8 @@ async fn car_type_image(
     description = "The assigned driver of a delivery booking, when the settings ask for the photo: `kind` `pickup_image` at ARRIVED or STARTED (`AllowDeliveryPickupImageCapture`), `deliver_image` at STARTED or REACHED (`AllowFinalDeliveryImageCapture`); otherwise `not_allowed` or 409 `status_not_allowed`. Multipart form with `kind` and the image in `file`. Sets the booking's field to the file's URL, which the booking's parties may read.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body(content = ParcelImageUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The booking with the photo, as the driver may see it", body = wayfare_engine::Booking))
+    responses((status = 200, description = "The booking with the photo, as the driver may see it", body = wayfare_engine::Booking)),
+    extensions(("x-refusals" = json!(booking_command![ChooseImageFirst, InvalidInput, FileTooLarge]))),
 )]
 async fn parcel_image(
     State(state): State<AppState>,
@@ -398,7 +413,8 @@ impl Stored {
     summary = "Download a file",
     description = "The bytes with their image type. Profile and car type images are public; a licence is for its driver, the driver's fleet admin and admins; a parcel photo for those who may read the booking. Others get `not_logged_in`, `not_allowed` or `not_found` as for the record itself.",
     params(("id" = Uuid, Path, description = "The file's id (the last part of its URL)")),
-    responses((status = 200, description = "The image", content_type = "image/*", body = Vec<u8>))
+    responses((status = 200, description = "The image", content_type = "image/*", body = Vec<u8>)),
+    extensions(("x-refusals" = json!(optional_session![NotLoggedIn, NotAllowed, NotFound]))),
 )]
 async fn download_file(
     State(state): State<AppState>,

@@ -7,26 +7,32 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
+use crate::openapi::refusals::{Refusals, public, session_with_body};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use utoipa_axum::routes;
 use wayfare_engine::{DomainError, ErrorKey, LatLng};
 use wayfare_maps::MapsError;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/geo/autocomplete", post(autocomplete))
-        .route("/api/v1/geo/place", post(place))
-        .route("/api/v1/geo/address", post(address))
-        .route("/api/v1/geo/directions", post(directions))
-        .route("/api/v1/geo/matrix", post(matrix))
-        .route("/api/v1/geo/basemap/style.json", get(basemap_style))
-        .route("/api/v1/geo/basemap/tiles/{z}/{x}/{y}", get(basemap_tile))
+/// A signed-in caller with a JSON body, and the maps provider's refusals
+/// (`wayfare_maps::MapsError::key`).
+const GEO: Refusals = session_with_body![NoRouteFound, PlaceToCoordsError, GooglePlacesError];
+
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(autocomplete))
+        .routes(routes!(place))
+        .routes(routes!(address))
+        .routes(routes!(directions))
+        .routes(routes!(matrix))
+        .routes(routes!(basemap_style))
+        .routes(routes!(basemap_tile))
 }
 
 /// Every coordinate a geo call takes must be on the earth (`LatLng::is_valid`),
@@ -56,7 +62,8 @@ pub struct AutocompleteBody {
     summary = "Autocomplete a place",
     description = "Places matching the text, best first, biased towards `near`.",
     request_body = AutocompleteBody,
-    responses((status = 200, description = "Suggestions", body = crate::openapi::schemas::AutocompleteResponse))
+    responses((status = 200, description = "Suggestions", body = crate::openapi::schemas::AutocompleteResponse)),
+    extensions(("x-refusals" = json!(GEO))),
 )]
 async fn autocomplete(
     State(state): State<AppState>,
@@ -82,7 +89,8 @@ pub struct PlaceBody {
     summary = "Place to coordinates",
     description = "The coordinates of a `place_id` from autocomplete.",
     request_body = PlaceBody,
-    responses((status = 200, description = "The place", body = crate::openapi::schemas::PlaceResponse))
+    responses((status = 200, description = "The place", body = crate::openapi::schemas::PlaceResponse)),
+    extensions(("x-refusals" = json!(GEO))),
 )]
 async fn place(
     State(state): State<AppState>,
@@ -106,7 +114,8 @@ pub struct AddressBody {
     tag = "geo",
     summary = "Coordinates to address",
     request_body = AddressBody,
-    responses((status = 200, description = "The address", body = crate::openapi::schemas::AddressResponse))
+    responses((status = 200, description = "The address", body = crate::openapi::schemas::AddressResponse)),
+    extensions(("x-refusals" = json!(GEO))),
 )]
 async fn address(
     State(state): State<AppState>,
@@ -133,7 +142,8 @@ pub struct DirectionsBody {
     summary = "Directions",
     description = "A route from `start` through up to 25 `waypoints` to `dest`.",
     request_body = DirectionsBody,
-    responses((status = 200, description = "The route", body = crate::openapi::schemas::DirectionsResponse))
+    responses((status = 200, description = "The route", body = crate::openapi::schemas::DirectionsResponse)),
+    extensions(("x-refusals" = json!(GEO))),
 )]
 async fn directions(
     State(state): State<AppState>,
@@ -165,7 +175,8 @@ pub struct MatrixBody {
     summary = "Distance matrix",
     description = "Distance and time from every origin to every destination, at most 625 pairs.",
     request_body = MatrixBody,
-    responses((status = 200, description = "The matrix", body = crate::openapi::schemas::MatrixResponse))
+    responses((status = 200, description = "The matrix", body = crate::openapi::schemas::MatrixResponse)),
+    extensions(("x-refusals" = json!(GEO))),
 )]
 async fn matrix(
     State(state): State<AppState>,
@@ -200,7 +211,9 @@ fn tiles_url(headers: &HeaderMap, version: &str) -> String {
     responses(
         (status = 200, description = "The style", body = Object),
         (status = 404, description = "No map configured", body = crate::openapi::schemas::ErrorBody)
-    )
+    ),
+    // The basemap is public: the landing page draws it before anyone signs in.
+    extensions(("x-refusals" = json!(public![NotFound]))),
 )]
 async fn basemap_style(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<Response> {
     let tiles = state.maps.tiles().ok_or_else(|| ApiError::key(ErrorKey::NotFound))?;
@@ -226,7 +239,8 @@ async fn basemap_style(State(state): State<AppState>, headers: HeaderMap) -> Api
     responses(
         (status = 200, description = "The tile", content_type = "application/vnd.mapbox-vector-tile", body = Vec<u8>),
         (status = 404, description = "No such tile, or no map", body = crate::openapi::schemas::ErrorBody)
-    )
+    ),
+    extensions(("x-refusals" = json!(public![NotFound]))),
 )]
 async fn basemap_tile(State(state): State<AppState>, Path((z, x, y)): Path<(u8, u32, u32)>) -> ApiResult<Response> {
     if state.maps.tiles().is_none() {

@@ -1,18 +1,20 @@
 //! Liveness and readiness.
 
 use crate::error::{ApiError, ApiResult};
+use crate::openapi::refusals::public;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 use std::time::Duration;
+use utoipa_axum::routes;
 
 /// How long readiness waits for the database and for the runtime.
 const READY_WITHIN: Duration = Duration::from_secs(2);
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/healthz", get(health)).route("/readyz", get(ready))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(health)).routes(routes!(ready))
 }
 
 #[utoipa::path(
@@ -20,7 +22,8 @@ pub fn router() -> Router<AppState> {
     path = "/healthz",
     tag = "operations",
     summary = "Liveness",
-    responses((status = 200, description = "The server is up", body = crate::openapi::schemas::Health))
+    responses((status = 200, description = "The server is up", body = crate::openapi::schemas::Health)),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 async fn health() -> Json<Value> {
     Json(json!({ "status": "ok" }))
@@ -35,7 +38,8 @@ async fn health() -> Json<Value> {
     responses(
         (status = 200, description = "Ready", body = crate::openapi::schemas::Health),
         (status = 503, description = "`unavailable`: the database or the runtime did not answer, or the cluster link is down", body = crate::openapi::schemas::ErrorBody)
-    )
+    ),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 async fn ready(State(state): State<AppState>) -> ApiResult<Json<Value>> {
     let unavailable = |what: &str| ApiError::Unavailable(format!("readiness: {what}"));

@@ -12,23 +12,22 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam};
+use crate::openapi::refusals::{session, session_with_body};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{post, put};
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use utoipa_axum::routes;
 use wayfare_engine::permissions::{Action, Resource, authorize};
 use wayfare_engine::rules::catalogue::{parse_language_pairs, validate_language};
 use wayfare_engine::{DomainError, ErrorKey, Language, LanguageId};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/languages", post(add))
-        .route("/api/v1/languages/{id}", put(update).delete(remove))
-        .route("/api/v1/languages/{id}/default", post(make_default))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(add)).routes(routes!(update, remove)).routes(routes!(make_default))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -102,7 +101,10 @@ async fn stored(state: &AppState, id: LanguageId) -> ApiResult<Language> {
     summary = "Add a language",
     description = "Admins, refused in demo mode. `default: true` makes it the default, taking the flag from the current one.",
     request_body = LanguageBody,
-    responses((status = 201, description = "The language", body = Language))
+    responses((status = 201, description = "The language", body = Language)),
+    extensions(("x-refusals" = json!(session_with_body![
+        NotAllowed, DemoMode, JsonError, LanguageExists, UpdateFailed
+    ]))),
 )]
 pub(crate) async fn add(
     State(state): State<AppState>,
@@ -136,7 +138,10 @@ pub(crate) async fn add(
     description = "Admins, refused in demo mode. Replaces the name, locales and dictionary; whether it is the default does not change here (`POST /api/v1/languages/{id}/default`).",
     params(("id" = LanguageId, Path, description = "The language's id")),
     request_body = LanguageBody,
-    responses((status = 200, description = "The language", body = Language))
+    responses((status = 200, description = "The language", body = Language)),
+    extensions(("x-refusals" = json!(session_with_body![
+        NotAllowed, DemoMode, NotFound, JsonError, LanguageExists, UpdateFailed
+    ]))),
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
@@ -163,7 +168,8 @@ pub(crate) async fn update(
     summary = "Delete a language",
     description = "Admins, refused in demo mode. The default language cannot be deleted: 409 `cannot_delete_default_language` ('Cannot delete default language').",
     params(("id" = LanguageId, Path, description = "The language's id")),
-    responses((status = 204, description = "Deleted"))
+    responses((status = 204, description = "Deleted")),
+    extensions(("x-refusals" = json!(session![NotAllowed, DemoMode, NotFound, CannotDeleteDefaultLanguage]))),
 )]
 pub(crate) async fn remove(
     State(state): State<AppState>,
@@ -184,7 +190,8 @@ pub(crate) async fn remove(
     summary = "Make a language the default",
     description = "Admins, refused in demo mode. The flag moves: this language becomes the default and every other one not (spec §4 \"Language\"). Visitors and users without a language of their own get the default's texts.",
     params(("id" = LanguageId, Path, description = "The language's id")),
-    responses((status = 200, description = "Every language, the new default marked", body = Vec<Language>))
+    responses((status = 200, description = "Every language, the new default marked", body = Vec<Language>)),
+    extensions(("x-refusals" = json!(session![NotAllowed, DemoMode, NotFound, UpdateFailed]))),
 )]
 pub(crate) async fn make_default(
     State(state): State<AppState>,

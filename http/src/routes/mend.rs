@@ -8,29 +8,31 @@ use super::bookings::{CreateBody, TripBody, authorised, book, presented, present
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam};
+use crate::openapi::refusals::{booking_command, session};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
+use utoipa_axum::routes;
 use wayfare_engine::booking::Command;
 use wayfare_engine::permissions::{Action, BookingScope, Resource, authorize, booking_list_scope};
 use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::{BookingId, ErrorKey, PaymentMode, Role, UserId};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/bookings/{id}/settle", post(settle))
-        .route("/api/v1/bookings/{id}/complete", post(complete))
-        .route("/api/v1/bookings/{id}/refund", post(refund))
-        .route("/api/v1/bookings/{id}/rebook", post(rebook))
-        .route("/api/v1/bookings/{id}/ledger", get(ledger))
-        .route("/api/v1/reports/owed", get(owed))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(settle))
+        .routes(routes!(complete))
+        .routes(routes!(refund))
+        .routes(routes!(rebook))
+        .routes(routes!(ledger))
+        .routes(routes!(owed))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -48,7 +50,8 @@ pub struct SettleBody {
     description = "Admins and the fleet admin of the booking's driver: REACHED or PENDING → PAID. `card` marks the card payment made outside the app (gateway `manual`), `cash` settles it in cash with the driver (the driver's wallet is debited the cash, as when the driver collects it). `wallet` is `not_allowed`: the rider pays from their wallet themself.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = SettleBody,
-    responses((status = 200, description = "The booking after the change", body = wayfare_engine::Booking))
+    responses((status = 200, description = "The booking after the change", body = wayfare_engine::Booking)),
+    extensions(("x-refusals" = json!(booking_command![InvalidInput, FileTooLarge, DemoMode]))),
 )]
 pub(crate) async fn settle(
     State(state): State<AppState>,
@@ -66,7 +69,8 @@ pub(crate) async fn settle(
     summary = "Complete a paid trip",
     description = "Admins and the fleet admin of the booking's driver: PAID → COMPLETE without a rating (as `autoCompleteMinutes` after payment would).",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The booking after the change", body = wayfare_engine::Booking))
+    responses((status = 200, description = "The booking after the change", body = wayfare_engine::Booking)),
+    extensions(("x-refusals" = json!(booking_command![DemoMode]))),
 )]
 pub(crate) async fn complete(
     State(state): State<AppState>,
@@ -100,7 +104,10 @@ pub struct RefundBody {
     description = "Admins: credits the rider's wallet from a booking they paid (PAID, COMPLETE, or CANCELLED with a fee or a prepayment), in whole or part; `refunded` on the booking sums them. A ledger entry `Refund:<reference>` with its own idempotency key.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     request_body = RefundBody,
-    responses((status = 200, description = "The booking after the refund", body = wayfare_engine::Booking))
+    responses((status = 200, description = "The booking after the refund", body = wayfare_engine::Booking)),
+    extensions(("x-refusals" = json!(booking_command![
+        InvalidInput, FileTooLarge, InvalidAmount, SelectProper, DemoMode
+    ]))),
 )]
 pub(crate) async fn refund(
     State(state): State<AppState>,
@@ -127,7 +134,10 @@ pub(crate) async fn refund(
     summary = "Try again: book the same trip",
     description = "The booking's rider, or an admin: a new Book Now booking of a finished booking's trip (same pickup, drop, car type, payment mode, parcel type, option and delivery details; no promo), checked and priced as `POST /api/v1/bookings` would. A booking still active is `status_not_allowed`.",
     params(("id" = BookingId, Path, description = "The finished booking's id")),
-    responses((status = 201, description = "The new booking", body = wayfare_engine::Booking))
+    responses((status = 201, description = "The new booking", body = wayfare_engine::Booking)),
+    extensions(("x-refusals" = json!(booking_command![
+        IncompleteUser, SelectProper, PastBookingError, DeliveryDetailMissing, PlaceToCoordsError
+    ]))),
 )]
 pub(crate) async fn rebook(
     State(state): State<AppState>,
@@ -170,7 +180,8 @@ pub(crate) async fn rebook(
     summary = "A booking's ledger entries",
     description = "Admins and the fleet admin of the booking's driver: every wallet entry the booking made (driver share, cash collected, wallet payment, cancellation fee, refunds), oldest first, each with whose wallet it moved (`user`, `userName`, `role`).",
     params(("id" = BookingId, Path, description = "The booking's id")),
-    responses((status = 200, description = "The entries", body = crate::openapi::schemas::LedgerEntries))
+    responses((status = 200, description = "The entries", body = crate::openapi::schemas::LedgerEntries)),
+    extensions(("x-refusals" = json!(session![NotAllowed, NotFound]))),
 )]
 pub(crate) async fn ledger(
     State(state): State<AppState>,
@@ -209,7 +220,8 @@ const OWED_LIMIT: u32 = 500;
     tag = "reports",
     summary = "Money owed",
     description = "Admins (fleet admins: their fleet's bookings): bookings in PENDING, whose trip is over and whose card payment has not come (`pending`, newest trip first), and cancellation fees a rider's wallet could not cover while negative balances are off (`fees`: the booking, the rider and `owed`). At most 500 of each.",
-    responses((status = 200, description = "What is owed", body = crate::openapi::schemas::OwedReport))
+    responses((status = 200, description = "What is owed", body = crate::openapi::schemas::OwedReport)),
+    extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
 pub(crate) async fn owed(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Value>> {
     let settings = state.runtime.catalog().settings.clone();

@@ -14,25 +14,27 @@ use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
 use crate::notify::{self, PushMessage};
+use crate::openapi::refusals::{public, session, session_with_body};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::routes::users::edit_user;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{delete, get, put};
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use utoipa_axum::routes;
 use wayfare_engine::permissions::{Action, Resource, authorize};
 use wayfare_engine::{DeviceTarget, ErrorKey, Notification, NotificationId, Role, UserPlatform, UserTarget};
 use wayfare_storage::{PageRequest, PushFilter};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/notifications", get(list).post(send))
-        .route("/api/v1/notifications/{id}", delete(remove))
-        .route("/api/v1/push/token", put(register_token))
-        .route("/api/v1/push/config", get(push_config))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(list, send))
+        .routes(routes!(remove))
+        .routes(routes!(register_token))
+        .routes(routes!(push_config))
 }
 
 /// Targets read per storage page while broadcasting.
@@ -94,7 +96,8 @@ fn text(value: Option<String>, field: &'static str, limit: usize) -> ApiResult<S
     summary = "Send a notification",
     description = "Admins, refused in demo mode. Stores the notification and delivers it to every matching user: in the app (the socket's `notification` event) and, when push is configured, to their device tokens (Expo in batches of 100, Web Push). 404 `no_user_match` when nobody matches; nothing is stored then. Answers the notification and how many users it reached.",
     request_body = NotificationBody,
-    responses((status = 201, description = "The stored notification and `recipients`", body = crate::openapi::schemas::SentNotification))
+    responses((status = 201, description = "The stored notification and `recipients`", body = crate::openapi::schemas::SentNotification)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, NoUserMatch]))),
 )]
 pub(crate) async fn send(
     State(state): State<AppState>,
@@ -167,7 +170,8 @@ pub struct ListQuery {
     summary = "List notifications",
     description = "Admins. Newest first, paginated with `limit` and `after` (the previous page's `next`).",
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
-    responses((status = 200, description = "A page of notifications", body = crate::openapi::schemas::NotificationPage))
+    responses((status = 200, description = "A page of notifications", body = crate::openapi::schemas::NotificationPage)),
+    extensions(("x-refusals" = json!(session![NotAllowed, InvalidInput]))),
 )]
 pub(crate) async fn list(
     State(state): State<AppState>,
@@ -189,7 +193,8 @@ pub(crate) async fn list(
     summary = "Delete a notification",
     description = "Admins; allowed in demo mode (spec §5). Removes it from the list; what was delivered stays delivered.",
     params(("id" = NotificationId, Path, description = "The notification's id")),
-    responses((status = 204, description = "Deleted"))
+    responses((status = 204, description = "Deleted")),
+    extensions(("x-refusals" = json!(session![NotAllowed, NotFound]))),
 )]
 pub(crate) async fn remove(
     State(state): State<AppState>,
@@ -221,7 +226,8 @@ pub struct PushTokenBody {
     summary = "Register this device for push",
     description = "Any signed-in user: keeps their push token (spec §3 `pushToken`) and platform, which broadcasts filter by. An empty token stops push to them.",
     request_body = PushTokenBody,
-    responses((status = 204, description = "Kept"))
+    responses((status = 204, description = "Kept")),
+    extensions(("x-refusals" = json!(session_with_body![]))),
 )]
 pub(crate) async fn register_token(
     State(state): State<AppState>,
@@ -251,7 +257,8 @@ pub(crate) async fn register_token(
     tag = "notifications",
     summary = "Push configuration",
     description = "Anyone: the push services in use (`expo`, `webpush`) and, when Web Push is on, the VAPID public key browsers subscribe with (`applicationServerKey`).",
-    responses((status = 200, description = "The push services", body = crate::openapi::schemas::PushConfigAnswer))
+    responses((status = 200, description = "The push services", body = crate::openapi::schemas::PushConfigAnswer)),
+    extensions(("x-refusals" = json!(public![]))),
 )]
 pub(crate) async fn push_config(State(state): State<AppState>) -> Json<Value> {
     Json(json!({ "senders": state.notifier.sender_names(), "vapidPublicKey": state.notifier.vapid_public_key() }))

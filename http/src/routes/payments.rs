@@ -5,28 +5,36 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::PathParam;
+use crate::openapi::refusals::{Refusals, public, session};
 use crate::payments::stripe::{self, SessionRequest};
 use crate::payments::{self, CheckoutForm, STRIPE_GATEWAY, Settled, TEST_GATEWAY};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{Html, Redirect};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
+use utoipa_axum::routes;
 use uuid::Uuid;
 use wayfare_engine::ErrorKey;
 use wayfare_engine::money;
 use wayfare_storage::{PaymentOrder, PaymentRecord, PaymentStatus};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route(payments::TEST_CHECKOUT_LINK, post(test_checkout))
-        .route("/api/v1/payments/test/pay/{id}", get(test_page).post(test_settle))
-        .route(payments::STRIPE_CHECKOUT_LINK, post(stripe_checkout))
-        .route("/api/v1/payments/stripe/webhook", post(stripe_webhook))
+/// A checkout form (`crate::payments::start_checkout`): the gateway off, a
+/// malformed field, a wrong amount, someone else's booking, a booking that
+/// does not await payment.
+const CHECKOUT: Refusals =
+    session![NoProviderFound, InvalidInput, InvalidAmount, NotAllowed, NotFound, StatusNotAllowed];
+
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(test_checkout))
+        .routes(routes!(test_page, test_settle))
+        .routes(routes!(stripe_checkout))
+        .routes(routes!(stripe_webhook))
 }
 
 fn form_of(form: Result<Form<CheckoutForm>, FormRejection>) -> ApiResult<CheckoutForm> {
@@ -44,12 +52,13 @@ fn no_provider() -> ApiError {
 
 #[utoipa::path(
     post,
-    path = "/api/v1/payments/test/checkout",
+    path = payments::TEST_CHECKOUT_LINK,
     tag = "payments",
     summary = "Check out with the test gateway",
     description = "The built-in `test` provider's link (on with `payments.test_gateway`, which `--demo` sets; otherwise 404 `no_provider_found`). Takes the spec §7 checkout form, form-urlencoded, from the signed-in payer (`cust_id` must be them): `order_id` a booking of theirs awaiting payment (PAYMENT_PENDING, REACHED or PENDING) with `amount` exactly its `payableAmount`, or `wallet-…` for a wallet top-up of any positive amount up to 1,000,000 with no more decimals than `settings.decimal`; `currency` the settings' `code`. Answers 303 to the gateway's page.",
     request_body(content = CheckoutForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "To the test gateway's page", headers(("Location" = String, description = "`/api/v1/payments/test/pay/{id}`"))))
+    responses((status = 303, description = "To the test gateway's page", headers(("Location" = String, description = "`/api/v1/payments/test/pay/{id}`")))),
+    extensions(("x-refusals" = json!(CHECKOUT))),
 )]
 async fn test_checkout(
     State(state): State<AppState>,
@@ -83,7 +92,8 @@ async fn test_payment(state: &AppState, current: &CurrentUser, id: Uuid) -> ApiR
     summary = "The test gateway's page",
     description = "A small HTML page showing what is paid, with a \"Pay\" and a \"Fail\" button (forms posting back here). For the payer only.",
     params(("id" = Uuid, Path, description = "The payment's id")),
-    responses((status = 200, description = "The page", content_type = "text/html", body = String))
+    responses((status = 200, description = "The page", content_type = "text/html", body = String)),
+    extensions(("x-refusals" = json!(session![NoProviderFound, NotFound]))),
 )]
 async fn test_page(
     State(state): State<AppState>,
@@ -134,7 +144,10 @@ struct TestSettleForm {
     description = "The test page's buttons, by the payer. `pay` confirms the payment on the server as a gateway confirmation would (once: a booking PAYMENT_PENDING becomes NEW and is dispatched, REACHED or PENDING becomes PAID; a top-up credits the wallet) and answers 303 to the checkout's `success_url`; `fail` closes it and answers 303 to `cancel_url`. A settled payment is 409 `already_processed`.",
     params(("id" = Uuid, Path, description = "The payment's id")),
     request_body(content = TestSettleForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "Back to the app", headers(("Location" = String, description = "The checkout's `success_url` or `cancel_url` (a path on this site)"))))
+    responses((status = 303, description = "Back to the app", headers(("Location" = String, description = "The checkout's `success_url` or `cancel_url` (a path on this site)")))),
+    extensions(("x-refusals" = json!(session![
+        NoProviderFound, NotFound, InvalidInput, AlreadyProcessed, StatusNotAllowed, UpdateFailed
+    ]))),
 )]
 async fn test_settle(
     State(state): State<AppState>,
@@ -178,12 +191,13 @@ fn public_base(state: &AppState, headers: &HeaderMap) -> String {
 
 #[utoipa::path(
     post,
-    path = "/api/v1/payments/stripe/checkout",
+    path = payments::STRIPE_CHECKOUT_LINK,
     tag = "payments",
     summary = "Check out with Stripe",
     description = "The `stripe` provider's link (on when `payments.stripe.secret_key` and `webhook_secret` are set; otherwise 404 `no_provider_found`). The same form and rules as the test gateway; makes a Stripe Checkout Session (the payment id is its `client_reference_id` and idempotency key) and answers 303 to Stripe's page. Stripe unreachable or refusing: 503 `unavailable`. The payment is confirmed by the webhook only.",
     request_body(content = CheckoutForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "To Stripe Checkout", headers(("Location" = String, description = "The session's `url`"))))
+    responses((status = 303, description = "To Stripe Checkout", headers(("Location" = String, description = "The session's `url`")))),
+    extensions(("x-refusals" = json!(CHECKOUT))),
 )]
 async fn stripe_checkout(
     State(state): State<AppState>,
@@ -236,7 +250,11 @@ struct WebhookAnswer {
     summary = "Stripe's webhook",
     description = "Called by Stripe, not by people. The raw body must carry a valid `Stripe-Signature` (HMAC-SHA256 of `t.body` with `payments.stripe.webhook_secret`, `t` within `payments.stripe.tolerance_secs`), else 400 `invalid_signature`. A paid `checkout.session.completed` (or `checkout.session.async_payment_succeeded`) confirms its payment once, if its amount and currency are the checkout's (else 400 `invalid_amount`); replays and other events answer 200 and change nothing.",
     request_body(content = String, content_type = "application/json", description = "A Stripe event, as Stripe signed it (the raw bytes are verified)"),
-    responses((status = 200, description = "Received", body = WebhookAnswer))
+    responses((status = 200, description = "Received", body = WebhookAnswer)),
+    extensions(("x-refusals" = json!(public![
+        NoProviderFound, InvalidSignature, InvalidInput, InvalidAmount, NotFound, AlreadyProcessed, StatusNotAllowed,
+        UpdateFailed
+    ]))),
 )]
 async fn stripe_webhook(
     State(state): State<AppState>,

@@ -7,19 +7,21 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam};
+use crate::openapi::refusals::{session, session_with_body};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, put};
-use axum::{Json, Router};
 use rust_decimal::Decimal;
 use serde::Deserialize;
+use utoipa_axum::routes;
 use wayfare_engine::permissions::{Action, Resource, authorize};
 use wayfare_engine::{AmountType, ErrorKey, Millis, Promo, PromoId, Role, promo};
 use wayfare_storage::StorageError;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/promos", get(list).post(add)).route("/api/v1/promos/{id}", put(update).delete(remove))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(list, add)).routes(routes!(update, remove))
 }
 
 /// A promo as the admin form sends it; `user_avail` and `createdAt` are the
@@ -85,7 +87,8 @@ fn saved(result: Result<(), StorageError>) -> ApiResult<()> {
     tag = "promos",
     summary = "List promos",
     description = "Admins get every promo, oldest first, with `user_avail` (how many riders used it). Riders get the ones they can still use: not expired, not used up, not used by them.",
-    responses((status = 200, description = "The promos", body = Vec<Promo>))
+    responses((status = 200, description = "The promos", body = Vec<Promo>)),
+    extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
 pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Vec<Promo>>> {
     let settings = state.runtime.catalog().settings.clone();
@@ -115,7 +118,8 @@ pub(crate) async fn list(State(state): State<AppState>, current: CurrentUser) ->
     summary = "Add a promo",
     description = "Admins. The code is stored upper-case (letters, digits, `-`, `_`); the discount is positive (a percentage at most 100); the cap and minimum order are not negative; the validity is in the future. Allowed in demo mode (spec §5).",
     request_body = PromoBody,
-    responses((status = 201, description = "The promo", body = Promo))
+    responses((status = 201, description = "The promo", body = Promo)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, InvalidAmount, PromoExists]))),
 )]
 pub(crate) async fn add(
     State(state): State<AppState>,
@@ -143,7 +147,8 @@ pub(crate) async fn add(
     description = "Admins, refused in demo mode. The same rules as adding, except that the validity may be in the past (to end a promo early). `user_avail` stays the store's count; a promo riders have used keeps its code.",
     params(("id" = PromoId, Path, description = "The promo's id")),
     request_body = PromoBody,
-    responses((status = 200, description = "The promo", body = Promo))
+    responses((status = 200, description = "The promo", body = Promo)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, NotFound, InvalidAmount, PromoExists]))),
 )]
 pub(crate) async fn update(
     State(state): State<AppState>,
@@ -178,7 +183,8 @@ pub(crate) async fn update(
     summary = "Delete a promo",
     description = "Admins, refused in demo mode. Bookings that used it keep their `promo_details`.",
     params(("id" = PromoId, Path, description = "The promo's id")),
-    responses((status = 204, description = "Deleted"))
+    responses((status = 204, description = "Deleted")),
+    extensions(("x-refusals" = json!(session![NotAllowed, DemoMode, NotFound]))),
 )]
 pub(crate) async fn remove(
     State(state): State<AppState>,

@@ -13,23 +13,23 @@ use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::export;
 use crate::extract::QueryParams;
+use crate::openapi::refusals::session;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa_axum::routes;
 use wayfare_engine::earnings::{PeriodQuery, report_period};
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize, report_scope};
 use wayfare_engine::{ErrorKey, Millis, UserId};
 use wayfare_storage::EarningsScope;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/reports/earnings", get(earnings_report))
-        .route("/api/v1/reports/driver-earnings", get(driver_earnings))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(earnings_report)).routes(routes!(driver_earnings))
 }
 
 /// How a report is answered.
@@ -115,7 +115,8 @@ impl Report {
         (crate::openapi::schemas::EarningsReport = "application/json"),
         (String = "text/csv"),
         (Vec<u8> = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
-    )))
+    ))),
+    extensions(("x-refusals" = json!(session![InvalidInput, NotAllowed, DemoMode, NotFound]))),
 )]
 async fn earnings_report(
     State(state): State<AppState>,
@@ -136,7 +137,8 @@ async fn earnings_report(
         (crate::openapi::schemas::DriverEarnings = "application/json"),
         (String = "text/csv"),
         (Vec<u8> = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
-    )))
+    ))),
+    extensions(("x-refusals" = json!(session![InvalidInput, NotAllowed, DemoMode, NotFound]))),
 )]
 async fn driver_earnings(
     State(state): State<AppState>,

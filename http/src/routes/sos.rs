@@ -11,28 +11,30 @@ use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
 use crate::notify::{self, PushMessage};
+use crate::openapi::refusals::{session, session_with_body};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
+use utoipa_axum::routes;
 use wayfare_actors::Event;
 use wayfare_engine::permissions::{Action, Principal, Resource, SosScope, authorize, sos_scope};
 use wayfare_engine::sos::{self, SosAlert};
 use wayfare_engine::{BookingId, DomainError, ErrorKey, LatLng, Role, SosId};
 use wayfare_storage::{PageRequest, PushFilter, SosFilter, StorageError};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/bookings/{id}/sos", post(raise))
-        .route("/api/v1/sos", get(list))
-        .route("/api/v1/sos/{id}", get(read))
-        .route("/api/v1/sos/{id}/take", post(take))
-        .route("/api/v1/sos/{id}/resolve", post(resolve))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(raise))
+        .routes(routes!(list))
+        .routes(routes!(read))
+        .routes(routes!(take))
+        .routes(routes!(resolve))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -78,7 +80,8 @@ pub struct SosQuery {
     responses(
         (status = 201, description = "The new alert and the panic number", body = crate::openapi::schemas::SosRaised),
         (status = 200, description = "The caller's alert already open on this booking", body = crate::openapi::schemas::SosRaised),
-    )
+    ),
+    extensions(("x-refusals" = json!(session_with_body![NotFound, NotAllowed, SosNoTrip]))),
 )]
 async fn raise(
     State(state): State<AppState>,
@@ -182,7 +185,8 @@ async fn visible(state: &AppState, scope: SosScope, id: SosId) -> ApiResult<SosA
     summary = "List SOS alerts",
     description = "Admins see every alert; fleet admins those on their drivers' bookings; riders and drivers are 403. Unresolved alerts first, then newest first. `state=open` lists only the alerts nobody has taken (the banners). Paginated with `limit` and `after` (the previous page's `next`).",
     params(SosQuery),
-    responses((status = 200, description = "A page of alerts", body = crate::openapi::schemas::SosPage))
+    responses((status = 200, description = "A page of alerts", body = crate::openapi::schemas::SosPage)),
+    extensions(("x-refusals" = json!(session![InvalidInput, NotAllowed]))),
 )]
 async fn list(
     State(state): State<AppState>,
@@ -213,7 +217,8 @@ async fn list(
     summary = "Read an SOS alert",
     description = "Admins; a fleet admin for their drivers' bookings (another fleet's alert is 404).",
     params(("id" = SosId, Path, description = "The alert's id")),
-    responses((status = 200, description = "The alert", body = crate::openapi::schemas::SosAlertShown))
+    responses((status = 200, description = "The alert", body = crate::openapi::schemas::SosAlertShown)),
+    extensions(("x-refusals" = json!(session![NotAllowed, NotFound]))),
 )]
 async fn read(
     State(state): State<AppState>,
@@ -233,7 +238,10 @@ async fn read(
     summary = "Take an SOS alert",
     description = "An admin, or the fleet admin of the booking's driver (another fleet's alert is 404), says they handle it: the banners drop it everywhere (socket event `sos`). An alert already taken is 409 `sos_already_taken`; a resolved one 409 `sos_already_resolved`. A safety action: allowed in demo mode.",
     params(("id" = SosId, Path, description = "The alert's id")),
-    responses((status = 200, description = "The taken alert", body = crate::openapi::schemas::SosAlertShown))
+    responses((status = 200, description = "The taken alert", body = crate::openapi::schemas::SosAlertShown)),
+    extensions(("x-refusals" = json!(session![
+        NotAllowed, NotFound, SosAlreadyTaken, SosAlreadyResolved, UpdateFailed
+    ]))),
 )]
 async fn take(
     State(state): State<AppState>,
@@ -256,7 +264,10 @@ async fn take(
     description = "An admin, or the fleet admin of the booking's driver (another fleet's alert is 404), closes it with a note (required: 400 `sos_note_required`; at most 2000 characters). An alert nobody took is taken by the same person. A resolved alert is 409 `sos_already_resolved`. Sent to the same sockets as the alert (event `sos`). A safety action: allowed in demo mode.",
     params(("id" = SosId, Path, description = "The alert's id")),
     request_body = ResolveBody,
-    responses((status = 200, description = "The resolved alert", body = crate::openapi::schemas::SosAlertShown))
+    responses((status = 200, description = "The resolved alert", body = crate::openapi::schemas::SosAlertShown)),
+    extensions(("x-refusals" = json!(session_with_body![
+        NotAllowed, NotFound, SosNoteRequired, SosAlreadyResolved, UpdateFailed
+    ]))),
 )]
 async fn resolve(
     State(state): State<AppState>,

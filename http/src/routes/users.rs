@@ -12,14 +12,16 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
+use crate::openapi::refusals::{session, session_with_body};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, patch, post};
-use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use utoipa_axum::routes;
 use wayfare_engine::permissions::{self, Action, Principal, Resource, UserRef, authorize};
 use wayfare_engine::rules;
 use wayfare_engine::rules::accounts::AccountFields;
@@ -27,13 +29,13 @@ use wayfare_engine::rules::profile::ProfileUpdate;
 use wayfare_engine::{BookingStatus, ErrorKey, Role, User, UserId, UserLang, generate};
 use wayfare_storage::{BookingFilter, PageRequest, StorageError, UserFilter};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/users", get(list).post(add))
-        .route("/api/v1/users/exists", get(exists))
-        .route("/api/v1/users/me", patch(update_profile))
-        .route("/api/v1/users/{id}", get(read).patch(edit).delete(remove))
-        .route("/api/v1/users/{id}/approve", post(approve))
+pub fn router() -> ApiRouter {
+    ApiRouter::new()
+        .routes(routes!(list, add))
+        .routes(routes!(exists))
+        .routes(routes!(update_profile))
+        .routes(routes!(read, edit, remove))
+        .routes(routes!(approve))
 }
 
 /// A page of users as the caller may see them.
@@ -129,7 +131,8 @@ const MAX_IDS: usize = 100;
     summary = "List users",
     description = "Admins and fleet admins (spec §6). An admin lists any role, and without `role` everyone but admins; a fleet admin lists only the drivers of their fleet (asking for another role is `not_allowed`). Newest first, paginated with `limit` and `after`; or, with `ids`, the users named that the caller may list (the console names the drivers it shows this way).",
     params(ListQuery),
-    responses((status = 200, description = "A page of users", body = UserPage))
+    responses((status = 200, description = "A page of users", body = UserPage)),
+    extensions(("x-refusals" = json!(session![NotAllowed, InvalidInput]))),
 )]
 pub(crate) async fn list(
     State(state): State<AppState>,
@@ -210,7 +213,8 @@ pub struct ExistsQuery {
     summary = "Check whether a user exists",
     description = "Spec §7 checkUserExists, the check the add forms run first: whether an account has this e-mail or mobile. Admins and fleet admins. At least one well-formed contact is needed, else `email_or_mobile_issue`.",
     params(ExistsQuery),
-    responses((status = 200, description = "Whether each contact is taken", body = ExistsAnswer))
+    responses((status = 200, description = "Whether each contact is taken", body = ExistsAnswer)),
+    extensions(("x-refusals" = json!(session![NotAllowed, InvalidInput, EmailOrMobileIssue]))),
 )]
 pub(crate) async fn exists(
     State(state): State<AppState>,
@@ -319,7 +323,8 @@ async fn chosen_fleet(
     summary = "Add a user",
     description = "Spec §5 Admin panel: an admin adds a rider, driver, fleet admin or admin; a fleet admin adds drivers, who get the fleet admin's id as `fleetadmin` (spec §6). Needs `usertype`, `firstName`, `lastName` and a proper e-mail or mobile (`email_or_mobile_issue`); a contact another account has is `user_exists` (409). The account is made by an admin (`regType` admin: its contacts stay fixed) and approved unless `approved` is false. Refused in demo mode.",
     request_body = AccountFields,
-    responses((status = 201, description = "The new user", body = User))
+    responses((status = 201, description = "The new user", body = User)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, DemoMode, EmailOrMobileIssue, UserExists]))),
 )]
 pub(crate) async fn add(
     State(state): State<AppState>,
@@ -362,7 +367,8 @@ pub(crate) async fn add(
     summary = "Read a user",
     description = "Admins read anyone; a fleet admin their drivers. Anyone else's account is 404.",
     params(("id" = UserId, Path, description = "The user's id")),
-    responses((status = 200, description = "The user", body = User))
+    responses((status = 200, description = "The user", body = User)),
+    extensions(("x-refusals" = json!(session![NotAllowed, NotFound]))),
 )]
 pub(crate) async fn read(
     State(state): State<AppState>,
@@ -393,7 +399,8 @@ async fn refresh_online_driver(state: &AppState, before: &User, after: &User) ->
     description = "Spec §7 editUser: names, approval, a driver's car type, vehicle and bank details, and (admins only) a driver's `fleetadmin`. E-mail and mobile are set only when adding: a different one is `contact_not_editable`; the user type does not change. Admins edit anyone, fleet admins their drivers. Allowed in demo mode (spec §5). An online driver whose car type, fleet or approval changes is taken offline.",
     params(("id" = UserId, Path, description = "The user's id")),
     request_body = AccountFields,
-    responses((status = 200, description = "The user after the edit", body = User))
+    responses((status = 200, description = "The user after the edit", body = User)),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, NotFound, ContactNotEditable]))),
 )]
 pub(crate) async fn edit(
     State(state): State<AppState>,
@@ -434,7 +441,8 @@ pub(crate) async fn edit(
     summary = "Approve a user",
     description = "Lets an account sign in (drivers wait for approval when `driver_approval` is on); a driver's documents waiting for review are approved too, and the driver is told in the app and by e-mail. Admins approve anyone, fleet admins their drivers; withdrawing approval is `PATCH /api/v1/users/{id}` with `approved: false`. Allowed in demo mode.",
     params(("id" = UserId, Path, description = "The user's id")),
-    responses((status = 200, description = "The approved user", body = User))
+    responses((status = 200, description = "The approved user", body = User)),
+    extensions(("x-refusals" = json!(session![NotAllowed, NotFound]))),
 )]
 pub(crate) async fn approve(
     State(state): State<AppState>,
@@ -500,7 +508,8 @@ async fn release_fleet(state: &AppState, fleet: UserId) -> ApiResult<()> {
     summary = "Delete a user",
     description = "Spec §7 deleteUser. Admins delete anyone but themself (`not_allowed`); fleet admins their drivers. An account with a booking in progress as rider or driver is `user_has_active_bookings` (409); an online driver is taken offline; a deleted fleet admin's drivers leave the fleet. The account's sessions and wallet history go with it. Refused in demo mode.",
     params(("id" = UserId, Path, description = "The user's id")),
-    responses((status = 200, description = "Deleted", body = Deleted))
+    responses((status = 200, description = "Deleted", body = Deleted)),
+    extensions(("x-refusals" = json!(session![NotAllowed, NotFound, DemoMode, UserHasActiveBookings]))),
 )]
 pub(crate) async fn remove(
     State(state): State<AppState>,
@@ -559,7 +568,10 @@ pub struct ProfileBody {
     summary = "Update my profile",
     description = "Spec §2 Profile, §7 updateProfile: names (not blank: `profile_incomplete`), e-mail and mobile under the lock rules (a locked one that changes is `field_locked`; an unlocked e-mail must be proper, `proper_email`; a phone needs 7 to 15 digits, `mobile_no_blank_error`; at least one contact stays, `email_or_mobile_issue`; one another account has is `user_exists`), the language (`lang`, one the platform lists), and the bank details a withdraw request carries (`bankName`, `bankCode`, `bankAccount`: at most 64 characters, no control characters, else `invalid_input`). Every signed-in user; allowed in demo mode. The app asks `phone_no_update` before sending a new phone.",
     request_body = ProfileBody,
-    responses((status = 200, description = "The updated user", body = ProfileAnswer))
+    responses((status = 200, description = "The updated user", body = ProfileAnswer)),
+    extensions(("x-refusals" = json!(session_with_body![
+        ProfileIncomplete, FieldLocked, ProperEmail, MobileNoBlankError, EmailOrMobileIssue, UserExists
+    ]))),
 )]
 pub(crate) async fn update_profile(
     State(state): State<AppState>,

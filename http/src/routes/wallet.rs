@@ -4,13 +4,15 @@
 use crate::auth::CurrentUser;
 use crate::error::ApiResult;
 use crate::extract::{Body, PathParam, QueryParams};
+use crate::openapi::refusals::{session, session_with_body};
+use crate::routes::ApiRouter;
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use utoipa_axum::routes;
 use wayfare_actors::Event;
 use wayfare_engine::booking::NoticeKey;
 use wayfare_engine::permissions::{Action, Resource, UserRef, authorize};
@@ -19,10 +21,8 @@ use wayfare_engine::wallet::{
 };
 use wayfare_engine::{DomainResult, UserId};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/users/{id}/wallet", get(wallet))
-        .route("/api/v1/users/{id}/wallet/credit", post(credit_wallet))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(wallet)).routes(routes!(credit_wallet))
 }
 
 /// The header a client repeats on a retry so that the money moves once.
@@ -65,7 +65,8 @@ pub struct PageQuery {
     summary = "Wallet balance and history",
     description = "The user themself or an admin. History newest first, paginated with `limit` and `after`.",
     params(("id" = UserId, Path, description = "The user's id"), ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
-    responses((status = 200, description = "Balance and a page of history", body = crate::openapi::schemas::WalletResponse))
+    responses((status = 200, description = "Balance and a page of history", body = crate::openapi::schemas::WalletResponse)),
+    extensions(("x-refusals" = json!(session![InvalidInput, NotFound, NotAllowed]))),
 )]
 async fn wallet(
     State(state): State<AppState>,
@@ -96,7 +97,10 @@ async fn wallet(
     responses(
         (status = 201, description = "Credited", body = crate::openapi::schemas::WalletCredited),
         (status = 200, description = "A repeat of an earlier request with the same `Idempotency-Key`: nothing changed", body = crate::openapi::schemas::WalletCredited),
-    )
+    ),
+    extensions(("x-refusals" = json!(session_with_body![
+        NotAllowed, DemoMode, NotFound, NoDetailsError, InvalidAmount
+    ]))),
 )]
 async fn credit_wallet(
     State(state): State<AppState>,

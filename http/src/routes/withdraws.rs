@@ -8,15 +8,17 @@
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam, QueryParams};
+use crate::openapi::refusals::{session, session_with_body};
 use crate::present;
+use crate::routes::ApiRouter;
 use crate::routes::wallet::{AmountBody, PageQuery, amount_text, idempotency_key};
 use crate::state::AppState;
+use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use utoipa_axum::routes;
 use wayfare_actors::Event;
 use wayfare_engine::money::parse_amount;
 use wayfare_engine::permissions::{Action, Resource, WithdrawScope, authorize, withdraw_list_scope};
@@ -26,10 +28,8 @@ use wayfare_engine::wallet::{
 use wayfare_engine::{DomainError, ErrorKey, UserId, WithdrawId, WithdrawRequest};
 use wayfare_storage::StorageError;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/withdraws", get(list_withdraws).post(create_withdraw))
-        .route("/api/v1/withdraws/{id}/complete", post(complete_withdraw))
+pub fn router() -> ApiRouter {
+    ApiRouter::new().routes(routes!(list_withdraws, create_withdraw)).routes(routes!(complete_withdraw))
 }
 
 /// The id of the request a client's idempotency key names: the same user and
@@ -56,7 +56,8 @@ fn presented(state: &AppState, current: &CurrentUser, request: &WithdrawRequest)
     responses(
         (status = 201, description = "The request and the balance after the debit", body = crate::openapi::schemas::WithdrawCreated),
         (status = 200, description = "A repeat with the same `Idempotency-Key`: the request it made, nothing changed", body = crate::openapi::schemas::WithdrawCreated),
-    )
+    ),
+    extensions(("x-refusals" = json!(session_with_body![NotAllowed, InvalidAmount, InsufficientWalletBalance]))),
 )]
 async fn create_withdraw(
     State(state): State<AppState>,
@@ -135,7 +136,8 @@ async fn replayed(
     summary = "List withdraw requests",
     description = "Newest first. Admins see every request; riders and drivers their own. Paginated with `limit` and `after` (the previous page's `next`). In demo mode other people's bank details are masked.",
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1 to 500, default 50"), ("after" = Option<String>, Query, pattern = "^[0-9a-fA-F]{48}$", description = "The `next` cursor of the previous page")),
-    responses((status = 200, description = "A page of withdraw requests", body = crate::openapi::schemas::WithdrawPage))
+    responses((status = 200, description = "A page of withdraw requests", body = crate::openapi::schemas::WithdrawPage)),
+    extensions(("x-refusals" = json!(session![InvalidInput, NotAllowed]))),
 )]
 async fn list_withdraws(
     State(state): State<AppState>,
@@ -161,7 +163,8 @@ async fn list_withdraws(
     summary = "Complete a withdraw request",
     description = "Admins only; refused with `demo_mode` in demo mode. Sets `processed` and `procesDate` (now). A request already processed is 409 `already_processed`: it is paid out once.",
     params(("id" = WithdrawId, Path, description = "The request's id")),
-    responses((status = 200, description = "The processed request", body = WithdrawRequest))
+    responses((status = 200, description = "The processed request", body = WithdrawRequest)),
+    extensions(("x-refusals" = json!(session![NotAllowed, DemoMode, NotFound, AlreadyProcessed]))),
 )]
 async fn complete_withdraw(
     State(state): State<AppState>,

@@ -23,14 +23,40 @@ import re
 import sys
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
-COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+# Comments, strings and character literals in one left-to-right pass, so a
+# `//` inside a string ("http://…") is no comment and a quote inside a
+# comment opens no string.
+LITERAL = re.compile(
+    r'(?P<raw>\br(?P<hashes>#*)")'  # a raw string's opening; its end is found below
+    r'|(?P<string>"(?:\\.|[^"\\])*")'
+    r"|(?P<char>'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^'\\\n])')"
+    r"|(?P<comment>//[^\n]*|/\*.*?\*/)",
+    re.S,
+)
 USE = re.compile(r"\b(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);")
 INLINE = re.compile(rf"\b(crate|super|self)((?:\s*::\s*{IDENT})+)")
 INLINE_MOD = re.compile(rf"\bmod\s+({IDENT})\s*\{{")
 DEFINITION = re.compile(
     rf"\b(?:struct|enum|union|trait|type|fn|const|static|macro_rules!)\s+({IDENT})"
 )
+
+
+def blank_literals(text):
+    """The text with comments removed and strings and characters emptied."""
+    pieces, position = [], 0
+    while True:
+        match = LITERAL.search(text, position)
+        if not match:
+            pieces.append(text[position:])
+            return "".join(pieces)
+        end = match.end()
+        if match.group("raw"):
+            closing = text.find('"' + match.group("hashes"), end)
+            end = len(text) if closing < 0 else closing + 1 + len(match.group("hashes"))
+        pieces.append(text[position : match.start()])
+        if match.group("comment") is None:
+            pieces.append("' '" if match.group("char") else '""')
+        position = end
 
 
 def module_of(root, path):
@@ -119,7 +145,7 @@ class Crate:
                 if name.endswith(".rs"):
                     path = os.path.join(folder, name)
                     with open(path, encoding="utf-8") as source:
-                        text = STRING.sub('""', COMMENT.sub("", source.read()))
+                        text = blank_literals(source.read())
                     self.files[path] = text
         self.modules = {module_of(root, path): path for path in self.files}
         self.defined = {}

@@ -439,7 +439,7 @@ impl Forward for Link {
         match self.publish(self.channel_of(node), payload).await {
             Ok(0) => {
                 forgotten();
-                metrics::counter!(crate::metrics::CLUSTER_FORWARDED, "outcome" => "unavailable").increment(1);
+                metrics::counter!(crate::metrics::names::CLUSTER_FORWARDED, "outcome" => "unavailable").increment(1);
                 return Err(ActorError::Unavailable(format!(
                     "node {node}, which serves booking {id}, is not answering"
                 )));
@@ -447,7 +447,7 @@ impl Forward for Link {
             Ok(_) => {}
             Err(error) => {
                 forgotten();
-                metrics::counter!(crate::metrics::CLUSTER_FORWARDED, "outcome" => "unavailable").increment(1);
+                metrics::counter!(crate::metrics::names::CLUSTER_FORWARDED, "outcome" => "unavailable").increment(1);
                 return Err(ActorError::Unavailable(format!("the cluster link is down: {error}")));
             }
         }
@@ -463,7 +463,7 @@ impl Forward for Link {
             Err(ActorError::Unavailable(_)) => "unavailable",
             Err(_) => "refused",
         };
-        metrics::counter!(crate::metrics::CLUSTER_FORWARDED, "outcome" => label).increment(1);
+        metrics::counter!(crate::metrics::names::CLUSTER_FORWARDED, "outcome" => label).increment(1);
         outcome
     }
 }

@@ -39,22 +39,13 @@ use wayfare_actors::{Event, Runtime};
 use wayfare_engine::{BookingId, BookingStatus, MINUTE_MS};
 use wayfare_storage::Backend;
 
-pub const HTTP_REQUESTS: &str = "wayfare_http_requests_total";
-pub const HTTP_DURATION: &str = "wayfare_http_request_duration_seconds";
-pub const ONLINE_DRIVERS: &str = "wayfare_online_drivers";
-pub const AVAILABLE_DRIVERS: &str = "wayfare_available_drivers";
-pub const ACTIVE_BOOKINGS: &str = "wayfare_active_bookings";
-pub const ACTIVE_BOOKINGS_BY_STATUS: &str = "wayfare_active_bookings_by_status";
-pub const DISPATCH_LATENCY: &str = "wayfare_dispatch_latency_seconds";
-pub const ACTOR_RESTARTS: &str = "wayfare_actor_restarts_total";
-pub const PENDING_TIMERS: &str = "wayfare_pending_timers";
-pub const CLUSTER_LINK_UP: &str = "wayfare_cluster_link_up";
-pub const CLUSTER_FORWARDED: &str = "wayfare_cluster_forwarded_total";
-pub const CLUSTER_TAKEN_OVER: &str = "wayfare_cluster_bookings_taken_over_total";
-pub const SQLITE_MEMORY: &str = "wayfare_sqlite_memory_bytes";
+pub mod names;
 
-/// The `route` label of requests no route matched (unknown paths, the web app's files).
-pub const UNMATCHED_ROUTE: &str = "unmatched";
+pub use names::{
+    ACTIVE_BOOKINGS, ACTIVE_BOOKINGS_BY_STATUS, ACTOR_RESTARTS, AVAILABLE_DRIVERS, CLUSTER_FORWARDED, CLUSTER_LINK_UP,
+    CLUSTER_TAKEN_OVER, DISPATCH_LATENCY, HTTP_DURATION, HTTP_REQUESTS, ONLINE_DRIVERS, PENDING_TIMERS, SQLITE_MEMORY,
+    UNMATCHED_ROUTE,
+};
 
 /// Seconds; requests are expected in milliseconds.
 const HTTP_BUCKETS: &[f64] = &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];

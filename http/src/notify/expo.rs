@@ -2,7 +2,7 @@
 //! array of messages POSTed to `https://exp.host/--/api/v2/push/send`, at
 //! most 100 per request, each answered by a ticket (`ok` or `error`).
 
-use super::{PushMessage, PushReport, PushSender};
+use super::push::{PushMessage, PushReport, PushSender};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -8,7 +8,7 @@
 //! A device's push token is its subscription as the browser gives it:
 //! `{"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}`.
 
-use super::{PushMessage, PushReport, PushSender};
+use super::push::{PushMessage, PushReport, PushSender};
 use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

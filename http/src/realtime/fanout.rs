@@ -217,7 +217,7 @@ impl Fanout {
         if to.is_empty() {
             return;
         }
-        if let Err(error) = super::emit_to(&self.io, to, event, data).await {
+        if let Err(error) = events::emit_to(&self.io, to, event, data).await {
             debug!(%error, event, "socket emit failed");
         }
     }
@@ -233,7 +233,7 @@ impl Fanout {
                 Ok(Err(error)) => return debug!(%error, event, "socket payload not serialized"),
                 Err(error) => return debug!(%error, event, "socket payload serializer failed"),
             };
-            if let Err(error) = super::emit_to(&io, to, event, &payload).await {
+            if let Err(error) = events::emit_to(&io, to, event, &payload).await {
                 debug!(%error, event, "socket emit failed");
             }
         });
@@ -410,7 +410,7 @@ impl Fanout {
                 }
             };
             let parties = Parties::of(&found);
-            if let Err(error) = super::emit_to(&io, parties.rooms(), event, &payload).await {
+            if let Err(error) = events::emit_to(&io, parties.rooms(), event, &payload).await {
                 debug!(%error, event, "socket emit failed");
             }
             if found.status.is_active() {
@@ -603,7 +603,7 @@ impl Fanout {
             };
             let payload = serde_json::json!({ "resolution": resolution, "cells": cells });
             let sent = match to {
-                HexesTo::Room(room) => super::emit_to(&io, vec![room], events::HEXES, &payload).await,
+                HexesTo::Room(room) => events::emit_to(&io, vec![room], events::HEXES, &payload).await,
                 HexesTo::Socket(socket) => socket.emit(events::HEXES, &payload).map_err(|error| error.to_string()),
             };
             if let Err(error) = sent {

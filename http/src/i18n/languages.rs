@@ -1,24 +1,13 @@
-//! Server messages in the reader's language (spec §1): the `message` of
-//! every error and the texts of notifications use the user's language (their
-//! `lang.langLocale`), or for visitors the `Accept-Language` header, falling
-//! back to the default language of the languages table, then `en`.
-//!
-//! The dictionaries are the languages table's (admins edit them), read once
-//! and cached until a language route changes them; the shipped English
-//! dictionary is the last resort, so a key always has a text.
-//!
-//! Errors are rendered in English by `ApiError` (which cannot see the
-//! request) and carry their key in a response extension; the [`localize`]
-//! middleware re-renders only those whose reader's language is not English.
+//! The languages table as the server reads it: [`LanguageSet`] (the
+//! dictionaries by locale), [`Localizer`] (one reader's texts with their
+//! fallbacks), [`LanguageCache`] (the table, cached until a language route
+//! changes it), `Accept-Language` parsing and [`ReaderLanguage`], the request
+//! extension the session extractors fill. Nothing here reads a request's
+//! session or the app's state, so the state and the extractors can hold and
+//! fill these without importing the middleware.
 
-use crate::auth::extract::{authenticate, token_of};
-use crate::error::ErrorRendered;
 use crate::messages::Messages;
-use crate::state::AppState;
-use axum::extract::{Request, State};
 use axum::http::header::ACCEPT_LANGUAGE;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 use wayfare_engine::{Language, User};
@@ -193,62 +182,9 @@ impl ReaderLanguage {
     }
 
     /// `None` when no extractor saw a user; `Some(None)` for a user without a language.
-    fn known(&self) -> Option<Option<String>> {
+    pub(super) fn known(&self) -> Option<Option<String>> {
         self.0.get().cloned()
     }
-}
-
-/// Re-renders error answers in the reader's language.
-pub async fn localize(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let reader = ReaderLanguage::default();
-    request.extensions_mut().insert(reader.clone());
-    let accept = request.headers().get(ACCEPT_LANGUAGE).and_then(|value| value.to_str().ok()).map(str::to_string);
-    let (parts, body) = request.into_parts();
-    let token = token_of(&parts);
-    let response = next.run(Request::from_parts(parts, body)).await;
-    let Some(rendered) = response.extensions().get::<ErrorRendered>().cloned() else {
-        return response;
-    };
-    let user_locale = match reader.known() {
-        Some(known) => known,
-        // The handler failed before reading the session (a bad path, a bad
-        // body): read it now, for this error only.
-        None => match token {
-            Some(token) => {
-                authenticate(&state, &token).await.ok().and_then(|user| user.user.lang.map(|lang| lang.langLocale))
-            }
-            None => None,
-        },
-    };
-    let mut preferred: Vec<String> = user_locale.into_iter().collect();
-    if preferred.is_empty() {
-        preferred = accept.as_deref().map(accepted_locales).unwrap_or_default();
-    }
-    let languages = match state.languages.get(state.storage.as_ref()).await {
-        Ok(languages) => languages,
-        Err(error) => {
-            tracing::warn!(%error, "languages not read; error left in english");
-            return response;
-        }
-    };
-    let localizer = languages.localizer(preferred.iter().map(String::as_str));
-    let message = localizer.text(rendered.code);
-    if message == rendered.message {
-        return response;
-    }
-    let status = response.status();
-    let mut localized = rendered.with_message(message).into_response();
-    *localized.status_mut() = status;
-    for (name, value) in response.headers() {
-        if name != axum::http::header::CONTENT_LENGTH {
-            localized.headers_mut().insert(name.clone(), value.clone());
-        }
-    }
-    localized.headers_mut().insert(
-        axum::http::header::CONTENT_LANGUAGE,
-        axum::http::HeaderValue::from_str(localizer.locale()).unwrap_or(axum::http::HeaderValue::from_static("en")),
-    );
-    localized
 }
 
 #[cfg(test)]

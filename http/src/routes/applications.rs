@@ -18,7 +18,7 @@ use crate::openapi::refusals::{public_with_body, session, session_with_body};
 use crate::present;
 use crate::routes::ApiRouter;
 use crate::routes::files::{Upload, store_image};
-use crate::routes::users::edit_user;
+use crate::routes::user_edit::edit_user;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::DefaultBodyLimit;

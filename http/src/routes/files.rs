@@ -20,7 +20,7 @@ use crate::extract::PathParam;
 use crate::openapi::refusals::{Refusals, booking_command, optional_session, session};
 use crate::present;
 use crate::routes::ApiRouter;
-use crate::routes::users::edit_user;
+use crate::routes::user_edit::edit_user;
 use crate::state::AppState;
 use axum::Json;
 use axum::body::{Body, Bytes};

@@ -14,6 +14,7 @@ pub mod drivers;
 pub mod files;
 pub mod geo;
 pub mod health;
+pub mod kit;
 pub mod languages;
 pub mod mend;
 pub mod notifications;
@@ -21,17 +22,13 @@ pub mod payments;
 pub mod promos;
 pub mod reports;
 pub mod sos;
+pub mod user_edit;
 pub mod users;
 pub mod wallet;
 pub mod withdraws;
 
-use crate::error::{ApiError, ApiResult};
-use crate::state::AppState;
-use wayfare_engine::ErrorKey;
-use wayfare_storage::PageRequest;
-
-/// Routes and the OpenAPI operations of their handlers, built together.
-pub type ApiRouter = utoipa_axum::router::OpenApiRouter<AppState>;
+pub use kit::ApiRouter;
+pub(crate) use kit::page_request;
 
 /// Every route of the REST API (the documentation's own routes aside), with
 /// the document's operations.
@@ -63,17 +60,4 @@ pub fn api() -> ApiRouter {
         .merge(notifications::router())
         .merge(languages::router())
         .merge(crate::metrics::router())
-}
-
-/// A list's page from its `limit` (default 50) and `after` query parameters.
-/// A page size outside 1 to [`PageRequest::MAX_LIMIT`] is `invalid_input` on
-/// `limit`, as the document says, rather than quietly clamped. (The document
-/// gives `after` the pattern `^[0-9a-fA-F]{48}$`, the cursors storage
-/// writes; storage refuses any other with `invalid_input` on `cursor`.)
-pub(crate) fn page_request(limit: Option<u32>, after: Option<String>) -> ApiResult<PageRequest> {
-    let limit = limit.unwrap_or(50);
-    if !(1..=PageRequest::MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::field(ErrorKey::InvalidInput, "limit"));
-    }
-    Ok(PageRequest { limit, after })
 }

@@ -17,7 +17,7 @@ use crate::notify::{self, PushMessage};
 use crate::openapi::refusals::{public, session, session_with_body};
 use crate::present;
 use crate::routes::ApiRouter;
-use crate::routes::users::edit_user;
+use crate::routes::user_edit::edit_user;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;

@@ -2,7 +2,7 @@
 //! over the roads of the run's network.
 
 use super::plots::value_ticks;
-use super::{U, escape, swatch};
+use super::text::{U, escape, swatch};
 use crate::basemap::{self, LAND, RoadClass, Roads};
 use crate::format::{count, percent};
 use crate::report::{CellCount, H3_RESOLUTION, Report, RunReport};

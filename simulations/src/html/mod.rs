@@ -12,7 +12,7 @@ use crate::conclusion::SMALLEST_DIFFERENCE;
 use crate::format::{count, hours_minutes_seconds, minutes_seconds, number};
 use crate::report::Conclusion;
 use crate::report::{Report, ScenarioSummary, Timing};
-use std::fmt::{self, Write};
+use std::fmt::Write;
 
 /// `write!` into the page; writing to a `String` cannot fail.
 macro_rules! put {
@@ -24,12 +24,9 @@ macro_rules! put {
 mod map;
 mod plots;
 mod table;
+mod text;
 
-/// One colour per run, in the order of `Report::runs`, the same in every
-/// plot and the table (Tableau 10: distinct, readable on white). Past ten
-/// runs they repeat; the legends still name every run.
-const RUN_COLOURS: [&str; 10] =
-    ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#9c755f", "#ff9da7", "#76b7b2", "#edc948", "#bab0ac"];
+use text::{escape, with_code, with_seconds};
 
 const STYLE: &str = "\
 :root{--ink:#1f2933;--muted:#52606d;--line:#d9e2ec;--paper:#fff;--best:#dff3dc}
@@ -217,95 +214,9 @@ fn facts(page: &mut String, scenario: &ScenarioSummary, runs: usize) {
     }
 }
 
-// ---------------------------------------------------------------- text
-
-/// Text made safe for HTML, with `backticked` words set as code.
-fn with_code(text: &str) -> String {
-    let mut html = String::with_capacity(text.len() + 16);
-    for (index, part) in escape(text).split('`').enumerate() {
-        if index % 2 == 1 {
-            put!(html, "<code>{part}</code>");
-        } else {
-            html.push_str(part);
-        }
-    }
-    html
-}
-
-/// A metric name that may wrap where a reader would break it (at a capital
-/// or after an underscore) rather than anywhere in a narrow column.
-fn breakable(name: &str) -> String {
-    let mut wrapped = String::with_capacity(name.len() + 16);
-    for (index, character) in name.char_indices() {
-        if index > 0 && character.is_ascii_uppercase() {
-            wrapped.push_str("<wbr>");
-        }
-        wrapped.push(character);
-        if character == '_' {
-            wrapped.push_str("<wbr>");
-        }
-    }
-    wrapped
-}
-
-fn run_colour(index: usize) -> &'static str {
-    RUN_COLOURS[index % RUN_COLOURS.len()]
-}
-
-fn swatch(index: usize) -> String {
-    format!("<span class=\"swatch\" style=\"background:{}\"></span>", run_colour(index))
-}
-
-/// Text from the report made safe inside HTML elements and quoted attributes.
-fn escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            other => escaped.push(other),
-        }
-    }
-    escaped
-}
-
-/// A clock-style duration followed by its seconds, which are what
-/// `report.json` holds.
-fn with_seconds(clock: String, seconds: f64) -> String {
-    format!("{clock} <span class=\"unit\">({} s)</span>", number(seconds, 0))
-}
-
-fn wall_seconds(seconds: f64) -> String {
-    if !seconds.is_finite() {
-        return "—".to_string();
-    }
-    format!("{} s", number(seconds, if seconds < 10.0 { 2 } else { 1 }))
-}
-
-/// An SVG coordinate to one decimal without a trailing `.0`: precise enough
-/// on any screen, and it keeps thousands of cells small.
-struct U(f64);
-
-impl U {
-    fn percent(self) -> String {
-        format!("{self}%")
-    }
-}
-
-impl fmt::Display for U {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let tenths = if self.0.is_finite() { (self.0 * 10.0).round() as i64 } else { 0 };
-        let sign = if tenths < 0 { "-" } else { "" };
-        let (whole, tenth) = (tenths.abs() / 10, tenths.abs() % 10);
-        if tenth == 0 { write!(formatter, "{sign}{whole}") } else { write!(formatter, "{sign}{whole}.{tenth}") }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::text::{U, breakable};
     use super::*;
 
     #[test]

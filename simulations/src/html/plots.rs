@@ -1,6 +1,6 @@
 //! The plots: served riders by wait, and four figures over the day.
 
-use super::{U, escape, run_colour, swatch};
+use super::text::{U, escape, run_colour, swatch};
 use crate::format::{count, minutes_seconds, number, percent};
 use crate::report::{Report, RunReport, SERIES_BIN_S, SeriesPoint};
 use chrono::Timelike;

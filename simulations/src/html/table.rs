@@ -2,7 +2,7 @@
 //! each comparable row marked; with several seeds each figure is the mean
 //! over them, with its 95 % interval under it.
 
-use super::{breakable, escape, swatch, wall_seconds, with_seconds};
+use super::text::{breakable, escape, swatch, wall_seconds, with_seconds};
 use crate::figures::{Better, METRIC_GROUPS, MetricRow};
 use crate::format::Currency;
 use crate::format::{self, Unit, hours_minutes_seconds, minutes_seconds, number};

@@ -1,7 +1,7 @@
 //! The chat between a booking's rider and its driver: reading it (which
 //! marks the other party's messages read) and sending a message.
 
-use super::authorised;
+use super::access::authorised;
 use crate::auth::CurrentUser;
 use crate::error::ApiResult;
 use crate::extract::{Body, PathParam};

@@ -3,7 +3,7 @@
 //! assign. Each handler turns its request into the engine's [`Command`] and
 //! [`run`] hands it to the booking's actor.
 
-use super::authorised;
+use super::access::authorised;
 use super::read::presented_one;
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};

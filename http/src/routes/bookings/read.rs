@@ -2,7 +2,7 @@
 //! the offers a driver holds; and [`presented`], bookings as the caller may
 //! see them, which every answer with a booking goes through.
 
-use super::authorised;
+use super::access::authorised;
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{PathParam, QueryParams};

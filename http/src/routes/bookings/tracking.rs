@@ -1,6 +1,6 @@
 //! A booking's tracking points, as the driver's positions were stored.
 
-use super::authorised;
+use super::access::authorised;
 use crate::auth::CurrentUser;
 use crate::error::ApiResult;
 use crate::extract::PathParam;

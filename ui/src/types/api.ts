@@ -702,7 +702,7 @@ export type EstimateBody = TripBody & {
   promo?: string | null;
 };
 
-/** `POST /api/v1/bookings/estimate` (`routes::bookings::estimate`). */
+/** `POST /api/v1/bookings/estimate` (`routes::bookings::create::estimate`). */
 export interface EstimateResponse {
   /**
    * How the fare is made: each part rounded to `settings.decimal`, adding

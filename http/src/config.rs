@@ -124,7 +124,8 @@ pub struct S3Config {
     pub virtual_hosted_style: bool,
 }
 
-/// Payment gateways (spec §3 payment providers, §7 checkout form).
+/// Payment gateways (spec §3 payment providers and payment settings, §7
+/// checkout form).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct PaymentsConfig {
@@ -134,29 +135,13 @@ pub struct PaymentsConfig {
     /// This server's public URL (`https://ride.example.com`), for the links
     /// a gateway sends the payer back to; taken from the request when empty.
     pub public_url: Option<String>,
-    pub stripe: StripeConfig,
-}
-
-/// Stripe Checkout: sessions made through Stripe's API, payments confirmed
-/// by its signed webhook. On when `secret_key` and `webhook_secret` are set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct StripeConfig {
-    /// `sk_live_…` or `sk_test_…`.
-    pub secret_key: Option<String>,
-    /// The endpoint's signing secret, `whsec_…`.
-    pub webhook_secret: Option<String>,
-    /// Stripe's API (changed only to point at a fake in tests).
-    pub api_base: String,
-    /// How old a webhook's signed timestamp may be.
-    pub tolerance_secs: u64,
-}
-
-impl StripeConfig {
-    pub fn enabled(&self) -> bool {
-        self.secret_key.as_deref().is_some_and(|key| !key.is_empty())
-            && self.webhook_secret.as_deref().is_some_and(|secret| !secret.is_empty())
-    }
+    /// The key gateway secrets saved from the panel are encrypted with:
+    /// 32 bytes as 64 hex digits. Without it the panel cannot store secrets.
+    pub secrets_key: Option<String>,
+    /// `[payments.<gateway>]`: a gateway's settings by the original
+    /// product's field names (`crate::payments::gateways`), checked at start.
+    #[serde(flatten)]
+    pub gateways: std::collections::BTreeMap<String, figment::value::Value>,
 }
 
 impl Default for FilesConfig {
@@ -181,17 +166,6 @@ impl Default for S3Config {
             prefix: String::new(),
             allow_http: false,
             virtual_hosted_style: false,
-        }
-    }
-}
-
-impl Default for StripeConfig {
-    fn default() -> Self {
-        StripeConfig {
-            secret_key: None,
-            webhook_secret: None,
-            api_base: "https://api.stripe.com".into(),
-            tolerance_secs: 300,
         }
     }
 }
@@ -487,6 +461,19 @@ pub struct Overrides {
     pub node: Option<String>,
 }
 
+/// The keys of a `wayfare.toml` that no setting reads (a typo would
+/// otherwise be silently ignored). The file parsed already, through figment.
+fn unknown_keys(file: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(file) else { return Vec::new() };
+    let mut unknown = Vec::new();
+    let parsed: Result<Config, _> =
+        serde_ignored::deserialize(toml::Deserializer::new(&text), |path| unknown.push(format!("`{path}`")));
+    if parsed.is_err() {
+        return Vec::new();
+    }
+    unknown
+}
+
 impl Config {
     // figment's error is large, but it is made once, at start, and printed.
     #[allow(clippy::result_large_err)]
@@ -497,6 +484,25 @@ impl Config {
         }
         figment = figment.merge(Env::prefixed("WAYFARE_").split("__"));
         let mut config: Config = figment.extract()?;
+        let mut problems = Vec::new();
+        if let Some(file) = &overrides.config_file {
+            let unknown = unknown_keys(file);
+            if !unknown.is_empty() {
+                problems.push(format!(
+                    "{}: unknown settings {} (docs/configuration.md lists them all)",
+                    file.display(),
+                    unknown.join(", ")
+                ));
+            }
+        }
+        if let Err(error) =
+            crate::payments::settings::from_config(crate::payments::gateways::ALL, &config.payments.gateways)
+        {
+            problems.push(error.to_string());
+        }
+        if !problems.is_empty() {
+            return Err(figment::Error::from(problems.join("; ")));
+        }
         if let Some(data_dir) = &overrides.data_dir {
             config.data_dir = data_dir.clone();
         }
@@ -597,6 +603,20 @@ mod tests {
     }
 
     #[test]
+    fn a_mistyped_key_in_the_file_stops_the_start() {
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("wayfare.toml");
+        std::fs::write(
+            &file,
+            "listen = \"127.0.0.1:9000\"\n[auth]\ncode_ttl_sec = 60\n[payments]\ntestgateway = true\n",
+        )
+        .unwrap();
+        let error = Config::load(&Overrides { config_file: Some(file), ..Overrides::default() }).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("`auth.code_ttl_sec`") && message.contains("`payments.testgateway`"), "{message}");
+    }
+
+    #[test]
     fn defaults_listen_on_8080_with_sqlite_in_the_data_dir() {
         let config = Config::load(&Overrides::default()).unwrap();
         assert_eq!(config.listen.port(), 8080);
@@ -604,7 +624,7 @@ mod tests {
         assert!(!config.delivery.dev_outbox);
         assert!(!config.payments.test_gateway, "the test gateway pays without money: off unless asked");
         assert_eq!(config.files.store, FileStoreKind::Local);
-        assert!(!config.payments.stripe.enabled());
+        assert!(config.payments.gateways.is_empty(), "no payment gateway unless configured");
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct Inner {
     pub notifier: Arc<Notifier>,
     /// The link to the other nodes, in cluster mode (`crate::cluster`).
     pub cluster: std::sync::OnceLock<Arc<crate::cluster::Link>>,
+    /// The payment gateways' settings.
+    pub gateways: crate::payments::Gateways,
 }
 
 impl AppState {
@@ -83,7 +85,11 @@ impl AppState {
             .timeout(std::time::Duration::from_secs(30))
             .build()
             .unwrap_or_default();
+        // `Config::load` refused a configuration with a gateway it does not know.
+        let gateways = crate::payments::Gateways::from_config(&config.payments)
+            .expect("the payment gateways' settings are checked when the configuration loads");
         AppState(Arc::new(Inner {
+            gateways,
             config,
             runtime,
             storage,

@@ -267,6 +267,10 @@ pub trait Ledger: Send + Sync {
     // ---- payments -----------------------------------------------------------
     async fn insert_payment(&self, payment: &PaymentRecord) -> StorageResult<()>;
     async fn payment(&self, id: uuid::Uuid) -> StorageResult<PaymentRecord>;
+    /// A payer's payments, newest first, at most `limit`.
+    async fn payments_of(&self, customer: UserId, limit: u32) -> StorageResult<Vec<PaymentRecord>>;
+    /// The payment a gateway knows by its own id (`payments_gateway_ref`).
+    async fn payment_by_reference(&self, gateway: &str, gateway_ref: &str) -> StorageResult<PaymentRecord>;
     /// Records the gateway's id for a pending payment (unique per gateway).
     async fn set_payment_reference(&self, id: uuid::Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()>;
     /// Moves a pending payment to `status` (with the confirming event, if

@@ -12,58 +12,84 @@
 //! REACHED/PENDING → PAID with the driver's share in the ledger), a wallet
 //! top-up is one ledger credit keyed by the payment. Replays change nothing.
 
-pub mod stripe;
+pub mod gateway;
+pub mod gateways;
+pub mod settings;
+
+pub use gateway::CheckoutForm;
 
 use crate::config::PaymentsConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
+use gateway::{Call, Gateway};
 use rust_decimal::Decimal;
-use serde::Deserialize;
+use settings::GatewaySettings;
+use std::collections::BTreeMap;
 use wayfare_actors::{ActorError, Event};
 use wayfare_engine::booking::{By, Command, WalletChange};
 use wayfare_engine::payment::{self, CheckoutOrder};
 use wayfare_engine::{ErrorKey, PaymentProvider, UserId, WalletEntryType};
 use wayfare_storage::{PaymentOrder, PaymentRecord, PaymentStatus};
 
-/// The gateways this server implements, by provider name (spec §3).
+/// The built-in gateway that moves no money (`gateways::test`).
 pub const TEST_GATEWAY: &str = "test";
-pub const STRIPE_GATEWAY: &str = "stripe";
 
-/// The checkout links of the gateways this server implements.
-pub const TEST_CHECKOUT_LINK: &str = "/api/v1/payments/test/checkout";
-pub const STRIPE_CHECKOUT_LINK: &str = "/api/v1/payments/stripe/checkout";
-
-/// The provider list the app shows: the stored one, plus Stripe when it is
-/// configured and no stored entry names it.
-pub fn with_configured_gateways(mut providers: Vec<PaymentProvider>, config: &PaymentsConfig) -> Vec<PaymentProvider> {
-    if config.stripe.enabled() && !providers.iter().any(|provider| provider.name == STRIPE_GATEWAY) {
-        providers.push(PaymentProvider { name: STRIPE_GATEWAY.into(), link: STRIPE_CHECKOUT_LINK.into() });
-    }
-    providers
+/// The gateway's checkout link the app posts its form to (spec §3 payment
+/// provider `link`).
+pub fn checkout_link(gateway: &str) -> String {
+    format!("/api/v1/payments/{gateway}/checkout")
 }
 
-/// The checkout form of spec §7, as the web app posts it. Every field is
-/// read as text so a missing or malformed one is refused by name.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-#[derive(utoipa::ToSchema)]
-pub struct CheckoutForm {
-    /// A booking id, or `wallet-…` for a wallet top-up.
-    pub order_id: String,
-    pub amount: String,
-    pub currency: String,
-    pub product_name: String,
-    pub first_name: String,
-    pub last_name: String,
-    pub quantity: String,
-    /// The payer's user id.
-    pub cust_id: String,
-    pub mobile_no: String,
-    pub email: String,
-    /// Where to go after paying; only its path and query are kept (our site).
-    pub success_url: Option<String>,
-    /// Where to go after giving up; only its path and query are kept.
-    pub cancel_url: Option<String>,
+/// The gateways' settings from the configuration, checked at start.
+#[derive(Debug, Clone, Default)]
+pub struct Gateways {
+    configured: BTreeMap<&'static str, GatewaySettings>,
+}
+
+impl Gateways {
+    pub fn from_config(config: &PaymentsConfig) -> Result<Gateways, settings::SettingsError> {
+        let mut configured = settings::from_config(gateways::ALL, &config.gateways)?;
+        // The test gateway pays without money: on only when asked for by name.
+        configured.insert(gateways::test::Test.name(), GatewaySettings::new(config.test_gateway, false, []));
+        Ok(Gateways { configured })
+    }
+
+    /// A gateway's settings as they now are.
+    pub fn settings(&self, gateway: &dyn Gateway) -> GatewaySettings {
+        self.configured.get(gateway.name()).cloned().unwrap_or_default()
+    }
+
+    /// The gateway of a provider name when it is on; `no_provider_found` otherwise.
+    pub fn usable(&self, name: &str) -> ApiResult<(&'static dyn Gateway, GatewaySettings)> {
+        let gateway = gateways::find(name).ok_or(ErrorKey::NoProviderFound)?;
+        let settings = self.settings(gateway);
+        if !settings.usable(gateway) {
+            return Err(ErrorKey::NoProviderFound.into());
+        }
+        Ok((gateway, settings))
+    }
+
+    /// The gateways that are on, in the spec's order.
+    pub fn active(&self) -> Vec<&'static dyn Gateway> {
+        gateways::ALL.iter().copied().filter(|gateway| self.settings(*gateway).usable(*gateway)).collect()
+    }
+}
+
+/// What a gateway is called with, for `settings`.
+pub fn call<'a>(state: &'a AppState, gateway: &dyn Gateway, settings: &'a GatewaySettings) -> Call<'a> {
+    let api_base = settings.api_base.clone().unwrap_or_else(|| gateway.api_base(settings.testing).to_string());
+    Call { http: &state.http_client, settings, api_base, now_ms: state.now() }
+}
+
+/// The provider list the app shows: the stored one, plus every gateway that
+/// is on and not listed.
+pub fn with_configured_gateways(mut providers: Vec<PaymentProvider>, gateways: &Gateways) -> Vec<PaymentProvider> {
+    for gateway in gateways.active() {
+        if !providers.iter().any(|provider| provider.name == gateway.name()) {
+            providers.push(PaymentProvider { name: gateway.name().into(), link: checkout_link(gateway.name()) });
+        }
+    }
+    providers
 }
 
 /// Where a payer goes back to when the form names nowhere (or somewhere not ours).

@@ -1,21 +1,23 @@
-//! Checkout and confirmation routes of the payment gateways (see
-//! `crate::payments`). The provider links the app posts its checkout form to
-//! are `/api/v1/payments/test/checkout` and `/api/v1/payments/stripe/checkout`.
+//! Checkout, notification and return routes of the payment gateways (see
+//! `crate::payments`): `/api/v1/payments/{provider}/checkout` is the link the
+//! app posts its checkout form to, `/webhook` where the provider notifies,
+//! `/return/{id}` where it sends the payer back. The built-in `test`
+//! gateway's page is here too.
 
 use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::PathParam;
 use crate::openapi::refusals::{Refusals, public, session};
-use crate::payments::stripe::{self, SessionRequest};
-use crate::payments::{self, CheckoutForm, STRIPE_GATEWAY, Settled, TEST_GATEWAY};
+use crate::payments::gateway::{GatewayError, Incoming, Order, PaymentKey, Received, Start, Verdict};
+use crate::payments::{self, CheckoutForm, Settled, TEST_GATEWAY};
 use crate::routes::ApiRouter;
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::FormRejection;
-use axum::extract::{Form, State};
+use axum::extract::{Form, RawQuery, State};
 use axum::http::{HeaderMap, header};
-use axum::response::{Html, Redirect};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -25,16 +27,16 @@ use wayfare_storage::{PaymentOrder, PaymentRecord, PaymentStatus};
 
 /// A checkout form (`crate::payments::start_checkout`): the gateway off, a
 /// malformed field, a wrong amount, someone else's booking, a booking that
-/// does not await payment.
+/// does not await payment, the provider unreachable.
 const CHECKOUT: Refusals =
     session![NoProviderFound, InvalidInput, InvalidAmount, NotAllowed, NotFound, StatusNotAllowed];
 
 pub fn router() -> ApiRouter {
     ApiRouter::new()
-        .routes(routes!(test_checkout))
+        .routes(routes!(checkout))
         .routes(routes!(test_page, test_settle))
-        .routes(routes!(stripe_checkout))
-        .routes(routes!(stripe_webhook))
+        .routes(routes!(webhook))
+        .routes(routes!(returned_get, returned_post))
 }
 
 fn form_of(form: Result<Form<CheckoutForm>, FormRejection>) -> ApiResult<CheckoutForm> {
@@ -44,40 +46,11 @@ fn form_of(form: Result<Form<CheckoutForm>, FormRejection>) -> ApiResult<Checkou
     })
 }
 
-fn no_provider() -> ApiError {
-    ApiError::key(ErrorKey::NoProviderFound)
-}
-
-// ---- the test gateway ---------------------------------------------------------------
-
-#[utoipa::path(
-    post,
-    path = payments::TEST_CHECKOUT_LINK,
-    tag = "payments",
-    summary = "Check out with the test gateway",
-    description = "The built-in `test` provider's link (on with `payments.test_gateway`, which `--demo` sets; otherwise 404 `no_provider_found`). Takes the spec §7 checkout form, form-urlencoded, from the signed-in payer (`cust_id` must be them): `order_id` a booking of theirs awaiting payment (PAYMENT_PENDING, REACHED or PENDING) with `amount` exactly its `payableAmount`, or `wallet-…` for a wallet top-up of any positive amount up to 1,000,000 with no more decimals than `settings.decimal`; `currency` the settings' `code`. Answers 303 to the gateway's page.",
-    request_body(content = CheckoutForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "To the test gateway's page", headers(("Location" = String, description = "`/api/v1/payments/test/pay/{id}`")))),
-    extensions(("x-refusals" = json!(CHECKOUT))),
-)]
-async fn test_checkout(
-    State(state): State<AppState>,
-    current: CurrentUser,
-    form: Result<Form<CheckoutForm>, FormRejection>,
-) -> ApiResult<Redirect> {
-    if !state.config.payments.test_gateway {
-        return Err(no_provider());
-    }
-    let form = form_of(form)?;
-    let payment = payments::start_checkout(&state, current.principal.id, TEST_GATEWAY, &form).await?;
-    Ok(Redirect::to(&format!("/api/v1/payments/test/pay/{}", payment.id)))
-}
+// ---- the test gateway's page --------------------------------------------------------
 
 /// A test payment of the signed-in payer; anyone else's is not known to exist.
 async fn test_payment(state: &AppState, current: &CurrentUser, id: Uuid) -> ApiResult<PaymentRecord> {
-    if !state.config.payments.test_gateway {
-        return Err(no_provider());
-    }
+    state.gateways.usable(TEST_GATEWAY)?;
     let payment = state.storage.payment(id).await?;
     if payment.gateway != TEST_GATEWAY || payment.customer != current.principal.id {
         return Err(ErrorKey::NotFound.into());
@@ -177,10 +150,10 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
-// ---- Stripe Checkout ----------------------------------------------------------------------
+// ---- every gateway ----------------------------------------------------------------
 
 /// This server's public base URL: configured, else from the request.
-fn public_base(state: &AppState, headers: &HeaderMap) -> String {
+pub(crate) fn public_base(state: &AppState, headers: &HeaderMap) -> String {
     if let Some(url) = state.config.payments.public_url.as_deref().filter(|url| !url.is_empty()) {
         return url.trim_end_matches('/').to_string();
     }
@@ -189,107 +162,250 @@ fn public_base(state: &AppState, headers: &HeaderMap) -> String {
     format!("{scheme}://{host}")
 }
 
+/// A gateway's failure as the API answers it.
+fn refused(gateway: &str, error: GatewayError) -> ApiError {
+    match error {
+        GatewayError::Signature(reason) => {
+            tracing::warn!(gateway, %reason, "payment notification refused");
+            ErrorKey::InvalidSignature.into()
+        }
+        GatewayError::Malformed(reason) => {
+            tracing::warn!(gateway, %reason, "payment notification unreadable");
+            ApiError::field(ErrorKey::InvalidInput, "body")
+        }
+        GatewayError::Unsupported(what) => {
+            tracing::debug!(gateway, what, "not a route of this gateway");
+            ErrorKey::NoProviderFound.into()
+        }
+        GatewayError::NotConfigured(_) | GatewayError::Provider(_) => {
+            ApiError::Unavailable(format!("{gateway}: {error}"))
+        }
+    }
+}
+
+/// A page that posts `fields` to the provider at once (a button without scripts).
+fn post_form_page(action: &str, fields: &[(String, String)]) -> Html<String> {
+    let inputs: String = fields
+        .iter()
+        .map(|(name, value)| format!("<input type=\"hidden\" name=\"{}\" value=\"{}\">", escape(name), escape(value)))
+        .collect();
+    Html(format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
+         <title>Payment</title></head>\n<body onload=\"document.forms[0].submit()\" style=\"font-family: sans-serif; max-width: 28rem; margin: 3rem auto\">\n\
+         <form method=\"post\" action=\"{}\">{inputs}<button type=\"submit\">Continue to payment</button></form>\n</body></html>\n",
+        escape(action)
+    ))
+}
+
 #[utoipa::path(
     post,
-    path = payments::STRIPE_CHECKOUT_LINK,
+    path = "/api/v1/payments/{provider}/checkout",
     tag = "payments",
-    summary = "Check out with Stripe",
-    description = "The `stripe` provider's link (on when `payments.stripe.secret_key` and `webhook_secret` are set; otherwise 404 `no_provider_found`). The same form and rules as the test gateway; makes a Stripe Checkout Session (the payment id is its `client_reference_id` and idempotency key) and answers 303 to Stripe's page. Stripe unreachable or refusing: 503 `unavailable`. The payment is confirmed by the webhook only.",
+    summary = "Check out with a gateway",
+    description = "A provider's link (spec §3 payment provider `link`), for every gateway that is on (`GET /api/v1/payments/providers` lists them; otherwise 404 `no_provider_found`). Takes the spec §7 checkout form, form-urlencoded, from the signed-in payer (`cust_id` must be them): `order_id` a booking of theirs awaiting payment (PAYMENT_PENDING, REACHED or PENDING) with `amount` exactly its `payableAmount`, or `wallet-…` for a wallet top-up of any positive amount up to 1,000,000 with no more decimals than `settings.decimal`; `currency` the settings' `code`. Records a pending payment and answers 303 to the provider's page (or a page that posts a form to it, for providers that take one). The `test` gateway's page is `/api/v1/payments/test/pay/{id}`. The provider unreachable or refusing: 503 `unavailable`, and the payment is closed. The payment is confirmed only by the provider's signed notification or by asking the provider, never by the payer's return alone.",
+    params(("provider" = String, Path, description = "The gateway's name (spec §3), e.g. `razorpay`")),
     request_body(content = CheckoutForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "To Stripe Checkout", headers(("Location" = String, description = "The session's `url`")))),
+    responses(
+        (status = 303, description = "To the provider's page", headers(("Location" = String, description = "The provider's checkout page"))),
+        (status = 200, description = "A page that posts the checkout to the provider", content_type = "text/html", body = String),
+    ),
     extensions(("x-refusals" = json!(CHECKOUT))),
 )]
-async fn stripe_checkout(
+async fn checkout(
     State(state): State<AppState>,
     current: CurrentUser,
     headers: HeaderMap,
+    PathParam(provider): PathParam<String>,
     form: Result<Form<CheckoutForm>, FormRejection>,
-) -> ApiResult<Redirect> {
-    let config = &state.config.payments.stripe;
-    if !config.enabled() {
-        return Err(no_provider());
-    }
+) -> ApiResult<Response> {
+    let (gateway, settings) = state.gateways.usable(&provider)?;
     let form = form_of(form)?;
-    let payment = payments::start_checkout(&state, current.principal.id, STRIPE_GATEWAY, &form).await?;
-    let amount_minor = stripe::minor_units(payment.amount, &payment.currency)
-        .ok_or_else(|| ApiError::field(ErrorKey::InvalidAmount, "amount"))?;
+    let payment = payments::start_checkout(&state, current.principal.id, gateway.name(), &form).await?;
     let base = public_base(&state, &headers);
-    let request = SessionRequest {
-        payment_id: payment.id.to_string(),
-        order_id: form.order_id.trim(),
-        amount_minor,
-        currency: &payment.currency,
-        product_name: &form.product_name,
-        customer_email: &form.email,
-        success_url: format!("{base}{}", payment.success_url),
+    let product = form.product_name.trim();
+    let order = Order {
+        payment: &payment,
+        form: &form,
+        description: if product.is_empty() {
+            state.runtime.catalog().settings.appName.clone()
+        } else {
+            product.to_string()
+        },
+        return_url: format!("{base}/api/v1/payments/{}/return/{}", gateway.name(), payment.id),
         cancel_url: format!("{base}{}", payment.cancel_url),
+        notify_url: format!("{base}/api/v1/payments/{}/webhook", gateway.name()),
     };
-    let session = match stripe::create_session(&state.http_client, config, &request).await {
-        Ok(session) => session,
+    let started = match gateway.checkout(&payments::call(&state, gateway, &settings), &order).await {
+        Ok(started) => started,
         Err(error) => {
             let _ = payments::fail(&state, &payment).await;
-            return Err(ApiError::Unavailable(format!("stripe checkout session: {error}")));
+            return Err(refused(gateway.name(), error));
         }
     };
-    state.storage.set_payment_reference(payment.id, &session.id, state.now()).await?;
-    Ok(Redirect::to(&session.url))
+    if let Some(reference) = &started.reference {
+        state.storage.set_payment_reference(payment.id, reference, state.now()).await?;
+    }
+    tracing::info!(payment = %payment.id, gateway = gateway.name(), "checkout sent to the provider");
+    Ok(match started.to {
+        Start::Redirect(url) => Redirect::to(&url).into_response(),
+        Start::PostForm { action, fields } => post_form_page(&action, &fields).into_response(),
+    })
 }
 
-/// What the webhook answers Stripe.
+/// The payment a gateway's confirmation names, if it is that gateway's.
+async fn payment_of(state: &AppState, gateway: &str, key: &PaymentKey) -> ApiResult<PaymentRecord> {
+    let payment = match key {
+        PaymentKey::Ours(id) => state.storage.payment(*id).await?,
+        PaymentKey::Reference(reference) => state.storage.payment_by_reference(gateway, reference).await?,
+    };
+    if payment.gateway != gateway {
+        return Err(ErrorKey::NotFound.into());
+    }
+    Ok(payment)
+}
+
+/// Confirms what a provider says it received, if it is what was asked:
+/// the same amount, in the same currency.
+async fn settle(state: &AppState, gateway: &str, received: &Received) -> ApiResult<Settled> {
+    let payment = payment_of(state, gateway, &received.payment).await?;
+    let same_checkout = match (&received.reference, &payment.gateway_ref) {
+        (Some(said), Some(known)) => said == known,
+        _ => true,
+    };
+    if !same_checkout {
+        return Err(ErrorKey::NotFound.into());
+    }
+    let same_currency =
+        received.currency.as_deref().is_none_or(|currency| currency.eq_ignore_ascii_case(&payment.currency));
+    if received.amount != payment.amount || !same_currency {
+        tracing::warn!(payment = %payment.id, gateway, event = %received.event_id, amount = %received.amount, currency = ?received.currency, "the provider's amount or currency differs; not confirmed");
+        return Err(ApiError::field(ErrorKey::InvalidAmount, "amount"));
+    }
+    payments::confirm(state, &payment, payment.amount, Some(&received.event_id)).await
+}
+
+/// What the webhook answers the provider.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 struct WebhookAnswer {
     received: bool,
-    /// Whether this event settled a payment (false for replays and other events).
+    /// Whether this notification settled a payment (false for replays and other events).
     settled: bool,
 }
 
 #[utoipa::path(
     post,
-    path = "/api/v1/payments/stripe/webhook",
+    path = "/api/v1/payments/{provider}/webhook",
     tag = "payments",
-    summary = "Stripe's webhook",
-    description = "Called by Stripe, not by people. The raw body must carry a valid `Stripe-Signature` (HMAC-SHA256 of `t.body` with `payments.stripe.webhook_secret`, `t` within `payments.stripe.tolerance_secs`), else 400 `invalid_signature`. A paid `checkout.session.completed` (or `checkout.session.async_payment_succeeded`) confirms its payment once, if its amount and currency are the checkout's (else 400 `invalid_amount`); replays and other events answer 200 and change nothing.",
-    request_body(content = String, content_type = "application/json", description = "A Stripe event, as Stripe signed it (the raw bytes are verified)"),
+    summary = "A gateway's notification",
+    description = "Called by the provider, not by people. Each gateway checks it by its provider's rule: a signature over the raw body with the gateway's `webhook_secret` (Stripe's `Stripe-Signature`, Razorpay's `X-Razorpay-Signature`, Paystack's `x-paystack-signature`, …) compared in constant time, else 400 `invalid_signature`; or, for providers that do not sign, by asking the provider's API about the payment it names. A payment received confirms its payment once, if the amount and currency are the checkout's (else 400 `invalid_amount`); a payment we do not know is 404 `not_found`; replays and other events answer 200 and change nothing; a declined or expired payment is closed.",
+    params(("provider" = String, Path, description = "The gateway's name")),
+    request_body(content = String, content_type = "application/json", description = "The provider's notification, as it sent it (JSON or form-encoded; the raw bytes are verified)"),
     responses((status = 200, description = "Received", body = WebhookAnswer)),
     extensions(("x-refusals" = json!(public![
         NoProviderFound, InvalidSignature, InvalidInput, InvalidAmount, NotFound, AlreadyProcessed, StatusNotAllowed,
         UpdateFailed
     ]))),
 )]
-async fn stripe_webhook(
+async fn webhook(
     State(state): State<AppState>,
+    PathParam(provider): PathParam<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Json<WebhookAnswer>> {
-    let config = &state.config.payments.stripe;
-    if !config.enabled() {
-        return Err(no_provider());
-    }
-    let signature = headers.get("stripe-signature").and_then(|value| value.to_str().ok()).unwrap_or_default();
-    let secret = config.webhook_secret.as_deref().unwrap_or_default();
-    let now_secs = state.now().div_euclid(1000);
-    if let Err(error) = stripe::verify_signature(&body, signature, secret, now_secs, config.tolerance_secs) {
-        tracing::warn!(%error, "stripe webhook refused");
-        return Err(ErrorKey::InvalidSignature.into());
-    }
-    let event: stripe::Event =
-        serde_json::from_slice(&body).map_err(|_| ApiError::field(ErrorKey::InvalidInput, "body"))?;
-    let Some(paid) = event.paid_session() else {
-        return Ok(Json(WebhookAnswer { received: true, settled: false }));
+    let (gateway, settings) = state.gateways.usable(&provider)?;
+    let incoming = Incoming { headers: &headers, query: query.as_deref().unwrap_or_default(), body: &body };
+    let verdict = gateway
+        .notification(&payments::call(&state, gateway, &settings), &incoming)
+        .await
+        .map_err(|error| refused(gateway.name(), error))?;
+    let settled = match verdict {
+        Verdict::Paid(received) => settle(&state, gateway.name(), &received).await? == Settled::Now,
+        Verdict::Failed(key) => {
+            let payment = payment_of(&state, gateway.name(), &key).await?;
+            if payment.status == PaymentStatus::Pending {
+                payments::fail(&state, &payment).await?;
+            }
+            false
+        }
+        Verdict::Nothing => false,
     };
-    let payment_id = paid.payment_id.as_deref().and_then(|id| id.parse::<Uuid>().ok()).ok_or(ErrorKey::NotFound)?;
-    let payment = state.storage.payment(payment_id).await?;
-    let same_session = payment.gateway_ref.as_deref().is_none_or(|session| session == paid.session_id);
-    if payment.gateway != STRIPE_GATEWAY || !same_session {
+    Ok(Json(WebhookAnswer { received: true, settled }))
+}
+
+/// Whether a provider's key is this payment's.
+fn names(key: &PaymentKey, payment: &PaymentRecord) -> bool {
+    match key {
+        PaymentKey::Ours(id) => *id == payment.id,
+        PaymentKey::Reference(reference) => payment.gateway_ref.as_deref() == Some(reference.as_str()),
+    }
+}
+
+/// Back from the provider: asks it (or checks its signed answer), then on to the app.
+async fn came_back(state: AppState, provider: String, id: Uuid, incoming: Incoming<'_>) -> ApiResult<Redirect> {
+    let (gateway, settings) = state.gateways.usable(&provider)?;
+    let mut payment = state.storage.payment(id).await?;
+    if payment.gateway != gateway.name() {
         return Err(ErrorKey::NotFound.into());
     }
-    let expected_minor = stripe::minor_units(payment.amount, &payment.currency);
-    let same_currency =
-        paid.currency.as_deref().is_some_and(|currency| currency.eq_ignore_ascii_case(&payment.currency));
-    if paid.amount_total.is_none() || paid.amount_total != expected_minor || !same_currency {
-        tracing::warn!(payment = %payment.id, event = %event.id, "stripe amount or currency differs; not confirmed");
-        return Err(ApiError::field(ErrorKey::InvalidAmount, "amount"));
+    if payment.status == PaymentStatus::Pending {
+        let call = payments::call(&state, gateway, &settings);
+        match gateway.returned(&call, &payment, &incoming).await {
+            Ok(Verdict::Paid(received)) if names(&received.payment, &payment) => {
+                if let Err(error) = settle(&state, gateway.name(), &received).await {
+                    tracing::warn!(payment = %id, ?error, "the provider's answer did not confirm the payment");
+                }
+            }
+            Ok(Verdict::Failed(_)) => payments::fail(&state, &payment).await?,
+            Ok(_) => {}
+            // The webhook may still confirm it; the app shows it as waiting.
+            Err(error) => {
+                tracing::warn!(payment = %id, gateway = gateway.name(), %error, "could not check the payment with the provider")
+            }
+        }
+        payment = state.storage.payment(id).await?;
     }
-    let settled = payments::confirm(&state, &payment, payment.amount, Some(&event.id)).await?;
-    Ok(Json(WebhookAnswer { received: true, settled: settled == Settled::Now }))
+    Ok(Redirect::to(if payment.status == PaymentStatus::Failed { &payment.cancel_url } else { &payment.success_url }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/payments/{provider}/return/{id}",
+    tag = "payments",
+    summary = "Back from a gateway",
+    description = "Where a provider sends the payer back. The payment is not taken as paid because the browser came here: the server asks the provider (or checks the provider's signature on what the payer brings back) and confirms the payment if the provider says it was paid. Answers 303 to the checkout's `success_url` (paid, or still waiting for the provider's notification) or `cancel_url` (declined).",
+    params(("provider" = String, Path, description = "The gateway's name"), ("id" = Uuid, Path, description = "The payment's id")),
+    responses((status = 303, description = "Back to the app", headers(("Location" = String, description = "The checkout's `success_url` or `cancel_url`")))),
+    extensions(("x-refusals" = json!(public![NoProviderFound, NotFound]))),
+)]
+async fn returned_get(
+    State(state): State<AppState>,
+    PathParam((provider, id)): PathParam<(String, Uuid)>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> ApiResult<Redirect> {
+    let incoming = Incoming { headers: &headers, query: query.as_deref().unwrap_or_default(), body: &[] };
+    came_back(state.clone(), provider, id, incoming).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/payments/{provider}/return/{id}",
+    tag = "payments",
+    summary = "Back from a gateway (posted)",
+    description = "The same as the GET, for providers that send the payer back with a form post.",
+    params(("provider" = String, Path, description = "The gateway's name"), ("id" = Uuid, Path, description = "The payment's id")),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "What the provider posts back"),
+    responses((status = 303, description = "Back to the app", headers(("Location" = String, description = "The checkout's `success_url` or `cancel_url`")))),
+    extensions(("x-refusals" = json!(public![NoProviderFound, NotFound]))),
+)]
+async fn returned_post(
+    State(state): State<AppState>,
+    PathParam((provider, id)): PathParam<(String, Uuid)>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult<Redirect> {
+    let incoming = Incoming { headers: &headers, query: query.as_deref().unwrap_or_default(), body: &body };
+    came_back(state.clone(), provider, id, incoming).await
 }

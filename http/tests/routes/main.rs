@@ -22,6 +22,7 @@ mod dashboard;
 mod dispatch;
 mod drivers;
 mod files;
+mod gateways;
 mod geo;
 mod matrix;
 mod matrix_files;

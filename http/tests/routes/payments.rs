@@ -13,7 +13,7 @@ use sha2::Sha256;
 use std::sync::{Arc, Mutex};
 use wayfare_engine::booking::{By, Command};
 use wayfare_engine::{AppCategory, BookingId, BookingStatus, UserId};
-use wayfare_http::config::{PaymentsConfig, StripeConfig};
+use wayfare_http::config::PaymentsConfig;
 use wayfare_storage::{PageRequest, PaymentStatus};
 
 const WEBHOOK_SECRET: &str = "whsec_wayfare_route_tests";
@@ -442,16 +442,14 @@ fn decode(text: &str) -> String {
 }
 
 fn stripe_config(api_base: &str) -> PaymentsConfig {
-    PaymentsConfig {
-        test_gateway: false,
-        public_url: Some("https://ride.example.com".into()),
-        stripe: StripeConfig {
-            secret_key: Some(SECRET_KEY.into()),
-            webhook_secret: Some(WEBHOOK_SECRET.into()),
-            api_base: api_base.into(),
-            tolerance_secs: 300,
-        },
-    }
+    crate::gateways::config(
+        "stripe",
+        &[
+            ("stripe_private_key", SECRET_KEY.to_string()),
+            ("webhook_secret", WEBHOOK_SECRET.to_string()),
+            ("api_base", api_base.to_string()),
+        ],
+    )
 }
 
 /// The recorded `checkout.session.completed` event with this checkout's ids.
@@ -521,9 +519,13 @@ async fn a_stripe_checkout_creates_a_session_and_its_replayed_webhook_confirms_o
     assert_eq!(call.field("line_items[0][price_data][currency]"), "usd");
     assert_eq!(call.field("line_items[0][quantity]"), "1");
     assert_eq!(call.field("customer_email"), "rider1@demo.wayfare");
-    assert_eq!(call.field("success_url"), format!("https://ride.example.com/bookings?trip={}", booking.id));
-    assert_eq!(call.field("metadata[order_id]"), booking.id.to_string());
     let payment_id = call.field("client_reference_id").to_string();
+    assert_eq!(
+        call.field("success_url"),
+        format!("https://ride.example.com/api/v1/payments/stripe/return/{payment_id}"),
+        "back through the server, which asks Stripe"
+    );
+    assert_eq!(call.field("metadata[order_id]"), booking.id.to_string());
     assert_eq!(call.idempotency_key, payment_id, "a retried call makes one session");
     let payment = app.state.storage.payment(payment_id.parse().unwrap()).await.unwrap();
     assert_eq!((payment.status, payment.gateway_ref.as_deref()), (PaymentStatus::Pending, Some("cs_test_fake1")));
@@ -593,12 +595,18 @@ async fn forged_stale_tampered_or_unsigned_webhooks_change_nothing() {
     webhook(&app, &other_session, Some(&signed)).await.refused(404, "not_found");
     assert_eq!(app.runtime().booking(booking.id).await.unwrap().status, BookingStatus::PaymentPending);
 
-    // Events that are not a paid session are acknowledged and ignored.
+    // Events about something else are acknowledged and ignored.
+    let other = payload.replace("checkout.session.completed", "customer.created");
+    let signed = signature(&other, WEBHOOK_SECRET, now);
+    assert_eq!(webhook(&app, &other, Some(&signed)).await.expect(200)["settled"], false);
+    assert_eq!(app.state.storage.payment(payment.id).await.unwrap().status, PaymentStatus::Pending);
+    // An expired session closes its payment; the booking keeps waiting.
     let expired =
         payload.replace("checkout.session.completed", "checkout.session.expired").replace("\"paid\"", "\"unpaid\"");
     let signed = signature(&expired, WEBHOOK_SECRET, now);
     assert_eq!(webhook(&app, &expired, Some(&signed)).await.expect(200)["settled"], false);
-    assert_eq!(app.state.storage.payment(payment.id).await.unwrap().status, PaymentStatus::Pending);
+    assert_eq!(app.state.storage.payment(payment.id).await.unwrap().status, PaymentStatus::Failed);
+    assert_eq!(app.runtime().booking(booking.id).await.unwrap().status, BookingStatus::PaymentPending);
 }
 
 #[tokio::test]

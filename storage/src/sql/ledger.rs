@@ -288,6 +288,32 @@ impl Ledger for Store {
         found(row)?.into_record()
     }
 
+    async fn payments_of(&self, customer: UserId, limit: u32) -> StorageResult<Vec<PaymentRecord>> {
+        let rows: Vec<PaymentRow> = sqlx::query_as(
+            "SELECT id, gateway, order_kind, booking_id, customer, amount_micros, currency, status, gateway_ref,
+                event_id, success_url, cancel_url, settled_at, created_at
+             FROM payments WHERE customer = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+        )
+        .bind(customer.0)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(PaymentRow::into_record).collect()
+    }
+
+    async fn payment_by_reference(&self, gateway: &str, gateway_ref: &str) -> StorageResult<PaymentRecord> {
+        let row: Option<PaymentRow> = sqlx::query_as(
+            "SELECT id, gateway, order_kind, booking_id, customer, amount_micros, currency, status, gateway_ref,
+                event_id, success_url, cancel_url, settled_at, created_at
+             FROM payments WHERE gateway = $1 AND gateway_ref = $2",
+        )
+        .bind(gateway)
+        .bind(gateway_ref)
+        .fetch_optional(&self.pool)
+        .await?;
+        found(row)?.into_record()
+    }
+
     async fn set_payment_reference(&self, id: Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()> {
         let result = sqlx::query("UPDATE payments SET gateway_ref = $1, updated_at = $2 WHERE id = $3")
             .bind(gateway_ref)

@@ -1565,10 +1565,10 @@ export interface WalletResponse {
   walletHistory: WalletRecord[];
 }
 
-/** What the webhook answers Stripe. */
+/** What the webhook answers the provider. */
 export interface WebhookAnswer {
   received: boolean;
-  /** Whether this event settled a payment (false for replays and other events). */
+  /** Whether this notification settled a payment (false for replays and other events). */
   settled: boolean;
 }
 

@@ -1,0 +1,209 @@
+//! A gateway's settings as the server uses them: `active`, `testing` and
+//! the provider's fields (the original product's `payment_settings` names),
+//! from `[payments.<name>]` in `wayfare.toml`.
+
+use super::gateway::{Gateway, WEBHOOK_SECRET};
+use std::collections::BTreeMap;
+
+/// Settings every gateway has besides its own fields.
+pub const ACTIVE: &str = "active";
+pub const TESTING: &str = "testing";
+/// Where the provider's API is, instead of its live or sandbox URL (a local
+/// fake in tests, a proxy in production). Only from `wayfare.toml`.
+pub const API_BASE: &str = "api_base";
+
+/// One gateway's settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GatewaySettings {
+    pub active: bool,
+    /// The provider's sandbox instead of live.
+    pub testing: bool,
+    pub api_base: Option<String>,
+    values: BTreeMap<String, String>,
+}
+
+impl GatewaySettings {
+    pub fn new(active: bool, testing: bool, values: impl IntoIterator<Item = (String, String)>) -> Self {
+        GatewaySettings { active, testing, api_base: None, values: values.into_iter().collect() }
+    }
+
+    /// A field's value; empty counts as not set.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(|value| value.trim()).filter(|value| !value.is_empty())
+    }
+
+    pub fn set(&mut self, name: &str, value: impl Into<String>) {
+        self.values.insert(name.to_string(), value.into());
+    }
+
+    pub fn fields(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(name, value)| (name.as_str(), value.as_str()))
+    }
+
+    /// The required fields of `gateway` that are not set.
+    pub fn missing(&self, gateway: &dyn Gateway) -> Vec<&'static str> {
+        gateway
+            .fields()
+            .iter()
+            .filter(|field| field.required && self.value(field.name).is_none())
+            .map(|field| field.name)
+            .collect()
+    }
+
+    /// On: switched on with every required field set.
+    pub fn usable(&self, gateway: &dyn Gateway) -> bool {
+        self.active && self.missing(gateway).is_empty()
+    }
+}
+
+/// Why a `[payments.<name>]` table was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("`payments.{gateway}`: no such setting or payment gateway{hint} (gateways: {known})")]
+    UnknownGateway { gateway: String, hint: String, known: String },
+    #[error("[payments.{gateway}]: unknown setting `{key}`{hint}")]
+    UnknownKey { gateway: String, key: String, hint: String },
+    #[error("[payments.{gateway}]: `{key}` must be text, a number or true/false")]
+    BadValue { gateway: String, key: String },
+}
+
+/// The setting names a gateway takes: its fields and the common ones.
+fn known_keys(gateway: &dyn Gateway) -> Vec<&'static str> {
+    let mut keys = vec![ACTIVE, TESTING, API_BASE];
+    keys.extend(gateway.fields().iter().map(|field| field.name));
+    keys
+}
+
+/// The known key a mistyped one was most likely meant to be.
+fn nearest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let plain = |text: &str| text.to_ascii_lowercase().replace(['_', '-'], "");
+    known
+        .iter()
+        .map(|candidate| (strsim::levenshtein(&plain(key), &plain(candidate)), *candidate))
+        .filter(|(distance, _)| *distance <= 2)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Reads one `[payments.<name>]` table. Keys match the field names exactly,
+/// or ignoring case (environment variables arrive in lower case). A table
+/// given in the file is active unless it says `active = false`.
+pub fn from_table(
+    gateway: &dyn Gateway,
+    table: &BTreeMap<String, figment::value::Value>,
+) -> Result<GatewaySettings, SettingsError> {
+    use figment::value::Value;
+    let known = known_keys(gateway);
+    let mut settings = GatewaySettings { active: true, ..GatewaySettings::default() };
+    for (key, value) in table {
+        let Some(name) = known.iter().find(|name| name.eq_ignore_ascii_case(key)) else {
+            let hint = nearest(key, &known).map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default();
+            return Err(SettingsError::UnknownKey { gateway: gateway.name().into(), key: key.clone(), hint });
+        };
+        let bad = || SettingsError::BadValue { gateway: gateway.name().into(), key: key.clone() };
+        let text = match value {
+            Value::String(_, text) => text.clone(),
+            Value::Bool(_, flag) => flag.to_string(),
+            Value::Num(_, number) => match number.to_i128() {
+                Some(whole) => whole.to_string(),
+                None => number.to_f64().map(|real| real.to_string()).ok_or_else(bad)?,
+            },
+            _ => return Err(bad()),
+        };
+        match *name {
+            ACTIVE | TESTING => {
+                let flag = match text.trim().to_ascii_lowercase().as_str() {
+                    "true" | "1" | "yes" => true,
+                    "false" | "0" | "no" => false,
+                    _ => return Err(bad()),
+                };
+                if *name == ACTIVE { settings.active = flag } else { settings.testing = flag }
+            }
+            API_BASE => settings.api_base = Some(text).filter(|url| !url.trim().is_empty()),
+            _ => settings.set(name, text),
+        }
+    }
+    Ok(settings)
+}
+
+/// Every gateway's settings from the `[payments.<name>]` tables (the keys of
+/// `[payments]` that are not its own settings).
+pub fn from_config(
+    gateways: &[&'static dyn Gateway],
+    tables: &BTreeMap<String, figment::value::Value>,
+) -> Result<BTreeMap<&'static str, GatewaySettings>, SettingsError> {
+    let mut all = BTreeMap::new();
+    for (name, value) in tables {
+        let gateway = gateways.iter().find(|gateway| gateway.name().eq_ignore_ascii_case(name));
+        let (Some(gateway), figment::value::Value::Dict(_, table)) = (gateway, value) else {
+            let names: Vec<&str> = gateways.iter().map(|gateway| gateway.name()).collect();
+            let mut known = vec!["test_gateway", "public_url", "secrets_key"];
+            known.extend(&names);
+            let hint = nearest(name, &known).map(|near| format!(" (did you mean `{near}`?)")).unwrap_or_default();
+            return Err(SettingsError::UnknownGateway { gateway: name.clone(), hint, known: names.join(", ") });
+        };
+        let table: BTreeMap<String, figment::value::Value> =
+            table.iter().map(|(key, value)| (key.clone(), value.clone())).collect();
+        all.insert(gateway.name(), from_table(*gateway, &table)?);
+    }
+    Ok(all)
+}
+
+/// Whether a gateway signs its webhooks (it has the `webhook_secret` field).
+pub fn signs_webhooks(gateway: &dyn Gateway) -> bool {
+    gateway.fields().iter().any(|field| field.name == WEBHOOK_SECRET.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payments::gateways::{ALL, stripe::Stripe};
+    use figment::value::{Dict, Value};
+
+    fn table(pairs: &[(&str, Value)]) -> BTreeMap<String, Value> {
+        pairs.iter().map(|(key, value)| (key.to_string(), value.clone())).collect()
+    }
+
+    #[test]
+    fn a_table_is_active_unless_it_says_not_and_usable_once_complete() {
+        let settings = from_table(&Stripe, &table(&[("stripe_private_key", Value::from("sk"))])).unwrap();
+        assert!(settings.active && !settings.testing);
+        assert_eq!(settings.missing(&Stripe), vec!["webhook_secret"]);
+        assert!(!settings.usable(&Stripe));
+        let settings = from_table(
+            &Stripe,
+            &table(&[
+                ("STRIPE_PRIVATE_KEY", Value::from("sk")),
+                ("webhook_secret", Value::from("whsec")),
+                ("testing", Value::from("true")),
+                ("api_base", Value::from("http://127.0.0.1:9")),
+            ]),
+        )
+        .unwrap();
+        assert!(settings.usable(&Stripe) && settings.testing, "names match whatever their case (environment)");
+        assert_eq!(settings.value("stripe_private_key"), Some("sk"));
+        assert_eq!(settings.api_base.as_deref(), Some("http://127.0.0.1:9"));
+        let off = from_table(&Stripe, &table(&[("active", Value::from(false))])).unwrap();
+        assert!(!off.active);
+    }
+
+    #[test]
+    fn a_mistyped_or_unknown_key_is_refused_with_the_nearest_name() {
+        let error = from_table(&Stripe, &table(&[("stripe_privat_key", Value::from("sk"))])).unwrap_err();
+        assert!(error.to_string().contains("did you mean `stripe_private_key`"), "{error}");
+        let error = from_table(&Stripe, &table(&[("colour", Value::from("red"))])).unwrap_err();
+        assert_eq!(error.to_string(), "[payments.stripe]: unknown setting `colour`");
+        let error = from_table(&Stripe, &table(&[("active", Value::from("maybe"))])).unwrap_err();
+        assert!(matches!(error, SettingsError::BadValue { .. }));
+        let mut tables = BTreeMap::new();
+        tables.insert("strpe".to_string(), Value::from(Dict::new()));
+        let error = from_config(ALL, &tables).unwrap_err();
+        assert!(error.to_string().contains("did you mean `stripe`"), "{error}");
+    }
+
+    #[test]
+    fn numbers_and_flags_are_kept_as_text() {
+        let settings = from_table(&Stripe, &table(&[("stripe_public_key", Value::from(508029))])).unwrap();
+        assert_eq!(settings.value("stripe_public_key"), Some("508029"));
+    }
+}

@@ -160,6 +160,17 @@ impl Fake for FakeStripe {
         notification.clone().without_header("Stripe-Signature")
     }
 
+    async fn unpaid(&self, paying: &Paying) -> Notification {
+        let session = self.session_of(paying);
+        self.event(
+            &session,
+            minor(&paying.payment),
+            &paying.payment.currency,
+            "checkout.session.async_payment_failed",
+            paying.now_secs,
+        )
+    }
+
     async fn stranger(&self, now_secs: i64) -> Notification {
         self.event("cs_test_stranger", 1000, "usd", "checkout.session.completed", now_secs)
     }

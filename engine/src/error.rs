@@ -141,6 +141,10 @@ error_keys! {
     SosNoteRequired => "sos_note_required", Invalid;
     SosAlreadyTaken => "sos_already_taken", Conflict;
     SosAlreadyResolved => "sos_already_resolved", Conflict;
+    // Payment gateways' settings (issue #37): a field wayfare.toml sets is
+    // not edited from the panel; secrets need `payments.secrets_key`.
+    SetInConfigFile => "set_in_config_file", Conflict;
+    SecretsKeyMissing => "secrets_key_missing", Conflict;
 }
 
 impl std::fmt::Display for ErrorKey {

@@ -495,9 +495,7 @@ impl Config {
                 ));
             }
         }
-        if let Err(error) =
-            crate::payments::settings::from_config(crate::payments::gateways::ALL, &config.payments.gateways)
-        {
+        if let Err(error) = crate::payments::Gateways::from_config(&config.payments) {
             problems.push(error.to_string());
         }
         if !problems.is_empty() {
@@ -600,6 +598,19 @@ mod tests {
         std::fs::write(&file, "[auth]\ntrusted_proxies = [\"10.0.0.0/40\"]\n").unwrap();
         let error = Config::load(&Overrides { config_file: Some(file), ..Overrides::default() }).unwrap_err();
         assert!(error.to_string().contains("10.0.0.0/40"), "{error}");
+    }
+
+    #[test]
+    fn the_documented_example_file_loads_with_no_unknown_key() {
+        let doc = include_str!("../../docs/configuration.md");
+        let example = &doc[doc.find("## Example file").expect("an example section")..];
+        let start = example.find("```toml\n").expect("a toml block") + "```toml\n".len();
+        let toml = &example[start..start + example[start..].find("```").unwrap()];
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("wayfare.toml");
+        std::fs::write(&file, toml).unwrap();
+        let config = Config::load(&Overrides { config_file: Some(file), ..Overrides::default() });
+        assert!(config.is_ok(), "{}", config.unwrap_err());
     }
 
     #[test]

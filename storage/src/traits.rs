@@ -44,6 +44,19 @@ pub trait Catalogue: Send + Sync {
     async fn payment_providers(&self) -> StorageResult<Vec<PaymentProvider>>;
     async fn save_payment_providers(&self, providers: &[PaymentProvider], now: Millis) -> StorageResult<()>;
 
+    // ---- payment gateways' settings (issue #37) -----------------------------
+    /// Every gateway saved from the panel, by name.
+    async fn payment_gateways(&self) -> StorageResult<Vec<StoredGateway>>;
+    async fn payment_gateway(&self, name: &str) -> StorageResult<Option<StoredGateway>>;
+    /// Saves a gateway's settings and records the change, together.
+    async fn save_payment_gateway(&self, gateway: &StoredGateway, change: &GatewayChange) -> StorageResult<()>;
+    /// Changes newest first; of one gateway, or of all.
+    async fn payment_gateway_changes(
+        &self,
+        gateway: Option<&str>,
+        page: &PageRequest,
+    ) -> StorageResult<Page<GatewayChange>>;
+
     // ---- promos -------------------------------------------------------------
     async fn promos(&self) -> StorageResult<Vec<Promo>>;
     async fn promo(&self, id: PromoId) -> StorageResult<Promo>;

@@ -273,6 +273,31 @@ impl PaymentStatus {
     }
 }
 
+/// A payment gateway's settings as saved from the panel (issue #37). Secret
+/// fields arrive here already sealed by the caller; storage never sees them
+/// in clear.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredGateway {
+    pub name: String,
+    pub active: bool,
+    pub testing: bool,
+    /// By the original product's field names.
+    pub fields: std::collections::BTreeMap<String, String>,
+    pub updated_by: Option<UserId>,
+    pub updated_at: Millis,
+}
+
+/// One change of a gateway's settings: who, when, which fields (names only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GatewayChange {
+    pub id: uuid::Uuid,
+    pub gateway: String,
+    pub changed_by: Option<UserId>,
+    pub changed_at: Millis,
+    pub changed: Vec<String>,
+}
+
 /// One checkout through a payment gateway (issue 6 "Payments").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaymentRecord {

@@ -34,6 +34,7 @@ backend_suite!(
     settings_are_one_row_that_round_trips,
     car_types_round_trip_and_names_are_unique,
     cancel_reasons_and_payment_providers_keep_their_order,
+    payment_gateway_settings_are_saved_with_their_change_log,
     users_round_trip_with_the_spec_field_names,
     taken_email_mobile_and_referral_are_duplicates,
     the_wallet_balance_only_comes_from_the_ledger,
@@ -310,6 +311,51 @@ async fn cancel_reasons_and_payment_providers_keep_their_order(fixture: Fixture)
     ];
     fixture.save_payment_providers(&providers, NOW).await.unwrap();
     assert_eq!(fixture.payment_providers().await.unwrap(), providers);
+}
+
+async fn payment_gateway_settings_are_saved_with_their_change_log(fixture: Fixture) {
+    use wayfare_storage::{GatewayChange, StoredGateway};
+    let admin = user(1, Role::Admin);
+    insert_users(&fixture, &[&admin]).await;
+    assert!(fixture.payment_gateways().await.unwrap().is_empty());
+    assert_eq!(fixture.payment_gateway("razorpay").await.unwrap(), None);
+    let mut razorpay = StoredGateway {
+        name: "razorpay".into(),
+        active: true,
+        testing: true,
+        fields: [("KEY_ID".to_string(), "rzp_test_1".to_string()), ("KEY_SECRET".into(), "v1:sealed".into())].into(),
+        updated_by: Some(admin.id),
+        updated_at: NOW,
+    };
+    let change = |number: u128, at: Millis, changed: &[&str]| GatewayChange {
+        id: Uuid::from_u128(number),
+        gateway: "razorpay".into(),
+        changed_by: Some(admin.id),
+        changed_at: at,
+        changed: changed.iter().map(|name| name.to_string()).collect(),
+    };
+    fixture.save_payment_gateway(&razorpay, &change(1, NOW, &["active", "KEY_ID", "KEY_SECRET"])).await.unwrap();
+    assert_eq!(fixture.payment_gateway("razorpay").await.unwrap().as_ref(), Some(&razorpay));
+    razorpay.testing = false;
+    razorpay.updated_at = NOW + 10;
+    fixture.save_payment_gateway(&razorpay, &change(2, NOW + 10, &["testing"])).await.unwrap();
+    let paystack =
+        StoredGateway { name: "paystack".into(), active: false, fields: Default::default(), ..razorpay.clone() };
+    let mut other = change(3, NOW + 20, &["active"]);
+    other.gateway = "paystack".into();
+    fixture.save_payment_gateway(&paystack, &other).await.unwrap();
+    let names: Vec<String> =
+        fixture.payment_gateways().await.unwrap().into_iter().map(|gateway| gateway.name).collect();
+    assert_eq!(names, ["paystack", "razorpay"]);
+    assert_eq!(fixture.payment_gateway("razorpay").await.unwrap(), Some(razorpay));
+
+    let first =
+        fixture.payment_gateway_changes(Some("razorpay"), &PageRequest { limit: 1, after: None }).await.unwrap();
+    assert_eq!(first.items, vec![change(2, NOW + 10, &["testing"])]);
+    let rest = fixture.payment_gateway_changes(Some("razorpay"), &PageRequest { limit: 1, after: first.next }).await;
+    assert_eq!(rest.unwrap().items, vec![change(1, NOW, &["active", "KEY_ID", "KEY_SECRET"])]);
+    let all = fixture.payment_gateway_changes(None, &PageRequest { limit: 10, after: None }).await.unwrap();
+    assert_eq!(all.items.iter().map(|change| change.id.as_u128()).collect::<Vec<_>>(), [3, 2, 1]);
 }
 
 // ---- users --------------------------------------------------------------------
@@ -2546,6 +2592,12 @@ async fn payments_round_trip_and_settle_once(fixture: Fixture) {
     assert!(matches!(fixture.payment(Uuid::from_u128(404)).await, Err(StorageError::NotFound)));
 
     fixture.set_payment_reference(for_booking.id, "cs_test_1", NOW + 1).await.unwrap();
+    assert_eq!(fixture.payment_by_reference("stripe", "cs_test_1").await.unwrap().id, for_booking.id);
+    assert!(matches!(fixture.payment_by_reference("paystack", "cs_test_1").await, Err(StorageError::NotFound)));
+    let newest_first: Vec<Uuid> =
+        fixture.payments_of(for_booking.customer, 10).await.unwrap().iter().map(|payment| payment.id).collect();
+    assert_eq!(newest_first, vec![top_up.id, for_booking.id]);
+    assert_eq!(fixture.payments_of(for_booking.customer, 1).await.unwrap().len(), 1);
     // A gateway's id names one payment only.
     assert!(matches!(
         fixture.set_payment_reference(top_up.id, "cs_test_1", NOW + 1).await,

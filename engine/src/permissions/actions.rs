@@ -99,6 +99,9 @@ pub enum Action {
     OwedRead,
     /// The panel reads a booking's chat (its page): read only.
     BookingChatAudit,
+    /// The payment gateways' settings (secrets never shown) and their log.
+    PaymentSettingsRead,
+    PaymentSettingsWrite,
 }
 
 /// What kind of resource an action is checked against.
@@ -111,7 +114,7 @@ pub(super) enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 64] = [
+    pub const ALL: [Action; 66] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -176,6 +179,8 @@ impl Action {
         Action::BookingRebook,
         Action::OwedRead,
         Action::BookingChatAudit,
+        Action::PaymentSettingsRead,
+        Action::PaymentSettingsWrite,
     ];
 
     /// Open to visitors who are not signed in: what the landing page loads
@@ -242,7 +247,7 @@ impl Action {
             | Action::BookingLedger
             | Action::BookingChatAudit
             | Action::OwedRead => ADMIN_AND_FLEET,
-            Action::BookingRefund => ADMIN_ONLY,
+            Action::BookingRefund | Action::PaymentSettingsRead | Action::PaymentSettingsWrite => ADMIN_ONLY,
             Action::BookingRebook => &[Rider, Admin],
         }
     }
@@ -308,6 +313,7 @@ impl Action {
             | Action::NotificationSend
             | Action::DriverMessage
             | Action::SettingsWrite
+            | Action::PaymentSettingsWrite
             | Action::LanguagesWrite
             | Action::ReportsExport
             | Action::BookingExport => true,

@@ -259,6 +259,8 @@ fn expected_without_resource(role: Role, action: Action, settings: &Settings) ->
         | Action::NotificationSend
         | Action::NotificationDelete
         | Action::SettingsWrite
+        | Action::PaymentSettingsRead
+        | Action::PaymentSettingsWrite
         | Action::LanguagesWrite => &[Admin],
         Action::ReportsRead | Action::ReportsExport => &[Fleetadmin, Admin],
         Action::DashboardRead | Action::BookingExport => &[Fleetadmin, Admin],
@@ -287,6 +289,7 @@ fn guarded_in_demo(role: Role, action: Action) -> bool {
         | Action::NotificationSend
         | Action::DriverMessage
         | Action::SettingsWrite
+        | Action::PaymentSettingsWrite
         | Action::LanguagesWrite
         | Action::ReportsExport
         | Action::BookingExport => true,
@@ -369,6 +372,8 @@ fn kind(action: Action) -> Kind {
         | Action::SosRead
         | Action::SosManage
         | Action::OwedRead
+        | Action::PaymentSettingsRead
+        | Action::PaymentSettingsWrite
         | Action::Upload => Kind::Nothing,
     }
 }

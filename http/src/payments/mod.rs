@@ -14,17 +14,18 @@
 
 pub mod gateway;
 pub mod gateways;
+pub mod registry;
+pub mod secrets;
 pub mod settings;
 
 pub use gateway::CheckoutForm;
+pub use registry::Gateways;
 
-use crate::config::PaymentsConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use gateway::{Call, Gateway};
 use rust_decimal::Decimal;
 use settings::GatewaySettings;
-use std::collections::BTreeMap;
 use wayfare_actors::{ActorError, Event};
 use wayfare_engine::booking::{By, Command, WalletChange};
 use wayfare_engine::payment::{self, CheckoutOrder};
@@ -40,41 +41,6 @@ pub fn checkout_link(gateway: &str) -> String {
     format!("/api/v1/payments/{gateway}/checkout")
 }
 
-/// The gateways' settings from the configuration, checked at start.
-#[derive(Debug, Clone, Default)]
-pub struct Gateways {
-    configured: BTreeMap<&'static str, GatewaySettings>,
-}
-
-impl Gateways {
-    pub fn from_config(config: &PaymentsConfig) -> Result<Gateways, settings::SettingsError> {
-        let mut configured = settings::from_config(gateways::ALL, &config.gateways)?;
-        // The test gateway pays without money: on only when asked for by name.
-        configured.insert(gateways::test::Test.name(), GatewaySettings::new(config.test_gateway, false, []));
-        Ok(Gateways { configured })
-    }
-
-    /// A gateway's settings as they now are.
-    pub fn settings(&self, gateway: &dyn Gateway) -> GatewaySettings {
-        self.configured.get(gateway.name()).cloned().unwrap_or_default()
-    }
-
-    /// The gateway of a provider name when it is on; `no_provider_found` otherwise.
-    pub fn usable(&self, name: &str) -> ApiResult<(&'static dyn Gateway, GatewaySettings)> {
-        let gateway = gateways::find(name).ok_or(ErrorKey::NoProviderFound)?;
-        let settings = self.settings(gateway);
-        if !settings.usable(gateway) {
-            return Err(ErrorKey::NoProviderFound.into());
-        }
-        Ok((gateway, settings))
-    }
-
-    /// The gateways that are on, in the spec's order.
-    pub fn active(&self) -> Vec<&'static dyn Gateway> {
-        gateways::ALL.iter().copied().filter(|gateway| self.settings(*gateway).usable(*gateway)).collect()
-    }
-}
-
 /// What a gateway is called with, for `settings`.
 pub fn call<'a>(state: &'a AppState, gateway: &dyn Gateway, settings: &'a GatewaySettings) -> Call<'a> {
     let api_base = settings.api_base.clone().unwrap_or_else(|| gateway.api_base(settings.testing).to_string());
@@ -83,13 +49,16 @@ pub fn call<'a>(state: &'a AppState, gateway: &dyn Gateway, settings: &'a Gatewa
 
 /// The provider list the app shows: the stored one, plus every gateway that
 /// is on and not listed.
-pub fn with_configured_gateways(mut providers: Vec<PaymentProvider>, gateways: &Gateways) -> Vec<PaymentProvider> {
-    for gateway in gateways.active() {
+pub async fn with_configured_gateways(
+    state: &AppState,
+    mut providers: Vec<PaymentProvider>,
+) -> ApiResult<Vec<PaymentProvider>> {
+    for gateway in state.gateways.active(state.storage.as_ref()).await? {
         if !providers.iter().any(|provider| provider.name == gateway.name()) {
             providers.push(PaymentProvider { name: gateway.name().into(), link: checkout_link(gateway.name()) });
         }
     }
-    providers
+    Ok(providers)
 }
 
 /// Where a payer goes back to when the form names nowhere (or somewhere not ours).

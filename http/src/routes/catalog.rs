@@ -108,5 +108,5 @@ pub(crate) async fn cancel_reasons(State(state): State<AppState>) -> ApiResult<J
 )]
 pub(crate) async fn payment_providers(State(state): State<AppState>) -> ApiResult<Json<Vec<PaymentProvider>>> {
     let stored = state.storage.payment_providers().await?;
-    Ok(Json(crate::payments::with_configured_gateways(stored, &state.gateways)))
+    Ok(Json(crate::payments::with_configured_gateways(&state, stored).await?))
 }

@@ -18,6 +18,7 @@ pub mod kit;
 pub mod languages;
 pub mod mend;
 pub mod notifications;
+pub mod payment_gateways;
 pub mod payments;
 pub mod promos;
 pub mod reports;
@@ -55,6 +56,7 @@ pub fn api() -> ApiRouter {
         // files and payments (issue 6)
         .merge(files::router())
         .merge(payments::router())
+        .merge(payment_gateways::router())
         // promos, notifications, languages
         .merge(promos::router())
         .merge(notifications::router())

@@ -50,7 +50,7 @@ fn form_of(form: Result<Form<CheckoutForm>, FormRejection>) -> ApiResult<Checkou
 
 /// A test payment of the signed-in payer; anyone else's is not known to exist.
 async fn test_payment(state: &AppState, current: &CurrentUser, id: Uuid) -> ApiResult<PaymentRecord> {
-    state.gateways.usable(TEST_GATEWAY)?;
+    state.gateways.usable(state.storage.as_ref(), TEST_GATEWAY).await?;
     let payment = state.storage.payment(id).await?;
     if payment.gateway != TEST_GATEWAY || payment.customer != current.principal.id {
         return Err(ErrorKey::NotFound.into());
@@ -218,7 +218,7 @@ async fn checkout(
     PathParam(provider): PathParam<String>,
     form: Result<Form<CheckoutForm>, FormRejection>,
 ) -> ApiResult<Response> {
-    let (gateway, settings) = state.gateways.usable(&provider)?;
+    let (gateway, settings) = state.gateways.usable(state.storage.as_ref(), &provider).await?;
     let form = form_of(form)?;
     let payment = payments::start_checkout(&state, current.principal.id, gateway.name(), &form).await?;
     let base = public_base(&state, &headers);
@@ -313,7 +313,7 @@ async fn webhook(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Json<WebhookAnswer>> {
-    let (gateway, settings) = state.gateways.usable(&provider)?;
+    let (gateway, settings) = state.gateways.usable(state.storage.as_ref(), &provider).await?;
     let incoming = Incoming { headers: &headers, query: query.as_deref().unwrap_or_default(), body: &body };
     let verdict = gateway
         .notification(&payments::call(&state, gateway, &settings), &incoming)
@@ -343,7 +343,7 @@ fn names(key: &PaymentKey, payment: &PaymentRecord) -> bool {
 
 /// Back from the provider: asks it (or checks its signed answer), then on to the app.
 async fn came_back(state: AppState, provider: String, id: Uuid, incoming: Incoming<'_>) -> ApiResult<Redirect> {
-    let (gateway, settings) = state.gateways.usable(&provider)?;
+    let (gateway, settings) = state.gateways.usable(state.storage.as_ref(), &provider).await?;
     let mut payment = state.storage.payment(id).await?;
     if payment.gateway != gateway.name() {
         return Err(ErrorKey::NotFound.into());

@@ -26,6 +26,7 @@ mod gateways;
 mod geo;
 mod matrix;
 mod matrix_files;
+mod payment_gateways;
 mod payments;
 mod sign_in;
 mod signup;

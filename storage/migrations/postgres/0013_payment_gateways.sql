@@ -9,7 +9,7 @@ CREATE TABLE payment_gateways (
     name TEXT PRIMARY KEY,
     active BOOLEAN NOT NULL,
     testing BOOLEAN NOT NULL,
-    fields TEXT NOT NULL,
+    fields JSONB NOT NULL,
     updated_by UUID REFERENCES users (id) ON DELETE SET NULL,
     updated_at BIGINT NOT NULL
 );
@@ -20,6 +20,6 @@ CREATE TABLE payment_gateway_changes (
     name TEXT NOT NULL,
     changed_by UUID REFERENCES users (id) ON DELETE SET NULL,
     changed_at BIGINT NOT NULL,
-    changed TEXT NOT NULL
+    changed JSONB NOT NULL
 );
 CREATE INDEX payment_gateway_changes_name ON payment_gateway_changes (name, changed_at);

@@ -9,7 +9,7 @@ use crate::common::cursor::encode_cursor;
 use crate::common::dialect::Dialect;
 use crate::common::rows::PromoRow;
 use crate::error::{StorageError, StorageResult};
-use crate::types::{Page, PageRequest, SortOrder};
+use crate::types::{GatewayChange, Page, PageRequest, SortOrder, StoredGateway};
 use async_trait::async_trait;
 use sqlx::types::Json;
 use tracing::instrument;
@@ -17,6 +17,29 @@ use wayfare_engine::{
     CarType, CarTypeId, Language, LanguageId, Millis, Notification, NotificationId, PaymentProvider, Promo, PromoId,
     Settings, UserId,
 };
+
+#[derive(sqlx::FromRow)]
+struct GatewayRow {
+    name: String,
+    active: bool,
+    testing: bool,
+    fields: Json<std::collections::BTreeMap<String, String>>,
+    updated_by: Option<uuid::Uuid>,
+    updated_at: Millis,
+}
+
+impl GatewayRow {
+    fn into_gateway(self) -> StoredGateway {
+        StoredGateway {
+            name: self.name,
+            active: self.active,
+            testing: self.testing,
+            fields: self.fields.0,
+            updated_by: self.updated_by.map(UserId),
+            updated_at: self.updated_at,
+        }
+    }
+}
 
 /// Moving the default flag touches two rows and the unique index; taking
 /// every language row's lock in id order first (PostgreSQL; SQLite writers
@@ -146,6 +169,88 @@ impl Catalogue for Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    async fn payment_gateways(&self) -> StorageResult<Vec<StoredGateway>> {
+        let rows: Vec<GatewayRow> = sqlx::query_as(
+            "SELECT name, active, testing, fields, updated_by, updated_at FROM payment_gateways ORDER BY name",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(GatewayRow::into_gateway).collect())
+    }
+
+    async fn payment_gateway(&self, name: &str) -> StorageResult<Option<StoredGateway>> {
+        let row: Option<GatewayRow> = sqlx::query_as(
+            "SELECT name, active, testing, fields, updated_by, updated_at FROM payment_gateways WHERE name = $1",
+        )
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(GatewayRow::into_gateway))
+    }
+
+    #[instrument(skip_all, fields(gateway = %gateway.name))]
+    async fn save_payment_gateway(&self, gateway: &StoredGateway, change: &GatewayChange) -> StorageResult<()> {
+        let (_turn, mut tx) = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO payment_gateways (name, active, testing, fields, updated_by, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (name) DO UPDATE SET active = excluded.active, testing = excluded.testing,
+                fields = excluded.fields, updated_by = excluded.updated_by, updated_at = excluded.updated_at",
+        )
+        .bind(&gateway.name)
+        .bind(gateway.active)
+        .bind(gateway.testing)
+        .bind(Json(&gateway.fields))
+        .bind(gateway.updated_by.map(|user| user.0))
+        .bind(gateway.updated_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(write_error)?;
+        sqlx::query(
+            "INSERT INTO payment_gateway_changes (id, name, changed_by, changed_at, changed) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(change.id)
+        .bind(&change.gateway)
+        .bind(change.changed_by.map(|user| user.0))
+        .bind(change.changed_at)
+        .bind(Json(&change.changed))
+        .execute(&mut *tx)
+        .await
+        .map_err(write_error)?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn payment_gateway_changes(
+        &self,
+        gateway: Option<&str>,
+        page: &PageRequest,
+    ) -> StorageResult<Page<GatewayChange>> {
+        let limit = page.limit();
+        let order = SortOrder::Desc;
+        let mut builder = SqlBuilder::new(
+            "SELECT c.id, c.name, c.changed_by, c.changed_at, c.changed FROM payment_gateway_changes c WHERE TRUE",
+        );
+        if let Some(gateway) = gateway {
+            builder.push_bind(" AND c.name = ", Bind::Text(gateway.to_string()));
+        }
+        push_keyset(&mut builder, "c.changed_at", "c.id", order, page.after.as_deref())?;
+        push_order_limit(&mut builder, "c.changed_at", "c.id", order, limit);
+        let rows: Vec<(uuid::Uuid, String, Option<uuid::Uuid>, Millis, Json<Vec<String>>)> =
+            fetch_all(&self.pool, builder).await?;
+        let changes = rows
+            .into_iter()
+            .map(|(id, gateway, changed_by, changed_at, changed)| GatewayChange {
+                id,
+                gateway,
+                changed_by: changed_by.map(UserId),
+                changed_at,
+                changed: changed.0,
+            })
+            .collect();
+        Ok(page_of(changes, limit, |change: &GatewayChange| encode_cursor(change.changed_at, change.id)))
     }
 
     async fn promos(&self) -> StorageResult<Vec<Promo>> {

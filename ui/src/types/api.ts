@@ -384,6 +384,24 @@ export interface CarTypeDeleted {
 /** A car type. */
 export type CarTypeId = string;
 
+/** One change: who, when, which fields (never their values). */
+export interface ChangeView {
+  changed: string[];
+  changedAt: Millis;
+  changedBy?: UserId | null;
+  /** The admin's name when they still exist. */
+  changedByName?: string | null;
+  gateway: string;
+  id: string;
+}
+
+/** A page of the change log. */
+export interface ChangesPage {
+  items: ChangeView[];
+  /** The cursor of the next page, if any. */
+  next?: string | null;
+}
+
 export type Channel = 'email' | 'sms';
 
 export interface ChatBody {
@@ -690,7 +708,7 @@ export interface ErrorDetail {
 }
 
 /** A translation key: every refusal's `error.code` is one of these */
-export type ErrorKey = 'must_login' | 'profile_incomplete' | 'select_proper' | 'past_booking_error' | 'place_to_coords_error' | 'user_issue_contact_admin' | 'deliveryDetailMissing' | 'proper_email' | 'mobile_no_blank_error' | 'country_blank_error' | 'contact_input_error' | 'otp_validate_error' | 'login_error' | 'not_logged_in' | 'require_approval' | 'not_valid_user_type' | 'google_places_error' | 'demo_mode' | 'user_exists' | 'email_or_mobile_issue' | 'incomplete_user' | 'proper_bonus' | 'update_failed' | 'choose_image_first' | 'no_details_error' | 'location_fetch_error' | 'no_user_match' | 'no_tasks' | 'chat_not_found' | 'no_cancel_reason' | 'no_cars' | 'no_bookings' | 'no_provider_found' | 'json_error' | 'cannot_delete_default_language' | 'no_route_found' | 'booking_taken' | 'not_offered' | 'status_not_allowed' | 'stale_timer' | 'otp_mismatch' | 'invalid_rating' | 'invalid_amount' | 'invalid_input' | 'insufficient_wallet_balance' | 'auto_dispatch_on' | 'driver_not_eligible' | 'no_eligible_driver' | 'promo_invalid' | 'promo_expired' | 'promo_limit_reached' | 'promo_min_order' | 'already_processed' | 'not_allowed' | 'not_found' | 'code_expired' | 'invalid_code' | 'too_many_attempts' | 'file_too_large' | 'field_locked' | 'contact_not_editable' | 'user_has_active_bookings' | 'car_type_exists' | 'car_type_in_use' | 'invalid_signature' | 'promo_exists' | 'language_exists' | 'export_too_large' | 'referral_invalid' | 'fleet_code_invalid' | 'vehicle_details_missing' | 'vehicle_year_invalid' | 'document_number_missing' | 'document_expiry_invalid' | 'documents_missing' | 'document_expired' | 'reason_required' | 'sos_no_trip' | 'sos_note_required' | 'sos_already_taken' | 'sos_already_resolved';
+export type ErrorKey = 'must_login' | 'profile_incomplete' | 'select_proper' | 'past_booking_error' | 'place_to_coords_error' | 'user_issue_contact_admin' | 'deliveryDetailMissing' | 'proper_email' | 'mobile_no_blank_error' | 'country_blank_error' | 'contact_input_error' | 'otp_validate_error' | 'login_error' | 'not_logged_in' | 'require_approval' | 'not_valid_user_type' | 'google_places_error' | 'demo_mode' | 'user_exists' | 'email_or_mobile_issue' | 'incomplete_user' | 'proper_bonus' | 'update_failed' | 'choose_image_first' | 'no_details_error' | 'location_fetch_error' | 'no_user_match' | 'no_tasks' | 'chat_not_found' | 'no_cancel_reason' | 'no_cars' | 'no_bookings' | 'no_provider_found' | 'json_error' | 'cannot_delete_default_language' | 'no_route_found' | 'booking_taken' | 'not_offered' | 'status_not_allowed' | 'stale_timer' | 'otp_mismatch' | 'invalid_rating' | 'invalid_amount' | 'invalid_input' | 'insufficient_wallet_balance' | 'auto_dispatch_on' | 'driver_not_eligible' | 'no_eligible_driver' | 'promo_invalid' | 'promo_expired' | 'promo_limit_reached' | 'promo_min_order' | 'already_processed' | 'not_allowed' | 'not_found' | 'code_expired' | 'invalid_code' | 'too_many_attempts' | 'file_too_large' | 'field_locked' | 'contact_not_editable' | 'user_has_active_bookings' | 'car_type_exists' | 'car_type_in_use' | 'invalid_signature' | 'promo_exists' | 'language_exists' | 'export_too_large' | 'referral_invalid' | 'fleet_code_invalid' | 'vehicle_details_missing' | 'vehicle_year_invalid' | 'document_number_missing' | 'document_expiry_invalid' | 'documents_missing' | 'document_expired' | 'reason_required' | 'sos_no_trip' | 'sos_note_required' | 'sos_already_taken' | 'sos_already_resolved' | 'set_in_config_file' | 'secrets_key_missing';
 
 /** An estimate's body: the trip, and a promo code to price in. */
 export type EstimateBody = TripBody & {
@@ -734,6 +752,54 @@ export interface ExistsAnswer {
   exists: boolean;
   /** The mobile is taken. */
   mobile: boolean;
+}
+
+export type FieldKind = 'text' | 'secret';
+
+/** A field of a gateway as the panel shows it. */
+export interface FieldView {
+  /** Set in `wayfare.toml`: read-only here. */
+  inFile: boolean;
+  kind: FieldKind;
+  /** The original product's name for it (e.g. `KEY_ID`). */
+  name: string;
+  required: boolean;
+  set: boolean;
+  /** The value, for text fields only; a secret is never sent. */
+  value?: string | null;
+}
+
+/**
+ * A change of a gateway's settings from the panel: fields left out keep
+ * their value; `null` or an empty text clears one.
+ */
+export interface GatewayEdit {
+  active?: boolean | null;
+  /** By the gateway's field names (`GET /api/v1/payment-gateways` lists them). */
+  fields?: Record<string, string | null>;
+  testing?: boolean | null;
+}
+
+/** A gateway as the panel shows it. */
+export interface GatewayView {
+  active: boolean;
+  /** `active` is decided by `wayfare.toml`: read-only here. */
+  activeInFile: boolean;
+  fields: FieldView[];
+  /** Has a table in `wayfare.toml`. */
+  inFile: boolean;
+  /** Required fields not set. */
+  missing: string[];
+  name: string;
+  testing: boolean;
+  /** `testing` is decided by `wayfare.toml`: read-only here. */
+  testingInFile: boolean;
+  updatedAt?: Millis | null;
+  updatedBy?: UserId | null;
+  /** On: active with every required field set (then offered to payers). */
+  usable: boolean;
+  /** What to register in the provider's dashboard. */
+  webhookUrl: string;
 }
 
 export interface Health {

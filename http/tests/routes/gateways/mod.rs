@@ -194,8 +194,13 @@ pub struct World {
 
 impl World {
     pub async fn new(fake: &dyn Fake, currency: &str) -> World {
+        World::with(config(fake.gateway(), &fake.settings()), currency).await
+    }
+
+    /// A delivery platform in `currency` with these payment settings.
+    pub async fn with(payments: PaymentsConfig, currency: &str) -> World {
         let mut setup = Setup::default();
-        setup.config.payments = config(fake.gateway(), &fake.settings());
+        setup.config.payments = payments;
         setup.settings.appcat = wayfare_engine::AppCategory::Delivery;
         // A paid booking stays as the payment left it.
         setup.settings.autoDispatch = false;
@@ -386,7 +391,7 @@ pub async fn a_refund_reaches_the_provider(fake: &dyn Fake, currency: &str) {
     world.notify(fake, &notification).await.expect(200);
     let payment = world.payment(&paying).await;
     let gateway = wayfare_http::payments::gateways::find(fake.gateway()).unwrap();
-    let settings = world.app.state.gateways.settings(gateway);
+    let settings = world.app.state.gateways.settings(world.app.state.storage.as_ref(), gateway).await.unwrap();
     let call = wayfare_http::payments::call(&world.app.state, gateway, &settings);
     if !fake.refunds_supported() {
         let refused = gateway.refund(&call, &payment, Decimal::new(5, 0), "refund-1").await;

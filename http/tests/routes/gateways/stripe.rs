@@ -8,8 +8,8 @@ use axum::routing::{get, post};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-const SECRET_KEY: &str = "sk_test_fake";
-const WEBHOOK_SECRET: &str = "whsec_fake";
+pub const SECRET_KEY: &str = "sk_test_fake";
+pub const WEBHOOK_SECRET: &str = "whsec_fake";
 
 /// A session's form, and what was paid (minor units, currency) once it was.
 type Session = (Vec<(String, String)>, Option<(i64, String)>);
@@ -23,7 +23,7 @@ struct Books {
 
 #[derive(Clone)]
 pub struct FakeStripe {
-    base: String,
+    pub base: String,
     books: Arc<Mutex<Books>>,
 }
 

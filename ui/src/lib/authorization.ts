@@ -34,6 +34,8 @@ export const PROTECTED_ROUTES: Record<string, Role[]> = {
   '/addtowallet': ADMIN,
   '/withdraws': ADMIN,
   '/settings': ADMIN,
+  // Issue #37: the payment gateways' settings (secrets write-only).
+  '/paymentsettings': ADMIN,
   '/appinfo': ADMIN,
   '/languagesetting': ADMIN,
 };

@@ -26,6 +26,12 @@ export const queryKeys = {
   withdraws: (userId: string) => ['withdraws', userId] as const,
   cancelReasons: ['cancelreasons'] as const,
   paymentProviders: ['payment-providers'] as const,
+  /** Issue #37: the panel's payment settings and their change log. */
+  paymentGateways: {
+    all: ['payment-gateways'] as const,
+    list: ['payment-gateways', 'list'] as const,
+    changes: ['payment-gateways', 'changes'] as const,
+  },
   liveDrivers: ['drivers', 'live'] as const,
   /** Issue #33: the banners' open alerts, the panel's pages, one alert. */
   sos: {

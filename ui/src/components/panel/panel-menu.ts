@@ -20,7 +20,7 @@ export const PANEL_MENU: PanelMenuGroup[] = [
   { title: 'panel.group_users', items: ['/riders', '/drivers', '/fleetadmins', '/alladmin'] },
   { items: ['/cartypes', '/cancelreasons', '/promos', '/notifications'] },
   { title: 'panel.group_wallet', items: ['/earningreports', '/moneyowed', '/driverearning', '/addtowallet', '/withdraws'] },
-  { title: 'panel.group_settings', items: ['/appinfo', '/settings', '/languagesetting'] },
+  { title: 'panel.group_settings', items: ['/appinfo', '/settings', '/paymentsettings', '/languagesetting'] },
   { items: ['/profile'] },
 ];
 

@@ -14,7 +14,7 @@ describe('the panel menu', () => {
       '/riders', '/drivers', '/fleetadmins', '/alladmin',
       '/cartypes', '/cancelreasons', '/promos', '/notifications',
       '/earningreports', '/moneyowed', '/driverearning', '/addtowallet', '/withdraws',
-      '/appinfo', '/settings', '/languagesetting',
+      '/appinfo', '/settings', '/paymentsettings', '/languagesetting',
       '/profile',
     ]);
     expect(panelMenuFor('admin').map((group) => group.title).filter(Boolean)).toEqual([

@@ -7,16 +7,14 @@
 // form and is served to the end by a demo driver with no other client
 // driving: this file only reads the API, it never plays a driver.
 // Screenshots for docs/screenshots: desktop, phone and Arabic of each.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, call } from './support/api';
-import { launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
+import { docsScreenshot, launchBrowser, newPerson, signIn, type Person } from './support/browser';
 import { expectNoErrors, fillBookingForm, rateFiveStars, waitForAttribute } from './support/flows';
 import { serverBinary, startServer } from './support/server';
 
-const DOCS_SCREENSHOTS = resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots');
 const DESKTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const ADMIN = 'admin@demo.wayfare';
@@ -46,13 +44,6 @@ interface BookingJson {
   demo?: boolean;
   payment_mode?: string | null;
   rating: number | null;
-}
-
-/** Through the shared helper (it waits for every map's tiles and keeps the run's copy), then into the docs. */
-async function docsScreenshot(page: Page, name: string) {
-  await screenshot(page, name);
-  mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: resolve(DOCS_SCREENSHOTS, `${name}.png`) });
 }
 
 /** The process serving on `url`'s port, read from its command line (`--listen 127.0.0.1:PORT`). */

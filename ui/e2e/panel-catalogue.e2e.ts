@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSignIn, call } from './support/api';
 import { demoModeUrl, launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
-import { chooseCarType, expectNoErrors, fillBookingForm } from './support/flows';
+import { chooseCarType, expectNoErrors, expectRefused, fillBookingForm } from './support/flows';
 
 const POLL = { timeout: 15_000 };
 const PHONE = { width: 390, height: 844 };
@@ -15,13 +15,6 @@ const PROPER_BONUS = 'Please enter a referral bonus.';
 /** '$12.34' as 12.34. */
 function money(text: string | null) {
   return Number((text ?? '').replace(/[^0-9.]/g, ''));
-}
-
-/** The browser logs a refusal the test asked for as a console error: take exactly those out. */
-function expectRefused(person: Person, status: number, path: string) {
-  const index = person.errors.findIndex((error) => error.includes(`status of ${status}`) && error.includes(path));
-  expect(index, `a ${status} from ${path}`).toBeGreaterThanOrEqual(0);
-  person.errors.splice(index, 1);
 }
 
 describe('the panel: cancellation reasons, promos and notifications', () => {

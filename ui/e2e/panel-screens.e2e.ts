@@ -13,7 +13,7 @@ const PHONE = { width: 390, height: 844 };
 const ALL_SCREENS = [
   '/dashboard', '/dispatch', '/sos', '/bookings', '/addbookings', '/riders', '/drivers', '/fleetadmins', '/alladmin', '/cartypes',
   '/cancelreasons', '/promos', '/notifications', '/earningreports', '/moneyowed', '/driverearning', '/addtowallet', '/withdraws',
-  '/appinfo', '/settings', '/languagesetting', '/profile',
+  '/appinfo', '/settings', '/paymentsettings', '/languagesetting', '/profile',
 ];
 const FLEET_SCREENS = ['/dashboard', '/dispatch', '/sos', '/bookings', '/drivers', '/driverearning', '/earningreports', '/moneyowed', '/profile'];
 

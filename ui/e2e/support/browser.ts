@@ -9,6 +9,7 @@ import { CHROMIUM_FLAGS } from './browser-flags';
 export { CHROMIUM_FLAGS };
 
 const SCREENSHOTS = resolve(import.meta.dirname, '..', 'screenshots');
+const DOCS_SCREENSHOTS = resolve(import.meta.dirname, '..', '..', '..', 'docs', 'screenshots');
 
 export function baseUrl() {
   return inject('baseUrl');
@@ -62,6 +63,13 @@ export async function screenshot(page: Page, name: string) {
     })
     .catch(() => console.warn(`screenshot ${name}: a map was still loading after 20 s`));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+}
+
+/** Through `screenshot` (it waits for every map's tiles and keeps the run's copy), then into docs/screenshots. */
+export async function docsScreenshot(page: Page, name: string) {
+  await screenshot(page, name);
+  mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(DOCS_SCREENSHOTS, `${name}.png`) });
 }
 
 /** The newest sign-in code sent to a contact, from the dev outbox. */

@@ -52,6 +52,13 @@ export function expectNoErrors(...people: Person[]) {
   expect(people.flatMap((person) => person.errors)).toEqual([]);
 }
 
+/** The browser logs a refusal the test asked for as a console error: take exactly those out. */
+export function expectRefused(person: Person, status: number, path: string) {
+  const index = person.errors.findIndex((error) => error.includes(`status of ${status}`) && error.includes(path));
+  expect(index, `a ${status} from ${path}`).toBeGreaterThanOrEqual(0);
+  person.errors.splice(index, 1);
+}
+
 /** Clicks the fifth star (MUI's radios are visually hidden behind their labels). */
 export async function rateFiveStars(page: Page) {
   const id = await page.getByTestId('rating-stars').getByLabel('5 stars', { exact: true }).getAttribute('id');

@@ -165,7 +165,7 @@ export function PaymentGateways() {
     () => [
       { field: 'name', headerName: t('gateways.gateway'), minWidth: 150, flex: 1, valueFormatter: (value: string) => gatewayTitle(value) },
       { field: 'usable', headerName: t('gateways.status'), minWidth: 130, renderCell: ({ row }) => <StatusChip gateway={row} /> },
-      { field: 'testing', headerName: t('gateways.testing'), minWidth: 110, type: 'boolean' },
+      { field: 'testing', headerName: t('gateways.sandbox'), minWidth: 110, type: 'boolean' },
       { field: 'missing', headerName: t('gateways.missing_column'), minWidth: 200, flex: 2, sortable: false, valueGetter: (_value, row) => row.missing.join(', ') },
       { field: 'updatedAt', headerName: t('gateways.updated_at'), minWidth: 150, valueFormatter: (value: number | undefined) => (value ? formatDateTime(value) : '') },
     ],

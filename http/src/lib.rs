@@ -123,7 +123,7 @@ pub fn runtime_options(config: &Config, maps: &Arc<dyn wayfare_maps::MapsProvide
 }
 
 /// Opens storage, applies migrations, seeds the demo when asked, and starts the runtime.
-pub async fn start(config: Config) -> anyhow::Result<AppState> {
+pub async fn start(mut config: Config) -> anyhow::Result<AppState> {
     if config.cluster.enabled() && !config.storage_url().starts_with("postgres") {
         anyhow::bail!(
             "cluster mode (cluster.redis_url) needs PostgreSQL (database_url = \"postgres://…\"): \
@@ -131,6 +131,10 @@ pub async fn start(config: Config) -> anyhow::Result<AppState> {
         );
     }
     std::fs::create_dir_all(&config.data_dir)?;
+    if config.demo && config.payments.secrets_key.is_none() {
+        // The demo city's panel may keep gateway secrets; a real operator sets their own key.
+        config.payments.secrets_key = Some(demo::secrets_key(&config.data_dir)?);
+    }
     let storage = wayfare_storage::open(&config.storage_url()).await?;
     // Whether the demo city was seeded now: only then does it get a history.
     let fresh_demo = config.demo && demo::seed_with(storage.as_ref(), &config.demo_seed).await?;

@@ -262,8 +262,38 @@ pub async fn seed_with(storage: &dyn Storage, options: &DemoSeedConfig) -> anyho
     Ok(true)
 }
 
+/// The key the demo city seals gateway secrets with when the configuration
+/// names none: made once, kept in the data directory (readable by the
+/// server's user only), so the demo's saved secrets survive a restart.
+pub fn secrets_key(data_dir: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let path = data_dir.join("demo-secrets.key");
+    if let Ok(key) = std::fs::read_to_string(&path) {
+        return Ok(key.trim().to_string());
+    }
+    let mut bytes = [0u8; 32];
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+        .map_err(|_| std::io::Error::other("no randomness for the demo's secrets key"))?;
+    let key = hex::encode(bytes);
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path)?;
+    file.write_all(key.as_bytes())?;
+    Ok(key)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_demo_secrets_key_is_made_once_and_kept_private() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let directory = tempfile::tempdir().unwrap();
+        let key = super::secrets_key(directory.path()).unwrap();
+        assert!(crate::payments::secrets::SecretsKey::from_hex(&key).is_ok(), "{key}");
+        assert_eq!(super::secrets_key(directory.path()).unwrap(), key, "the same after a restart");
+        let mode = std::fs::metadata(directory.path().join("demo-secrets.key")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
     use super::*;
     use wayfare_engine::geo;
 

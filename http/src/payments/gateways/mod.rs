@@ -2,14 +2,19 @@
 //! behind `crate::payments::gateway::Gateway`.
 
 pub mod payfast;
+pub mod payulatam;
 pub mod stripe;
 pub mod test;
 
 use super::gateway::Gateway;
 
 /// Every gateway this server speaks, the built-in `test` one first.
-pub static ALL: &[&dyn Gateway] =
-    &[&test::Test, &payfast::PayFast, &stripe::Stripe];
+pub static ALL: &[&dyn Gateway] = &[
+    &test::Test,
+    &payfast::PayFast,
+    &payulatam::PayULatam,
+    &stripe::Stripe,
+];
 
 /// The gateway of a provider name (case as the spec writes it: lower).
 pub fn find(name: &str) -> Option<&'static dyn Gateway> {

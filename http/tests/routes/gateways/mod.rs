@@ -15,6 +15,7 @@
 //! - a refund, whole then part, reaches the fake.
 
 pub mod payfast;
+pub mod payulatam;
 pub mod stripe;
 
 use crate::support::*;

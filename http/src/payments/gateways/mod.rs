@@ -1,6 +1,7 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod liqpay;
 pub mod payfast;
 pub mod payulatam;
 pub mod stripe;
@@ -11,6 +12,7 @@ use super::gateway::Gateway;
 /// Every gateway this server speaks, the built-in `test` one first.
 pub static ALL: &[&dyn Gateway] = &[
     &test::Test,
+    &liqpay::LiqPay,
     &payfast::PayFast,
     &payulatam::PayULatam,
     &stripe::Stripe,

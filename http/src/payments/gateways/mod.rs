@@ -6,6 +6,7 @@ pub mod payfast;
 pub mod payulatam;
 pub mod stripe;
 pub mod test;
+pub mod wipay;
 
 use super::gateway::Gateway;
 
@@ -16,6 +17,7 @@ pub static ALL: &[&dyn Gateway] = &[
     &payfast::PayFast,
     &payulatam::PayULatam,
     &stripe::Stripe,
+    &wipay::WiPay,
 ];
 
 /// The gateway of a provider name (case as the spec writes it: lower).

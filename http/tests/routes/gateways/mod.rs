@@ -18,6 +18,7 @@ pub mod liqpay;
 pub mod payfast;
 pub mod payulatam;
 pub mod stripe;
+pub mod wipay;
 
 use crate::support::*;
 use async_trait::async_trait;

@@ -4,6 +4,7 @@
 pub mod liqpay;
 pub mod payfast;
 pub mod payulatam;
+pub mod securepay;
 pub mod stripe;
 pub mod test;
 pub mod wipay;
@@ -16,6 +17,7 @@ pub static ALL: &[&dyn Gateway] = &[
     &liqpay::LiqPay,
     &payfast::PayFast,
     &payulatam::PayULatam,
+    &securepay::SecurePay,
     &stripe::Stripe,
     &wipay::WiPay,
 ];

@@ -17,6 +17,7 @@
 pub mod liqpay;
 pub mod payfast;
 pub mod payulatam;
+pub mod securepay;
 pub mod stripe;
 pub mod wipay;
 

@@ -14,7 +14,12 @@
 //! - one for a payment the server does not know is 404 `not_found`;
 //! - a refund, whole then part, reaches the fake.
 
+pub mod liqpay;
+pub mod payfast;
+pub mod payulatam;
+pub mod securepay;
 pub mod stripe;
+pub mod wipay;
 
 use crate::support::*;
 use async_trait::async_trait;
@@ -372,8 +377,12 @@ pub async fn another_amount_or_currency_changes_nothing(fake: &dyn Fake, currenc
     let paying = world.check_out_booking(fake).await;
     let less = fake.pay_other(&paying, minor(&paying.payment) - 100, currency).await;
     world.notify(fake, &less).await.refused_on(400, "invalid_amount", "amount");
-    let elsewhere = fake.pay_other(&paying, minor(&paying.payment), other_currency).await;
-    world.notify(fake, &elsewhere).await.refused_on(400, "invalid_amount", "amount");
+    // An empty other currency: the provider settles in one currency only
+    // and its notifications name none (PayFast), so there is no other to say.
+    if !other_currency.is_empty() {
+        let elsewhere = fake.pay_other(&paying, minor(&paying.payment), other_currency).await;
+        world.notify(fake, &elsewhere).await.refused_on(400, "invalid_amount", "amount");
+    }
     assert_eq!(world.payment(&paying).await.status, PaymentStatus::Pending);
     assert_eq!(world.status().await, BookingStatus::PaymentPending);
 }

@@ -97,6 +97,10 @@ pub enum Start {
     Redirect(String),
     /// A form posted to the provider (a page of ours that submits itself).
     PostForm { action: String, fields: Vec<(String, String)> },
+    /// A page of ours, written by the gateway, for providers whose checkout
+    /// runs in the payer's browser with the provider's script (it then posts
+    /// back to the return link, where the server checks with the provider).
+    Page(String),
 }
 
 /// A started checkout: where to go, and the provider's id for it, if it gave one.

@@ -249,6 +249,7 @@ async fn checkout(
     Ok(match started.to {
         Start::Redirect(url) => Redirect::to(&url).into_response(),
         Start::PostForm { action, fields } => post_form_page(&action, &fields).into_response(),
+        Start::Page(html) => Html(html).into_response(),
     })
 }
 

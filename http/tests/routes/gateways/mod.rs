@@ -38,6 +38,8 @@ pub enum Checkout {
     Redirect(String),
     /// A page that posts this form to the provider.
     Form { action: String, fields: Vec<(String, String)> },
+    /// A page the gateway wrote, running the provider's script in the browser.
+    Page(String),
 }
 
 #[allow(dead_code, reason = "used by the fakes of providers that read the checkout's fields")]
@@ -51,6 +53,7 @@ impl Checkout {
                 .query_pairs()
                 .find(|(key, _)| key == name)
                 .map(|(_, value)| value.into_owned()),
+            Checkout::Page(_) => None,
         }
     }
 
@@ -58,6 +61,7 @@ impl Checkout {
         match self {
             Checkout::Redirect(url) => url,
             Checkout::Form { action, .. } => action,
+            Checkout::Page(_) => "",
         }
     }
 }
@@ -240,7 +244,15 @@ impl World {
             self.app.post_raw(&path, Some(&self.rider), "application/x-www-form-urlencoded", body.join("&")).await;
         let checkout = match reply.status.as_u16() {
             303 => Checkout::Redirect(reply.header(header::LOCATION).expect("a Location").to_string()),
-            200 => posted_form(reply.body.as_str().expect("a page")),
+            200 => {
+                let html = reply.body.as_str().expect("a page");
+                // The route's own page posts a form at once; any other is the gateway's.
+                if html.contains("document.forms[0].submit()") {
+                    posted_form(html)
+                } else {
+                    Checkout::Page(html.to_string())
+                }
+            }
             other => panic!("checkout answered {other}: {}", reply.body),
         };
         let payments = self.app.state.storage.payments_of(self.rider.id, 1).await.unwrap();

@@ -1,6 +1,7 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod flutterwave;
 pub mod paystack;
 pub mod razorpay;
 pub mod stripe;
@@ -9,7 +10,8 @@ pub mod test;
 use super::gateway::Gateway;
 
 /// Every gateway this server speaks, the built-in `test` one first.
-pub static ALL: &[&dyn Gateway] = &[&test::Test, &paystack::Paystack, &stripe::Stripe, &razorpay::Razorpay];
+pub static ALL: &[&dyn Gateway] =
+    &[&test::Test, &flutterwave::Flutterwave, &paystack::Paystack, &stripe::Stripe, &razorpay::Razorpay];
 
 /// The gateway of a provider name (case as the spec writes it: lower).
 pub fn find(name: &str) -> Option<&'static dyn Gateway> {

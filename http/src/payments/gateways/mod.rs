@@ -2,6 +2,7 @@
 //! behind `crate::payments::gateway::Gateway`.
 
 pub mod flutterwave;
+pub mod paymongo;
 pub mod paystack;
 pub mod razorpay;
 pub mod stripe;
@@ -10,8 +11,14 @@ pub mod test;
 use super::gateway::Gateway;
 
 /// Every gateway this server speaks, the built-in `test` one first.
-pub static ALL: &[&dyn Gateway] =
-    &[&test::Test, &flutterwave::Flutterwave, &paystack::Paystack, &stripe::Stripe, &razorpay::Razorpay];
+pub static ALL: &[&dyn Gateway] = &[
+    &test::Test,
+    &flutterwave::Flutterwave,
+    &paystack::Paystack,
+    &stripe::Stripe,
+    &razorpay::Razorpay,
+    &paymongo::Paymongo,
+];
 
 /// The gateway of a provider name (case as the spec writes it: lower).
 pub fn find(name: &str) -> Option<&'static dyn Gateway> {

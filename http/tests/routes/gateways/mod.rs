@@ -15,6 +15,7 @@
 //! - a refund, whole then part, reaches the fake.
 
 pub mod flutterwave;
+pub mod paymongo;
 pub mod paystack;
 pub mod razorpay;
 pub mod stripe;

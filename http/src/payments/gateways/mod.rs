@@ -7,6 +7,7 @@ pub mod paystack;
 pub mod razorpay;
 pub mod stripe;
 pub mod test;
+pub mod xendit;
 
 use super::gateway::Gateway;
 
@@ -18,6 +19,7 @@ pub static ALL: &[&dyn Gateway] = &[
     &stripe::Stripe,
     &razorpay::Razorpay,
     &paymongo::Paymongo,
+    &xendit::Xendit,
 ];
 
 /// The gateway of a provider name (case as the spec writes it: lower).

@@ -19,6 +19,7 @@ pub mod paymongo;
 pub mod paystack;
 pub mod razorpay;
 pub mod stripe;
+pub mod xendit;
 
 use crate::support::*;
 use async_trait::async_trait;

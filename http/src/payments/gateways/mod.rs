@@ -6,6 +6,7 @@ pub mod paymongo;
 pub mod paystack;
 pub mod razorpay;
 pub mod stripe;
+pub mod tap;
 pub mod test;
 pub mod xendit;
 
@@ -20,6 +21,7 @@ pub static ALL: &[&dyn Gateway] = &[
     &razorpay::Razorpay,
     &paymongo::Paymongo,
     &xendit::Xendit,
+    &tap::Tap,
 ];
 
 /// The gateway of a provider name (case as the spec writes it: lower).

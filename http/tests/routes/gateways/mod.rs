@@ -19,6 +19,7 @@ pub mod paymongo;
 pub mod paystack;
 pub mod razorpay;
 pub mod stripe;
+pub mod tap;
 pub mod xendit;
 
 use crate::support::*;

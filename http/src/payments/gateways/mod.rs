@@ -1,25 +1,38 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod flutterwave;
 pub mod liqpay;
 pub mod payfast;
+pub mod paymongo;
+pub mod paystack;
 pub mod payulatam;
+pub mod razorpay;
 pub mod securepay;
 pub mod stripe;
+pub mod tap;
 pub mod test;
 pub mod wipay;
+pub mod xendit;
 
 use super::gateway::Gateway;
 
-/// Every gateway this server speaks, the built-in `test` one first.
+/// Every gateway this server speaks, the built-in `test` one first, then in
+/// the order of the issue that asked for them.
 pub static ALL: &[&dyn Gateway] = &[
     &test::Test,
+    &flutterwave::Flutterwave,
     &liqpay::LiqPay,
     &payfast::PayFast,
+    &paystack::Paystack,
     &payulatam::PayULatam,
     &securepay::SecurePay,
     &stripe::Stripe,
     &wipay::WiPay,
+    &razorpay::Razorpay,
+    &paymongo::Paymongo,
+    &xendit::Xendit,
+    &tap::Tap,
 ];
 
 /// The gateway of a provider name (case as the spec writes it: lower).

@@ -14,12 +14,18 @@
 //! - one for a payment the server does not know is 404 `not_found`;
 //! - a refund, whole then part, reaches the fake.
 
+pub mod flutterwave;
 pub mod liqpay;
 pub mod payfast;
+pub mod paymongo;
+pub mod paystack;
 pub mod payulatam;
+pub mod razorpay;
 pub mod securepay;
 pub mod stripe;
+pub mod tap;
 pub mod wipay;
+pub mod xendit;
 
 use crate::support::*;
 use async_trait::async_trait;

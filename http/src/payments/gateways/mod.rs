@@ -2,13 +2,14 @@
 //! behind `crate::payments::gateway::Gateway`.
 
 pub mod paypal;
+pub mod squareup;
 pub mod stripe;
 pub mod test;
 
 use super::gateway::Gateway;
 
 /// Every gateway this server speaks, the built-in `test` one first.
-pub static ALL: &[&dyn Gateway] = &[&test::Test, &paypal::PayPal, &stripe::Stripe];
+pub static ALL: &[&dyn Gateway] = &[&test::Test, &paypal::PayPal, &stripe::Stripe, &squareup::Squareup];
 
 /// The gateway of a provider name (case as the spec writes it: lower).
 pub fn find(name: &str) -> Option<&'static dyn Gateway> {

@@ -15,6 +15,7 @@
 //! - a refund, whole then part, reaches the fake.
 
 pub mod paypal;
+pub mod squareup;
 pub mod stripe;
 
 use crate::support::*;

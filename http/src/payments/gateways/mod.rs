@@ -1,6 +1,7 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod mercadopago;
 pub mod paypal;
 pub mod squareup;
 pub mod stripe;
@@ -9,7 +10,13 @@ pub mod test;
 use super::gateway::Gateway;
 
 /// Every gateway this server speaks, the built-in `test` one first.
-pub static ALL: &[&dyn Gateway] = &[&test::Test, &paypal::PayPal, &stripe::Stripe, &squareup::Squareup];
+pub static ALL: &[&dyn Gateway] = &[
+    &test::Test,
+    &mercadopago::MercadoPago,
+    &paypal::PayPal,
+    &stripe::Stripe,
+    &squareup::Squareup,
+];
 
 /// The gateway of a provider name (case as the spec writes it: lower).
 pub fn find(name: &str) -> Option<&'static dyn Gateway> {

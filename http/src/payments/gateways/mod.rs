@@ -1,6 +1,7 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod iyzico;
 pub mod mercadopago;
 pub mod paypal;
 pub mod squareup;
@@ -16,6 +17,7 @@ pub static ALL: &[&dyn Gateway] = &[
     &paypal::PayPal,
     &stripe::Stripe,
     &squareup::Squareup,
+    &iyzico::Iyzico,
 ];
 
 /// The gateway of a provider name (case as the spec writes it: lower).

@@ -97,6 +97,9 @@ pub enum Start {
     Redirect(String),
     /// A form posted to the provider (a page of ours that submits itself).
     PostForm { action: String, fields: Vec<(String, String)> },
+    /// A page of the gateway's own, served as it is: a provider's browser
+    /// SDK that hands the server something to charge (Braintree's Drop-in).
+    Page(String),
 }
 
 /// A started checkout: where to go, and the provider's id for it, if it gave one.

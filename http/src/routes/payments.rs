@@ -249,6 +249,7 @@ async fn checkout(
     Ok(match started.to {
         Start::Redirect(url) => Redirect::to(&url).into_response(),
         Start::PostForm { action, fields } => post_form_page(&action, &fields).into_response(),
+        Start::Page(page) => Html(page).into_response(),
     })
 }
 

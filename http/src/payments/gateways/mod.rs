@@ -1,6 +1,7 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod braintree;
 pub mod iyzico;
 pub mod mercadopago;
 pub mod paypal;
@@ -13,6 +14,7 @@ use super::gateway::Gateway;
 /// Every gateway this server speaks, the built-in `test` one first.
 pub static ALL: &[&dyn Gateway] = &[
     &test::Test,
+    &braintree::Braintree,
     &mercadopago::MercadoPago,
     &paypal::PayPal,
     &stripe::Stripe,

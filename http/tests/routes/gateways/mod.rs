@@ -14,6 +14,7 @@
 //! - one for a payment the server does not know is 404 `not_found`;
 //! - a refund, whole then part, reaches the fake.
 
+pub mod braintree;
 pub mod iyzico;
 pub mod mercadopago;
 pub mod paypal;

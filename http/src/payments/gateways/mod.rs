@@ -5,6 +5,7 @@ pub mod braintree;
 pub mod iyzico;
 pub mod mercadopago;
 pub mod paypal;
+pub mod slickpay;
 pub mod squareup;
 pub mod stripe;
 pub mod test;
@@ -20,6 +21,7 @@ pub static ALL: &[&dyn Gateway] = &[
     &stripe::Stripe,
     &squareup::Squareup,
     &iyzico::Iyzico,
+    &slickpay::Slickpay,
 ];
 
 /// The gateway of a provider name (case as the spec writes it: lower).

@@ -18,6 +18,7 @@ pub mod braintree;
 pub mod iyzico;
 pub mod mercadopago;
 pub mod paypal;
+pub mod slickpay;
 pub mod squareup;
 pub mod stripe;
 

@@ -1,14 +1,20 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod braintree;
 pub mod flutterwave;
+pub mod iyzico;
 pub mod liqpay;
+pub mod mercadopago;
 pub mod payfast;
 pub mod paymongo;
+pub mod paypal;
 pub mod paystack;
 pub mod payulatam;
 pub mod razorpay;
 pub mod securepay;
+pub mod slickpay;
+pub mod squareup;
 pub mod stripe;
 pub mod tap;
 pub mod test;
@@ -21,16 +27,22 @@ use super::gateway::Gateway;
 /// the order of the issue that asked for them.
 pub static ALL: &[&dyn Gateway] = &[
     &test::Test,
+    &braintree::Braintree,
     &flutterwave::Flutterwave,
     &liqpay::LiqPay,
+    &mercadopago::MercadoPago,
     &payfast::PayFast,
+    &paypal::PayPal,
     &paystack::Paystack,
     &payulatam::PayULatam,
     &securepay::SecurePay,
     &stripe::Stripe,
+    &squareup::Squareup,
     &wipay::WiPay,
     &razorpay::Razorpay,
     &paymongo::Paymongo,
+    &iyzico::Iyzico,
+    &slickpay::Slickpay,
     &xendit::Xendit,
     &tap::Tap,
 ];

@@ -14,14 +14,20 @@
 //! - one for a payment the server does not know is 404 `not_found`;
 //! - a refund, whole then part, reaches the fake.
 
+pub mod braintree;
 pub mod flutterwave;
+pub mod iyzico;
 pub mod liqpay;
+pub mod mercadopago;
 pub mod payfast;
 pub mod paymongo;
+pub mod paypal;
 pub mod paystack;
 pub mod payulatam;
 pub mod razorpay;
 pub mod securepay;
+pub mod slickpay;
+pub mod squareup;
 pub mod stripe;
 pub mod tap;
 pub mod wipay;
@@ -60,6 +66,15 @@ impl Checkout {
                 .find(|(key, _)| key == name)
                 .map(|(_, value)| value.into_owned()),
             Checkout::Page(_) => None,
+        }
+    }
+
+    /// The first form of a gateway's own page (what it posts back), as a
+    /// `Checkout::Form`; any other checkout as it is.
+    pub fn page_form(&self) -> Checkout {
+        match self {
+            Checkout::Page(html) => posted_form(html),
+            other => other.clone(),
         }
     }
 

@@ -220,6 +220,9 @@ pub struct Call<'a> {
     /// `api_base` (a fake in tests).
     pub api_base: String,
     pub now_ms: i64,
+    /// This server's public URL when configured (`payments.public_url`):
+    /// what a provider that signs the URL it called (Square) signed.
+    pub public_url: Option<String>,
 }
 
 impl Call<'_> {

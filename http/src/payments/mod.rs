@@ -44,7 +44,14 @@ pub fn checkout_link(gateway: &str) -> String {
 /// What a gateway is called with, for `settings`.
 pub fn call<'a>(state: &'a AppState, gateway: &dyn Gateway, settings: &'a GatewaySettings) -> Call<'a> {
     let api_base = settings.api_base.clone().unwrap_or_else(|| gateway.api_base(settings.testing).to_string());
-    Call { http: &state.http_client, settings, api_base, now_ms: state.now() }
+    let public_url = state.config.payments.public_url.as_deref().map(|url| url.trim_end_matches('/').to_string());
+    Call {
+        http: &state.http_client,
+        settings,
+        api_base,
+        now_ms: state.now(),
+        public_url: public_url.filter(|url| !url.is_empty()),
+    }
 }
 
 /// The provider list the app shows: the stored one, plus every gateway that

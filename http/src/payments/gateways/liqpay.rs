@@ -192,7 +192,7 @@ mod tests {
     fn a_callback_reads_what_was_paid() {
         let settings = crate::payments::settings::GatewaySettings::default();
         let http = reqwest::Client::new();
-        let call = Call { http: &http, settings: &settings, api_base: String::new(), now_ms: 0 };
+        let call = Call { http: &http, settings: &settings, api_base: String::new(), now_ms: 0, public_url: None };
         let payment = |status: &str| {
             serde_json::json!({"order_id": "0190a3f0-0000-7000-8000-000000000001", "status": status,
                 "amount": 25.85, "currency": "UAH", "payment_id": 165629})

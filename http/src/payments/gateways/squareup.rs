@@ -29,17 +29,21 @@ const FIELDS: &[Field] = &[
     WEBHOOK_SECRET,
 ];
 
-/// The URL Square signed with the notification: the subscription's URL, as
-/// the request reached us (Square delivers only over HTTPS; a proxy in front
-/// names the original host in `X-Forwarded-Host`).
-pub fn notification_url(incoming: &Incoming<'_>) -> Result<String, GatewayError> {
+/// The URL Square signed with the notification: the subscription's URL,
+/// this server's `public_url` when configured, else as the request reached
+/// us (Square delivers only over HTTPS; a proxy in front names the original
+/// host in `X-Forwarded-Host`).
+pub fn notification_url(public_url: Option<&str>, incoming: &Incoming<'_>) -> Result<String, GatewayError> {
+    let query = if incoming.query.is_empty() { String::new() } else { format!("?{}", incoming.query) };
+    if let Some(base) = public_url {
+        return Ok(format!("{base}{WEBHOOK_PATH}{query}"));
+    }
     let host = incoming
         .header("x-forwarded-host")
         .or_else(|| incoming.header("host"))
         .map(|host| host.split(',').next().unwrap_or_default().trim())
         .filter(|host| !host.is_empty())
         .ok_or_else(|| GatewayError::Signature("no Host to rebuild the notification URL from".into()))?;
-    let query = if incoming.query.is_empty() { String::new() } else { format!("?{}", incoming.query) };
     Ok(format!("https://{host}{WEBHOOK_PATH}{query}"))
 }
 
@@ -152,7 +156,7 @@ impl Gateway for Squareup {
         let given = incoming
             .header("x-square-hmacsha256-signature")
             .ok_or_else(|| GatewayError::Signature("no x-square-hmacsha256-signature header".into()))?;
-        let expected = sign(&notification_url(incoming)?, incoming.body, key);
+        let expected = sign(&notification_url(call.public_url.as_deref(), incoming)?, incoming.body, key);
         if !same_bytes(given.trim().as_bytes(), expected.as_bytes()) {
             return Err(GatewayError::Signature("the signature does not match".into()));
         }
@@ -233,16 +237,24 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert("host", HeaderValue::from_static("ride.example.com"));
         let incoming = Incoming { headers: &headers, query: "", body: b"{}" };
-        assert_eq!(notification_url(&incoming).unwrap(), "https://ride.example.com/api/v1/payments/squareup/webhook");
+        assert_eq!(
+            notification_url(None, &incoming).unwrap(),
+            "https://ride.example.com/api/v1/payments/squareup/webhook"
+        );
         headers.insert("x-forwarded-host", HeaderValue::from_static("pay.example.com"));
         let incoming = Incoming { headers: &headers, query: "a=1", body: b"{}" };
         assert_eq!(
-            notification_url(&incoming).unwrap(),
+            notification_url(None, &incoming).unwrap(),
             "https://pay.example.com/api/v1/payments/squareup/webhook?a=1"
         );
         let none = HeaderMap::new();
         let incoming = Incoming { headers: &none, query: "", body: b"{}" };
-        assert!(matches!(notification_url(&incoming), Err(GatewayError::Signature(_))));
+        assert!(matches!(notification_url(None, &incoming), Err(GatewayError::Signature(_))));
+        assert_eq!(
+            notification_url(Some("https://pay.example.com"), &incoming).unwrap(),
+            "https://pay.example.com/api/v1/payments/squareup/webhook",
+            "the configured public URL wins over what the request says"
+        );
     }
 
     #[test]

@@ -141,7 +141,7 @@ mod tests {
         let mut settings = crate::payments::settings::GatewaySettings::default();
         settings.set(API_KEY, "123");
         let http = reqwest::Client::new();
-        let call = Call { http: &http, settings: &settings, api_base: String::new(), now_ms: 0 };
+        let call = Call { http: &http, settings: &settings, api_base: String::new(), now_ms: 0, public_url: None };
         let headers = axum::http::HeaderMap::new();
         let result = |query: &str| WiPay::verified(&call, &Incoming { headers: &headers, query, body: b"" });
         let paid = "status=success&transaction_id=100-1-2345-1&order_id=0190a3f0-0000-7000-8000-000000000001&total=25.85&currency=JMD&hash=aaac2231a2b5cb64900467562dbe9caf";

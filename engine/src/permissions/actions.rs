@@ -33,6 +33,8 @@ pub enum Action {
     DriverTasks,
     WalletRead,
     WalletCredit,
+    /// An admin's debit or adjustment of a wallet (issue #37).
+    WalletAdjust,
     WithdrawCreate,
     WithdrawList,
     WithdrawComplete,
@@ -111,7 +113,7 @@ pub(super) enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 64] = [
+    pub const ALL: [Action; 65] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -132,6 +134,7 @@ impl Action {
         Action::DriverTasks,
         Action::WalletRead,
         Action::WalletCredit,
+        Action::WalletAdjust,
         Action::WithdrawCreate,
         Action::WithdrawList,
         Action::WithdrawComplete,
@@ -207,7 +210,7 @@ impl Action {
             Action::BookingTracking => EVERY_ROLE,
             Action::DriverStatus | Action::DriverLocation | Action::DriverTasks => &[Driver],
             Action::WalletRead => EVERY_ROLE,
-            Action::WalletCredit => ADMIN_ONLY,
+            Action::WalletCredit | Action::WalletAdjust => ADMIN_ONLY,
             // Withdraws come out of a rider's or driver's earnings wallet.
             Action::WithdrawCreate => &[Rider, Driver],
             Action::WithdrawList => &[Rider, Driver, Admin],
@@ -299,6 +302,7 @@ impl Action {
             | Action::BookingComplete
             | Action::BookingRefund
             | Action::WalletCredit
+            | Action::WalletAdjust
             | Action::WithdrawComplete
             | Action::UserAdd
             | Action::UserDelete

@@ -12,6 +12,7 @@
 //! REACHED/PENDING → PAID with the driver's share in the ledger), a wallet
 //! top-up is one ledger credit keyed by the payment. Replays change nothing.
 
+pub mod refund;
 pub mod stripe;
 
 use crate::config::PaymentsConfig;

@@ -20,6 +20,7 @@ pub mod mend;
 pub mod notifications;
 pub mod payments;
 pub mod promos;
+pub mod refunds;
 pub mod reports;
 pub mod sos;
 pub mod user_edit;
@@ -48,6 +49,7 @@ pub fn api() -> ApiRouter {
         .merge(withdraws::router())
         .merge(sos::router())
         .merge(mend::router())
+        .merge(refunds::router())
         .merge(reports::router())
         .merge(dashboard::router())
         .merge(geo::router())

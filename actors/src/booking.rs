@@ -280,7 +280,8 @@ impl BookingActor {
                 Effect::Wallet(_)
                 | Effect::RecordRating { .. }
                 | Effect::SaveAddress { .. }
-                | Effect::PromoUsed { .. } => {}
+                | Effect::PromoUsed { .. }
+                | Effect::Refund(_) => {}
             }
         }
         for (user, balance) in balances {

@@ -67,3 +67,7 @@ id_type!(
     /// An SOS alert.
     SosId
 );
+id_type!(
+    /// A refund of a booking's money (issue #37).
+    RefundId
+);

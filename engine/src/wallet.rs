@@ -12,11 +12,20 @@
 //! It also holds the input rules of spec §5 "Wallet and withdraw": an admin
 //! credit names a user and an amount above zero, a withdraw stays within the
 //! balance. Who may make an entry is `permissions`' business.
+//!
+//! An admin may also take money out (issue #37): a debit (txRef
+//! `AdminDebit`) or an adjustment that sets the balance to a given amount by
+//! one credit or debit of the difference (txRef `AdminAdjust`), each with a
+//! reason kept on the ledger entry. Neither takes a balance below zero unless
+//! `negativeBalance` allows negative balances, as for any other debit: an
+//! admin's tool obeys the floor the platform set.
 
 use crate::booking::WalletChange;
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::{UserId, WithdrawId};
-use crate::model::{Millis, TX_REF_ADMIN_CREDIT, User, WalletEntryType, WithdrawRequest};
+use crate::model::{
+    Millis, TX_REF_ADMIN_ADJUST, TX_REF_ADMIN_CREDIT, TX_REF_ADMIN_DEBIT, User, WalletEntryType, WithdrawRequest,
+};
 use crate::money::{self, parse_amount};
 use crate::rules::fail;
 use rust_decimal::Decimal;
@@ -103,6 +112,79 @@ pub fn admin_credit(credit: WalletCredit, idempotency_key: String) -> WalletChan
         idempotency_key,
         overdraw: false,
     }
+}
+
+/// The ledger key of an admin debit, per admin as [`admin_credit_key`].
+pub fn admin_debit_key(admin: UserId, request_key: &str) -> String {
+    format!("admin-debit:{admin}:{request_key}")
+}
+
+/// The ledger key of an admin adjustment, per admin as [`admin_credit_key`].
+pub fn admin_adjust_key(admin: UserId, request_key: &str) -> String {
+    format!("admin-adjust:{admin}:{request_key}")
+}
+
+/// An admin's debit of `amount` (text as the credit takes it) from a wallet
+/// holding `balance`: above 0 once rounded (`no_details_error`), at most
+/// [`MAX_WALLET_MOVE`] (`invalid_amount`), and within the balance
+/// (`insufficient_wallet_balance`) unless `negative_balance`. Storage checks
+/// the floor again in the statement that moves the balance.
+pub fn admin_debit(
+    user: UserId,
+    amount: &str,
+    balance: Decimal,
+    settings: &crate::model::Settings,
+    idempotency_key: String,
+) -> DomainResult<WalletChange> {
+    let debit = validate_wallet_credit(Some(user), amount, settings.decimal)?;
+    check_within_limit(debit.amount)?;
+    let amount = validate_withdraw_amount(debit.amount, balance, settings.negativeBalance, settings.decimal)?;
+    Ok(WalletChange {
+        user,
+        entry_type: WalletEntryType::Debit,
+        amount,
+        tx_ref: TX_REF_ADMIN_DEBIT.to_string(),
+        idempotency_key,
+        overdraw: settings.negativeBalance,
+    })
+}
+
+/// An admin's adjustment of a wallet holding `balance` to `target` (text
+/// as the credit takes it): one credit or debit of the difference. The
+/// target is rounded to `settings.decimal`; below zero only when
+/// `negativeBalance` allows it (`insufficient_wallet_balance`); the same as
+/// the balance moves nothing (`invalid_amount` on `balance`); the difference
+/// at most [`MAX_WALLET_MOVE`]. The caller writes it only if the balance is
+/// still `balance` (storage's guard), so the result is exactly the target.
+pub fn admin_adjust(
+    user: UserId,
+    target: &str,
+    balance: Decimal,
+    settings: &crate::model::Settings,
+    idempotency_key: String,
+) -> DomainResult<WalletChange> {
+    let Some(target) = parse_amount(target).map(|target| money::round(target, settings.decimal)) else {
+        return fail(ErrorKey::NoDetailsError, "balance");
+    };
+    if target < Decimal::ZERO && !settings.negativeBalance {
+        return fail(ErrorKey::InsufficientWalletBalance, "balance");
+    }
+    let difference = target - balance;
+    if difference.is_zero() {
+        return fail(ErrorKey::InvalidAmount, "balance");
+    }
+    check_within_limit(difference.abs()).map_err(|_| DomainError::on_field(ErrorKey::InvalidAmount, "balance"))?;
+    let entry_type = if difference > Decimal::ZERO { WalletEntryType::Credit } else { WalletEntryType::Debit };
+    Ok(WalletChange {
+        user,
+        entry_type,
+        amount: difference.abs(),
+        tx_ref: TX_REF_ADMIN_ADJUST.to_string(),
+        idempotency_key,
+        // The target passed the floor above, and the write is pinned to the
+        // balance read, so the debit lands exactly on an allowed balance.
+        overdraw: true,
+    })
 }
 
 /// The ledger key of a withdraw request's debit. `request_key` is the
@@ -246,7 +328,67 @@ mod tests {
         assert_eq!(validate_withdraw_amount(dec!(50), dec!(20), true, 2).unwrap(), dec!(50));
     }
 
+    #[test]
+    fn an_admin_debit_stays_within_the_balance_unless_negative_balances_are_allowed() {
+        let user = UserId::from_u128(3);
+        let mut settings = crate::model::Settings { negativeBalance: false, ..Default::default() };
+        let key = admin_debit_key(UserId::from_u128(9), "k");
+        let debit = admin_debit(user, "7.5", dec!(10), &settings, key.clone()).unwrap();
+        assert_eq!((debit.entry_type, debit.signed_amount()), (WalletEntryType::Debit, dec!(-7.5)));
+        assert_eq!((debit.tx_ref.as_str(), debit.overdraw), ("AdminDebit", false));
+        assert!(key.starts_with("admin-debit:") && key != admin_credit_key(UserId::from_u128(9), "k"));
+        assert_eq!(
+            failure(admin_debit(user, "10.01", dec!(10), &settings, key.clone())),
+            (ErrorKey::InsufficientWalletBalance, Some("amount"))
+        );
+        for bad in ["", "0", "-1", "abc"] {
+            assert_eq!(failure(admin_debit(user, bad, dec!(10), &settings, key.clone())).0, ErrorKey::NoDetailsError);
+        }
+        settings.negativeBalance = true;
+        let overdrawn = admin_debit(user, "15", dec!(10), &settings, key).unwrap();
+        assert!(overdrawn.overdraw);
+    }
+
+    #[test]
+    fn an_adjustment_is_one_credit_or_debit_of_the_difference() {
+        let user = UserId::from_u128(3);
+        let mut settings = crate::model::Settings { negativeBalance: false, ..Default::default() };
+        let key = || admin_adjust_key(UserId::from_u128(9), "k");
+        let up = admin_adjust(user, "25", dec!(10), &settings, key()).unwrap();
+        assert_eq!((up.entry_type, up.amount, up.tx_ref.as_str()), (WalletEntryType::Credit, dec!(15), "AdminAdjust"));
+        let down = admin_adjust(user, "0", dec!(10), &settings, key()).unwrap();
+        assert_eq!((down.entry_type, down.signed_amount()), (WalletEntryType::Debit, dec!(-10)));
+        assert_eq!(
+            failure(admin_adjust(user, "10", dec!(10), &settings, key())),
+            (ErrorKey::InvalidAmount, Some("balance"))
+        );
+        assert_eq!(
+            failure(admin_adjust(user, "-1", dec!(10), &settings, key())),
+            (ErrorKey::InsufficientWalletBalance, Some("balance"))
+        );
+        assert_eq!(
+            failure(admin_adjust(user, "x", dec!(10), &settings, key())),
+            (ErrorKey::NoDetailsError, Some("balance"))
+        );
+        settings.negativeBalance = true;
+        let below = admin_adjust(user, "-5", dec!(10), &settings, key()).unwrap();
+        assert_eq!(below.signed_amount(), dec!(-15));
+    }
+
     proptest! {
+        #[test]
+        fn an_adjustment_lands_exactly_on_the_rounded_target(
+            balance in -1000i64..100_000, target in 0i64..100_000, decimals in 0u32..3,
+        ) {
+            let balance = Decimal::new(balance, 2);
+            let settings = crate::model::Settings { decimal: decimals, negativeBalance: false, ..Default::default() };
+            let rounded = money::round(Decimal::new(target, 2), decimals);
+            if let Ok(change) = admin_adjust(UserId::from_u128(1), &Decimal::new(target, 2).to_string(), balance, &settings, "k".into()) {
+                prop_assert_eq!(balance + change.signed_amount(), rounded);
+                prop_assert!(change.amount > Decimal::ZERO);
+            }
+        }
+
         #[test]
         fn a_credit_typed_as_any_text_never_panics(text in any::<String>()) {
             let _ = validate_wallet_credit(Some(UserId::from_u128(1)), &text, 2);

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use rust_decimal::Decimal;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::dispatch::DispatchEntry;
+use wayfare_engine::refund::Refund;
 use wayfare_engine::sos::{SosAlert, SosState};
 use wayfare_engine::{
     Booking, BookingId, CarType, CarTypeId, ChatMessage, DashboardEarnings, DocumentKind, DocumentStatus,
@@ -203,7 +204,8 @@ pub trait Bookings: Send + Sync {
     /// transaction: the booking (insert when `expected_version` is `None`,
     /// else compare-and-set on (id, version), `Conflict` when someone wrote
     /// first), the offers it holds, wallet entries (idempotent), tracking
-    /// points, queue flags, ratings, saved addresses and promo uses. Effects
+    /// points, queue flags, ratings, saved addresses, promo uses and refunds
+    /// (a refund key already done is `Duplicate`: nothing is written). Effects
     /// that are not state (notifications, timers, offers to publish) are
     /// ignored. Returns the stored booking with its new version.
     async fn commit_booking(
@@ -256,7 +258,20 @@ pub trait Ledger: Send + Sync {
     /// Applies one ledger entry and moves the balance in the same transaction.
     /// The same (user, idempotency key) twice changes nothing the second time.
     async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome>;
+    /// [`Ledger::apply_wallet`] with the entry's description (an admin's
+    /// reason), and, with `expected_balance`, only if the balance is still
+    /// that (`Conflict` otherwise): an adjustment lands on its target or not
+    /// at all.
+    async fn apply_wallet_noted(
+        &self,
+        change: &WalletChange,
+        note: Option<&str>,
+        expected_balance: Option<Decimal>,
+        now: Millis,
+    ) -> StorageResult<WalletOutcome>;
     async fn wallet_balance(&self, user: UserId) -> StorageResult<Decimal>;
+    /// The user's ledger entry of an idempotency key, if it was written.
+    async fn wallet_entry(&self, user: UserId, idempotency_key: &str) -> StorageResult<Option<WalletRecord>>;
     /// Newest first.
     async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>>;
     /// Every ledger entry a booking made, oldest first.
@@ -286,6 +301,9 @@ pub trait Ledger: Send + Sync {
     async fn payment_by_reference(&self, gateway: &str, gateway_ref: &str) -> StorageResult<PaymentRecord>;
     /// Records the gateway's id for a pending payment (unique per gateway).
     async fn set_payment_reference(&self, id: uuid::Uuid, gateway_ref: &str, now: Millis) -> StorageResult<()>;
+    /// The settled gateway payment of a booking's fare, if it was paid
+    /// through one (the newest, should there be more).
+    async fn booking_payment(&self, booking: BookingId) -> StorageResult<Option<PaymentRecord>>;
     /// Moves a pending payment to `status` (with the confirming event, if
     /// any), once: `true` when this call settled it, `false` when it was
     /// already settled. `NotFound` when there is no such payment.
@@ -296,6 +314,20 @@ pub trait Ledger: Send + Sync {
         event_id: Option<&str>,
         now: Millis,
     ) -> StorageResult<bool>;
+
+    // ---- refunds (issue #37) ------------------------------------------------
+    // A done refund is written with its booking by `Bookings::commit_booking`
+    // (`Effect::Refund`), with its ledger credit when it went to the wallet.
+    /// Keeps a refund the gateway declined (status `failed`); a retry of the
+    /// same key may later make it done. A done refund of the key stays done.
+    async fn record_failed_refund(&self, refund: &Refund, now: Millis) -> StorageResult<()>;
+    async fn refund_by_key(&self, idempotency_key: &str) -> StorageResult<Option<Refund>>;
+    /// A booking's refunds, done and failed, oldest first.
+    async fn booking_refunds(&self, booking: BookingId) -> StorageResult<Vec<Refund>>;
+    /// The done refunds of a booking, summed by destination.
+    async fn refunded_by_booking(&self, booking: BookingId) -> StorageResult<RefundSums>;
+    /// The done refunds of a gateway payment, summed by destination.
+    async fn refunded_by_payment(&self, payment: uuid::Uuid) -> StorageResult<RefundSums>;
 }
 
 /// What is summed rather than stored: earnings (from the monthly roll-up

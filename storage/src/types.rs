@@ -190,6 +190,21 @@ pub struct WalletOutcome {
     pub balance: Decimal,
 }
 
+/// Done refunds summed by where the money went (issue #37).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct RefundSums {
+    /// Back to the card through the gateway.
+    pub gateway: Decimal,
+    /// To the rider's wallet.
+    pub wallet: Decimal,
+}
+
+impl RefundSums {
+    pub fn total(&self) -> Decimal {
+        self.gateway + self.wallet
+    }
+}
+
 /// A ledger entry with its key, as the wallet history lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WalletRecord {

@@ -145,13 +145,11 @@ pub enum Command {
     },
     /// An admin or the booking's fleet admin completes a PAID booking.
     Complete,
-    /// An admin refunds part of what the rider paid to the rider's wallet;
-    /// `key` makes a repeated request one refund.
+    /// An admin refunds part of what the rider paid, to the rider's wallet
+    /// or (already done at the gateway) to the card; the refund's key makes
+    /// a repeated request one refund.
     Refund {
-        #[serde(with = "rust_decimal::serde::str")]
-        amount: Decimal,
-        reason: String,
-        key: String,
+        refund: Box<crate::refund::Refund>,
     },
     /// The assigned driver's photo of a parcel at pickup or delivery (spec §3
     /// `pickup_image`, `deliver_image`); `url` is where the file is served.

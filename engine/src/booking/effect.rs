@@ -143,6 +143,10 @@ pub enum Effect {
         promo_name: String,
         customer: UserId,
     },
+    /// Store a refund of the booking's money (issue #37). A refund to the
+    /// wallet comes with its ledger credit (a `Wallet` effect of the same
+    /// idempotency key), whose entry takes the refund's reason.
+    Refund(Box<crate::refund::Refund>),
 }
 
 /// The result of a command: the booking as it now is and what to do about it.

@@ -38,11 +38,11 @@ mod mend;
 
 /// Applies `command` by `by` to `booking` (spec §4).
 pub fn apply(booking: &Booking, by: By, command: Command, context: &Context) -> DomainResult<Transition> {
-    if let Command::Refund { amount, reason, key } = command {
+    if let Command::Refund { refund } = command {
         // Money back is the one change a finished booking still takes.
         let mut step = Step { booking: booking.clone(), effects: Vec::new(), context };
         step.booking.updatedAt = context.now;
-        step.refund(by, amount, reason, key)?;
+        step.refund(by, *refund)?;
         return Ok(Transition { booking: step.booking, effects: step.effects });
     }
     if !booking.status.is_active() {

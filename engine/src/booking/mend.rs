@@ -3,11 +3,12 @@
 //! paid one, and an admin refunds to the rider's wallet — the one change a
 //! finished booking still takes.
 
-use super::{GATEWAY_MANUAL, Step, TX_REF_REFUND, refuse};
-use crate::booking::{By, Effect, NoticeKey, WalletChange, booking_idempotency_key};
+use super::{GATEWAY_MANUAL, Step, refuse};
+use crate::booking::{By, Effect, NoticeKey};
 use crate::error::{DomainResult, ErrorKey};
-use crate::model::{BookingStatus, PaymentMode, WalletEntryType};
+use crate::model::{BookingStatus, PaymentMode};
 use crate::money;
+use crate::refund::{Refund, RefundStatus, refundable};
 use rust_decimal::Decimal;
 
 impl Step<'_> {
@@ -55,43 +56,38 @@ impl Step<'_> {
         Ok(())
     }
 
-    /// Money back to the rider's wallet, at most what they paid in all.
-    pub(super) fn refund(&mut self, by: By, amount: Decimal, reason: String, key: String) -> DomainResult<()> {
-        if !matches!(by, By::Admin(_)) {
+    /// Money back to the rider, at most what they paid in all (the rules
+    /// of `crate::refund`, checked again here against the booking as its one
+    /// writer holds it): to the wallet a ledger credit, to the card nothing
+    /// more than the record (the gateway has moved the money).
+    pub(super) fn refund(&mut self, by: By, refund: Refund) -> DomainResult<()> {
+        if !matches!(by, By::Admin(admin) if admin == refund.made_by) {
             return refuse(ErrorKey::NotAllowed);
         }
         self.require_status(&[BookingStatus::Paid, BookingStatus::Complete, BookingStatus::Cancelled])?;
-        let amount = money::round_to(amount, self.context.settings);
-        let left = self.booking.customer_paid + self.booking.cancellationFee
-            - self.booking.cancellationFeeOwed
-            - self.booking.refunded
-            - self.prepaid_refund();
-        if amount <= Decimal::ZERO || amount > left {
+        if refund.booking != self.booking.id
+            || refund.user != self.booking.customer
+            || refund.status != RefundStatus::Done
+        {
+            return refuse(ErrorKey::InvalidInput);
+        }
+        let amount = refund.amount;
+        if amount <= Decimal::ZERO
+            || amount != money::round_to(amount, self.context.settings)
+            || amount > refundable(&self.booking)
+        {
             return refuse(ErrorKey::InvalidAmount);
         }
-        if reason.trim().is_empty() || key.trim().is_empty() {
+        if refund.reason.trim().is_empty() || refund.idempotency_key.trim().is_empty() {
             return refuse(ErrorKey::SelectProper);
         }
         self.booking.refunded += amount;
-        let customer = self.booking.customer;
-        self.effects.push(Effect::Wallet(WalletChange {
-            user: customer,
-            entry_type: WalletEntryType::Credit,
-            amount,
-            tx_ref: format!("{TX_REF_REFUND}:{}", self.booking.reference),
-            idempotency_key: booking_idempotency_key(self.booking.id, &format!("admin_refund:{}", key.trim())),
-            overdraw: false,
-        }));
-        self.notify_customer(NoticeKey::WalletUpdated);
-        Ok(())
-    }
-
-    /// What the cancellation of a prepaid booking already gave back.
-    fn prepaid_refund(&self) -> Decimal {
-        if self.booking.status == BookingStatus::Cancelled && self.booking.prepaid {
-            self.booking.customer_paid
-        } else {
-            Decimal::ZERO
+        let ledger = refund.ledger_change(&self.booking.reference);
+        self.effects.push(Effect::Refund(Box::new(refund)));
+        if let Some(change) = ledger {
+            self.effects.push(Effect::Wallet(change));
+            self.notify_customer(NoticeKey::WalletUpdated);
         }
+        Ok(())
     }
 }

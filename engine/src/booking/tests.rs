@@ -2,8 +2,9 @@
 
 use super::*;
 use crate::error::{DomainResult, ErrorKey};
-use crate::ids::{BookingId, CarTypeId, UserId};
+use crate::ids::{BookingId, CarTypeId, RefundId, UserId};
 use crate::model::*;
+use crate::refund::{Refund, RefundDestination, RefundStatus, refund_key};
 use crate::rules::booking::DeliveryDetails;
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -1596,8 +1597,26 @@ fn an_admin_refunds_up_to_what_the_rider_paid_even_after_completion() {
     let world = World::new();
     let paid = paid(&world);
     let done = world.ok(&paid, By::Rider(rider_id()), Command::Rate { rating: Some(5) }).booking;
-    let refund = |amount: Decimal, key: &str| Command::Refund { amount, reason: "Long detour".into(), key: key.into() };
+    let refund_to = |destination: RefundDestination, amount: Decimal, key: &str| Command::Refund {
+        refund: Box::new(Refund {
+            id: RefundId::from_u128(1),
+            payment: None,
+            booking: done.id,
+            user: rider_id(),
+            amount,
+            currency: "USD".into(),
+            destination,
+            reason: "Long detour".into(),
+            status: RefundStatus::Done,
+            gateway_ref: None,
+            idempotency_key: refund_key(done.id, key),
+            made_by: admin_id(),
+            created_at: 0,
+        }),
+    };
+    let refund = |amount: Decimal, key: &str| refund_to(RefundDestination::Wallet, amount, key);
     assert_eq!(error(world.apply(&done, By::Rider(rider_id()), refund(dec!(1), "a"))), ErrorKey::NotAllowed);
+    assert_eq!(error(world.apply(&done, By::Admin(UserId::from_u128(77)), refund(dec!(1), "a"))), ErrorKey::NotAllowed);
     let over = done.customer_paid + dec!(0.01);
     assert_eq!(error(world.apply(&done, By::Admin(admin_id()), refund(over, "a"))), ErrorKey::InvalidAmount);
     assert_eq!(error(world.apply(&done, By::Admin(admin_id()), refund(Decimal::ZERO, "a"))), ErrorKey::InvalidAmount);
@@ -1616,6 +1635,11 @@ fn an_admin_refunds_up_to_what_the_rider_paid_even_after_completion() {
         error(world.apply(&second.booking, By::Admin(admin_id()), refund(dec!(0.01), "c"))),
         ErrorKey::InvalidAmount
     );
+    // To the card: the record and the booking's total, no ledger entry.
+    let to_card = world.ok(&done, By::Admin(admin_id()), refund_to(RefundDestination::Gateway, dec!(3), "d"));
+    assert_eq!(to_card.booking.refunded, dec!(3));
+    assert_eq!(to_card.wallet_changes().count(), 0);
+    assert!(to_card.effects.iter().any(|effect| matches!(effect, Effect::Refund(refund) if refund.amount == dec!(3))));
 }
 
 #[test]

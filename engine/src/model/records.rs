@@ -34,10 +34,18 @@ pub struct WalletEntry {
     pub amount: Decimal,
     pub date: Millis,
     pub txRef: String,
+    /// Why an admin moved the money (a refund, a debit, an adjustment);
+    /// absent on the entries bookings and payments make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// txRef of an admin top-up (spec §3).
 pub const TX_REF_ADMIN_CREDIT: &str = "AdminCredit";
+/// txRef of an admin's debit of a wallet (issue #37).
+pub const TX_REF_ADMIN_DEBIT: &str = "AdminDebit";
+/// txRef of an admin's adjustment of a wallet to a given balance (issue #37).
+pub const TX_REF_ADMIN_ADJUST: &str = "AdminAdjust";
 
 /// A stored position of a booking's driver (spec §3).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -33,6 +33,8 @@ pub enum Action {
     DriverTasks,
     WalletRead,
     WalletCredit,
+    /// An admin's debit or adjustment of a wallet (issue #37).
+    WalletAdjust,
     WithdrawCreate,
     WithdrawList,
     WithdrawComplete,
@@ -114,7 +116,7 @@ pub(super) enum Target {
 }
 
 impl Action {
-    pub const ALL: [Action; 66] = [
+    pub const ALL: [Action; 67] = [
         Action::BookingRead,
         Action::BookingList,
         Action::BookingCreate,
@@ -135,6 +137,7 @@ impl Action {
         Action::DriverTasks,
         Action::WalletRead,
         Action::WalletCredit,
+        Action::WalletAdjust,
         Action::WithdrawCreate,
         Action::WithdrawList,
         Action::WithdrawComplete,
@@ -212,7 +215,7 @@ impl Action {
             Action::BookingTracking => EVERY_ROLE,
             Action::DriverStatus | Action::DriverLocation | Action::DriverTasks => &[Driver],
             Action::WalletRead => EVERY_ROLE,
-            Action::WalletCredit => ADMIN_ONLY,
+            Action::WalletCredit | Action::WalletAdjust => ADMIN_ONLY,
             // Withdraws come out of a rider's or driver's earnings wallet.
             Action::WithdrawCreate => &[Rider, Driver],
             Action::WithdrawList => &[Rider, Driver, Admin],
@@ -304,6 +307,7 @@ impl Action {
             | Action::BookingComplete
             | Action::BookingRefund
             | Action::WalletCredit
+            | Action::WalletAdjust
             | Action::WithdrawComplete
             | Action::UserAdd
             | Action::UserDelete

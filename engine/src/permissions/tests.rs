@@ -243,7 +243,7 @@ fn expected_without_resource(role: Role, action: Action, settings: &Settings) ->
         Action::BookingList => &[Rider, Driver, Fleetadmin, Admin],
         Action::BookingCreate | Action::BookingEstimate => &[Rider, Admin],
         Action::DriverStatus | Action::DriverLocation | Action::DriverTasks => &[Driver],
-        Action::WalletCredit | Action::WithdrawComplete => &[Admin],
+        Action::WalletCredit | Action::WalletAdjust | Action::WithdrawComplete => &[Admin],
         Action::WithdrawCreate if settings.RiderWithDraw => &[Rider, Driver],
         Action::WithdrawCreate => &[Driver],
         Action::WithdrawList => &[Rider, Driver, Admin],
@@ -280,6 +280,7 @@ fn guarded_in_demo(role: Role, action: Action) -> bool {
         | Action::BookingComplete
         | Action::BookingRefund
         | Action::WalletCredit
+        | Action::WalletAdjust
         | Action::WithdrawComplete
         | Action::UserAdd
         | Action::UserDelete
@@ -345,6 +346,7 @@ fn kind(action: Action) -> Kind {
         | Action::DriverLocation
         | Action::DriverTasks
         | Action::WalletCredit
+        | Action::WalletAdjust
         | Action::WithdrawCreate
         | Action::WithdrawList
         | Action::WithdrawComplete

@@ -225,7 +225,8 @@ pub struct AmountBody {
     pub amount: Decimal,
 }
 
-/// `POST /api/v1/users/{id}/wallet/credit` (`routes::wallet::credit`).
+/// `POST /api/v1/users/{id}/wallet/credit`, `/debit` and `/adjust`
+/// (`routes::wallet`).
 #[derive(Serialize, ToSchema)]
 pub struct WalletCredited {
     pub user: wayfare_engine::UserId,
@@ -233,6 +234,75 @@ pub struct WalletCredited {
     pub walletBalance: Decimal,
     /// False when the `Idempotency-Key` had been used: nothing changed.
     pub applied: bool,
+}
+
+/// The body of an admin debit (`routes::wallet::ReasonedAmountBody`).
+#[derive(Serialize, ToSchema)]
+pub struct WalletDebitBody {
+    /// A number above 0 and at most 1000000, or numeric text; rounded to
+    /// `settings.decimal`.
+    #[schema(value_type = f64, example = 12.5, exclusive_minimum = 0, maximum = 1000000)]
+    pub amount: Decimal,
+    /// Why; kept on the ledger entry (`select_proper` when blank).
+    #[schema(min_length = 1, max_length = 500)]
+    pub reason: String,
+}
+
+/// The body of an admin adjustment (`routes::wallet::AdjustBody`).
+#[derive(Serialize, ToSchema)]
+pub struct WalletAdjustBody {
+    /// The balance the wallet should hold, a number or numeric text;
+    /// rounded to `settings.decimal`. Below 0 only with `negativeBalance`.
+    #[schema(value_type = f64, example = 40)]
+    pub balance: Decimal,
+    /// Why; kept on the ledger entry (`select_proper` when blank).
+    #[schema(min_length = 1, max_length = 500)]
+    pub reason: String,
+}
+
+/// The body of a refund (`routes::refunds::RefundBody`).
+#[derive(Serialize, ToSchema)]
+pub struct RefundBody {
+    /// Above 0 and at most what is left to refund; rounded to `settings.decimal`.
+    #[schema(value_type = f64, example = 4.5, exclusive_minimum = 0)]
+    pub amount: Decimal,
+    /// `wallet` when absent.
+    pub destination: Option<wayfare_engine::refund::RefundDestination>,
+    /// Why; kept on the refund and its ledger entry (`select_proper` when blank).
+    #[schema(min_length = 1, max_length = 500)]
+    pub reason: String,
+    /// Read only when there is no `Idempotency-Key` header (the older place for it).
+    #[schema(min_length = 1, max_length = 128)]
+    pub idempotencyKey: Option<String>,
+}
+
+/// `POST /api/v1/bookings/{id}/refund` (`routes::refunds::refund`).
+#[derive(Serialize, ToSchema)]
+pub struct RefundMade {
+    pub refund: wayfare_engine::refund::Refund,
+    /// False when the key had refunded before: nothing changed.
+    pub applied: bool,
+    /// The booking as it now is.
+    pub booking: Booking,
+    pub totals: wayfare_engine::refund::RefundTotals,
+}
+
+/// Whether a booking's money can go back through its gateway.
+#[derive(Serialize, ToSchema)]
+pub struct RefundGateway {
+    /// Paid by card through a gateway.
+    pub available: bool,
+    /// What may still go back through it (0 when not available).
+    pub refundable: Decimal,
+}
+
+/// `GET /api/v1/bookings/{id}/refunds` (`routes::refunds::refunds`).
+#[derive(Serialize, ToSchema)]
+pub struct BookingRefunds {
+    /// Oldest first, done and failed.
+    pub items: Vec<wayfare_engine::refund::Refund>,
+    pub totals: wayfare_engine::refund::RefundTotals,
+    pub gateway: RefundGateway,
 }
 
 /// `POST /api/v1/withdraws` (`routes::withdraws::create`).
@@ -453,6 +523,8 @@ pub struct LedgerEntry {
     pub amount: Decimal,
     pub date: Millis,
     pub txRef: String,
+    /// Why an admin moved it (a refund's reason); absent otherwise.
+    pub description: Option<String>,
 }
 
 /// `GET /api/v1/bookings/{id}/ledger`.

@@ -14,6 +14,7 @@
 
 pub mod gateway;
 pub mod gateways;
+pub mod refund;
 pub mod registry;
 pub mod secrets;
 pub mod settings;

@@ -1,12 +1,12 @@
 //! Mending a booking (issue #34): what the operator's booking page does
 //! besides cancel and assign (close an unpaid trip, complete a paid one,
-//! refund to the wallet, read its ledger), the report of money owed, and
-//! the rider's "try again" after a booking no driver took. The rules are the
-//! booking state machine's (`Command::Settle`, `Complete`, `Refund`).
+//! read its ledger), the report of money owed, and the rider's "try again"
+//! after a booking no driver took. The rules are the booking state
+//! machine's (`Command::Settle`, `Complete`). Refunds are `routes::refunds`.
 
 use super::bookings::{CreateBody, TripBody, authorised, book, presented, presented_one, run};
 use crate::auth::CurrentUser;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Body, PathParam};
 use crate::openapi::refusals::{booking_command, session};
 use crate::routes::ApiRouter;
@@ -14,7 +14,6 @@ use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -29,7 +28,6 @@ pub fn router() -> ApiRouter {
     ApiRouter::new()
         .routes(routes!(settle))
         .routes(routes!(complete))
-        .routes(routes!(refund))
         .routes(routes!(rebook))
         .routes(routes!(ledger))
         .routes(routes!(owed))
@@ -78,53 +76,6 @@ pub(crate) async fn complete(
     PathParam(id): PathParam<BookingId>,
 ) -> ApiResult<Json<Box<RawValue>>> {
     run(&state, &current, id, Action::BookingComplete, Command::Complete).await
-}
-
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RefundBody {
-    /// More than 0 and at most what the rider paid through this booking and
-    /// was not refunded yet (`invalid_amount` otherwise).
-    #[schema(value_type = f64, minimum = 0)]
-    pub amount: Decimal,
-    /// Why; shown on the booking's page (`select_proper` when blank).
-    #[schema(min_length = 1, max_length = 500)]
-    pub reason: String,
-    /// One per refund the admin means: a retried request with the same key
-    /// refunds once.
-    #[schema(min_length = 1, max_length = 100)]
-    pub idempotency_key: String,
-}
-
-#[utoipa::path(
-    post,
-    path = "/api/v1/bookings/{id}/refund",
-    tag = "trip",
-    summary = "Refund to the rider's wallet",
-    description = "Admins: credits the rider's wallet from a booking they paid (PAID, COMPLETE, or CANCELLED with a fee or a prepayment), in whole or part; `refunded` on the booking sums them. A ledger entry `Refund:<reference>` with its own idempotency key.",
-    params(("id" = BookingId, Path, description = "The booking's id")),
-    request_body = RefundBody,
-    responses((status = 200, description = "The booking after the refund", body = wayfare_engine::Booking)),
-    extensions(("x-refusals" = json!(booking_command![
-        InvalidInput, FileTooLarge, InvalidAmount, SelectProper, DemoMode
-    ]))),
-)]
-pub(crate) async fn refund(
-    State(state): State<AppState>,
-    current: CurrentUser,
-    PathParam(id): PathParam<BookingId>,
-    Body(body): Body<RefundBody>,
-) -> ApiResult<Json<Box<RawValue>>> {
-    let reason = body.reason.trim();
-    if reason.is_empty() || reason.chars().count() > 500 {
-        return Err(ApiError::field(ErrorKey::SelectProper, "reason"));
-    }
-    let key = body.idempotency_key.trim();
-    if key.is_empty() || key.len() > 100 {
-        return Err(ApiError::field(ErrorKey::InvalidInput, "idempotencyKey"));
-    }
-    let command = Command::Refund { amount: body.amount, reason: reason.to_string(), key: key.to_string() };
-    run(&state, &current, id, Action::BookingRefund, command).await
 }
 
 #[utoipa::path(
@@ -205,6 +156,7 @@ pub(crate) async fn ledger(
                 "amount": record.entry.amount,
                 "date": record.entry.date,
                 "txRef": record.entry.txRef,
+                "description": record.entry.description,
             })
         })
         .collect();

@@ -21,6 +21,7 @@ pub mod notifications;
 pub mod payment_gateways;
 pub mod payments;
 pub mod promos;
+pub mod refunds;
 pub mod reports;
 pub mod sos;
 pub mod user_edit;
@@ -49,6 +50,7 @@ pub fn api() -> ApiRouter {
         .merge(withdraws::router())
         .merge(sos::router())
         .merge(mend::router())
+        .merge(refunds::router())
         .merge(reports::router())
         .merge(dashboard::router())
         .merge(geo::router())

@@ -36,6 +36,7 @@ mod wallet;
 // money: wallet credit, withdraws, reports
 mod matrix_money;
 mod money_support;
+mod refunds;
 mod reports;
 mod wallet_credit;
 mod withdraws;

@@ -103,13 +103,20 @@ async fn the_panel_settles_completes_and_refunds_and_the_ledger_shows_each_move(
     // A refund to the wallet after completion, once per key, never beyond what was paid.
     let paid = done.body["customer_paid"].as_f64().unwrap();
     let body = |amount: f64, key: &str| json!({ "amount": amount, "reason": "Long detour", "idempotencyKey": key });
-    app.post(&path(booking.id, "refund"), Some(&admin), body(paid + 1.0, "k1")).await.refused(400, "invalid_amount");
+    app.post(&path(booking.id, "refund"), Some(&admin), body(paid + 1.0, "k1")).await.refused_on(
+        400,
+        "invalid_amount",
+        "amount",
+    );
     app.post(&path(booking.id, "refund"), Some(&admin), json!({ "amount": 1, "reason": " ", "idempotencyKey": "k" }))
         .await
         .refused_on(400, "select_proper", "reason");
     let refunded = app.post(&path(booking.id, "refund"), Some(&admin), body(2.0, "k1")).await;
-    assert_money(&refunded.expect(200)["refunded"], 2.0);
-    assert_eq!(refunded.body["status"], "COMPLETE");
+    assert_money(&refunded.expect(201)["booking"]["refunded"], 2.0);
+    assert_eq!(refunded.body["booking"]["status"], "COMPLETE");
+    // The same key again refunds nothing more.
+    let repeated = app.post(&path(booking.id, "refund"), Some(&admin), body(2.0, "k1")).await;
+    assert_money(&repeated.expect(200)["booking"]["refunded"], 2.0);
     let wallet = app.get(&format!("/api/v1/users/{}/wallet", rider.id), Some(&rider)).await;
     assert_money(&wallet.expect(200)["walletBalance"], 2.0);
     // The ledger: the driver's share, the cash collected, the refund.

@@ -174,6 +174,22 @@ pub(crate) struct WalletRow {
     pub tx_ref: String,
     pub idempotency_key: String,
     pub id: Uuid,
+    pub description: Option<String>,
+}
+
+impl WalletRow {
+    pub(crate) fn into_record(self) -> StorageResult<crate::types::WalletRecord> {
+        Ok(crate::types::WalletRecord {
+            entry: wayfare_engine::WalletEntry {
+                entry_type: super::columns::parse_entry_type(&self.entry_type)?,
+                amount: from_micros(self.amount_micros),
+                date: self.date,
+                txRef: self.tx_ref,
+                description: self.description,
+            },
+            idempotency_key: self.idempotency_key,
+        })
+    }
 }
 
 /// The booking a ledger entry belongs to, read off its idempotency key
@@ -190,6 +206,7 @@ pub(crate) struct LedgerRow {
     pub amount_micros: i64,
     pub date: i64,
     pub tx_ref: String,
+    pub description: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -313,4 +330,50 @@ pub(crate) struct TrackingRow {
     pub status: String,
     pub lat: f64,
     pub lng: f64,
+}
+
+/// The columns of a refund, in the order [`RefundRow`] reads them.
+pub(crate) const REFUND_COLUMNS: &str = "id, payment_id, booking_id, user_id, amount_micros, currency, destination,
+    reason, status, gateway_ref, idempotency_key, made_by, created_at";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct RefundRow {
+    pub id: Uuid,
+    pub payment_id: Option<Uuid>,
+    pub booking_id: Uuid,
+    pub user_id: Uuid,
+    pub amount_micros: i64,
+    pub currency: String,
+    pub destination: String,
+    pub reason: String,
+    pub status: String,
+    pub gateway_ref: Option<String>,
+    pub idempotency_key: String,
+    pub made_by: Uuid,
+    pub created_at: i64,
+}
+
+impl RefundRow {
+    pub(crate) fn into_refund(self) -> StorageResult<wayfare_engine::refund::Refund> {
+        use wayfare_engine::refund::{Refund, RefundDestination, RefundStatus};
+        let destination = RefundDestination::parse(&self.destination)
+            .ok_or_else(|| StorageError::Corrupt(format!("refund {} goes to {}", self.id, self.destination)))?;
+        let status = RefundStatus::parse(&self.status)
+            .ok_or_else(|| StorageError::Corrupt(format!("refund {} has status {}", self.id, self.status)))?;
+        Ok(Refund {
+            id: wayfare_engine::RefundId(self.id),
+            payment: self.payment_id,
+            booking: wayfare_engine::BookingId(self.booking_id),
+            user: UserId(self.user_id),
+            amount: from_micros(self.amount_micros),
+            currency: self.currency,
+            destination,
+            reason: self.reason,
+            status,
+            gateway_ref: self.gateway_ref,
+            idempotency_key: self.idempotency_key,
+            made_by: UserId(self.made_by),
+            created_at: self.created_at,
+        })
+    }
 }

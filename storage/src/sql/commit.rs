@@ -10,7 +10,7 @@ use super::bookings::insert_tracking;
 use super::earnings_rollup::{
     VERSION_AND_PART_COLUMNS, counts_in_rollup, part_columns, rollup_offset, update_rollup, write_dashboard, write_fold,
 };
-use super::ledger::apply_ledger;
+use super::ledger::{apply_ledger, insert_refund};
 use super::{Conn, D, ScriptConn, Store, built, found, insert_in_chunks, json, push_in, push_row, write_error};
 use crate::common::builder::{Bind, SqlBuilder};
 use crate::common::columns::{BookingColumns, add_rating};
@@ -242,7 +242,14 @@ pub(super) async fn apply_effects(
     for effect in effects {
         match effect {
             Effect::Wallet(change) => {
-                let (applied, balance) = apply_ledger(conn, change, now).await?;
+                // A refund's ledger credit carries the refund's reason.
+                let note = effects.iter().find_map(|effect| match effect {
+                    Effect::Refund(refund) if refund.idempotency_key == change.idempotency_key => {
+                        Some(refund.reason.as_str())
+                    }
+                    _ => None,
+                });
+                let (applied, balance) = apply_ledger(conn, change, note, None, now).await?;
                 if applied {
                     balances.retain(|(user, _)| *user != change.user);
                     balances.push((change.user, from_micros(balance)));
@@ -289,6 +296,7 @@ pub(super) async fn apply_effects(
                         .await?;
                 }
             }
+            Effect::Refund(refund) => insert_refund(conn, refund, now).await?,
             // Not state: the actors publish these.
             Effect::Notify { .. }
             | Effect::OfferMade { .. }

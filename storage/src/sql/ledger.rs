@@ -8,10 +8,11 @@ use crate::common::builder::{Bind, SqlBuilder};
 use crate::common::columns::{entry_type_text, parse_entry_type};
 use crate::common::cursor::encode_cursor;
 use crate::common::money::{from_micros, to_micros};
-use crate::common::rows::{LedgerRow, PaymentRow, WalletRow, WithdrawRow, booking_of_key};
+use crate::common::rows::{LedgerRow, PaymentRow, REFUND_COLUMNS, RefundRow, WalletRow, WithdrawRow, booking_of_key};
 use crate::error::{StorageError, StorageResult};
 use crate::types::{
-    LedgerRecord, Page, PageRequest, PaymentOrder, PaymentRecord, PaymentStatus, SortOrder, WalletOutcome, WalletRecord,
+    LedgerRecord, Page, PageRequest, PaymentOrder, PaymentRecord, PaymentStatus, RefundSums, SortOrder, WalletOutcome,
+    WalletRecord,
 };
 use async_trait::async_trait;
 use rust_decimal::Decimal;
@@ -19,20 +20,30 @@ use sqlx::types::Json;
 use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::booking::WalletChange;
+use wayfare_engine::refund::{Refund, RefundDestination, RefundStatus};
 use wayfare_engine::{BookingId, Millis, UserId, WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest};
 
 /// Writes one ledger entry unless its (user, idempotency key) exists, and
-/// moves the balance only when the entry is new. Returns whether it was
-/// applied and the balance after, in micro-units.
-pub(super) async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Millis) -> StorageResult<(bool, i64)> {
+/// moves the balance only when the entry is new. `note` is the entry's
+/// description (an admin's reason); with `expected_balance` (micro-units)
+/// the balance moves only from that balance, else `Conflict`. Returns
+/// whether it was applied and the balance after, in micro-units.
+pub(super) async fn apply_ledger(
+    conn: &mut Conn,
+    change: &WalletChange,
+    note: Option<&str>,
+    expected_balance: Option<i64>,
+    now: Millis,
+) -> StorageResult<(bool, i64)> {
     if change.amount < Decimal::ZERO {
         return Err(StorageError::Invalid("amount"));
     }
     let amount = to_micros(change.amount, "amount")?;
     let inserted = sqlx::query(
         "INSERT INTO wallet_entries
-            (id, user_id, entry_type, amount_micros, date, tx_ref, idempotency_key, created_at, updated_at, booking_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $5, $5, $8)
+            (id, user_id, entry_type, amount_micros, date, tx_ref, idempotency_key, created_at, updated_at, booking_id,
+             description)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $5, $5, $8, $9)
          ON CONFLICT (user_id, idempotency_key) DO NOTHING",
     )
     .bind(Uuid::now_v7())
@@ -43,6 +54,7 @@ pub(super) async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Mi
     .bind(&change.tx_ref)
     .bind(&change.idempotency_key)
     .bind(booking_of_key(&change.idempotency_key))
+    .bind(note)
     .execute(&mut *conn)
     .await
     .map_err(write_error)?
@@ -62,37 +74,115 @@ pub(super) async fn apply_ledger(conn: &mut Conn, change: &WalletChange, now: Mi
     // The floor is checked by the statement that moves the balance, so two
     // debits that each read enough cannot both take it below zero (the row
     // lock on PostgreSQL, the one writer on SQLite).
+    // An expected balance is checked by the same statement, for the same
+    // reason: an adjustment lands on its target or not at all.
+    let pinned = expected_balance.is_some();
     let balance: Option<i64> = sqlx::query_scalar(
         "UPDATE users SET wallet_balance_micros = wallet_balance_micros + $1, updated_at = $2
-         WHERE id = $3 AND (NOT $4 OR wallet_balance_micros + $1 >= 0) RETURNING wallet_balance_micros",
+         WHERE id = $3 AND (NOT $4 OR wallet_balance_micros + $1 >= 0)
+           AND (NOT $5 OR wallet_balance_micros = $6)
+         RETURNING wallet_balance_micros",
     )
     .bind(signed)
     .bind(now)
     .bind(change.user.0)
     .bind(guarded)
+    .bind(pinned)
+    .bind(expected_balance.unwrap_or_default())
     .fetch_optional(&mut *conn)
     .await?;
     match balance {
         Some(balance) => Ok((true, balance)),
-        None if guarded => {
+        None if guarded || pinned => {
             let exists: Option<i64> = sqlx::query_scalar("SELECT wallet_balance_micros FROM users WHERE id = $1")
                 .bind(change.user.0)
                 .fetch_optional(&mut *conn)
                 .await?;
             // The caller's transaction is dropped with the error: the ledger
             // entry above goes with it.
-            Err(if exists.is_some() { StorageError::InsufficientBalance } else { StorageError::NotFound })
+            Err(match exists {
+                None => StorageError::NotFound,
+                Some(balance) if pinned && Some(balance) != expected_balance => StorageError::Conflict,
+                Some(_) => StorageError::InsufficientBalance,
+            })
         }
         None => Err(StorageError::NotFound),
     }
+}
+
+/// Stores a refund, or makes a `failed` one of the same key what this one
+/// says (a retry after the gateway declined). Refuses a key that already
+/// holds a done refund with `Duplicate`: a repeat never refunds twice.
+pub(super) async fn insert_refund(conn: &mut Conn, refund: &Refund, now: Millis) -> StorageResult<()> {
+    let stored = sqlx::query(
+        "INSERT INTO refunds (id, payment_id, booking_id, user_id, amount_micros, currency, destination, reason,
+            status, gateway_ref, idempotency_key, made_by, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (idempotency_key) DO UPDATE SET
+            payment_id = excluded.payment_id, amount_micros = excluded.amount_micros,
+            destination = excluded.destination, reason = excluded.reason, status = excluded.status,
+            gateway_ref = excluded.gateway_ref, made_by = excluded.made_by, updated_at = excluded.updated_at
+         WHERE refunds.status = 'failed'",
+    )
+    .bind(refund.id.0)
+    .bind(refund.payment)
+    .bind(refund.booking.0)
+    .bind(refund.user.0)
+    .bind(to_micros(refund.amount, "amount")?)
+    .bind(&refund.currency)
+    .bind(refund.destination.as_str())
+    .bind(&refund.reason)
+    .bind(refund.status.as_str())
+    .bind(&refund.gateway_ref)
+    .bind(&refund.idempotency_key)
+    .bind(refund.made_by.0)
+    .bind(refund.created_at)
+    .bind(now)
+    .execute(&mut *conn)
+    .await
+    .map_err(write_error)?
+    .rows_affected();
+    if stored == 1 { Ok(()) } else { Err(StorageError::Duplicate("refund")) }
+}
+
+/// Done refunds summed by destination, over the rows `column` = `id` picks.
+async fn refund_sums(store: &Store, column: &str, id: Uuid) -> StorageResult<RefundSums> {
+    let rows: Vec<(String, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT destination, CAST(COALESCE(SUM(amount_micros), 0) AS BIGINT) FROM refunds
+         WHERE {column} = $1 AND status = 'done' GROUP BY destination"
+    )))
+    .bind(id)
+    .fetch_all(&store.pool)
+    .await?;
+    let mut sums = RefundSums::default();
+    for (destination, micros) in rows {
+        match RefundDestination::parse(&destination) {
+            Some(RefundDestination::Gateway) => sums.gateway = from_micros(micros),
+            Some(RefundDestination::Wallet) => sums.wallet = from_micros(micros),
+            None => return Err(StorageError::Corrupt(format!("a refund goes to {destination}"))),
+        }
+    }
+    Ok(sums)
 }
 
 #[async_trait]
 impl Ledger for Store {
     #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
     async fn apply_wallet(&self, change: &WalletChange, now: Millis) -> StorageResult<WalletOutcome> {
+        self.apply_wallet_noted(change, None, None, now).await
+    }
+
+    #[instrument(skip_all, fields(user_id = %change.user, key = %change.idempotency_key))]
+    async fn apply_wallet_noted(
+        &self,
+        change: &WalletChange,
+        note: Option<&str>,
+        expected_balance: Option<Decimal>,
+        now: Millis,
+    ) -> StorageResult<WalletOutcome> {
+        let expected = expected_balance.map(|balance| to_micros(balance, "balance")).transpose()?;
         let (_turn, mut tx) = self.begin_write().await?;
-        let applied = apply_ledger(&mut tx, change, now).await;
+        let applied = apply_ledger(&mut tx, change, note, expected, now).await;
         let (applied, balance) = settle(tx, applied).await?;
         if !applied {
             tracing::debug!("wallet entry already applied");
@@ -108,11 +198,23 @@ impl Ledger for Store {
         found(balance).map(from_micros)
     }
 
+    async fn wallet_entry(&self, user: UserId, idempotency_key: &str) -> StorageResult<Option<WalletRecord>> {
+        let row: Option<WalletRow> = sqlx::query_as(
+            "SELECT w.entry_type, w.amount_micros, w.date, w.tx_ref, w.idempotency_key, w.id, w.description
+             FROM wallet_entries w WHERE w.user_id = $1 AND w.idempotency_key = $2",
+        )
+        .bind(user.0)
+        .bind(idempotency_key)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| row.into_record()).transpose()
+    }
+
     async fn wallet_history(&self, user: UserId, page: &PageRequest) -> StorageResult<Page<WalletRecord>> {
         let limit = page.limit();
         let order = SortOrder::Desc;
         let mut builder = SqlBuilder::new(
-            "SELECT w.entry_type, w.amount_micros, w.date, w.tx_ref, w.idempotency_key, w.id
+            "SELECT w.entry_type, w.amount_micros, w.date, w.tx_ref, w.idempotency_key, w.id, w.description
              FROM wallet_entries w WHERE w.user_id = ",
         );
         builder.bind(Bind::Uuid(user.0));
@@ -122,16 +224,8 @@ impl Ledger for Store {
         let records = rows
             .into_iter()
             .map(|row| {
-                let record = WalletRecord {
-                    entry: WalletEntry {
-                        entry_type: parse_entry_type(&row.entry_type)?,
-                        amount: from_micros(row.amount_micros),
-                        date: row.date,
-                        txRef: row.tx_ref,
-                    },
-                    idempotency_key: row.idempotency_key,
-                };
-                Ok((record, row.id))
+                let id = row.id;
+                Ok((row.into_record()?, id))
             })
             .collect::<StorageResult<Vec<_>>>()?;
         let page = page_of(records, limit, |(record, id)| encode_cursor(record.entry.date, *id));
@@ -140,7 +234,7 @@ impl Ledger for Store {
 
     async fn booking_ledger(&self, booking: BookingId) -> StorageResult<Vec<LedgerRecord>> {
         let rows: Vec<LedgerRow> = sqlx::query_as(
-            "SELECT w.user_id, w.entry_type, w.amount_micros, w.date, w.tx_ref FROM wallet_entries w
+            "SELECT w.user_id, w.entry_type, w.amount_micros, w.date, w.tx_ref, w.description FROM wallet_entries w
              WHERE w.booking_id = $1 ORDER BY w.date, w.id",
         )
         .bind(booking.0)
@@ -155,6 +249,7 @@ impl Ledger for Store {
                         amount: from_micros(row.amount_micros),
                         date: row.date,
                         txRef: row.tx_ref,
+                        description: row.description,
                     },
                 })
             })
@@ -173,7 +268,7 @@ impl Ledger for Store {
         }
         let amount = to_micros(request.amount, "amount")?;
         let (_turn, mut tx) = self.begin_write().await?;
-        let (applied, balance) = match apply_ledger(&mut tx, debit, now).await {
+        let (applied, balance) = match apply_ledger(&mut tx, debit, None, None, now).await {
             Ok(outcome) => outcome,
             Err(error) => return settle(tx, Err(error)).await,
         };
@@ -352,5 +447,60 @@ impl Ledger for Store {
             sqlx::query_as("SELECT id FROM payments WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
         found(exists)?;
         Ok(false)
+    }
+
+    #[instrument(skip_all, fields(booking_id = %refund.booking, key = %refund.idempotency_key))]
+    async fn record_failed_refund(&self, refund: &Refund, now: Millis) -> StorageResult<()> {
+        if refund.status != RefundStatus::Failed {
+            return Err(StorageError::Invalid("status"));
+        }
+        let (_turn, mut tx) = self.begin_write().await?;
+        let stored = insert_refund(&mut tx, refund, now).await;
+        match settle(tx, stored).await {
+            // A done refund of that key stays done.
+            Err(StorageError::Duplicate(_)) => Ok(()),
+            other => other,
+        }
+    }
+
+    async fn refund_by_key(&self, idempotency_key: &str) -> StorageResult<Option<Refund>> {
+        let row: Option<RefundRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {REFUND_COLUMNS} FROM refunds WHERE idempotency_key = $1"
+        )))
+        .bind(idempotency_key)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(RefundRow::into_refund).transpose()
+    }
+
+    async fn booking_refunds(&self, booking: BookingId) -> StorageResult<Vec<Refund>> {
+        let rows: Vec<RefundRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {REFUND_COLUMNS} FROM refunds WHERE booking_id = $1 ORDER BY created_at, id"
+        )))
+        .bind(booking.0)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(RefundRow::into_refund).collect()
+    }
+
+    async fn refunded_by_booking(&self, booking: BookingId) -> StorageResult<RefundSums> {
+        refund_sums(self, "booking_id", booking.0).await
+    }
+
+    async fn refunded_by_payment(&self, payment: Uuid) -> StorageResult<RefundSums> {
+        refund_sums(self, "payment_id", payment).await
+    }
+
+    async fn booking_payment(&self, booking: BookingId) -> StorageResult<Option<PaymentRecord>> {
+        let row: Option<PaymentRow> = sqlx::query_as(
+            "SELECT id, gateway, order_kind, booking_id, customer, amount_micros, currency, status, gateway_ref,
+                event_id, success_url, cancel_url, settled_at, created_at
+             FROM payments WHERE booking_id = $1 AND order_kind = 'booking' AND status = 'paid'
+             ORDER BY settled_at DESC, id DESC LIMIT 1",
+        )
+        .bind(booking.0)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(PaymentRow::into_record).transpose()
     }
 }

@@ -277,6 +277,14 @@ export interface BookingPage {
   next?: string | null;
 }
 
+/** `GET /api/v1/bookings/{id}/refunds` (`routes::refunds::refunds`). */
+export interface BookingRefunds {
+  gateway: RefundGateway;
+  /** Oldest first, done and failed. */
+  items: Refund[];
+  totals: RefundTotals;
+}
+
 /** The booking statuses of spec §4. */
 export type BookingStatus = 'PAYMENT_PENDING' | 'NEW' | 'ACCEPTED' | 'ARRIVED' | 'STARTED' | 'REACHED' | 'PENDING' | 'PAID' | 'COMPLETE' | 'CANCELLED';
 
@@ -865,6 +873,8 @@ export interface LedgerEntries {
 export interface LedgerEntry {
   amount: number;
   date: Millis;
+  /** Why an admin moved it (a refund's reason); absent otherwise. */
+  description?: string | null;
   role: Role;
   txRef: string;
   type: WalletEntryType;
@@ -1191,19 +1201,81 @@ export interface ReferralValid {
   valid: boolean;
 }
 
-export interface RefundBody {
-  /**
-   * More than 0 and at most what the rider paid through this booking and
-   * was not refunded yet (`invalid_amount` otherwise).
-   */
+/** One refund of a booking's money. */
+export interface Refund {
   amount: number;
+  booking: BookingId;
+  created_at: Millis;
+  currency: string;
+  destination: RefundDestination;
+  /** The gateway's id of the refund. */
+  gateway_ref?: string | null;
+  id: RefundId;
+  /** The ledger's key too when the money went to the wallet. */
+  idempotency_key: string;
+  /** The admin who made it. */
+  made_by: UserId;
   /**
-   * One per refund the admin means: a retried request with the same key
-   * refunds once.
+   * The gateway payment refunded (a refund through the gateway, or to the
+   * wallet of a booking paid by card).
    */
-  idempotencyKey: string;
-  /** Why; shown on the booking's page (`select_proper` when blank). */
+  payment?: string | null;
   reason: string;
+  status: RefundStatus;
+  /** The payer, who gets the money. */
+  user: UserId;
+}
+
+/** The body of a refund (`routes::refunds::RefundBody`). */
+export interface RefundBody {
+  /** Above 0 and at most what is left to refund; rounded to `settings.decimal`. */
+  amount: number;
+  destination?: RefundDestination | null;
+  /** Read only when there is no `Idempotency-Key` header (the older place for it). */
+  idempotencyKey?: string | null;
+  /** Why; kept on the refund and its ledger entry (`select_proper` when blank). */
+  reason: string;
+}
+
+/** Where the money goes back to. */
+export type RefundDestination = 'gateway' | 'wallet';
+
+/** Whether a booking's money can go back through its gateway. */
+export interface RefundGateway {
+  /** Paid by card through a gateway. */
+  available: boolean;
+  /** What may still go back through it (0 when not available). */
+  refundable: number;
+}
+
+/** A refund of a booking's money (issue #37). */
+export type RefundId = string;
+
+/** `POST /api/v1/bookings/{id}/refund` (`routes::refunds::refund`). */
+export interface RefundMade {
+  /** False when the key had refunded before: nothing changed. */
+  applied: boolean;
+  /** The booking as it now is. */
+  booking: Booking;
+  refund: Refund;
+  totals: RefundTotals;
+}
+
+/**
+ * How a refund ended. A wallet refund is done or refused; a gateway refund
+ * the gateway declined is kept as `failed`, and a retry with the same key
+ * may still make it `done`.
+ */
+export type RefundStatus = 'done' | 'failed';
+
+/**
+ * The money a booking's refunds page shows: what was paid, refunded, and
+ * what is left.
+ */
+export interface RefundTotals {
+  paid: number;
+  refundable: number;
+  refunded: number;
 }
 
 /** How the account was made (spec §3); it decides which profile fields lock. */
@@ -1594,7 +1666,21 @@ export interface VerifyRequest {
   referralId?: string | null;
 }
 
-/** `POST /api/v1/users/{id}/wallet/credit` (`routes::wallet::credit`). */
+/** The body of an admin adjustment (`routes::wallet::AdjustBody`). */
+export interface WalletAdjustBody {
+  /**
+   * The balance the wallet should hold, a number or numeric text;
+   * rounded to `settings.decimal`. Below 0 only with `negativeBalance`.
+   */
+  balance: number;
+  /** Why; kept on the ledger entry (`select_proper` when blank). */
+  reason: string;
+}
+
+/**
+ * `POST /api/v1/users/{id}/wallet/credit`, `/debit` and `/adjust`
+ * (`routes::wallet`).
+ */
 export interface WalletCredited {
   /** False when the `Idempotency-Key` had been used: nothing changed. */
   applied: boolean;
@@ -1603,10 +1689,26 @@ export interface WalletCredited {
   walletBalance: number;
 }
 
+/** The body of an admin debit (`routes::wallet::ReasonedAmountBody`). */
+export interface WalletDebitBody {
+  /**
+   * A number above 0 and at most 1000000, or numeric text; rounded to
+   * `settings.decimal`.
+   */
+  amount: number;
+  /** Why; kept on the ledger entry (`select_proper` when blank). */
+  reason: string;
+}
+
 /** One wallet history entry (spec §3). */
 export interface WalletEntry {
   amount: number;
   date: Millis;
+  /**
+   * Why an admin moved the money (a refund, a debit, an adjustment);
+   * absent on the entries bookings and payments make.
+   */
+  description?: string | null;
   txRef: string;
   type: WalletEntryType;
 }

@@ -12,7 +12,9 @@
 //! - a genuine notification for another amount or currency changes nothing
 //!   (400 `invalid_amount`);
 //! - one for a payment the server does not know is 404 `not_found`;
-//! - a refund, whole then part, reaches the fake.
+//! - a refund of a trip paid by card, whole units then a part, reaches the
+//!   fake once per key and the booking's refunds (or, for a provider without
+//!   refunds, is refused and the wallet remains).
 
 pub mod braintree;
 pub mod flutterwave;
@@ -229,16 +231,26 @@ impl World {
 
     /// A delivery platform in `currency` with these payment settings.
     pub async fn with(payments: PaymentsConfig, currency: &str) -> World {
+        let world = World::on(payments, currency, wayfare_engine::AppCategory::Delivery).await;
+        assert_eq!(world.booking.status, BookingStatus::PaymentPending);
+        world
+    }
+
+    /// A taxi platform with the fake's gateway: trips are paid at their end.
+    pub async fn taxi(fake: &dyn Fake, currency: &str) -> World {
+        World::on(config(fake.gateway(), &fake.settings()), currency, wayfare_engine::AppCategory::Taxi).await
+    }
+
+    async fn on(payments: PaymentsConfig, currency: &str, category: wayfare_engine::AppCategory) -> World {
         let mut setup = Setup::default();
         setup.config.payments = payments;
-        setup.settings.appcat = wayfare_engine::AppCategory::Delivery;
+        setup.settings.appcat = category;
         // A paid booking stays as the payment left it.
         setup.settings.autoDispatch = false;
         setup.settings.code = currency.to_string();
         let app = TestApp::start(setup).await;
         let rider = app.sign_in("rider1@demo.wayfare").await;
         let booking = app.book(&rider_user(1)).await;
-        assert_eq!(booking.status, BookingStatus::PaymentPending);
         World { app, rider, booking }
     }
 
@@ -426,26 +438,58 @@ pub async fn an_unknown_payment_is_not_found(fake: &dyn Fake, currency: &str) {
     reply.refused(404, "not_found");
 }
 
-pub async fn a_refund_reaches_the_provider(fake: &dyn Fake, currency: &str) {
-    let world = World::new(fake, currency).await;
-    let paying = world.check_out(fake, "wallet-topup", Decimal::new(15, 0)).await;
+/// A trip the rider pays by card at its end (PENDING), through the gateway.
+async fn paid_trip(world: &World, fake: &dyn Fake) -> Arc<wayfare_engine::Booking> {
+    use wayfare_engine::booking::{By, Command};
+    let driver = driver(4);
+    let reached = world.app.booking_at(&rider(1), &driver, Stage::Reached).await;
+    let pending = world.app.command(reached.id, By::Driver(driver.id), Command::AwaitPayment).await;
+    let paying = world.check_out(fake, &pending.id.to_string(), pending.payableAmount).await;
     let notification = fake.pay(&paying).await;
-    world.notify(fake, &notification).await.expect(200);
-    let payment = world.payment(&paying).await;
-    let gateway = wayfare_http::payments::gateways::find(fake.gateway()).unwrap();
-    let settings = world.app.state.gateways.settings(world.app.state.storage.as_ref(), gateway).await.unwrap();
-    let call = wayfare_http::payments::call(&world.app.state, gateway, &settings);
+    assert_eq!(world.notify(fake, &notification).await.expect(200)["settled"], true);
+    let paid = world.app.runtime().booking(pending.id).await.unwrap();
+    assert_eq!(paid.status, BookingStatus::Paid);
+    paid
+}
+
+async fn refund(world: &World, admin: &Session, booking: &wayfare_engine::Booking, amount: &str, key: &str) -> Reply {
+    let body = serde_json::json!({ "amount": amount, "destination": "gateway", "reason": "Charged twice" });
+    let request = axum::http::Request::builder()
+        .method(axum::http::Method::POST)
+        .uri(format!("/api/v1/bookings/{}/refund", booking.id))
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::AUTHORIZATION, format!("Bearer {}", admin.token))
+        .header("Idempotency-Key", key)
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    world.app.send(request).await
+}
+
+pub async fn a_refund_reaches_the_provider_and_the_ledger(fake: &dyn Fake, currency: &str) {
+    let world = World::taxi(fake, currency).await;
+    let booking = paid_trip(&world, fake).await;
+    let admin = world.app.sign_in("admin@demo.wayfare").await;
     if !fake.refunds_supported() {
-        let refused = gateway.refund(&call, &payment, Decimal::new(5, 0), "refund-1").await;
-        assert!(matches!(refused, Err(wayfare_http::payments::gateway::GatewayError::Unsupported(_))), "{refused:?}");
+        // The provider has no refund: the card cannot be refunded, the wallet still can.
+        refund(&world, &admin, &booking, "5", "refund-1").await.refused_on(400, "invalid_input", "destination");
+        assert!(fake.refunds().is_empty());
         return;
     }
-    let whole = gateway.refund(&call, &payment, Decimal::new(5, 0), "refund-1").await.expect("a refund");
-    let part = gateway.refund(&call, &payment, Decimal::new(250, 2), "refund-2").await.expect("a part refund");
-    assert_ne!(whole.reference, part.reference);
+    // Whole units, then a part; each once per key.
+    let first = refund(&world, &admin, &booking, "5", "refund-1").await;
+    assert_eq!(first.expect(201)["refund"]["destination"], "gateway", "{}", first.body);
+    assert!(first.expect(201)["refund"]["gateway_ref"].as_str().is_some_and(|reference| !reference.is_empty()));
+    refund(&world, &admin, &booking, "2.50", "refund-2").await.expect(201);
+    assert_eq!(refund(&world, &admin, &booking, "5", "refund-1").await.expect(200)["applied"], false);
     let factor = if currency == "JPY" { 1 } else { 100 };
     let refunds: Vec<i64> = fake.refunds().into_iter().map(|(_, amount)| amount).collect();
-    assert_eq!(refunds, vec![5 * factor, factor * 250 / 100]);
+    assert_eq!(refunds, vec![5 * factor, factor * 250 / 100], "the provider was asked twice, not three times");
+    // The booking's refunds and the ledger agree.
+    let listed = world.app.get(&format!("/api/v1/bookings/{}/refunds", booking.id), Some(&admin)).await;
+    let refunded: Decimal = listed.expect(200)["totals"]["refunded"].to_string().trim_matches('"').parse().unwrap();
+    assert_eq!(refunded, Decimal::new(750, 2));
+    let audit = world.app.state.storage.audit().await.unwrap();
+    assert!(audit.wallet_mismatches.is_empty(), "{:?}", audit.wallet_mismatches);
 }
 
 /// Every scenario above, as tests of one gateway: `gateway_scenarios!(module, fake constructor, currency, other currency)`.
@@ -485,8 +529,8 @@ macro_rules! gateway_scenarios {
         }
 
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn a_refund_reaches_the_provider() {
-            scenarios::a_refund_reaches_the_provider(&$fake.await, $currency).await;
+        async fn a_refund_reaches_the_provider_and_the_ledger() {
+            scenarios::a_refund_reaches_the_provider_and_the_ledger(&$fake.await, $currency).await;
         }
     };
 }

@@ -1,6 +1,7 @@
 //! Every gateway of the spec (§3 `payment_settings`), one module each,
 //! behind `crate::payments::gateway::Gateway`.
 
+pub mod culqi;
 pub mod liqpay;
 pub mod payfast;
 pub mod payulatam;
@@ -14,6 +15,7 @@ use super::gateway::Gateway;
 /// Every gateway this server speaks, the built-in `test` one first.
 pub static ALL: &[&dyn Gateway] = &[
     &test::Test,
+    &culqi::Culqi,
     &liqpay::LiqPay,
     &payfast::PayFast,
     &payulatam::PayULatam,

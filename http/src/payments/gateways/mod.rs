@@ -2,6 +2,7 @@
 //! behind `crate::payments::gateway::Gateway`.
 
 pub mod braintree;
+pub mod culqi;
 pub mod flutterwave;
 pub mod iyzico;
 pub mod liqpay;
@@ -28,6 +29,7 @@ use super::gateway::Gateway;
 pub static ALL: &[&dyn Gateway] = &[
     &test::Test,
     &braintree::Braintree,
+    &culqi::Culqi,
     &flutterwave::Flutterwave,
     &liqpay::LiqPay,
     &mercadopago::MercadoPago,

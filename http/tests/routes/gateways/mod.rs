@@ -17,6 +17,7 @@
 //!   refunds, is refused and the wallet remains).
 
 pub mod braintree;
+pub mod culqi;
 pub mod flutterwave;
 pub mod iyzico;
 pub mod liqpay;
@@ -149,6 +150,17 @@ pub trait Fake: Send + Sync {
     /// checks the checkout is well formed: keys, amount, links); the
     /// notification the provider then sends.
     async fn pay(&self, paying: &Paying) -> Notification;
+    /// The payer pays and their browser comes back to the return link
+    /// first: what it posts there (a form body, if anything), and the
+    /// notification the provider sends afterwards. By default `pay`, its
+    /// notification posted back when form-encoded; providers whose page
+    /// posts back a token the server then charges (Culqi) say otherwise.
+    async fn pay_and_return(&self, paying: &Paying) -> (Option<String>, Notification) {
+        let notification = self.pay(paying).await;
+        let form =
+            (notification.content_type == "application/x-www-form-urlencoded").then(|| notification.body.clone());
+        (form, notification)
+    }
     /// The payer pays `minor` (smallest units) in `currency` instead; the
     /// provider's genuine notification of it.
     async fn pay_other(&self, paying: &Paying, minor: i64, currency: &str) -> Notification;
@@ -363,8 +375,8 @@ pub async fn the_return_alone_asks_the_provider(fake: &dyn Fake, currency: &str)
     assert_eq!(world.payment(&paying).await.status, PaymentStatus::Pending);
     assert_eq!(world.status().await, BookingStatus::PaymentPending);
     // Paid, the return finds it out from the provider before any notification.
-    let notification = fake.pay(&paying).await;
-    let back = returned(&world, fake, &paying, &notification).await;
+    let (form, notification) = fake.pay_and_return(&paying).await;
+    let back = returned(&world, fake, &paying, form).await;
     assert_eq!(back.header(header::LOCATION), Some(format!("/bookings?trip={}", world.booking.id).as_str()));
     assert_eq!(world.payment(&paying).await.status, PaymentStatus::Paid);
     assert_eq!(world.status().await, BookingStatus::New);
@@ -373,13 +385,12 @@ pub async fn the_return_alone_asks_the_provider(fake: &dyn Fake, currency: &str)
 }
 
 /// The payer's return, carrying what the provider put on it (some providers
-/// send the payer back with their signed answer in the query or a form).
-async fn returned(world: &World, fake: &dyn Fake, paying: &Paying, notification: &Notification) -> Reply {
+/// send the payer back with their signed answer, or a token, in a form).
+async fn returned(world: &World, fake: &dyn Fake, paying: &Paying, form: Option<String>) -> Reply {
     let path = format!("/api/v1/payments/{}/return/{}", fake.gateway(), paying.payment.id);
-    let reply = if notification.content_type == "application/x-www-form-urlencoded" {
-        world.app.post_raw(&path, None, "application/x-www-form-urlencoded", notification.body.clone()).await
-    } else {
-        world.app.get(&path, None).await
+    let reply = match form {
+        Some(body) => world.app.post_raw(&path, None, "application/x-www-form-urlencoded", body).await,
+        None => world.app.get(&path, None).await,
     };
     assert_eq!(reply.status.as_u16(), 303, "{}", reply.body);
     reply

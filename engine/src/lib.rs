@@ -24,6 +24,7 @@ pub mod permissions;
 pub mod promo;
 pub mod rules;
 pub mod signup;
+pub mod social;
 pub mod sos;
 pub mod timefmt;
 pub mod wallet;

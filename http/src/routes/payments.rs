@@ -14,7 +14,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, State};
-use axum::http::{HeaderMap, header};
+use axum::http::HeaderMap;
 use axum::response::{Html, Redirect};
 use serde::Deserialize;
 use utoipa_axum::routes;
@@ -179,16 +179,6 @@ fn escape(text: &str) -> String {
 
 // ---- Stripe Checkout ----------------------------------------------------------------------
 
-/// This server's public base URL: configured, else from the request.
-fn public_base(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = state.config.payments.public_url.as_deref().filter(|url| !url.is_empty()) {
-        return url.trim_end_matches('/').to_string();
-    }
-    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).unwrap_or("localhost");
-    let scheme = headers.get("x-forwarded-proto").and_then(|value| value.to_str().ok()).unwrap_or("http");
-    format!("{scheme}://{host}")
-}
-
 #[utoipa::path(
     post,
     path = payments::STRIPE_CHECKOUT_LINK,
@@ -213,7 +203,7 @@ async fn stripe_checkout(
     let payment = payments::start_checkout(&state, current.principal.id, STRIPE_GATEWAY, &form).await?;
     let amount_minor = stripe::minor_units(payment.amount, &payment.currency)
         .ok_or_else(|| ApiError::field(ErrorKey::InvalidAmount, "amount"))?;
-    let base = public_base(&state, &headers);
+    let base = crate::site::public_base(&state.config, &headers);
     let request = SessionRequest {
         payment_id: payment.id.to_string(),
         order_id: form.order_id.trim(),

@@ -28,6 +28,8 @@ mod matrix_files;
 mod payments;
 mod sign_in;
 mod signup;
+// social sign-in against a local OpenID Connect fake (issue 37)
+mod social;
 mod trips;
 mod visibility;
 mod wallet;

@@ -25,6 +25,7 @@ pub mod promo;
 pub mod refund;
 pub mod rules;
 pub mod signup;
+pub mod social;
 pub mod sos;
 pub mod timefmt;
 pub mod wallet;

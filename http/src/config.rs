@@ -234,6 +234,58 @@ pub struct AuthConfig {
     /// `X-Forwarded-For` names the client for the per-client limit; from any
     /// other peer the header is ignored, since anyone can send it.
     pub trusted_proxies: TrustedProxies,
+    /// Social sign-in providers (issue #37), each `[auth.oauth.<name>]`.
+    pub oauth: OAuthConfig,
+}
+
+/// The social sign-in providers' credentials. A provider is offered when
+/// its platform setting is on (`GoogleLoginEnabled`, `AppleLoginEnabled`,
+/// `FacebookLoginEnabled`) and its client id and secret are set here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct OAuthConfig {
+    pub google: OAuthProviderConfig,
+    pub apple: OAuthProviderConfig,
+    pub facebook: OAuthProviderConfig,
+}
+
+/// One provider's client at the provider, and its endpoints when they are
+/// not the provider's own (a test's fake, a proxy). An endpoint left empty is
+/// the provider's (`crate::auth::oauth::endpoints`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct OAuthProviderConfig {
+    pub client_id: Option<String>,
+    /// The client secret. Apple's is a JWT the operator signs with their
+    /// ES256 key (valid up to 6 months) and renews: it is taken as given.
+    pub client_secret: Option<String>,
+    pub authorize_url: Option<String>,
+    pub token_url: Option<String>,
+    /// Where Facebook's person is read (the Graph API's `/me`).
+    pub userinfo_url: Option<String>,
+    /// Where an OpenID provider's signing keys are read.
+    pub jwks_url: Option<String>,
+    /// The `iss` an OpenID provider's ID tokens carry.
+    pub issuer: Option<String>,
+}
+
+impl OAuthProviderConfig {
+    /// Whether the client id and secret are both set.
+    pub fn configured(&self) -> bool {
+        self.client_id.as_deref().is_some_and(|id| !id.is_empty())
+            && self.client_secret.as_deref().is_some_and(|secret| !secret.is_empty())
+    }
+}
+
+impl OAuthConfig {
+    pub fn provider(&self, provider: wayfare_engine::social::SocialProvider) -> &OAuthProviderConfig {
+        use wayfare_engine::social::SocialProvider;
+        match provider {
+            SocialProvider::Google => &self.google,
+            SocialProvider::Apple => &self.apple,
+            SocialProvider::Facebook => &self.facebook,
+        }
+    }
 }
 
 /// Addresses or CIDR ranges (`10.0.0.0/8`, `127.0.0.1`, `::1`), checked when
@@ -411,6 +463,7 @@ impl Default for AuthConfig {
             session_days: 30,
             cookie_secure: false,
             trusted_proxies: TrustedProxies::default(),
+            oauth: OAuthConfig::default(),
         }
     }
 }
@@ -625,6 +678,23 @@ mod tests {
         let error = Config::load(&Overrides { config_file: Some(file), ..Overrides::default() }).unwrap_err();
         let message = error.to_string();
         assert!(message.contains("`auth.code_ttl_sec`") && message.contains("`payments.testgateway`"), "{message}");
+    }
+
+    #[test]
+    fn social_sign_in_providers_are_read_from_the_file() {
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("wayfare.toml");
+        std::fs::write(
+            &file,
+            "[auth.oauth.google]\nclient_id = \"g-id\"\nclient_secret = \"g-secret\"\n\
+             [auth.oauth.facebook]\nclient_id = \"f-id\"\ntoken_url = \"http://127.0.0.1:9/token\"\n",
+        )
+        .unwrap();
+        let config = Config::load(&Overrides { config_file: Some(file), ..Overrides::default() }).unwrap();
+        assert!(config.auth.oauth.google.configured());
+        assert!(!config.auth.oauth.facebook.configured(), "a client id without its secret");
+        assert_eq!(config.auth.oauth.facebook.token_url.as_deref(), Some("http://127.0.0.1:9/token"));
+        assert!(!config.auth.oauth.apple.configured());
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod present;
 pub mod realtime;
 pub mod routes;
 pub mod simulate;
+pub mod site;
 pub mod state;
 #[cfg(test)]
 mod test_support;

@@ -148,6 +148,19 @@ pub trait Accounts: Send + Sync {
     async fn session_with_user(&self, token_hash: &str) -> StorageResult<Option<(Session, User)>>;
     async fn revoke_session(&self, token_hash: &str, now: Millis) -> StorageResult<()>;
     async fn revoke_user_sessions(&self, user: UserId, now: Millis) -> StorageResult<u64>;
+
+    // ---- social sign-in -----------------------------------------------------
+    /// Stores a new attempt (and forgets the ones that expired before it).
+    async fn insert_oauth_attempt(&self, attempt: &OAuthAttempt) -> StorageResult<()>;
+    /// Uses up the attempt with this id and state hash, unused and unexpired
+    /// at `now`, in one statement: of two callbacks with it only one gets it.
+    /// Anything else (unknown, another state, used, expired) is `NotFound`
+    /// and changes nothing.
+    async fn take_oauth_attempt(&self, id: uuid::Uuid, state_hash: &str, now: Millis) -> StorageResult<OAuthAttempt>;
+    /// The user a provider's person is linked to.
+    async fn user_by_identity(&self, provider: &str, subject: &str) -> StorageResult<Option<User>>;
+    /// Links a provider's person to a user; linked already is `Duplicate`.
+    async fn link_identity(&self, identity: &UserIdentity) -> StorageResult<()>;
 }
 
 /// Uploaded files and the drivers' documents (issue #33): the approval

@@ -349,6 +349,36 @@ pub struct Challenge {
     pub client: Option<String>,
 }
 
+/// One trip to a social sign-in provider and back (issue #37): single
+/// use, until `expires_at`. Only the state's hash is kept; the PKCE
+/// verifier and the nonce are sent to the provider later, so kept as they are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OAuthAttempt {
+    pub id: uuid::Uuid,
+    /// `google`, `apple` or `facebook`.
+    pub provider: String,
+    pub state_hash: String,
+    pub code_verifier: String,
+    pub nonce: String,
+    /// The callback the provider was given, sent again with the code.
+    pub redirect_uri: String,
+    /// A path on this site to go back to once signed in.
+    pub return_to: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+}
+
+/// A provider's person linked to a user: they sign in as that user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserIdentity {
+    pub provider: String,
+    pub subject: String,
+    pub user: UserId,
+    /// The e-mail the provider gave when linked (for the record).
+    pub email: String,
+    pub created_at: Millis,
+}
+
 /// A signed-in session. Only the token's hash is kept.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {

@@ -25,9 +25,9 @@ use wayfare_engine::{
     WithdrawRequest,
 };
 use wayfare_storage::{
-    Accounts, Backend, BookingFilter, BookingSort, Challenge, DashboardScope, EarningsScope, FileRecord, PageRequest,
-    PaymentOrder, PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, SosFilter, Storage, StorageError,
-    UserFilter,
+    Accounts, Backend, BookingFilter, BookingSort, Challenge, DashboardScope, EarningsScope, FileRecord, OAuthAttempt,
+    PageRequest, PaymentOrder, PaymentRecord, PaymentStatus, PushFilter, Session, SortOrder, SosFilter, Storage,
+    StorageError, UserFilter, UserIdentity,
 };
 
 backend_suite!(
@@ -80,6 +80,8 @@ backend_suite!(
     payments_round_trip_and_settle_once,
     sign_in_challenges_count_attempts_and_are_consumed_once,
     sessions_are_found_by_token_hash_and_revoked,
+    oauth_attempts_are_taken_once_with_their_state_before_they_expire,
+    identities_link_one_person_to_one_user,
     the_audit_finds_what_a_crash_must_never_leave,
     a_lease_changes_hands_only_once_it_lapsed,
     of_many_nodes_taking_one_free_lease_at_once_one_wins,
@@ -2682,6 +2684,58 @@ async fn sessions_are_found_by_token_hash_and_revoked(fixture: Fixture) {
         Err(StorageError::NotFound)
     ));
     assert_eq!(fixture.backend() == Backend::Sqlite, matches!(fixture.concrete, support::Concrete::Sqlite(_)));
+}
+
+async fn oauth_attempts_are_taken_once_with_their_state_before_they_expire(fixture: Fixture) {
+    let attempt = |number: u128, at: Millis| OAuthAttempt {
+        id: Uuid::from_u128(number),
+        provider: "google".into(),
+        state_hash: format!("state-{number}"),
+        code_verifier: format!("verifier-{number}"),
+        nonce: format!("nonce-{number}"),
+        redirect_uri: "https://ride.test/api/v1/auth/oauth/google/callback".into(),
+        return_to: "/bookings".into(),
+        created_at: at,
+        expires_at: at + 600_000,
+    };
+    let first = attempt(1, NOW);
+    fixture.insert_oauth_attempt(&first).await.unwrap();
+    let not_found = |result: Result<OAuthAttempt, StorageError>| matches!(result, Err(StorageError::NotFound));
+    assert!(not_found(fixture.take_oauth_attempt(first.id, "state-2", NOW + 1).await), "another state");
+    assert!(not_found(fixture.take_oauth_attempt(Uuid::from_u128(404), "state-1", NOW + 1).await));
+    assert_eq!(fixture.take_oauth_attempt(first.id, "state-1", NOW + 1).await.unwrap(), first, "a wrong state left it");
+    assert!(not_found(fixture.take_oauth_attempt(first.id, "state-1", NOW + 2).await), "single use");
+    let second = attempt(2, NOW);
+    fixture.insert_oauth_attempt(&second).await.unwrap();
+    assert!(not_found(fixture.take_oauth_attempt(second.id, "state-2", second.expires_at).await), "expired");
+    // A later attempt forgets the expired one.
+    fixture.insert_oauth_attempt(&attempt(3, second.expires_at + 1)).await.unwrap();
+    assert!(not_found(fixture.take_oauth_attempt(second.id, "state-2", NOW + 5).await));
+}
+
+async fn identities_link_one_person_to_one_user(fixture: Fixture) {
+    let (first, second) = (rider(1), rider(2));
+    insert_users(&fixture, &[&first, &second]).await;
+    let identity = |subject: &str, user: UserId| UserIdentity {
+        provider: "google".into(),
+        subject: subject.into(),
+        user,
+        email: "rider@wayfare.test".into(),
+        created_at: NOW,
+    };
+    assert_eq!(fixture.user_by_identity("google", "g-1").await.unwrap(), None);
+    fixture.link_identity(&identity("g-1", first.id)).await.unwrap();
+    fixture.link_identity(&identity("g-2", first.id)).await.unwrap();
+    let linked = fixture.user_by_identity("google", "g-1").await.unwrap().unwrap();
+    assert_eq!(linked, fixture.user(first.id).await.unwrap());
+    assert_eq!(fixture.user_by_identity("facebook", "g-1").await.unwrap(), None, "subjects are per provider");
+    assert!(matches!(fixture.link_identity(&identity("g-1", second.id)).await, Err(StorageError::Duplicate(_))));
+    assert!(matches!(
+        fixture.link_identity(&identity("g-3", UserId::from_u128(404))).await,
+        Err(StorageError::NotFound)
+    ));
+    fixture.delete_user(first.id).await.unwrap();
+    assert_eq!(fixture.user_by_identity("google", "g-2").await.unwrap(), None, "gone with the user");
 }
 
 // ---- consistency ----------------------------------------------------------------

@@ -85,7 +85,13 @@ pub struct Settings {
     pub panic: String,
     /// False is demo mode: writes refused, contact data masked.
     pub AllowCriticalEditsAdmin: bool,
+    /// Sign-in with Facebook (spec §3); like the two below, it shows only
+    /// when the server has the provider's client id and secret (issue #37).
     pub FacebookLoginEnabled: bool,
+    /// Sign-in with Apple (ours, as `FacebookLoginEnabled`).
+    pub AppleLoginEnabled: bool,
+    /// Sign-in with Google (ours, as `FacebookLoginEnabled`).
+    pub GoogleLoginEnabled: bool,
     pub CompanyName: String,
     pub CompanyAddress: String,
     pub CompanyWebsite: String,
@@ -168,6 +174,8 @@ impl Default for Settings {
             panic: String::new(),
             AllowCriticalEditsAdmin: true,
             FacebookLoginEnabled: false,
+            AppleLoginEnabled: false,
+            GoogleLoginEnabled: false,
             CompanyName: String::new(),
             CompanyAddress: String::new(),
             CompanyWebsite: String::new(),

@@ -38,15 +38,19 @@ pub fn token_of(parts: &Parts) -> Option<String> {
     {
         return Some(token.trim().to_string());
     }
-    parts
-        .headers
+    cookie(&parts.headers, SESSION_COOKIE)
+}
+
+/// A cookie's value, if the request carries it.
+pub fn cookie(headers: &axum::http::HeaderMap, wanted: &str) -> Option<String> {
+    headers
         .get_all(COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
-        .map(|(_, token)| token.to_string())
+        .find(|(name, _)| *name == wanted)
+        .map(|(_, value)| value.to_string())
 }
 
 /// The user a token belongs to, if the session is live and the account may sign in.

@@ -27,6 +27,7 @@ pub fn router() -> ApiRouter {
         .routes(routes!(me))
         .routes(routes!(logout))
         .routes(routes!(outbox))
+        .merge(super::oauth::routes::router())
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -145,12 +146,18 @@ async fn verify_code(
         Some(user) => user,
         None => create_rider(&state, &contact, request.referralId.as_deref()).await?,
     };
-    // A driver waiting for approval signs in to follow their application;
-    // every other route still refuses them (`Applicant` vs `CurrentUser`).
+    may_sign_in(&user)?;
+    signed_in(&state, user).await
+}
+
+/// Whether an account may start a session (`require_approval`): a driver
+/// waiting for approval signs in to follow their application; every other
+/// route still refuses them (`Applicant` vs `CurrentUser`).
+pub(crate) fn may_sign_in(user: &User) -> ApiResult<()> {
     if !user.approved && user.usertype != Role::Driver {
         return Err(ErrorKey::RequireApproval.into());
     }
-    signed_in(&state, user).await
+    Ok(())
 }
 
 /// Checks a one-time code against the contact's latest challenge and
@@ -178,6 +185,13 @@ pub(crate) async fn check_code(state: &AppState, contact: &Contact, code: &str) 
 
 /// A new session for the user: the token in the answer and as the HttpOnly cookie.
 pub(crate) async fn signed_in(state: &AppState, user: User) -> ApiResult<(HeaderMap, Json<SignedIn>)> {
+    let (headers, token) = start_session(state, &user).await?;
+    Ok((headers, Json(SignedIn { token, user })))
+}
+
+/// Stores a new session for the user: its token, and the HttpOnly cookie
+/// that carries it.
+pub(crate) async fn start_session(state: &AppState, user: &User) -> ApiResult<(HeaderMap, String)> {
     let now = state.now();
     let token = tokens::new_token();
     let days = i64::from(state.config.auth.session_days);
@@ -194,7 +208,7 @@ pub(crate) async fn signed_in(state: &AppState, user: User) -> ApiResult<(Header
     let cookie =
         format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={}{secure}", days * 24 * 3_600);
     headers.insert(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(|error| ApiError::Internal(error.to_string()))?);
-    Ok((headers, Json(SignedIn { token, user })))
+    Ok((headers, token))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

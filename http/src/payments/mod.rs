@@ -72,19 +72,9 @@ pub async fn with_configured_gateways(
 /// Where a payer goes back to when the form names nowhere (or somewhere not ours).
 pub const DEFAULT_RETURN: &str = "/bookings";
 
-/// A return link kept to a path on this site: an absolute URL keeps only its
-/// path and query, so a checkout can never send the payer elsewhere.
+/// A checkout's return link, kept to a path on this site (`crate::site::local_path`).
 pub fn local_return(url: Option<&str>) -> String {
-    let Some(url) = url.map(str::trim).filter(|url| !url.is_empty()) else { return DEFAULT_RETURN.to_string() };
-    let path = match url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) {
-        Some(rest) => rest.find('/').map_or("/", |start| &rest[start..]),
-        None => url,
-    };
-    let safe = path.starts_with('/')
-        && !path.starts_with("//")
-        && !path.contains('\\')
-        && path.chars().all(|character| !character.is_control() && !character.is_whitespace());
-    if safe { path.to_string() } else { DEFAULT_RETURN.to_string() }
+    crate::site::local_path(url, DEFAULT_RETURN)
 }
 
 /// Validates a checkout form for `payer` (the signed-in caller) and records
@@ -215,27 +205,4 @@ pub async fn fail(state: &AppState, payment: &PaymentRecord) -> ApiResult<()> {
     }
     state.storage.settle_payment(payment.id, PaymentStatus::Failed, None, state.now()).await?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn return_links_stay_on_this_site() {
-        assert_eq!(local_return(Some("https://ride.example.com/bookings?trip=1")), "/bookings?trip=1");
-        assert_eq!(local_return(Some("http://localhost:5173")), "/");
-        assert_eq!(local_return(Some("/bookings?trip=1")), "/bookings?trip=1");
-        assert_eq!(local_return(None), DEFAULT_RETURN);
-        for hostile in [
-            "//evil.example/x",
-            "javascript:alert(1)",
-            "evil.example/x",
-            "/a\r\nSet-Cookie: x=1",
-            "/\\evil",
-            "https://evil.example//evil.example/x",
-        ] {
-            assert_eq!(local_return(Some(hostile)), DEFAULT_RETURN, "{hostile}");
-        }
-    }
 }

@@ -10,7 +10,6 @@ use crate::payments::gateway::{FieldKind, Gateway};
 use crate::payments::gateways;
 use crate::payments::settings::{self, EditError, GatewayEdit};
 use crate::routes::ApiRouter;
-use crate::routes::payments::public_base;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -26,7 +25,10 @@ use wayfare_storage::{GatewayChange, StoredGateway};
 static EDITS: Mutex<()> = Mutex::const_new(());
 
 pub fn router() -> ApiRouter {
-    ApiRouter::new().routes(routes!(list)).routes(routes!(edit)).routes(routes!(changes))
+    ApiRouter::new()
+        .routes(routes!(payment_gateways))
+        .routes(routes!(edit_payment_gateway))
+        .routes(routes!(payment_gateway_changes))
 }
 
 /// A field of a gateway as the panel shows it.
@@ -115,7 +117,7 @@ fn view(state: &AppState, base: &str, gateway: &'static dyn Gateway, stored: Opt
     responses((status = 200, description = "Every gateway", body = Vec<GatewayView>)),
     extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
-async fn list(
+async fn payment_gateways(
     State(state): State<AppState>,
     current: CurrentUser,
     headers: HeaderMap,
@@ -127,7 +129,7 @@ async fn list(
         &state.runtime.catalog().settings,
     )?;
     let stored = state.storage.payment_gateways().await?;
-    let base = public_base(&state, &headers);
+    let base = crate::site::public_base(&state.config, &headers);
     let views = gateways::ALL
         .iter()
         .map(|gateway| view(&state, &base, *gateway, stored.iter().find(|stored| stored.name == gateway.name())))
@@ -156,7 +158,7 @@ fn refused(error: EditError) -> ApiError {
         NotAllowed, DemoMode, NotFound, InvalidInput, SetInConfigFile, SecretsKeyMissing
     ]))),
 )]
-async fn edit(
+async fn edit_payment_gateway(
     State(state): State<AppState>,
     current: CurrentUser,
     headers: HeaderMap,
@@ -202,7 +204,7 @@ async fn edit(
         tracing::info!(gateway = gateway.name(), by = %current.principal.id, changed = ?edited.changed, "payment gateway settings changed");
     }
     let stored = if edited.changed.is_empty() { stored } else { Some(saved) };
-    Ok(Json(view(&state, &public_base(&state, &headers), gateway, stored.as_ref())))
+    Ok(Json(view(&state, &crate::site::public_base(&state.config, &headers), gateway, stored.as_ref())))
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -249,7 +251,7 @@ struct ChangeView {
     responses((status = 200, description = "A page of changes", body = ChangesPage)),
     extensions(("x-refusals" = json!(session![NotAllowed, InvalidInput]))),
 )]
-async fn changes(
+async fn payment_gateway_changes(
     State(state): State<AppState>,
     current: CurrentUser,
     QueryParams(query): QueryParams<ChangesQuery>,

@@ -16,7 +16,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, RawQuery, State};
-use axum::http::{HeaderMap, header};
+use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use utoipa_axum::routes;
@@ -152,16 +152,6 @@ fn escape(text: &str) -> String {
 
 // ---- every gateway ----------------------------------------------------------------
 
-/// This server's public base URL: configured, else from the request.
-pub(crate) fn public_base(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = state.config.payments.public_url.as_deref().filter(|url| !url.is_empty()) {
-        return url.trim_end_matches('/').to_string();
-    }
-    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).unwrap_or("localhost");
-    let scheme = headers.get("x-forwarded-proto").and_then(|value| value.to_str().ok()).unwrap_or("http");
-    format!("{scheme}://{host}")
-}
-
 /// A gateway's failure as the API answers it.
 fn refused(gateway: &str, error: GatewayError) -> ApiError {
     match error {
@@ -221,7 +211,7 @@ async fn checkout(
     let (gateway, settings) = state.gateways.usable(state.storage.as_ref(), &provider).await?;
     let form = form_of(form)?;
     let payment = payments::start_checkout(&state, current.principal.id, gateway.name(), &form).await?;
-    let base = public_base(&state, &headers);
+    let base = crate::site::public_base(&state.config, &headers);
     let product = form.product_name.trim();
     let order = Order {
         payment: &payment,

@@ -30,6 +30,8 @@ mod payment_gateways;
 mod payments;
 mod sign_in;
 mod signup;
+// social sign-in against a local OpenID Connect fake (issue 37)
+mod social;
 mod trips;
 mod visibility;
 mod wallet;

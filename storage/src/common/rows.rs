@@ -276,6 +276,35 @@ impl PaymentRow {
 }
 
 #[derive(sqlx::FromRow)]
+pub(crate) struct OAuthAttemptRow {
+    pub id: Uuid,
+    pub provider: String,
+    pub state_hash: String,
+    pub code_verifier: String,
+    pub nonce: String,
+    pub redirect_uri: String,
+    pub return_to: String,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+impl OAuthAttemptRow {
+    pub fn into_attempt(self) -> crate::types::OAuthAttempt {
+        crate::types::OAuthAttempt {
+            id: self.id,
+            provider: self.provider,
+            state_hash: self.state_hash,
+            code_verifier: self.code_verifier,
+            nonce: self.nonce,
+            redirect_uri: self.redirect_uri,
+            return_to: self.return_to,
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
 pub(crate) struct ChallengeRow {
     pub id: Uuid,
     pub contact: String,

@@ -13,11 +13,13 @@ use crate::common::columns::{UserColumns, parse_platform, parse_role, platform_t
 use crate::common::cursor::{SortKind, decode_cursor, encode_cursor};
 use crate::common::dialect::Dialect;
 use crate::common::rows::{
-    ChallengeRow, PushTargetRow, SESSION_COLUMNS, SessionRow, SessionUserRow, USER_COLUMNS, UserRow,
+    ChallengeRow, OAuthAttemptRow, PushTargetRow, SESSION_COLUMNS, SessionRow, SessionUserRow, USER_COLUMNS, UserRow,
 };
 use crate::common::search::{SearchQuery, SearchTable};
 use crate::error::{StorageError, StorageResult};
-use crate::types::{Challenge, Page, PageRequest, PushFilter, PushTarget, Session, SortOrder, UserFilter};
+use crate::types::{
+    Challenge, OAuthAttempt, Page, PageRequest, PushFilter, PushTarget, Session, SortOrder, UserFilter, UserIdentity,
+};
 use async_trait::async_trait;
 use sqlx::FromRow;
 use sqlx::types::Json;
@@ -497,5 +499,72 @@ impl Accounts for Store {
         .execute(&mut *self.write_conn().await?)
         .await?;
         Ok(result.rows_affected())
+    }
+
+    async fn insert_oauth_attempt(&self, attempt: &OAuthAttempt) -> StorageResult<()> {
+        let mut conn = self.write_conn().await?;
+        // Abandoned attempts are forgotten here: no sweeper needed.
+        sqlx::query("DELETE FROM oauth_attempts WHERE expires_at < $1")
+            .bind(attempt.created_at)
+            .execute(&mut *conn)
+            .await?;
+        sqlx::query(
+            "INSERT INTO oauth_attempts
+                (id, provider, state_hash, code_verifier, nonce, redirect_uri, return_to, expires_at, created_at,
+                 updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+        )
+        .bind(attempt.id)
+        .bind(&attempt.provider)
+        .bind(&attempt.state_hash)
+        .bind(&attempt.code_verifier)
+        .bind(&attempt.nonce)
+        .bind(&attempt.redirect_uri)
+        .bind(&attempt.return_to)
+        .bind(attempt.expires_at)
+        .bind(attempt.created_at)
+        .execute(&mut *conn)
+        .await
+        .map_err(write_error)?;
+        Ok(())
+    }
+
+    async fn take_oauth_attempt(&self, id: Uuid, state_hash: &str, now: Millis) -> StorageResult<OAuthAttempt> {
+        let row: Option<OAuthAttemptRow> = sqlx::query_as(
+            "UPDATE oauth_attempts SET consumed_at = $3, updated_at = $3
+             WHERE id = $1 AND state_hash = $2 AND consumed_at IS NULL AND expires_at > $3
+             RETURNING id, provider, state_hash, code_verifier, nonce, redirect_uri, return_to, created_at, expires_at",
+        )
+        .bind(id)
+        .bind(state_hash)
+        .bind(now)
+        .fetch_optional(&mut *self.write_conn().await?)
+        .await?;
+        found(row).map(OAuthAttemptRow::into_attempt)
+    }
+
+    async fn user_by_identity(&self, provider: &str, subject: &str) -> StorageResult<Option<User>> {
+        let mut builder = SqlBuilder::new("SELECT ");
+        builder.push(USER_COLUMNS).push(" FROM user_identities i JOIN users u ON u.id = i.user_id WHERE ");
+        builder.push_bind("i.provider = ", Bind::Text(provider.to_string()));
+        builder.push_bind(" AND i.subject = ", Bind::Text(subject.to_string()));
+        let rows: Vec<UserRow> = fetch_all(&self.pool, builder).await?;
+        Ok(rows.into_iter().next().map(UserRow::into_user))
+    }
+
+    async fn link_identity(&self, identity: &UserIdentity) -> StorageResult<()> {
+        sqlx::query(
+            "INSERT INTO user_identities (provider, subject, user_id, email, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $5)",
+        )
+        .bind(&identity.provider)
+        .bind(&identity.subject)
+        .bind(identity.user.0)
+        .bind(&identity.email)
+        .bind(identity.created_at)
+        .execute(&mut *self.write_conn().await?)
+        .await
+        .map_err(write_error)?;
+        Ok(())
     }
 }

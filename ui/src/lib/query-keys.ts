@@ -6,6 +6,8 @@ export const queryKeys = {
   carTypes: ['cartypes'] as const,
   languages: ['languages'] as const,
   me: ['auth', 'me'] as const,
+  /** Issue #37: the social sign-in providers the server offers. */
+  socialProviders: ['auth', 'oauth', 'providers'] as const,
   bookings: {
     all: ['bookings'] as const,
     list: () => ['bookings', 'list'] as const,

@@ -30,6 +30,8 @@ export const testSettings = {
   showLiveRoute: true,
   AllowCriticalEditsAdmin: true,
   FacebookLoginEnabled: false,
+  AppleLoginEnabled: false,
+  GoogleLoginEnabled: false,
   CompanyName: 'Wayfare Demo',
   CompanyAddress: '401 Light St, Baltimore',
   CompanyWebsite: 'https://wayfare.example',

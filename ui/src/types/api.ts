@@ -305,6 +305,14 @@ export interface Breakdown {
   time: number;
 }
 
+/** What a provider sends back, in the query or (Apple) a posted form. */
+export interface CallbackParams {
+  code?: string | null;
+  /** The provider's refusal (the person said no), e.g. `access_denied`. */
+  error?: string | null;
+  state?: string | null;
+}
+
 export interface CancelBody {
   /** Why; required (`select_proper` when blank). */
   reason: string;
@@ -1318,6 +1326,8 @@ export interface Settings {
   AllowCriticalEditsAdmin?: boolean;
   AllowDeliveryPickupImageCapture?: boolean;
   AllowFinalDeliveryImageCapture?: boolean;
+  /** Sign-in with Apple (ours, as `FacebookLoginEnabled`). */
+  AppleLoginEnabled?: boolean;
   AppleStoreLink?: string;
   CarHornRepeat?: boolean;
   CompanyAddress?: string;
@@ -1326,7 +1336,13 @@ export interface Settings {
   CompanyTerms?: string;
   CompanyWebsite?: string;
   FacebookHandle?: string;
+  /**
+   * Sign-in with Facebook (spec §3); like the two below, it shows only
+   * when the server has the provider's client id and secret (issue #37).
+   */
   FacebookLoginEnabled?: boolean;
+  /** Sign-in with Google (ours, as `FacebookLoginEnabled`). */
+  GoogleLoginEnabled?: boolean;
   InstagramHandle?: string;
   PlayStoreLink?: string;
   RiderWithDraw?: boolean;
@@ -1449,6 +1465,14 @@ export type SignupRequest = SignupFields & {
   /** A friend's referral code: the referral bonus to both. */
   referralId?: string | null;
 };
+
+export interface SocialProviders {
+  /**
+   * `google`, `apple`, `facebook`: switched on in the settings and
+   * configured on the server, in this order.
+   */
+  providers: string[];
+}
 
 /**
  * One alert: who raised it on which booking, where and when, and who

@@ -120,11 +120,44 @@ describe('the login form', () => {
     expect(verify?.body).toMatchObject({ contact: 'friend@example.com', code: '123456', referralId: 'QWERT' });
   });
 
-  it('shows the social sign-in button only when settings enable it', () => {
-    const first = setup();
-    expect(screen.queryByTestId('login-social')).not.toBeInTheDocument();
-    first.unmount();
+  it('shows one social button per provider the server offers, each starting its sign-in back to this page', async () => {
+    mockApi({ 'GET /api/v1/auth/oauth/providers': () => ({ providers: ['google', 'facebook'] }) });
+    renderWithProviders(<LoginForm onSignedIn={vi.fn()} />, { client: seededClient(null), path: '/login?next=1&error=login_error' });
+    const google = await screen.findByTestId('login-social-google');
+    expect(google).toHaveTextContent('Continue with Google');
+    expect(google).toHaveAttribute('href', '/api/v1/auth/oauth/google/start?return=%2Flogin%3Fnext%3D1');
+    expect(screen.getByTestId('login-social-facebook')).toHaveTextContent('Continue with Facebook');
+    expect(screen.queryByTestId('login-social-apple')).not.toBeInTheDocument();
+  });
+
+  it('shows no social button when the server offers none', async () => {
+    const api = mockApi({ 'GET /api/v1/auth/oauth/providers': () => ({ providers: [] }) });
     setup({ FacebookLoginEnabled: true });
-    expect(screen.getByTestId('login-social')).toBeInTheDocument();
+    await vi.waitFor(() => expect(api.calls.some((call) => call.path === '/api/v1/auth/oauth/providers')).toBe(true));
+    expect(screen.queryByText('or')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('login-social-facebook')).not.toBeInTheDocument();
+  });
+
+  it('marks the browser as signing in when a social button is pressed', async () => {
+    mockApi({ 'GET /api/v1/auth/oauth/providers': () => ({ providers: ['apple'] }) });
+    window.localStorage.removeItem('wayfare.signedIn');
+    const { user } = setup();
+    const apple = await screen.findByTestId('login-social-apple');
+    // jsdom does not navigate; the marker is what the app reads when it comes back.
+    apple.addEventListener('click', (event) => event.preventDefault());
+    await user.click(apple);
+    expect(window.localStorage.getItem('wayfare.signedIn')).toBe('1');
+  });
+
+  it("shows the translated message of a refused social sign-in's error", () => {
+    mockApi({});
+    renderWithProviders(<LoginForm onSignedIn={vi.fn()} />, { client: seededClient(null), path: '/login?error=require_approval' });
+    expect(screen.getByTestId('login-error')).toHaveTextContent('Your account is waiting for approval by an administrator.');
+  });
+
+  it('shows the general sign-in failure for an error key it does not know', () => {
+    mockApi({});
+    renderWithProviders(<LoginForm onSignedIn={vi.fn()} />, { client: seededClient(null), path: '/login?error=%3Cscript%3E' });
+    expect(screen.getByTestId('login-error')).toHaveTextContent('Sign-in failed. Please try again.');
   });
 });

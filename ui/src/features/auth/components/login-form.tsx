@@ -1,5 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
+import AppleIcon from '@mui/icons-material/Apple';
 import FacebookIcon from '@mui/icons-material/Facebook';
+import GoogleIcon from '@mui/icons-material/Google';
 import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
 import {
   Alert,
@@ -13,16 +15,30 @@ import {
   Typography,
 } from '@mui/material';
 import { useMutation } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactElement } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { useLocation, useSearchParams } from 'react-router';
 import { errorKey } from '@/lib/api-client';
 import { useSettings } from '@/lib/app-data';
 import { checkReferral, requestCode, useSignIn } from '@/lib/auth';
 import { countries, type Country } from '@/lib/countries';
 import type { User } from '@/types/api';
 import { CODE_LENGTH, normaliseContact } from '@/lib/sign-in-rules';
+import { markSocialSignIn, socialStartUrl, useSocialProviders, type SocialProvider } from '../api/social-sign-in';
 import { loginSchema, type LoginValues } from '../lib/login-schema';
+
+const SOCIAL_ICONS: Record<SocialProvider, ReactElement> = {
+  google: <GoogleIcon />,
+  apple: <AppleIcon />,
+  facebook: <FacebookIcon />,
+};
+
+/** The sign-in page's `error` (a refused social sign-in), if it is a key we can say. */
+function pageError(key: string | null, known: (key: string) => boolean): string | null {
+  if (!key) return null;
+  return known(key) ? key : 'login_error';
+}
 
 export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) {
   const { t, i18n } = useTranslation();
@@ -39,7 +55,17 @@ export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) 
     return match?.code ?? '';
   }, [settings.country]);
 
-  const [serverError, setServerError] = useState<string | null>(null);
+  const [searchParams] = useSearchParams();
+  const location = useLocation();
+  const [serverError, setServerError] = useState<string | null>(() => pageError(searchParams.get('error'), (key) => i18n.exists(key)));
+  const socialProviders = useSocialProviders().data ?? [];
+  // A social sign-in comes back here: to this page, without the last error.
+  const returnTo = useMemo(() => {
+    const rest = new URLSearchParams(searchParams);
+    rest.delete('error');
+    const query = rest.toString();
+    return query ? `${location.pathname}?${query}` : location.pathname;
+  }, [location.pathname, searchParams]);
   // A first sign-in may carry a friend's referral code, checked before it is sent.
   const [referralOpen, setReferralOpen] = useState(false);
   const [referral, setReferral] = useState('');
@@ -195,17 +221,21 @@ export function LoginForm({ onSignedIn }: { onSignedIn: (user: User) => void }) 
               {request.isPending ? t('login.sending') : t('login.request_code')}
             </Button>
           )}
-          {settings.FacebookLoginEnabled && (
+          {socialProviders.length > 0 && (
             <>
               <Divider>{t('login.or')}</Divider>
-              <Button
-                variant="outlined"
-                startIcon={<FacebookIcon />}
-                onClick={() => setServerError('social_login_unavailable')}
-                data-testid="login-social"
-              >
-                {t('login.social')}
-              </Button>
+              {socialProviders.map((provider) => (
+                <Button
+                  key={provider}
+                  variant="outlined"
+                  startIcon={SOCIAL_ICONS[provider]}
+                  href={socialStartUrl(provider, returnTo)}
+                  onClick={markSocialSignIn}
+                  data-testid={`login-social-${provider}`}
+                >
+                  {t(`login.social_${provider}`)}
+                </Button>
+              ))}
             </>
           )}
         </Stack>

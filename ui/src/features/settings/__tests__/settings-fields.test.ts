@@ -13,6 +13,10 @@ describe('the settings form', () => {
     expect(APP_INFO_SECTIONS.flatMap((section) => section.fields.map((candidate) => candidate.name))).toContain('contact_email');
   });
 
+  it('offers a switch for each social sign-in provider', () => {
+    for (const name of ['GoogleLoginEnabled', 'AppleLoginEnabled', 'FacebookLoginEnabled']) expect(field(name)).toMatchObject({ kind: 'switch' });
+  });
+
   it('accepts only numbers the server accepts, naming proper_bonus for the bonus', () => {
     expect(fieldProblem(field('bonus'), '')).toBe('proper_bonus');
     expect(fieldProblem(field('bonus'), '-1')).toBe('proper_bonus');

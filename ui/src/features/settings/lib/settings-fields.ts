@@ -52,6 +52,9 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
       toggle('AllowCountrySelection'),
       text('country'),
       text('restrictCountry'),
+      // Issue #37: each shows when the server also has the provider's credentials.
+      toggle('GoogleLoginEnabled'),
+      toggle('AppleLoginEnabled'),
       toggle('FacebookLoginEnabled'),
     ],
   },

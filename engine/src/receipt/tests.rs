@@ -236,7 +236,7 @@ fn a_weekly_statement_agrees_with_the_earnings_report_of_the_week() {
     let inputs: Vec<_> = bookings
         .iter()
         .filter(|booking| (statement.from..statement.until).contains(&booking.tripdate))
-        .map(|booking| earnings_input_for_test(booking))
+        .map(earnings_input_for_test)
         .collect();
     let rows = crate::earnings::earnings_report(&inputs, 0, 2);
     let driver_share: Decimal = rows.iter().map(|row| row.earnings.driverShare).sum();

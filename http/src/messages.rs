@@ -160,6 +160,7 @@ mod tests {
                 "sign_in_code_subject",
                 "sign_in_code_body",
             ])
+            .chain(crate::documents::content::TEXT_KEYS)
             .collect()
     }
 

@@ -79,6 +79,12 @@ impl AppState {
         let notifier = Arc::new(notifier);
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(crate::notify::booking_notices(runtime.clone(), languages.clone(), notifier.clone()));
+            tokio::spawn(crate::documents::mail::receipt_mails(
+                runtime.clone(),
+                languages.clone(),
+                deliveries.clone(),
+                config.reports.utc_offset_minutes,
+            ));
         }
         let http_client = reqwest::Client::builder()
             .use_rustls_tls()

@@ -11,5 +11,5 @@ pub mod limiter;
 pub mod routes;
 pub mod tokens;
 
-pub use delivery::{Channel, CodeDelivery, DevOutbox, OutboxEntry, Outgoing};
+pub use delivery::{Attachment, Channel, CodeDelivery, DevOutbox, OutboxAttachment, OutboxEntry, Outgoing};
 pub use extract::{Applicant, CurrentUser, MaybeApplicant, MaybeUser};

@@ -21,6 +21,7 @@ pub mod notifications;
 pub mod payment_gateways;
 pub mod payments;
 pub mod promos;
+pub mod receipts;
 pub mod reports;
 pub mod sos;
 pub mod user_edit;
@@ -50,6 +51,7 @@ pub fn api() -> ApiRouter {
         .merge(sos::router())
         .merge(mend::router())
         .merge(reports::router())
+        .merge(receipts::router())
         .merge(dashboard::router())
         .merge(geo::router())
         .merge(health::router())

@@ -22,6 +22,7 @@ pub mod money;
 pub mod payment;
 pub mod permissions;
 pub mod promo;
+pub mod receipt;
 pub mod refund;
 pub mod rules;
 pub mod signup;

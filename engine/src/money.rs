@@ -41,6 +41,44 @@ pub fn format_currency(amount: Decimal, settings: &Settings) -> String {
     if settings.swipe_symbol { format!("{number} {}", settings.symbol) } else { format!("{}{number}", settings.symbol) }
 }
 
+/// How amounts are written, taken from the settings so a document built
+/// once (a receipt, a statement) formats without them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MoneyFormat {
+    /// Currency code, e.g. USD.
+    pub code: String,
+    pub symbol: String,
+    /// The symbol goes after the amount.
+    pub swipe_symbol: bool,
+    pub decimal: u32,
+}
+
+impl MoneyFormat {
+    pub fn of(settings: &Settings) -> MoneyFormat {
+        MoneyFormat {
+            code: settings.code.clone(),
+            symbol: settings.symbol.clone(),
+            swipe_symbol: settings.swipe_symbol,
+            decimal: settings.decimal,
+        }
+    }
+
+    /// As [`format_currency`], but a negative amount (a discount on a receipt)
+    /// keeps its sign before the symbol: `-$2.00`.
+    pub fn format(&self, amount: Decimal) -> String {
+        let places = self.decimal.min(MAX_DECIMALS) as usize;
+        let rounded = round(amount, self.decimal);
+        let sign = if rounded.is_sign_negative() && !rounded.is_zero() { "-" } else { "" };
+        let number = format!("{:.places$}", rounded.abs());
+        if self.swipe_symbol {
+            format!("{sign}{number} {}", self.symbol)
+        } else {
+            format!("{sign}{}{number}", self.symbol)
+        }
+    }
+}
+
 /// Converts a JSON float to money, refusing NaN and infinities.
 pub fn from_f64(value: f64) -> Option<Decimal> {
     if value.is_finite() { Decimal::from_f64_retain(value).map(|amount| amount.normalize()) } else { None }
@@ -94,6 +132,13 @@ mod tests {
         // spec §9: cancellation fee shows as 0 with the decimal setting when absent
         assert_eq!(format_currency(Decimal::ZERO, &settings(3, false)), "$0.000");
         assert_eq!(format_currency(Decimal::ZERO, &settings(0, false)), "$0");
+    }
+
+    #[test]
+    fn a_negative_amount_keeps_its_sign_before_the_symbol() {
+        assert_eq!(MoneyFormat::of(&settings(2, false)).format(dec!(-2)), "-$2.00");
+        assert_eq!(MoneyFormat::of(&settings(2, true)).format(dec!(-2)), "-2.00 $");
+        assert_eq!(MoneyFormat::of(&settings(2, false)).format(dec!(-0.001)), "$0.00");
     }
 
     #[test]

@@ -134,7 +134,7 @@ pub fn local_date(at: Millis, utc_offset_minutes: i32) -> Option<NaiveDate> {
 }
 
 /// The instant a local date starts at (its midnight in the offset).
-fn start_of(date: NaiveDate, utc_offset_minutes: i32) -> Option<Millis> {
+pub(crate) fn start_of(date: NaiveDate, utc_offset_minutes: i32) -> Option<Millis> {
     let midnight = date.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis();
     midnight.checked_sub(i64::from(utc_offset_minutes) * MINUTE_MS)
 }

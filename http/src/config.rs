@@ -548,7 +548,15 @@ impl Config {
                 ));
             }
         }
-        if let Err(error) = crate::payments::Gateways::from_config(&config.payments) {
+        // The same checks as `payments::Gateways::from_config`, without the runtime parts.
+        if let Err(error) =
+            crate::payments::settings::from_config(crate::payments::gateways::ALL, &config.payments.gateways)
+        {
+            problems.push(error.to_string());
+        }
+        if let Some(key) = config.payments.secrets_key.as_deref().filter(|key| !key.trim().is_empty())
+            && let Err(error) = crate::payments::secrets::SecretsKey::from_hex(key)
+        {
             problems.push(error.to_string());
         }
         if !problems.is_empty() {

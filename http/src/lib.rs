@@ -9,6 +9,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod demo;
+pub mod documents;
 pub mod error;
 pub mod export;
 pub mod extract;

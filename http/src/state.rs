@@ -34,7 +34,7 @@ pub struct Inner {
     /// The link to the other nodes, in cluster mode (`crate::cluster`).
     pub cluster: std::sync::OnceLock<Arc<crate::cluster::Link>>,
     /// The payment gateways' settings.
-    pub gateways: crate::payments::Gateways,
+    pub gateways: crate::payments::registry::Gateways,
 }
 
 impl AppState {
@@ -79,6 +79,12 @@ impl AppState {
         let notifier = Arc::new(notifier);
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(crate::notify::booking_notices(runtime.clone(), languages.clone(), notifier.clone()));
+            tokio::spawn(crate::documents::mail::receipt_mails(
+                runtime.clone(),
+                languages.clone(),
+                deliveries.clone(),
+                config.reports.utc_offset_minutes,
+            ));
         }
         let http_client = reqwest::Client::builder()
             .use_rustls_tls()
@@ -86,7 +92,7 @@ impl AppState {
             .build()
             .unwrap_or_default();
         // `Config::load` refused a configuration with a gateway it does not know.
-        let gateways = crate::payments::Gateways::from_config(&config.payments)
+        let gateways = crate::payments::registry::Gateways::from_config(&config.payments)
             .expect("the payment gateways' settings are checked when the configuration loads");
         AppState(Arc::new(Inner {
             gateways,

@@ -238,6 +238,13 @@ pub trait Bookings: Send + Sync {
     /// and bookings with part of a cancellation fee owed, newest trip first,
     /// at most `limit` of each; a fleet admin's scope is their fleet.
     async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings>;
+    /// A driver's bookings that the earnings rules count (PAID, COMPLETE,
+    /// and CANCELLED with a cancellation fee) with a trip date in
+    /// `[from, until)`, in trip date order: a weekly statement's trips.
+    async fn driver_trips(&self, driver: UserId, from: Millis, until: Millis) -> StorageResult<Vec<Booking>>;
+    /// The trip dates of the same bookings, over all time: the weeks a
+    /// driver has statements for.
+    async fn driver_trip_dates(&self, driver: UserId) -> StorageResult<Vec<Millis>>;
 
     // ---- SOS alerts ---------------------------------------------------------
     /// Stores a new alert, unless its raiser already has an open one on the
@@ -341,6 +348,13 @@ pub trait Ledger: Send + Sync {
     async fn refunded_by_booking(&self, booking: BookingId) -> StorageResult<RefundSums>;
     /// The done refunds of a gateway payment, summed by destination.
     async fn refunded_by_payment(&self, payment: uuid::Uuid) -> StorageResult<RefundSums>;
+    // ---- receipts by e-mail (issue #37) -----------------------------------------
+    /// Records that a booking's receipt is being sent to `to`, once: `true`
+    /// when this call claimed it, `false` when it was claimed before.
+    async fn claim_receipt_mail(&self, booking: BookingId, to: &str, now: Millis) -> StorageResult<bool>;
+    /// Forgets a claim whose e-mail could not be sent, so a later payment
+    /// event may try again.
+    async fn release_receipt_mail(&self, booking: BookingId) -> StorageResult<()>;
 }
 
 /// What is summed rather than stored: earnings (from the monthly roll-up

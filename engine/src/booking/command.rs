@@ -149,7 +149,7 @@ pub enum Command {
     /// or (already done at the gateway) to the card; the refund's key makes
     /// a repeated request one refund.
     Refund {
-        refund: Box<crate::refund::Refund>,
+        refund: Box<super::refunds::Refund>,
     },
     /// The assigned driver's photo of a parcel at pickup or delivery (spec §3
     /// `pickup_image`, `deliver_image`); `url` is where the file is served.

@@ -3,6 +3,13 @@ use crate::model::{Booking, Millis, Place, Timer, TimerKind, TrackingPoint, Wall
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+/// Wallet ledger references of booking money.
+pub const TX_REF_DRIVER_SHARE: &str = "DriverShare";
+pub const TX_REF_CASH_COLLECTED: &str = "CashCollected";
+pub const TX_REF_WALLET_PAYMENT: &str = "WalletPayment";
+pub const TX_REF_CANCELLATION_FEE: &str = "CancellationFee";
+pub const TX_REF_REFUND: &str = "Refund";
+
 /// The body key of a notification; the title is always `notification_title`
 /// (spec §9 "Language keys used for messages").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -146,7 +153,7 @@ pub enum Effect {
     /// Store a refund of the booking's money (issue #37). A refund to the
     /// wallet comes with its ledger credit (a `Wallet` effect of the same
     /// idempotency key), whose entry takes the refund's reason.
-    Refund(Box<crate::refund::Refund>),
+    Refund(Box<super::refunds::Refund>),
 }
 
 /// The result of a command: the booking as it now is and what to do about it.

@@ -1,4 +1,7 @@
 use super::create::{DISPATCH_RETRY_MS, set_timer, start_search};
+use super::effect::{
+    TX_REF_CANCELLATION_FEE, TX_REF_CASH_COLLECTED, TX_REF_DRIVER_SHARE, TX_REF_REFUND, TX_REF_WALLET_PAYMENT,
+};
 use super::{
     By, Command, Context, DriverSnapshot, Effect, NoticeKey, ParcelImage, Transition, WalletChange, WithdrawReason,
     booking_idempotency_key,
@@ -24,13 +27,6 @@ pub const PAYMENT_REMINDER_EVERY_MS: Millis = 24 * 60 * MINUTE_MS;
 pub const GATEWAY_MANUAL: &str = "manual";
 /// The reason recorded when the lone requested driver declines (spec §4).
 pub const REASON_DRIVER_DECLINED: &str = "The driver declined the booking";
-
-/// Wallet ledger references of booking money.
-pub const TX_REF_DRIVER_SHARE: &str = "DriverShare";
-pub const TX_REF_CASH_COLLECTED: &str = "CashCollected";
-pub const TX_REF_WALLET_PAYMENT: &str = "WalletPayment";
-pub const TX_REF_CANCELLATION_FEE: &str = "CancellationFee";
-pub const TX_REF_REFUND: &str = "Refund";
 
 // The panel's mending of a booking: settle, complete, refund (issue #34).
 #[path = "mend.rs"]

@@ -4,11 +4,11 @@
 //! finished booking still takes.
 
 use super::{GATEWAY_MANUAL, Step, refuse};
+use crate::booking::refunds::{Refund, RefundStatus, refundable};
 use crate::booking::{By, Effect, NoticeKey};
 use crate::error::{DomainResult, ErrorKey};
 use crate::model::{BookingStatus, PaymentMode};
 use crate::money;
-use crate::refund::{Refund, RefundStatus, refundable};
 use rust_decimal::Decimal;
 
 impl Step<'_> {

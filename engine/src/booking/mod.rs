@@ -13,6 +13,7 @@ mod create;
 mod effect;
 mod machine;
 mod panel;
+pub mod refunds;
 
 pub use command::*;
 pub use create::*;

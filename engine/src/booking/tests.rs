@@ -1,10 +1,10 @@
 //! Scenario tests of the booking state machine, each citing the spec rule.
 
+use super::refunds::{Refund, RefundDestination, RefundStatus, refund_key};
 use super::*;
 use crate::error::{DomainResult, ErrorKey};
 use crate::ids::{BookingId, CarTypeId, RefundId, UserId};
 use crate::model::*;
-use crate::refund::{Refund, RefundDestination, RefundStatus, refund_key};
 use crate::rules::booking::DeliveryDetails;
 use proptest::prelude::*;
 use rand::SeedableRng;

@@ -10,7 +10,7 @@
 
 mod eligibility;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod index;
 mod log;
 mod matching;

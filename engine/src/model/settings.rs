@@ -138,6 +138,18 @@ pub struct Settings {
     /// How many bookings an hour the living demo's riders make (0 to 600).
     #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 600))]
     pub livingDemoBookingsPerHour: u32,
+    /// The tax receipts name, e.g. `VAT` (issue #37).
+    pub taxName: String,
+    /// The tax rate in percent, 0 to 100; 0 shows no tax on receipts.
+    /// Display only: fares already include it, and a receipt shows the
+    /// part of the total that is tax ("of which VAT 20%").
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 100))]
+    pub taxRate: Decimal,
+    /// Prices include the tax. Always true for now: a tax added on top would
+    /// have to be charged by the fare rules, which do not (docs/operations.md).
+    pub taxIncluded: bool,
+    /// The company's tax number, printed on receipts and statements.
+    pub taxNumber: String,
 }
 
 /// Spec §9 default driver radius.
@@ -198,6 +210,10 @@ impl Default for Settings {
             autoCompleteMinutes: 60,
             livingDemo: false,
             livingDemoBookingsPerHour: 30,
+            taxName: String::new(),
+            taxRate: Decimal::ZERO,
+            taxIncluded: true,
+            taxNumber: String::new(),
         }
     }
 }

@@ -73,6 +73,21 @@ pub fn validate_settings(settings: &Settings) -> DomainResult<()> {
     if settings.livingDemoBookingsPerHour > MAX_LIVING_DEMO_BOOKINGS_PER_HOUR {
         return fail(ErrorKey::InvalidInput, "livingDemoBookingsPerHour");
     }
+    if settings.taxRate < Decimal::ZERO
+        || settings.taxRate > Decimal::ONE_HUNDRED
+        || !money::is_rounded(settings.taxRate, 4)
+    {
+        return fail(ErrorKey::InvalidInput, "taxRate");
+    }
+    // Receipts only show a tax the fares already include (docs/operations.md).
+    if !settings.taxIncluded {
+        return fail(ErrorKey::InvalidInput, "taxIncluded");
+    }
+    for (field, text) in [("taxName", &settings.taxName), ("taxNumber", &settings.taxNumber)] {
+        if text.chars().count() > MAX_SHORT_TEXT_CHARS {
+            return fail(ErrorKey::InvalidInput, field);
+        }
+    }
     Ok(())
 }
 
@@ -92,6 +107,7 @@ pub fn apply_settings_patch(current: &Settings, patch: &serde_json::Value) -> Do
         return fail(ErrorKey::InvalidInput, "settings");
     };
     let mut bonus = current.bonus;
+    let mut tax_rate = current.taxRate;
     let Ok(mut merged) = serde_json::to_value(current) else {
         return fail(ErrorKey::InvalidInput, "settings");
     };
@@ -109,6 +125,16 @@ pub fn apply_settings_patch(current: &Settings, patch: &serde_json::Value) -> Do
                     non_negative_decimal(value).ok_or_else(|| DomainError::on_field(ErrorKey::ProperBonus, "bonus"))?;
                 continue;
             }
+            "taxRate" => {
+                // As the bonus: a percentage such as 7.7 must not go through a float.
+                tax_rate = non_negative_decimal(value)
+                    .ok_or_else(|| DomainError::on_field(ErrorKey::InvalidInput, "taxRate"))?;
+                continue;
+            }
+            "taxName" | "taxNumber" => match value.as_str() {
+                Some(text) => serde_json::Value::from(text.trim()),
+                None => return fail(ErrorKey::InvalidInput, if key == "taxName" { "taxName" } else { "taxNumber" }),
+            },
             "decimal" => {
                 let places = non_negative_decimal(value)
                     .filter(|places| places.fract().is_zero())
@@ -134,6 +160,7 @@ pub fn apply_settings_patch(current: &Settings, patch: &serde_json::Value) -> Do
         return fail(ErrorKey::InvalidInput, "settings");
     };
     settings.bonus = bonus;
+    settings.taxRate = tax_rate;
     validate_settings(&settings)?;
     Ok(settings)
 }
@@ -233,6 +260,35 @@ mod tests {
     #[test]
     fn default_settings_are_valid() {
         assert_eq!(validate_settings(&Settings::default()), Ok(()));
+    }
+
+    #[test]
+    fn the_tax_settings_take_a_rate_from_0_to_100_without_a_float() {
+        let current = Settings::default();
+        let patched =
+            apply_settings_patch(&current, &json!({ "taxName": " VAT ", "taxRate": "7.7", "taxNumber": "GB123" }))
+                .unwrap();
+        assert_eq!(
+            (patched.taxName.as_str(), patched.taxRate, patched.taxNumber.as_str()),
+            ("VAT", dec!(7.7), "GB123")
+        );
+        assert_eq!(apply_settings_patch(&current, &json!({ "taxRate": 100 })).unwrap().taxRate, dec!(100));
+        for rate in [json!(-1), json!(100.5), json!("x"), json!(null), json!("0.00001")] {
+            assert_eq!(
+                failure(apply_settings_patch(&current, &json!({ "taxRate": rate }))),
+                (ErrorKey::InvalidInput, Some("taxRate")),
+                "{rate}"
+            );
+        }
+        // Receipts only show a tax the fares include.
+        assert_eq!(
+            failure(apply_settings_patch(&current, &json!({ "taxIncluded": false }))),
+            (ErrorKey::InvalidInput, Some("taxIncluded"))
+        );
+        assert_eq!(
+            failure(apply_settings_patch(&current, &json!({ "taxName": 5 }))),
+            (ErrorKey::InvalidInput, Some("taxName"))
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! How sign-in codes reach people: the dev outbox (development and demos),
-//! SMTP e-mail, and an HTTP SMS gateway (a Twilio-compatible form post).
+//! How sign-in codes and other messages (receipts) reach people: the dev
+//! outbox (development and demos), SMTP e-mail, and an HTTP SMS gateway (a
+//! Twilio-compatible form post).
 
 use crate::config::DeliveryConfig;
 use async_trait::async_trait;
@@ -22,6 +23,30 @@ pub struct Outgoing {
     pub body: String,
     /// The code, kept only by the dev outbox.
     pub code: String,
+    /// An HTML version of `body` (e-mail only).
+    pub html: Option<String>,
+    /// Files sent along (e-mail only).
+    pub attachments: Vec<Attachment>,
+}
+
+/// A file attached to an e-mail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attachment {
+    pub filename: String,
+    pub content_type: String,
+    pub data: Vec<u8>,
+}
+
+/// An attachment as the dev outbox lists it: its name, type and size, and
+/// its first bytes (so a test can see what it is).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct OutboxAttachment {
+    pub filename: String,
+    pub content_type: String,
+    /// Bytes.
+    pub size: usize,
+    /// The first 8 bytes, as text where they are ASCII (`%PDF-1.7`).
+    pub starts_with: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +70,9 @@ pub struct OutboxEntry {
     pub subject: String,
     pub body: String,
     pub code: String,
+    /// The HTML version of the body, when the message has one.
+    pub html: Option<String>,
+    pub attachments: Vec<OutboxAttachment>,
     pub at: Millis,
 }
 
@@ -79,6 +107,22 @@ impl CodeDelivery for DevOutbox {
             subject: message.subject.clone(),
             body: message.body.clone(),
             code: message.code.clone(),
+            html: message.html.clone(),
+            attachments: message
+                .attachments
+                .iter()
+                .map(|attachment| OutboxAttachment {
+                    filename: attachment.filename.clone(),
+                    content_type: attachment.content_type.clone(),
+                    size: attachment.data.len(),
+                    starts_with: attachment
+                        .data
+                        .iter()
+                        .take(8)
+                        .map(|byte| if byte.is_ascii_graphic() { char::from(*byte) } else { '.' })
+                        .collect(),
+                })
+                .collect(),
             at: self.now(),
         };
         let mut entries = self.entries.lock().expect("outbox lock");
@@ -116,14 +160,33 @@ impl CodeDelivery for SmtpDelivery {
             .to
             .parse()
             .map_err(|error: lettre::address::AddressError| DeliveryError::Failed(error.to_string()))?;
-        let email = lettre::Message::builder()
-            .from(self.from.clone())
-            .to(to)
-            .subject(&message.subject)
-            .body(message.body.clone())
-            .map_err(|error| DeliveryError::Failed(error.to_string()))?;
+        let builder = lettre::Message::builder().from(self.from.clone()).to(to).subject(&message.subject);
+        let email = if message.html.is_none() && message.attachments.is_empty() {
+            builder.body(message.body.clone())
+        } else {
+            builder.multipart(multipart_body(message)?)
+        }
+        .map_err(|error| DeliveryError::Failed(error.to_string()))?;
         self.transport.send(email).await.map(|_| ()).map_err(|error| DeliveryError::Failed(error.to_string()))
     }
+}
+
+/// The text and HTML bodies as alternatives, with the attachments after.
+fn multipart_body(message: &Outgoing) -> Result<lettre::message::MultiPart, DeliveryError> {
+    use lettre::message::{MultiPart, SinglePart, header::ContentType};
+    let alternative = match &message.html {
+        Some(html) => MultiPart::alternative_plain_html(message.body.clone(), html.clone()),
+        None => MultiPart::alternative().singlepart(SinglePart::plain(message.body.clone())),
+    };
+    let mut mixed = MultiPart::mixed().multipart(alternative);
+    for attachment in &message.attachments {
+        let content_type =
+            ContentType::parse(&attachment.content_type).map_err(|error| DeliveryError::Failed(error.to_string()))?;
+        mixed = mixed.singlepart(
+            lettre::message::Attachment::new(attachment.filename.clone()).body(attachment.data.clone(), content_type),
+        );
+    }
+    Ok(mixed)
 }
 
 /// SMS through a Twilio-compatible HTTP API (`To`, `From`, `Body` form fields,
@@ -185,7 +248,7 @@ impl Deliveries {
 
     pub async fn send(&self, message: &Outgoing) -> Result<(), DeliveryError> {
         if let Some(outbox) = &self.outbox {
-            tracing::info!(to = %message.to, "sign-in code put in the dev outbox");
+            tracing::info!(to = %message.to, subject = %message.subject, "message put in the dev outbox");
             return outbox.send(message).await;
         }
         let delivery = match message.channel {
@@ -204,7 +267,15 @@ mod tests {
     use super::*;
 
     fn message(to: &str, code: &str) -> Outgoing {
-        Outgoing { channel: Channel::Email, to: to.into(), subject: "s".into(), body: "b".into(), code: code.into() }
+        Outgoing {
+            channel: Channel::Email,
+            to: to.into(),
+            subject: "s".into(),
+            body: "b".into(),
+            code: code.into(),
+            html: None,
+            attachments: Vec::new(),
+        }
     }
 
     #[tokio::test]
@@ -255,6 +326,8 @@ mod tests {
             subject: String::new(),
             body: "Your code is 123456".into(),
             code: "123456".into(),
+            html: None,
+            attachments: Vec::new(),
         };
         deliveries.send(&sms).await.unwrap();
         let (auth, form) = received.recv().await.unwrap();
@@ -326,12 +399,45 @@ mod tests {
             subject: "Your code".into(),
             body: "Your sign-in code is 654321.".into(),
             code: "654321".into(),
+            html: None,
+            attachments: Vec::new(),
         };
         deliveries.send(&email).await.unwrap();
         let sent = message.await.unwrap();
         assert!(sent.contains("To: rider@example.com"), "{sent}");
         assert!(sent.contains("Subject: Your code"), "{sent}");
         assert!(sent.contains("654321"), "{sent}");
+    }
+
+    #[tokio::test]
+    async fn an_email_with_html_and_an_attachment_goes_out_as_multipart() {
+        let (url, message) = fake_smtp().await;
+        let config = DeliveryConfig {
+            smtp_url: Some(url),
+            email_from: "Wayfare <no-reply@wayfare.test>".into(),
+            ..DeliveryConfig::default()
+        };
+        let deliveries = Deliveries::from_config(&config).unwrap();
+        let email = Outgoing {
+            channel: Channel::Email,
+            to: "rider@example.com".into(),
+            subject: "Your receipt".into(),
+            body: "Receipt ABC".into(),
+            code: String::new(),
+            html: Some("<p>Receipt ABC</p>".into()),
+            attachments: vec![Attachment {
+                filename: "receipt-ABC.pdf".into(),
+                content_type: "application/pdf".into(),
+                data: b"%PDF-1.7 test".to_vec(),
+            }],
+        };
+        deliveries.send(&email).await.unwrap();
+        let sent = message.await.unwrap();
+        assert!(sent.contains("multipart/mixed"), "{sent}");
+        assert!(sent.contains("multipart/alternative"), "{sent}");
+        assert!(sent.contains("text/html"), "{sent}");
+        assert!(sent.contains("application/pdf"), "{sent}");
+        assert!(sent.contains("receipt-ABC.pdf"), "{sent}");
     }
 
     #[tokio::test]
@@ -354,6 +460,8 @@ mod tests {
             subject: String::new(),
             body: "b".into(),
             code: "1".into(),
+            html: None,
+            attachments: Vec::new(),
         };
         assert!(matches!(Deliveries::from_config(&config).unwrap().send(&sms).await, Err(DeliveryError::Failed(_))));
     }

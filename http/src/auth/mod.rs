@@ -13,5 +13,5 @@ pub mod oauth;
 pub mod routes;
 pub mod tokens;
 
-pub use delivery::{Channel, CodeDelivery, DevOutbox, OutboxEntry, Outgoing};
+pub use delivery::{Attachment, Channel, CodeDelivery, DevOutbox, OutboxAttachment, OutboxEntry, Outgoing};
 pub use extract::{Applicant, CurrentUser, MaybeApplicant, MaybeUser};

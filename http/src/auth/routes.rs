@@ -99,6 +99,8 @@ async fn request_code(
         subject: texts.text("sign_in_code_subject"),
         body: texts.text("sign_in_code_body").replace("{code}", &code),
         code,
+        html: None,
+        attachments: Vec::new(),
     };
     state.deliveries.send(&message).await.map_err(|error| ApiError::Unavailable(error.to_string()))?;
     Ok(Json(CodeSent { channel, expires_at }))

@@ -9,11 +9,11 @@
 //! browser redirect alone: a return is either signed by the provider or
 //! checked with a server-side call to it.
 
-use super::settings::GatewaySettings;
 use async_trait::async_trait;
 use axum::http::HeaderMap;
 use rust_decimal::Decimal;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use wayfare_storage::PaymentRecord;
 
 /// The checkout form of spec §7, as the web app posts it. Every field is
@@ -38,6 +38,61 @@ pub struct CheckoutForm {
     pub success_url: Option<String>,
     /// Where to go after giving up; only its path and query are kept.
     pub cancel_url: Option<String>,
+}
+
+/// One gateway's settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GatewaySettings {
+    pub active: bool,
+    /// The provider's sandbox instead of live.
+    pub testing: bool,
+    pub api_base: Option<String>,
+    /// Read from `wayfare.toml`: the file decides `active` (it says so, or
+    /// it sets a field) and `testing` (it says so); the panel may not.
+    pub fixed_active: bool,
+    pub fixed_testing: bool,
+    values: BTreeMap<String, String>,
+}
+
+impl GatewaySettings {
+    pub fn new(active: bool, testing: bool, values: impl IntoIterator<Item = (String, String)>) -> Self {
+        GatewaySettings {
+            active,
+            testing,
+            api_base: None,
+            fixed_active: false,
+            fixed_testing: false,
+            values: values.into_iter().collect(),
+        }
+    }
+
+    /// A field's value; empty counts as not set.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(|value| value.trim()).filter(|value| !value.is_empty())
+    }
+
+    pub fn set(&mut self, name: &str, value: impl Into<String>) {
+        self.values.insert(name.to_string(), value.into());
+    }
+
+    pub fn fields(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(name, value)| (name.as_str(), value.as_str()))
+    }
+
+    /// The required fields of `gateway` that are not set.
+    pub fn missing(&self, gateway: &dyn Gateway) -> Vec<&'static str> {
+        gateway
+            .fields()
+            .iter()
+            .filter(|field| field.required && self.value(field.name).is_none())
+            .map(|field| field.name)
+            .collect()
+    }
+
+    /// On: switched on with every required field set.
+    pub fn usable(&self, gateway: &dyn Gateway) -> bool {
+        self.active && self.missing(gateway).is_empty()
+    }
 }
 
 /// A settings field of a gateway, named as the original product's

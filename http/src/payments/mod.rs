@@ -34,7 +34,7 @@ use wayfare_engine::{ErrorKey, PaymentProvider, UserId, WalletEntryType};
 use wayfare_storage::{PaymentOrder, PaymentRecord, PaymentStatus};
 
 /// The built-in gateway that moves no money (`gateways::test`).
-pub const TEST_GATEWAY: &str = "test";
+pub const TEST_GATEWAY: &str = gateways::test::NAME;
 
 /// The gateway's checkout link the app posts its form to (spec §3 payment
 /// provider `link`).

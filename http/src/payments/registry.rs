@@ -51,7 +51,7 @@ impl Gateways {
 
     /// A gateway's settings from the file over the panel's saved ones.
     pub fn merge(&self, gateway: &dyn Gateway, stored: Option<&StoredGateway>) -> GatewaySettings {
-        if gateway.name() == super::TEST_GATEWAY {
+        if gateway.name() == gateways::test::NAME {
             return GatewaySettings::new(self.test_gateway, false, []);
         }
         let file = self.from_file(gateway);

@@ -2,6 +2,7 @@
 //! the provider's fields (the original product's `payment_settings` names),
 //! from `[payments.<name>]` in `wayfare.toml`.
 
+pub use super::gateway::GatewaySettings;
 use super::gateway::{Gateway, WEBHOOK_SECRET};
 use std::collections::BTreeMap;
 
@@ -11,61 +12,6 @@ pub const TESTING: &str = "testing";
 /// Where the provider's API is, instead of its live or sandbox URL (a local
 /// fake in tests, a proxy in production). Only from `wayfare.toml`.
 pub const API_BASE: &str = "api_base";
-
-/// One gateway's settings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GatewaySettings {
-    pub active: bool,
-    /// The provider's sandbox instead of live.
-    pub testing: bool,
-    pub api_base: Option<String>,
-    /// Read from `wayfare.toml`: the file decides `active` (it says so, or
-    /// it sets a field) and `testing` (it says so); the panel may not.
-    pub fixed_active: bool,
-    pub fixed_testing: bool,
-    values: BTreeMap<String, String>,
-}
-
-impl GatewaySettings {
-    pub fn new(active: bool, testing: bool, values: impl IntoIterator<Item = (String, String)>) -> Self {
-        GatewaySettings {
-            active,
-            testing,
-            api_base: None,
-            fixed_active: false,
-            fixed_testing: false,
-            values: values.into_iter().collect(),
-        }
-    }
-
-    /// A field's value; empty counts as not set.
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.values.get(name).map(|value| value.trim()).filter(|value| !value.is_empty())
-    }
-
-    pub fn set(&mut self, name: &str, value: impl Into<String>) {
-        self.values.insert(name.to_string(), value.into());
-    }
-
-    pub fn fields(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.values.iter().map(|(name, value)| (name.as_str(), value.as_str()))
-    }
-
-    /// The required fields of `gateway` that are not set.
-    pub fn missing(&self, gateway: &dyn Gateway) -> Vec<&'static str> {
-        gateway
-            .fields()
-            .iter()
-            .filter(|field| field.required && self.value(field.name).is_none())
-            .map(|field| field.name)
-            .collect()
-    }
-
-    /// On: switched on with every required field set.
-    pub fn usable(&self, gateway: &dyn Gateway) -> bool {
-        self.active && self.missing(gateway).is_empty()
-    }
-}
 
 /// Why a `[payments.<name>]` table was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -136,7 +82,7 @@ pub fn from_table(
             _ => settings.set(name, text),
         }
     }
-    settings.fixed_active = active.is_some() || !settings.values.is_empty();
+    settings.fixed_active = active.is_some() || settings.fields().next().is_some();
     settings.active = active.unwrap_or(settings.fixed_active);
     settings.fixed_testing = testing.is_some();
     settings.testing = testing.unwrap_or(false);

@@ -520,7 +520,7 @@ async fn tell_driver(state: &AppState, driver: &User, notice: Notice<'_>) {
     if to.is_empty() {
         return;
     }
-    let message = Outgoing { channel, to, subject, body, code: String::new() };
+    let message = Outgoing { channel, to, subject, body, code: String::new(), html: None, attachments: Vec::new() };
     if let Err(error) = state.deliveries.send(&message).await {
         tracing::warn!(user_id = %driver.id, %error, "a driver's application message was not sent");
     }

@@ -21,6 +21,7 @@ pub mod notifications;
 pub mod payment_gateways;
 pub mod payments;
 pub mod promos;
+pub mod receipts;
 pub mod refunds;
 pub mod reports;
 pub mod sos;
@@ -52,6 +53,7 @@ pub fn api() -> ApiRouter {
         .merge(mend::router())
         .merge(refunds::router())
         .merge(reports::router())
+        .merge(receipts::router())
         .merge(dashboard::router())
         .merge(geo::router())
         .merge(health::router())

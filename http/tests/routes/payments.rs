@@ -640,3 +640,97 @@ async fn stripe_unreachable_is_unavailable_and_the_payment_is_closed() {
     reply.refused(503, "unavailable");
     assert_eq!(app.runtime().booking(booking.id).await.unwrap().status, BookingStatus::PaymentPending);
 }
+
+/// The messages the dev outbox holds for `to` whose subject starts with `subject`.
+async fn mails(app: &TestApp, to: &str, subject: &str) -> Vec<Value> {
+    let reply = app.get(&format!("/api/v1/dev/outbox?to={}", query_encode(to)), None).await;
+    let body = reply.expect(200);
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["subject"].as_str().is_some_and(|text| text.starts_with(subject)))
+        .cloned()
+        .collect()
+}
+
+/// Waits (bounded) for the receipt task to put `count` receipts in the outbox.
+async fn receipts_mailed(app: &TestApp, to: &str, count: usize) -> Vec<Value> {
+    for _ in 0..400 {
+        let found = mails(app, to, "Your receipt").await;
+        if found.len() >= count {
+            return found;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    mails(app, to, "Your receipt").await
+}
+
+#[tokio::test]
+async fn a_trip_paid_by_card_mails_one_receipt_with_its_pdf_and_a_replay_mails_none() {
+    let app = test_gateway_app(|settings| {
+        settings.taxName = "VAT".into();
+        settings.taxRate = Decimal::from(20);
+        settings.CompanyName = "Wayfare Cabs Ltd".into();
+    })
+    .await;
+    let driver_user = driver(4);
+    let reached = app.booking_at(&rider(1), &driver_user, Stage::Reached).await;
+    let pending = app.command(reached.id, By::Driver(driver_user.id), Command::AwaitPayment).await;
+    let rider_session = app.sign_in("rider1@demo.wayfare").await;
+    // Not paid yet: no receipt.
+    app.get(&format!("/api/v1/bookings/{}/receipt", pending.id), Some(&rider_session))
+        .await
+        .refused(409, "status_not_allowed");
+    let page = test_checkout(&app, &rider_session, &pending.id.to_string(), pending.payableAmount).await;
+    redirect(&press(&app, &rider_session, &page, "pay").await);
+
+    let sent = receipts_mailed(&app, "rider1@demo.wayfare", 1).await;
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let attachments = sent[0]["attachments"].as_array().unwrap();
+    assert_eq!(attachments.len(), 1);
+    assert_eq!(attachments[0]["content_type"], "application/pdf");
+    assert_eq!(attachments[0]["filename"], format!("receipt-{}.pdf", pending.reference));
+    assert!(attachments[0]["starts_with"].as_str().unwrap().starts_with("%PDF-1."));
+    assert!(attachments[0]["size"].as_u64().unwrap() > 5_000);
+    let html = sent[0]["html"].as_str().unwrap();
+    assert!(
+        html.contains(&pending.reference) && html.contains("Of which VAT 20%") && html.contains("Wayfare Cabs Ltd")
+    );
+
+    // A replayed confirmation, and the booking completing, mail nothing more.
+    press(&app, &rider_session, &page, "pay").await.refused(409, "already_processed");
+    let stored = app.state.storage.booking(pending.id).await.unwrap();
+    let again = wayfare_http::documents::mail::send_receipt(
+        app.runtime(),
+        &app.state.languages,
+        &app.state.deliveries,
+        stored.id,
+        stored.customer,
+        0,
+    )
+    .await
+    .unwrap();
+    assert!(!again);
+    assert_eq!(mails(&app, "rider1@demo.wayfare", "Your receipt").await.len(), 1);
+
+    // The receipt routes: the rider (HTML and PDF), admins; not the driver.
+    let reply = app.get(&format!("/api/v1/bookings/{}/receipt", pending.id), Some(&rider_session)).await;
+    assert_eq!(reply.status.as_u16(), 200);
+    assert!(reply.header(header::CONTENT_TYPE).unwrap().starts_with("text/html"));
+    let reply = app.get(&format!("/api/v1/bookings/{}/receipt?format=pdf", pending.id), Some(&rider_session)).await;
+    assert_eq!(reply.status.as_u16(), 200);
+    assert_eq!(reply.header(header::CONTENT_TYPE), Some("application/pdf"));
+    let driver_session = app.sign_in("driver4@demo.wayfare").await;
+    app.get(&format!("/api/v1/bookings/{}/receipt", pending.id), Some(&driver_session))
+        .await
+        .refused(403, "not_allowed");
+    let other_rider = app.sign_in("rider2@demo.wayfare").await;
+    app.get(&format!("/api/v1/bookings/{}/receipt", pending.id), Some(&other_rider)).await.refused(404, "not_found");
+    let admin = app.sign_in("admin@demo.wayfare").await;
+    let reply = app.get(&format!("/api/v1/bookings/{}/receipt?format=pdf", pending.id), Some(&admin)).await;
+    assert_eq!(reply.status.as_u16(), 200);
+    app.get(&format!("/api/v1/bookings/{}/receipt?format=doc", pending.id), Some(&admin))
+        .await
+        .refused(400, "invalid_input");
+}

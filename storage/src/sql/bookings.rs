@@ -26,6 +26,9 @@ use wayfare_engine::booking::Effect;
 use wayfare_engine::sos::{SosAlert, SosState};
 use wayfare_engine::{Booking, BookingId, ChatMessage, Millis, SosId, TrackingPoint, UserId};
 
+/// The bookings the earnings rules count (`engine::earnings::counts_for_report`).
+const DRIVER_TRIP: &str = "(status IN ('PAID', 'COMPLETE') OR (status = 'CANCELLED' AND cancellation_fee_micros > 0))";
+
 fn booking_rows(rows: Vec<BookingRow>) -> Vec<Booking> {
     rows.into_iter().map(BookingRow::into_booking).collect()
 }
@@ -153,6 +156,30 @@ impl Bookings for Store {
         .fetch_all(&self.pool)
         .await?;
         Ok(booking_rows(rows))
+    }
+
+    async fn driver_trips(&self, driver: UserId, from: Millis, until: Millis) -> StorageResult<Vec<Booking>> {
+        let rows: Vec<BookingRow> = sqlx::query_as(AssertSqlSafe(format!(
+            "SELECT version, doc FROM bookings
+             WHERE driver = $1 AND tripdate >= $2 AND tripdate < $3 AND {DRIVER_TRIP}
+             ORDER BY tripdate, id"
+        )))
+        .bind(driver.0)
+        .bind(from)
+        .bind(until)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(booking_rows(rows))
+    }
+
+    async fn driver_trip_dates(&self, driver: UserId) -> StorageResult<Vec<Millis>> {
+        let rows: Vec<(i64,)> = sqlx::query_as(AssertSqlSafe(format!(
+            "SELECT tripdate FROM bookings WHERE driver = $1 AND {DRIVER_TRIP} ORDER BY tripdate DESC"
+        )))
+        .bind(driver.0)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(tripdate,)| tripdate).collect())
     }
 
     async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings> {

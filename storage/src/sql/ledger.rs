@@ -503,4 +503,28 @@ impl Ledger for Store {
         .await?;
         row.map(PaymentRow::into_record).transpose()
     }
+
+    async fn claim_receipt_mail(&self, booking: BookingId, to: &str, now: Millis) -> StorageResult<bool> {
+        // One insert guarded by the key: of two payment events, one claims.
+        let result = sqlx::query(
+            "INSERT INTO receipt_mails (booking_id, sent_to, sent_at) VALUES ($1, $2, $3)
+             ON CONFLICT (booking_id) DO NOTHING",
+        )
+        .bind(booking.0)
+        .bind(to)
+        .bind(now)
+        .execute(&mut *self.write_conn().await?)
+        .await
+        .map_err(write_error)?;
+        Ok(result.rows_affected() == 1)
+    }
+
+    async fn release_receipt_mail(&self, booking: BookingId) -> StorageResult<()> {
+        sqlx::query("DELETE FROM receipt_mails WHERE booking_id = $1")
+            .bind(booking.0)
+            .execute(&mut *self.write_conn().await?)
+            .await
+            .map_err(write_error)?;
+        Ok(())
+    }
 }

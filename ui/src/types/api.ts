@@ -968,12 +968,28 @@ export interface NotificationPage {
 /** The booking otp: a 5-digit number, or `false` when `otp_secure` is off */
 export type Otp = number | false;
 
+/**
+ * An attachment as the dev outbox lists it: its name, type and size, and
+ * its first bytes (so a test can see what it is).
+ */
+export interface OutboxAttachment {
+  content_type: string;
+  filename: string;
+  /** Bytes. */
+  size: number;
+  /** The first 8 bytes, as text where they are ASCII (`%PDF-1.7`). */
+  starts_with: string;
+}
+
 /** A message as the dev outbox lists it. */
 export interface OutboxEntry {
   at: Millis;
+  attachments: OutboxAttachment[];
   body: string;
   channel: Channel;
   code: string;
+  /** The HTML version of the body, when the message has one. */
+  html?: string | null;
   subject: string;
   to: string;
 }
@@ -1411,6 +1427,21 @@ export interface Settings {
   /** True puts the symbol after the amount. */
   swipe_symbol?: boolean;
   symbol?: string;
+  /**
+   * Prices include the tax. Always true for now: a tax added on top would
+   * have to be charged by the fare rules, which do not (docs/operations.md).
+   */
+  taxIncluded?: boolean;
+  /** The tax receipts name, e.g. `VAT` (issue #37). */
+  taxName?: string;
+  /** The company's tax number, printed on receipts and statements. */
+  taxNumber?: string;
+  /**
+   * The tax rate in percent, 0 to 100; 0 shows no tax on receipts.
+   * Display only: fares already include it, and a receipt shows the
+   * part of the total that is tax ("of which VAT 20%").
+   */
+  taxRate?: number;
   useDistanceMatrix?: boolean;
   /** Quick amounts offered when topping up, comma separated. */
   walletMoneyField?: string;
@@ -1541,6 +1572,21 @@ export type SosState = 'open' | 'taken' | 'resolved';
 
 export interface StartBody {
   otp?: number | null;
+}
+
+/** A week a driver has a statement for. */
+export interface StatementWeek {
+  /** Its first instant (Monday 00:00 in the reporting offset). */
+  from: number;
+  /** The next week's first instant. */
+  until: number;
+  /** `YYYY-Www`. */
+  week: string;
+}
+
+export interface StatementWeeks {
+  /** Newest first. */
+  weeks: StatementWeek[];
 }
 
 export interface StatusBody {

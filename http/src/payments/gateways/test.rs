@@ -7,12 +7,15 @@ use async_trait::async_trait;
 use rust_decimal::Decimal;
 use wayfare_storage::PaymentRecord;
 
+/// Its provider name.
+pub const NAME: &str = "test";
+
 pub struct Test;
 
 #[async_trait]
 impl Gateway for Test {
     fn name(&self) -> &'static str {
-        "test"
+        NAME
     }
 
     fn fields(&self) -> &'static [Field] {

@@ -19,6 +19,10 @@ const stored = {
   dispatchRadiusStep: 1,
   noDriverCancelMinutes: 10,
   autoCompleteMinutes: 60,
+  taxName: '',
+  taxRate: 0,
+  taxIncluded: true,
+  taxNumber: '',
 };
 
 function renderSettings(saved: Record<string, unknown> = stored) {

@@ -96,6 +96,15 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
     ],
   },
   {
+    // Issue #37: shown on receipts only; fares already include the tax (docs/operations.md).
+    title: 'settings.section.taxes',
+    fields: [
+      text('taxName'),
+      { name: 'taxRate', kind: 'number', min: 0, max: 100, unit: 'settings.unit.percent' },
+      text('taxNumber'),
+    ],
+  },
+  {
     // Issue #35: the demo city's drivers and riders, played by the server.
     title: 'settings.section.living_demo',
     demoCityOnly: true,

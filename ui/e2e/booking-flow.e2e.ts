@@ -5,6 +5,7 @@
 // e2e/live-updates.e2e.ts runs a whole trip for what the other person sees
 // live (offers, the lost race, the car moving, chat, each stage, rating and
 // the driver's wallet); this file does not repeat it.
+import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newPerson, screenshot, signIn, type Person } from './support/browser';
@@ -94,6 +95,15 @@ describe('a rider books a trip and pays', () => {
     await waitForAttribute(rider.page, 'trip-view', 'data-status', 'PAID');
     expect(await rider.page.getByTestId('trip-view').textContent()).toContain('Paid by Cash');
     await rider.page.getByTestId('rating-panel').waitFor();
+  });
+
+  it('the rider downloads the receipt of the paid trip from the trip page (issue #37)', async () => {
+    const download = rider.page.waitForEvent('download');
+    await rider.page.getByTestId('receipt-pdf').click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/\.pdf$/);
+    const path = await file.path();
+    expect(readFileSync(path).subarray(0, 5).toString('latin1')).toBe('%PDF-');
   });
 
   it('no errors reached either browser console, but the refused payment', () => {

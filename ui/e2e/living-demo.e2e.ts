@@ -171,11 +171,22 @@ describe('the living demo: a city at work on first start', () => {
 
     const { page } = admins[0];
     await page.goto('/dashboard');
+    // The history ends three hours before the server started, so that its
+    // last trips are over (http/src/demo/history.rs): in the first three
+    // hours of a day (UTC, the demo's reporting zone) today has only the
+    // live trips, which may not have been paid yet; so has a month's first day.
+    const historyEnd = Date.now() - 3 * 3_600_000;
+    const within = (length: number) => new Date(historyEnd).toISOString().slice(0, length) === new Date().toISOString().slice(0, length);
+    const historyReaches: Record<string, boolean> = { today: within(10), month: within(7), total: true };
     for (const card of ['today', 'month', 'total']) {
       const amount = page.getByTestId(`earning-${card}-amount`);
       await amount.waitFor();
       const text = (await amount.textContent()) ?? '';
       expect(text).toMatch(/^\$[\d,]+\.\d{2}$/);
+      if (!historyReaches[card]) {
+        expect(await page.getByTestId(`earning-${card}`).textContent()).toMatch(/\d[\d,]* paid trips?/);
+        continue;
+      }
       expect(dollars(text), `${card}: ${text}`).toBeGreaterThan(0);
       expect(await page.getByTestId(`earning-${card}`).textContent()).toMatch(/[1-9][\d,]* paid trips?/);
     }

@@ -37,6 +37,7 @@ import { NextStep } from './next-step';
 import { PaymentDue } from './payment-due';
 import { PaymentNeeded } from './payment-needed';
 import { RatingPanel } from './rating-panel';
+import { ReceiptButtons } from './receipt-buttons';
 import { StatusChip } from './status-chip';
 import { TripMap } from './trip-map';
 import { TripProgress } from './trip-progress';
@@ -176,6 +177,7 @@ export function TripView({ booking, chat, sos }: { booking: Booking; chat?: Reac
                 : t('trip.complete_rated', { rating: booking.rating ?? '-' })}
             </Alert>
           )}
+          {isRider && <ReceiptButtons booking={booking} />}
           {error && (
             <Alert severity="error" onClose={() => setError(null)} data-testid="trip-error">
               {t(error)}

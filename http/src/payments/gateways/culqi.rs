@@ -156,12 +156,7 @@ impl Culqi {
 
     /// A JSON `POST` to Culqi's API with the secure key.
     async fn post(call: &Call<'_>, path: &str, body: &serde_json::Value) -> Result<reqwest::Response, GatewayError> {
-        let request = call
-            .http
-            .post(call.url(path))
-            .bearer_auth(call.get(SECURE_KEY)?)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
+        let request = call.http.post(call.url(path)).bearer_auth(call.get(SECURE_KEY)?).json(&body);
         Ok(request.send().await?)
     }
 

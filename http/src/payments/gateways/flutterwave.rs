@@ -96,14 +96,8 @@ impl Gateway for Flutterwave {
             "customizations": {"title": order.description},
             "meta": {"order_id": form.order_id.trim()},
         });
-        let response = call
-            .http
-            .post(call.url("/v3/payments"))
-            .bearer_auth(call.get(SECRET_KEY)?)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
-            .send()
-            .await?;
+        let response =
+            call.http.post(call.url("/v3/payments")).bearer_auth(call.get(SECRET_KEY)?).json(&body).send().await?;
         let answer = json_answer(response).await?;
         match answer["data"]["link"].as_str() {
             Some(link) if answer["status"] == "success" => {

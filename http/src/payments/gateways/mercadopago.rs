@@ -162,8 +162,7 @@ impl Gateway for MercadoPago {
             .post(call.url("/checkout/preferences"))
             .bearer_auth(call.get("access_token")?)
             .header("X-Idempotency-Key", &id)
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let preference = json_answer(response).await?;

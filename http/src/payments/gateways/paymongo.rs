@@ -126,8 +126,7 @@ impl Gateway for Paymongo {
             .http
             .post(call.url("/v1/checkout_sessions"))
             .basic_auth(call.get(SECRET_KEY)?, Some(""))
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let session = json_answer(response).await?;
@@ -191,8 +190,7 @@ impl Gateway for Paymongo {
             .http
             .post(call.url("/v1/refunds"))
             .basic_auth(call.get(SECRET_KEY)?, Some(""))
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let refund = json_answer(response).await?;

@@ -175,8 +175,7 @@ impl Gateway for PayPal {
             .post(call.url("/v2/checkout/orders"))
             .bearer_auth(&token)
             .header("PayPal-Request-Id", &id)
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let created = json_answer(response).await?;

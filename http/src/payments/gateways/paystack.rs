@@ -83,8 +83,7 @@ impl Gateway for Paystack {
             .http
             .post(call.url("/transaction/initialize"))
             .bearer_auth(call.get(SECRET_KEY)?)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let answer = json_answer(response).await?;
@@ -140,14 +139,8 @@ impl Gateway for Paystack {
             .ok_or_else(|| GatewayError::Provider("the amount has finer fractions than the currency".into()))?;
         // Paystack's refund takes the transaction's reference (or id) and no idempotency key.
         let body = serde_json::json!({"transaction": payment.id.to_string(), "amount": minor.to_string()});
-        let response = call
-            .http
-            .post(call.url("/refund"))
-            .bearer_auth(call.get(SECRET_KEY)?)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
-            .send()
-            .await?;
+        let response =
+            call.http.post(call.url("/refund")).bearer_auth(call.get(SECRET_KEY)?).json(&body).send().await?;
         let answer = json_answer(response).await?;
         let id = match &answer["data"]["id"] {
             serde_json::Value::Number(id) => Some(id.to_string()),

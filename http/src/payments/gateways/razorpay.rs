@@ -118,8 +118,7 @@ impl Gateway for Razorpay {
             .http
             .post(call.url("/v1/payment_links"))
             .basic_auth(call.get("KEY_ID")?, Some(call.get("KEY_SECRET")?))
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let link = json_answer(response).await?;

@@ -105,8 +105,7 @@ impl Gateway for Slickpay {
             .post(call.url(INVOICES))
             .bearer_auth(call.get("publicKey")?)
             .header("Accept", "application/json")
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let answer = json_answer(response).await?;

@@ -139,8 +139,7 @@ impl Gateway for Squareup {
             .post(call.url("/v2/online-checkout/payment-links"))
             .bearer_auth(call.get("ACCESS_TOKEN")?)
             .header("Square-Version", SQUARE_VERSION)
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let answer = json_answer(response).await?;

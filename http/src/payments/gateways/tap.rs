@@ -113,14 +113,8 @@ impl Gateway for Tap {
         if let Some(merchant) = call.settings.value("merchantId") {
             body["merchant"] = serde_json::json!({"id": merchant});
         }
-        let response = call
-            .http
-            .post(call.url("/v2/charges"))
-            .bearer_auth(call.get(SECRET_KEY)?)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
-            .send()
-            .await?;
+        let response =
+            call.http.post(call.url("/v2/charges")).bearer_auth(call.get(SECRET_KEY)?).json(&body).send().await?;
         let charge = json_answer(response).await?;
         let (Some(id), Some(url)) = (charge["id"].as_str(), charge["transaction"]["url"].as_str()) else {
             return Err(GatewayError::Provider("a charge without id or transaction.url".into()));
@@ -175,14 +169,8 @@ impl Gateway for Tap {
             "reason": "requested_by_customer",
             "reference": {"merchant": key},
         });
-        let response = call
-            .http
-            .post(call.url("/v2/refunds"))
-            .bearer_auth(call.get(SECRET_KEY)?)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
-            .send()
-            .await?;
+        let response =
+            call.http.post(call.url("/v2/refunds")).bearer_auth(call.get(SECRET_KEY)?).json(&body).send().await?;
         let refund = json_answer(response).await?;
         match refund["id"].as_str() {
             Some(id) if !matches!(refund["status"].as_str(), Some("FAILED" | "CANCELLED" | "DECLINED")) => {

@@ -93,8 +93,7 @@ impl Gateway for Xendit {
             .http
             .post(call.url("/v2/invoices"))
             .basic_auth(call.get(SECRET_KEY)?, Some(""))
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let invoice = json_answer(response).await?;
@@ -147,8 +146,7 @@ impl Gateway for Xendit {
             .post(call.url("/refunds"))
             .basic_auth(call.get(SECRET_KEY)?, Some(""))
             .header("Idempotency-key", key)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
+            .json(&body)
             .send()
             .await?;
         let refund = json_answer(response).await?;

@@ -19,7 +19,7 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa_axum::routes;
 use wayfare_engine::permissions::{Action, UserRef};
-use wayfare_engine::receipt::{IsoWeek, receipt, statement_access, statement_weeks, weekly_statement};
+use wayfare_engine::receipt::{IsoWeek, StatementTotals, receipt, statement_access, statement_weeks, weekly_statement};
 use wayfare_engine::{BookingId, ErrorKey, Role, UserId};
 
 pub fn router() -> ApiRouter {
@@ -134,6 +134,8 @@ pub struct StatementWeek {
     pub from: i64,
     /// The next week's first instant.
     pub until: i64,
+    /// What the week comes to, as its statement says.
+    pub totals: StatementTotals,
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -147,7 +149,7 @@ pub struct StatementWeeks {
     path = "/api/v1/drivers/me/statements",
     tag = "drivers",
     summary = "The weeks I have statements for",
-    description = "Every ISO week (in the reporting offset) holding a trip the earnings rules count for the calling driver, newest first; each opens with `GET /api/v1/drivers/{id}/statements?week=`.",
+    description = "Every ISO week (in the reporting offset) holding a trip the earnings rules count for the calling driver, newest first, each with its statement's totals (rides, fares, the driver's share and fees, cash collected, what the platform owes the driver or the driver owes); each opens with `GET /api/v1/drivers/{id}/statements?week=`.",
     responses((status = 200, description = "The weeks", body = StatementWeeks)),
     extensions(("x-refusals" = json!(session![NotAllowed]))),
 )]
@@ -157,13 +159,25 @@ async fn my_statement_weeks(State(state): State<AppState>, current: CurrentUser)
     }
     let offset = state.config.reports.utc_offset_minutes;
     let dates = state.storage.driver_trip_dates(current.principal.id).await?;
-    let weeks = statement_weeks(&dates, offset)
+    let spans: Vec<(IsoWeek, i64, i64)> = statement_weeks(&dates, offset)
         .into_iter()
-        .filter_map(|week| {
-            let (from, until) = week.span(offset).ok()?;
-            Some(StatementWeek { week: week.to_string(), from, until })
-        })
+        .filter_map(|week| week.span(offset).ok().map(|(from, until)| (week, from, until)))
         .collect();
+    let (Some(newest), Some(oldest)) = (spans.first(), spans.last()) else {
+        return Ok(Json(StatementWeeks { weeks: Vec::new() }));
+    };
+    // One read for every week; the trips come in trip date order, so each
+    // week is a slice of them.
+    let trips = state.storage.driver_trips(current.principal.id, oldest.1, newest.2).await?;
+    let settings = state.runtime.catalog().settings.clone();
+    let name = format!("{} {}", current.user.firstName, current.user.lastName).trim().to_string();
+    let mut weeks = Vec::with_capacity(spans.len());
+    for (week, from, until) in spans {
+        let start = trips.partition_point(|booking| booking.tripdate < from);
+        let end = trips.partition_point(|booking| booking.tripdate < until);
+        let statement = weekly_statement(current.principal.id, &name, week, &trips[start..end], offset, &settings)?;
+        weeks.push(StatementWeek { week: week.to_string(), from, until, totals: statement.totals });
+    }
     Ok(Json(StatementWeeks { weeks }))
 }
 

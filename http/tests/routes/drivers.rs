@@ -148,3 +148,40 @@ async fn a_vague_fix_is_acknowledged_but_does_not_move_the_driver() {
     let view = app.runtime().driver(driver.id).await.expect("online");
     assert_eq!(view.position, Some(LatLng::new(39.2846, -76.5936)));
 }
+
+/// Issue #37: the weeks of a driver's statements, each with the totals its
+/// statement shows, so the driver's list needs no request per week.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drivers_statement_weeks_come_newest_first_with_their_totals() {
+    let app = TestApp::demo().await;
+    let session = app.sign_in("driver4@demo.wayfare").await;
+    let empty = app.get("/api/v1/drivers/me/statements", Some(&session)).await;
+    assert_eq!(empty.expect(200), &json!({ "weeks": [] }));
+
+    let driver = driver(4);
+    let first = app.booking_at(&rider(1), &driver, Stage::Paid).await;
+    app.advance(std::time::Duration::from_secs(7 * 24 * 3600));
+    let second = app.booking_at(&rider(2), &driver, Stage::Paid).await;
+    let third = app.booking_at(&rider(3), &driver, Stage::Paid).await;
+
+    let reply = app.get("/api/v1/drivers/me/statements", Some(&session)).await;
+    let weeks = reply.expect(200)["weeks"].as_array().expect("a list").clone();
+    assert_eq!(weeks.len(), 2, "{weeks:?}");
+    let (newest, oldest) = (&weeks[0], &weeks[1]);
+    assert!(newest["from"].as_i64() > oldest["from"].as_i64());
+    assert_eq!(newest["from"].as_i64(), oldest["until"].as_i64());
+    let amount = |value: &serde_json::Value| value.to_string().parse::<rust_decimal::Decimal>().expect("a number");
+    assert_eq!(newest["totals"]["rides"], 2);
+    assert_eq!(amount(&newest["totals"]["driver_share"]), second.driver_share + third.driver_share);
+    assert_eq!(oldest["totals"]["rides"], 1);
+    assert_eq!(amount(&oldest["totals"]["driver_share"]), first.driver_share);
+    // Paid in cash: the driver kept the fare, and owes the platform its fee.
+    assert_eq!(amount(&oldest["totals"]["cash_collected"]), first.cashPaymentAmount);
+    assert_eq!(
+        amount(&oldest["totals"]["balance"]),
+        amount(&oldest["totals"]["earnings"]) - amount(&oldest["totals"]["cash_collected"])
+    );
+
+    let rider_session = app.sign_in("rider1@demo.wayfare").await;
+    app.get("/api/v1/drivers/me/statements", Some(&rider_session)).await.refused(403, "not_allowed");
+}

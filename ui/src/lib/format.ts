@@ -15,6 +15,14 @@ export function formatMoney(amount: number | null | undefined, settings: MoneySe
   return settings?.swipe_symbol ? `${sign}${text} ${symbol}`.trim() : `${sign}${symbol}${text}`;
 }
 
+/** A left-to-right run (an amount, a reference) kept whole inside a
+ * right-to-left sentence: a translation's `{{amount}}` is plain text, where
+ * "$6.00" would otherwise come out as "6.00$". Left as is in a left-to-right
+ * language. */
+export function isolateLtr(text: string, direction: 'ltr' | 'rtl') {
+  return direction === 'rtl' ? `\u2066${text}\u2069` : text;
+}
+
 export const KM_PER_MILE = 1.609344;
 
 /** Kilometres, or miles when convert_to_mile is on; the unit is a translation key. */

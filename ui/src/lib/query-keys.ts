@@ -22,6 +22,10 @@ export const queryKeys = {
   dispatchTimeline: (bookingId: string) => ['dispatch', 'timeline', bookingId] as const,
   /** Issue #34: the wallet entries a booking made, for the panel's booking page. */
   bookingLedger: (bookingId: string) => ['bookings', 'ledger', bookingId] as const,
+  /** Issue #37: a booking's refunds, their totals and whether its gateway can take one. */
+  bookingRefunds: (bookingId: string) => ['bookings', 'refunds', bookingId] as const,
+  /** Issue #37: the weeks the signed-in driver has statements for, with their totals. */
+  statementWeeks: ['drivers', 'me', 'statements'] as const,
   /** Issue #34: unpaid trips and owed cancellation fees. */
   owedReport: ['reports', 'owed'] as const,
   wallet: (userId: string) => ['wallet', userId] as const,

@@ -4,12 +4,13 @@ type Handler = (request: { body: unknown; url: URL }) => { status?: number; body
 
 /** Stubs fetch with handlers keyed "METHOD /api/v1/path"; unknown routes answer 404 JSON. */
 export function mockApi(routes: Record<string, Handler>) {
-  const calls: { method: string; path: string; body: unknown }[] = [];
+  const calls: { method: string; path: string; body: unknown; headers: Record<string, string> }[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input), 'http://localhost');
     const method = (init?.method ?? 'GET').toUpperCase();
     const body = typeof init?.body === 'string' ? JSON.parse(init.body) : init?.body;
-    calls.push({ method, path: url.pathname, body });
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    calls.push({ method, path: url.pathname, body, headers });
     const handler = routes[`${method} ${url.pathname}`];
     if (!handler) {
       return new Response(JSON.stringify({ error: { code: 'not_found', message: 'Not found.' } }), {

@@ -1574,10 +1574,27 @@ export interface StartBody {
   otp?: number | null;
 }
 
+/** What a week comes to (see the module's rules). */
+export interface StatementTotals {
+  balance: number;
+  cancellation_fee: number;
+  card_paid: number;
+  cash_collected: number;
+  convenience_fees: number;
+  discount_amount: number;
+  driver_share: number;
+  earnings: number;
+  rides: number;
+  trip_cost: number;
+  wallet_paid: number;
+}
+
 /** A week a driver has a statement for. */
 export interface StatementWeek {
   /** Its first instant (Monday 00:00 in the reporting offset). */
   from: number;
+  /** What the week comes to, as its statement says. */
+  totals: StatementTotals;
   /** The next week's first instant. */
   until: number;
   /** `YYYY-Www`. */

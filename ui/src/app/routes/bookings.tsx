@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { ChatPanel } from '@/features/chat/components/chat-panel';
 import { DriverConsole } from '@/features/driver/components/driver-console';
+import { WeeklyStatements } from '@/features/driver/components/weekly-statements';
 import { DriverGate } from '@/features/driver-signup/components/driver-gate';
 import { driverPositionAtom } from '@/features/driver/stores/driver-position';
 import { LicenceUpload } from '@/features/profile/components/licence-upload';
@@ -106,6 +107,7 @@ function DriverBookings({ user }: { user: User }) {
         <Grid size={{ xs: 12, lg: 4 }}>
           <Stack spacing={3}>
             <WalletPanel userId={user.id} canWithdraw />
+            <WeeklyStatements driverId={user.id} />
             <Card variant="outlined">
               <CardContent>
                 <LicenceUpload user={user} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatDate, chatTime, distanceIn, formatElapsed, formatMoney, formatTimeOfDay } from '@/lib/format';
+import { chatDate, chatTime, distanceIn, formatElapsed, formatMoney, formatTimeOfDay, isolateLtr } from '@/lib/format';
 import { decodePolyline, pointAlong } from '@/lib/polyline';
 
 describe('formats', () => {
@@ -28,6 +28,11 @@ describe('formats', () => {
     expect(formatMoney(7.7, { symbol: '€', swipe_symbol: true, decimal: 2 })).toBe('7.70 €');
     expect(formatMoney(-0.7, { symbol: '$', swipe_symbol: false, decimal: 2 })).toBe('-$0.70');
     expect(formatMoney(3, { symbol: '$', swipe_symbol: false, decimal: 0 })).toBe('$3');
+  });
+
+  it('keeps an amount whole inside a right-to-left sentence, and leaves a left-to-right one alone', () => {
+    expect(isolateLtr('$6.00', 'rtl')).toBe('\u2066$6.00\u2069');
+    expect(isolateLtr('$6.00', 'ltr')).toBe('$6.00');
   });
 
   it('shows miles when convert_to_mile is on', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditProblem, earningsColumns, reportYears, WITHDRAW_COLUMNS } from '../lib/money-columns';
+import { creditProblem, earningsColumns, reportYears, walletMoveProblem, WITHDRAW_COLUMNS } from '../lib/money-columns';
 import { periodQuery } from '../api/money';
 
 describe('the money screens’ rules', () => {
@@ -25,6 +25,20 @@ describe('the money screens’ rules', () => {
     expect(creditProblem('u1', '1000000.01')).toBe('invalid_amount');
     expect(creditProblem('u1', '12,5')).toBeNull();
     expect(creditProblem('u1', ' 50 ')).toBeNull();
+  });
+
+  it('asks a debit for an amount above zero and a reason, and an adjustment for any balance and a reason (issue #37)', () => {
+    expect(walletMoveProblem('credit', 'u1', '5', '')).toBeNull();
+    expect(walletMoveProblem('debit', 'u1', '0', 'Damage')).toBe('no_details_error');
+    expect(walletMoveProblem('debit', null, '5', 'Damage')).toBe('no_details_error');
+    expect(walletMoveProblem('debit', 'u1', '5', '  ')).toBe('panel.money.reason_missing');
+    expect(walletMoveProblem('debit', 'u1', '5', 'Damage')).toBeNull();
+    expect(walletMoveProblem('adjust', 'u1', '0', 'Reset')).toBeNull();
+    expect(walletMoveProblem('adjust', 'u1', '-2,5', 'Owed fee')).toBeNull();
+    expect(walletMoveProblem('adjust', 'u1', '', 'Reset')).toBe('invalid_amount');
+    expect(walletMoveProblem('adjust', 'u1', 'ten', 'Reset')).toBe('invalid_amount');
+    expect(walletMoveProblem('adjust', null, '3', 'Reset')).toBe('no_details_error');
+    expect(walletMoveProblem('adjust', 'u1', '3', '')).toBe('panel.money.reason_missing');
   });
 
   it('asks the server for a year, a month of it, or all time', () => {

@@ -1,11 +1,11 @@
 // The panel's money screens (spec §2 "/earningreports", "/driverearning",
 // "/addtowallet", "/withdraws"; §5 "Wallet and withdraw"): the two earnings
 // reports paged by the server, the withdraw requests and completing them,
-// and an admin's wallet credit.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+// and an admin's wallet credit, debit and adjustment.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { PageAnswer, PageParams } from '@/components/panel/panel-table';
 import { api, apiRequest } from '@/lib/api-client';
-import type { WithdrawRequest } from '@/types/api';
+import type { Wallet, WalletCredited, WithdrawRequest } from '@/types/api';
 
 export type ReportKind = 'earnings' | 'driver';
 
@@ -68,26 +68,39 @@ export function useCompleteWithdraw() {
   });
 }
 
-export interface WalletCredit {
-  applied: boolean;
-  user: string;
-  walletBalance: number;
-}
+/** What an admin does to a wallet: credit an amount, debit an amount, or
+ * adjust it to a balance (the last two with a reason, issue #37). */
+export type WalletMove =
+  | { kind: 'credit'; user: string; amount: number; key: string }
+  | { kind: 'debit'; user: string; amount: number; reason: string; key: string }
+  | { kind: 'adjust'; user: string; balance: number; reason: string; key: string };
 
-/** Credits a wallet once per `key`: a retry after a lost answer sends the
+/** Moves a wallet once per `key`: a retry after a lost answer sends the
  * same key, and the server moves the money once (DESIGN.md invariant 4). */
-export function creditWallet(user: string, amount: number, key: string) {
-  return apiRequest<WalletCredit>(`/users/${user}/wallet/credit`, {
+export function moveWallet(move: WalletMove) {
+  const { kind, user, key, ...body } = move;
+  return apiRequest<WalletCredited>(`/users/${encodeURIComponent(user)}/wallet/${kind}`, {
     method: 'POST',
-    body: { amount },
+    body,
     headers: { 'Idempotency-Key': key },
   });
 }
 
-export function useCreditWallet() {
+/** A user's balance as the server has it now (their wallet, without its history). */
+export function useWalletBalance(user: string | null) {
+  return useQuery({
+    queryKey: ['wallet', user, 'balance'],
+    queryFn: async ({ signal }) => (await api.get<Wallet>(`/users/${encodeURIComponent(user ?? '')}/wallet`, { limit: 1 }, signal)).walletBalance,
+    enabled: Boolean(user),
+    staleTime: 0,
+  });
+}
+
+/** The screen shows refusals itself (the shared error display). */
+export function useMoveWallet() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ user, amount, key }: { user: string; amount: number; key: string }) => creditWallet(user, amount, key),
+    mutationFn: moveWallet,
     meta: { handlesErrors: true },
     onSuccess: (_, { user }) => client.invalidateQueries({ queryKey: ['wallet', user] }),
   });

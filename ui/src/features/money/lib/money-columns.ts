@@ -55,6 +55,25 @@ export function creditProblem(user: string | null, amountText: string): string |
   return null;
 }
 
+export type WalletMoveKind = 'credit' | 'debit' | 'adjust';
+
+/** The same for each of an admin's wallet tools (issue #37): a credit or a
+ * debit of an amount above 0, or an adjustment to a balance (any number, 0
+ * and below too: the server says whether negative balances are allowed);
+ * a debit and an adjustment say why. */
+export function walletMoveProblem(kind: WalletMoveKind, user: string | null, amountText: string, reason: string): string | null {
+  if (kind === 'adjust') {
+    const balance = Number(amountText.trim().replace(',', '.'));
+    if (!user) return 'no_details_error';
+    if (amountText.trim() === '' || !Number.isFinite(balance)) return 'invalid_amount';
+  } else {
+    const found = creditProblem(user, amountText);
+    if (found) return found;
+  }
+  if (kind !== 'credit' && !reason.trim()) return 'panel.money.reason_missing';
+  return null;
+}
+
 /** The years the report filter offers: this one and the four before it. */
 export function reportYears(now: Date): number[] {
   const year = now.getFullYear();

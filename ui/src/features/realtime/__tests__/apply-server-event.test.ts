@@ -141,13 +141,15 @@ describe('socket events written into the query cache', () => {
     expect(notify).toHaveBeenCalledWith({ key: 'chat_requested' });
   });
 
-  it('a wallet event updates the balance of the wallet and of the signed-in user', () => {
+  it("a wallet event updates the balance of the wallet and of the signed-in user, and marks the driver's statements stale", () => {
     const { client, handlers } = setup();
     client.setQueryData<Wallet>(queryKeys.wallet('user-driver-1'), { walletBalance: 0, walletHistory: [], next: null });
     client.setQueryData(queryKeys.me, testUser({ id: 'user-driver-1', usertype: 'driver' }));
+    client.setQueryData(queryKeys.statementWeeks, { weeks: [] });
     handlers.wallet({ walletBalance: 7 });
     expect(client.getQueryData<Wallet>(queryKeys.wallet('user-driver-1'))?.walletBalance).toBe(7);
     expect(client.getQueryData<{ walletBalance: number }>(queryKeys.me)?.walletBalance).toBe(7);
+    expect(client.getQueryState(queryKeys.statementWeeks)?.isInvalidated).toBe(true);
   });
 
   it('a notification is shown by its translation key, with the server text as a fallback', () => {

@@ -155,6 +155,8 @@ export function applyWallet(client: QueryClient, payload: { walletBalance: numbe
   );
   // The new history entry comes with the next read.
   void client.invalidateQueries({ queryKey: queryKeys.wallet(context.userId) });
+  // A driver's share moves their week's statement too (read again only when shown).
+  void client.invalidateQueries({ queryKey: queryKeys.statementWeeks });
 }
 
 /** The wording of a booking's notices: its own category when this browser

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assigned, testBooking } from '@/testing/fixtures';
 import type { Booking, BookingStatus } from '@/types/api';
-import { fareLines, ledgerKind, operatorActions, refundable, refundProblem, stageTimes } from '../lib/booking-admin';
+import { fareLines, ledgerKind, operatorActions, refundable, refundLimit, refundProblem, stageTimes } from '../lib/booking-admin';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0);
 const MINUTE = 60_000;
@@ -45,12 +45,29 @@ describe("the operator's actions on a booking", () => {
 
   it('checks a refund before sending it: an amount above 0, at most what is left, and a reason', () => {
     const paid = assigned({ status: 'PAID', customer_paid: 10, refunded: 4 });
-    expect(refundProblem('', 'late', paid)).toBe('booking_page.refund_amount_invalid');
-    expect(refundProblem('0', 'late', paid)).toBe('booking_page.refund_amount_invalid');
-    expect(refundProblem('abc', 'late', paid)).toBe('booking_page.refund_amount_invalid');
-    expect(refundProblem('6.01', 'late', paid)).toBe('booking_page.refund_amount_over');
-    expect(refundProblem('6', ' ', paid)).toBe('booking_page.refund_reason_missing');
-    expect(refundProblem('5,5', 'Driver took a detour', paid)).toBeNull();
+    const left = refundLimit('wallet', paid, undefined);
+    expect(left).toBe(6);
+    expect(refundProblem('', 'late', left)).toBe('booking_page.refund_amount_invalid');
+    expect(refundProblem('0', 'late', left)).toBe('booking_page.refund_amount_invalid');
+    expect(refundProblem('abc', 'late', left)).toBe('booking_page.refund_amount_invalid');
+    expect(refundProblem('6.01', 'late', left)).toBe('booking_page.refund_amount_over');
+    expect(refundProblem('6', ' ', left)).toBe('booking_page.refund_reason_missing');
+    expect(refundProblem('5,5', 'Driver took a detour', left)).toBeNull();
+  });
+
+  it("limits a refund by the server's totals, and through the gateway by what its payment has left", () => {
+    const paid = assigned({ status: 'PAID', customer_paid: 20, refunded: 0, payment_mode: 'card' });
+    const refunds = (refundable: number, available: boolean, gateway: number) => ({
+      items: [],
+      totals: { paid: 20, refunded: 20 - refundable, refundable },
+      gateway: { available, refundable: gateway },
+    });
+    // The server knows of a refund the booking in hand does not show yet.
+    expect(refundLimit('wallet', paid, refunds(15, true, 15))).toBe(15);
+    expect(refundLimit('gateway', paid, refunds(15, true, 12))).toBe(12);
+    expect(refundLimit('gateway', paid, refunds(15, false, 0))).toBe(0);
+    // Not read yet: nothing goes to the gateway on a guess.
+    expect(refundLimit('gateway', paid, undefined)).toBe(0);
   });
 });
 

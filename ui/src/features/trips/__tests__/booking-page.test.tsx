@@ -11,7 +11,7 @@ import { appStore } from '@/lib/store';
 import { assigned, testBooking } from '@/testing/fixtures';
 import { apiError, mockApi } from '@/testing/mock-api';
 import { renderWithProviders, seededClient, testUser } from '@/testing/test-utils';
-import type { Booking, LedgerEntry, Settings, User } from '@/types/api';
+import type { Booking, LedgerEntry, Refund, RefundDestination, Settings, User } from '@/types/api';
 import { BookingPage } from '../components/booking-page';
 
 const admin = testUser({ id: 'admin-1', usertype: 'admin', firstName: 'Ada', lastName: 'Admin' });
@@ -58,6 +58,21 @@ const ledgerEntry = (overrides: Partial<LedgerEntry>): LedgerEntry => ({
   date: T0 + 1_000_000,
   txRef: 'DriverShare:RCHD01',
   ...overrides,
+});
+
+const refundOf = (amount: number, destination: RefundDestination): Refund => ({
+  id: `refund-${amount}-${destination}`,
+  booking: 'b1',
+  user: 'user-rider-1',
+  amount,
+  currency: 'USD',
+  destination,
+  reason: 'Long detour',
+  status: 'done',
+  gateway_ref: destination === 'gateway' ? 're_1' : null,
+  idempotency_key: 'key',
+  made_by: 'admin-1',
+  created_at: T0 + 2_000_000,
 });
 
 interface Server {
@@ -241,62 +256,130 @@ describe("a booking's page in the panel", () => {
     expect(screen.getByTestId('booking-page')).toHaveAttribute('data-status', 'PENDING');
   });
 
-  it('completes a paid trip and refunds to the wallet with one idempotency key per dialog', async () => {
+  it('refunds part of a cash trip to the wallet with one idempotency key per dialog, shows its refusal in place, and lists the refund', async () => {
     const server: Server = { booking: reached({ status: 'PAID', customer_paid: 10, cashPaymentAmount: 10, payment_mode: 'cash' }), ledger: [] };
-    let refunds = 0;
+    const refunds: Refund[] = [];
+    const answers: unknown[] = [];
     const api = serve(server, {
+      'GET /api/v1/bookings/b1/refunds': () => {
+        const refunded = refunds.reduce((sum, item) => sum + item.amount, 0);
+        return { items: refunds, totals: { paid: 10, refunded, refundable: 10 - refunded }, gateway: { available: false, refundable: 0 } };
+      },
       'POST /api/v1/bookings/b1/refund': ({ body }) => {
-        refunds += 1;
         // The first answer is lost on the way: the operator sends again.
-        if (refunds === 1) return apiError(500, 'internal_error');
-        server.booking = { ...server.booking, refunded: (body as { amount: number }).amount, version: (server.booking.version ?? 0) + 1 };
-        return server.booking;
+        if (answers.length === 0) {
+          answers.push('lost');
+          return apiError(500, 'internal_error');
+        }
+        const { amount, reason } = body as { amount: number; reason: string };
+        const made: Refund = { ...refundOf(amount, 'wallet'), reason };
+        refunds.push(made);
+        server.booking = { ...server.booking, refunded: amount, version: (server.booking.version ?? 0) + 1 };
+        return { refund: made, applied: true, booking: server.booking, totals: { paid: 10, refunded: amount, refundable: 10 - amount } };
       },
       'POST /api/v1/bookings/b1/complete': () => (server.booking = { ...server.booking, status: 'COMPLETE', version: (server.booking.version ?? 0) + 1 }),
     });
     const user = userEvent.setup();
     renderPage();
+    expect(await screen.findByTestId('refunds-empty')).toHaveTextContent('No refunds yet.');
     await user.click(await screen.findByTestId('booking-action-refund'));
     const dialog = await screen.findByTestId('refund-dialog');
+    // Paid in cash: only the wallet can take it back.
+    await waitFor(() => expect(within(dialog).getByTestId('refund-gateway-note')).toHaveTextContent('the money can only go to the wallet'));
+    expect(within(dialog).getByTestId('refund-destination-gateway')).toBeDisabled();
+    expect(within(dialog).getByTestId('refund-destination-wallet')).toBeChecked();
+    expect(within(dialog).getByTestId('refund-whole')).toBeChecked();
+    expect(dialog).toHaveTextContent('All that is left: $10.00');
+    await user.click(within(dialog).getByTestId('refund-part'));
     const amount = within(dialog).getByTestId('refund-amount');
-    expect(amount).toHaveValue('10');
-    await user.clear(amount);
     await user.type(amount, '12');
     await user.type(within(dialog).getByTestId('refund-reason'), 'The driver took a long detour');
     await user.click(within(dialog).getByTestId('refund-submit'));
     expect(dialog).toHaveTextContent('At most $10.00 can be refunded.');
+    expect(screen.queryByTestId('confirm-dialog')).not.toBeInTheDocument();
     await user.clear(amount);
     await user.type(amount, '4');
     await user.click(within(dialog).getByTestId('refund-submit'));
+    expect(await screen.findByTestId('confirm-message')).toHaveTextContent("$4.00 goes to Rider 1's wallet from booking RCHD01.");
     await confirmYes(user);
-    await waitFor(() => expect(refunds).toBe(1));
-    expect(screen.getByTestId('refund-dialog')).toBeInTheDocument();
+    // The failure is told in the dialog, which stays open for a retry.
+    expect(await within(dialog).findByTestId('server-error')).toHaveAttribute('data-code', 'internal_error');
+    expect(within(dialog).getByTestId('server-error')).toHaveTextContent('Something went wrong. Please try again.');
     await user.click(within(dialog).getByTestId('refund-submit'));
     await confirmYes(user);
     await waitFor(() => expect(screen.queryByTestId('refund-dialog')).not.toBeInTheDocument());
-    const sent = calls(api, 'POST', '/api/v1/bookings/b1/refund').map((call) => call.body as { amount: number; reason: string; idempotencyKey: string });
-    expect(sent.map(({ amount: value, reason }) => [value, reason])).toEqual([
-      [4, 'The driver took a long detour'],
-      [4, 'The driver took a long detour'],
+    const sent = calls(api, 'POST', '/api/v1/bookings/b1/refund');
+    expect(sent.map((call) => call.body)).toEqual([
+      { amount: 4, destination: 'wallet', reason: 'The driver took a long detour' },
+      { amount: 4, destination: 'wallet', reason: 'The driver took a long detour' },
     ]);
-    expect(sent[0].idempotencyKey).toBeTruthy();
-    expect(sent[1].idempotencyKey).toBe(sent[0].idempotencyKey);
+    const key = sent[0].headers['idempotency-key'];
+    expect(key).toBeTruthy();
+    expect(sent[1].headers['idempotency-key']).toBe(key);
+    expect(appStore.get(notificationsAtom).map((notice) => notice.message)).toContain('booking_page.refunded');
     await waitFor(() => expect(screen.getByTestId('fare-refunded-amount')).toHaveTextContent('$4.00'));
+    const row = await screen.findByTestId('refund-row');
+    expect(row).toHaveAttribute('data-destination', 'wallet');
+    expect(row).toHaveTextContent('$4.00');
+    expect(row).toHaveTextContent('To the wallet');
+    expect(row).toHaveTextContent('The driver took a long detour');
+    expect(screen.getByTestId('refunds-totals')).toHaveTextContent('Paid $10.00 · refunded $4.00 · left $6.00');
 
-    // A new dialog is a new refund: a new key.
+    // A new dialog is a new refund: a new key; the whole of what is left.
     await user.click(screen.getByTestId('booking-action-refund'));
-    await user.type(within(await screen.findByTestId('refund-dialog')).getByTestId('refund-reason'), 'Again');
-    await user.click(screen.getByTestId('refund-submit'));
+    const again = await screen.findByTestId('refund-dialog');
+    await waitFor(() => expect(again).toHaveTextContent('All that is left: $6.00'));
+    await user.type(within(again).getByTestId('refund-reason'), 'Again');
+    await user.click(within(again).getByTestId('refund-submit'));
     await confirmYes(user);
     await waitFor(() => expect(calls(api, 'POST', '/api/v1/bookings/b1/refund')).toHaveLength(3));
-    const third = calls(api, 'POST', '/api/v1/bookings/b1/refund')[2].body as { amount: number; idempotencyKey: string };
-    expect(third.amount).toBe(6);
-    expect(third.idempotencyKey).not.toBe(sent[0].idempotencyKey);
+    const third = calls(api, 'POST', '/api/v1/bookings/b1/refund')[2];
+    expect((third.body as { amount: number }).amount).toBe(6);
+    expect(third.headers['idempotency-key']).not.toBe(key);
 
     await user.click(screen.getByTestId('booking-action-complete'));
     await confirmYes(user);
     await waitFor(() => expect(screen.getByTestId('booking-page')).toHaveAttribute('data-status', 'COMPLETE'));
     expect(calls(api, 'POST', '/api/v1/bookings/b1/complete')).toHaveLength(1);
+  });
+
+  it('refunds a card trip back through its gateway by default, and says so when the gateway cannot refund', async () => {
+    const server: Server = { booking: reached({ status: 'COMPLETE', customer_paid: 9.9, cardPaymentAmount: 9.9, payment_mode: 'card', gateway: 'paystack' }), ledger: [] };
+    const api = serve(server, {
+      'GET /api/v1/bookings/b1/refunds': () => ({
+        items: [{ ...refundOf(2, 'gateway'), status: 'failed', reason: 'Tried before' }],
+        totals: { paid: 9.9, refunded: 0, refundable: 9.9 },
+        gateway: { available: true, refundable: 9.9 },
+      }),
+      'POST /api/v1/bookings/b1/refund': ({ body }) => {
+        if ((body as { destination: string }).destination === 'gateway') return { status: 400, body: { error: { code: 'invalid_input', message: 'Some of the data is not valid.', field: 'destination' } } };
+        server.booking = { ...server.booking, refunded: 9.9, version: 9 };
+        return { refund: refundOf(9.9, 'wallet'), applied: true, booking: server.booking, totals: { paid: 9.9, refunded: 9.9, refundable: 0 } };
+      },
+    });
+    const user = userEvent.setup();
+    renderPage();
+    // The earlier refund the gateway declined is listed as such.
+    expect(await screen.findByTestId('refund-failed')).toHaveTextContent('Declined');
+    await user.click(await screen.findByTestId('booking-action-refund'));
+    const dialog = await screen.findByTestId('refund-dialog');
+    await waitFor(() => expect(within(dialog).getByTestId('refund-destination-gateway')).toBeChecked());
+    expect(within(dialog).getByTestId('refund-gateway-note')).toHaveTextContent('Up to $9.90 can go back through the payment gateway.');
+    expect(dialog).toHaveTextContent('Back to the card (paystack)');
+    await user.type(within(dialog).getByTestId('refund-reason'), 'Charged twice');
+    await user.click(within(dialog).getByTestId('refund-submit'));
+    expect(await screen.findByTestId('confirm-message')).toHaveTextContent("$9.90 goes back to Rider 1's card through paystack, from booking RCHD01.");
+    await confirmYes(user);
+    expect(await within(dialog).findByTestId('refund-destination-error')).toHaveTextContent("This payment gateway cannot refund. Refund to the rider's wallet instead.");
+    await user.click(within(dialog).getByTestId('refund-destination-wallet'));
+    expect(within(dialog).queryByTestId('refund-destination-error')).not.toBeInTheDocument();
+    await user.click(within(dialog).getByTestId('refund-submit'));
+    await confirmYes(user);
+    await waitFor(() => expect(screen.queryByTestId('refund-dialog')).not.toBeInTheDocument());
+    expect(calls(api, 'POST', '/api/v1/bookings/b1/refund').map((call) => call.body)).toEqual([
+      { amount: 9.9, destination: 'gateway', reason: 'Charged twice' },
+      { amount: 9.9, destination: 'wallet', reason: 'Charged twice' },
+    ]);
   });
 
   it('assigns a driver to an unassigned booking while automatic dispatch is on, and cancels with a reason after the confirm dialog', async () => {

@@ -1,6 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfirmHost } from '@/components/ui/confirm-dialog';
 import { notificationsAtom } from '@/components/ui/notifications/notifications-store';
 import { appStore } from '@/lib/store';
 import { testBooking } from '@/testing/fixtures';
@@ -44,17 +45,20 @@ describe('the panel bookings grid', () => {
     );
   });
 
-  it('enables cancel and assign as spec §4 says, assign whether automatic dispatch is on or off (issue #34)', () => {
-    const at = (status: Booking['status']) => testBooking({ status });
-    expect(panelActionsFor(at('NEW'), 'admin', true)).toEqual({ cancel: true, assign: true });
-    expect(panelActionsFor(at('ACCEPTED'), 'admin', true)).toEqual({ cancel: true, assign: false });
-    expect(panelActionsFor(at('PAYMENT_PENDING'), 'admin', true)).toEqual({ cancel: true, assign: false });
+  it('enables cancel and assign as spec §4 says, assign whether automatic dispatch is on or off (issue #34), and refund of what was paid (issue #37)', () => {
+    const at = (status: Booking['status'], overrides: Partial<Booking> = {}) => testBooking({ status, ...overrides });
+    expect(panelActionsFor(at('NEW'), 'admin', true)).toEqual({ cancel: true, assign: true, refund: false });
+    expect(panelActionsFor(at('ACCEPTED'), 'admin', true)).toEqual({ cancel: true, assign: false, refund: false });
+    expect(panelActionsFor(at('PAYMENT_PENDING'), 'admin', true)).toEqual({ cancel: true, assign: false, refund: false });
     for (const status of ['ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'] as const) {
-      expect(panelActionsFor(at(status), 'admin', true)).toEqual({ cancel: false, assign: false });
+      expect(panelActionsFor(at(status), 'admin', true)).toEqual({ cancel: false, assign: false, refund: false });
     }
-    // Demo mode: no cancelling by button; fleet admins never cancel or assign.
+    expect(panelActionsFor(at('PAID', { customer_paid: 12 }), 'admin', true).refund).toBe(true);
+    expect(panelActionsFor(at('COMPLETE', { customer_paid: 12, refunded: 12 }), 'admin', true).refund).toBe(false);
+    // Demo mode: no cancelling by button; fleet admins never cancel, assign or refund.
     expect(panelActionsFor(at('NEW'), 'admin', false).cancel).toBe(false);
-    expect(panelActionsFor(at('NEW'), 'fleetadmin', true)).toEqual({ cancel: false, assign: false });
+    expect(panelActionsFor(at('NEW'), 'fleetadmin', true)).toEqual({ cancel: false, assign: false, refund: false });
+    expect(panelActionsFor(at('PAID', { customer_paid: 12 }), 'fleetadmin', true).refund).toBe(false);
   });
 
   it('shows the rows of the page with their status, money in the platform format and the export only outside demo mode', async () => {
@@ -97,6 +101,45 @@ describe('the panel bookings grid', () => {
     await user.click(within(dialog).getByTestId('cancel-confirm'));
     await waitFor(() => expect(calls.find((call) => call.method === 'POST')?.body).toEqual({ reason: 'Rider no-show' }));
     await waitFor(() => expect(within(rowOf('CANCEL')).getByTestId('status-chip')).toHaveAttribute('data-status', 'CANCELLED'));
+  });
+
+  it('refunds a paid booking from its row with the booking page\'s dialog, after the confirm dialog', async () => {
+    const paid = testBooking({ id: 'b4', reference: 'PAIDRF', status: 'PAID', customer_paid: 10, payment_mode: 'cash', customer_name: 'Rita Rider', version: 3 });
+    const { calls } = mockApi({
+      ...page([paid, testBooking({ id: 'b5', reference: 'NEWONE', status: 'NEW' })]),
+      'GET /api/v1/bookings/b4/refunds': () => ({ items: [], totals: { paid: 10, refunded: 0, refundable: 10 }, gateway: { available: false, refundable: 0 } }),
+      'POST /api/v1/bookings/b4/refund': ({ body }) => {
+        const booking = { ...paid, refunded: (body as { amount: number }).amount, version: 4 };
+        return { refund: { id: 'r1', booking: 'b4', user: 'user-rider-1', amount: 2.5, currency: 'USD', destination: 'wallet', reason: 'Late', status: 'done', idempotency_key: 'k', made_by: 'admin-1', created_at: 0 }, applied: true, booking, totals: { paid: 10, refunded: 2.5, refundable: 7.5 } };
+      },
+    });
+    const user = userEvent.setup();
+    renderWithProviders(
+      <>
+        <PanelBookings role="admin" />
+        <ConfirmHost />
+      </>,
+      { client: seededClient(admin) },
+    );
+    await screen.findByText('PAIDRF');
+    expect(within(rowOf('NEWONE')).getByTestId('action-refund')).toBeDisabled();
+    await user.click(within(rowOf('PAIDRF')).getByTestId('action-refund'));
+    const dialog = await screen.findByTestId('refund-dialog');
+    expect(dialog).toHaveTextContent('Refund booking PAIDRF');
+    await waitFor(() => expect(within(dialog).getByTestId('refund-submit')).toBeEnabled());
+    await user.click(within(dialog).getByTestId('refund-part'));
+    await user.type(within(dialog).getByTestId('refund-amount'), '2.5');
+    await user.click(within(dialog).getByTestId('refund-submit'));
+    // A reason is asked for before anything is sent.
+    expect(dialog).toHaveTextContent('Say why the rider is refunded.');
+    await user.type(within(dialog).getByTestId('refund-reason'), 'Late');
+    await user.click(within(dialog).getByTestId('refund-submit'));
+    await user.click(within(await screen.findByTestId('confirm-dialog')).getByTestId('confirm-ok'));
+    await waitFor(() => expect(screen.queryByTestId('refund-dialog')).not.toBeInTheDocument());
+    const posted = calls.filter((call) => call.method === 'POST');
+    expect(posted.map((call) => [call.path, call.body])).toEqual([['/api/v1/bookings/b4/refund', { amount: 2.5, destination: 'wallet', reason: 'Late' }]]);
+    expect(posted[0].headers['idempotency-key']).toBeTruthy();
+    expect(appStore.get(notificationsAtom).map((entry) => entry.message)).toContain('booking_page.refunded');
   });
 
   it('cancels an unpaid prepaid booking about 1.5 s after the button, with the fixed reason and no dialog', async () => {

@@ -5,9 +5,9 @@
 // again what the change touched.
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { PageAnswer } from '@/components/panel/panel-table-model';
-import { api } from '@/lib/api-client';
+import { api, apiRequest } from '@/lib/api-client';
 import { queryKeys } from '@/lib/query-keys';
-import type { Booking, LedgerEntry, OwedReport, User } from '@/types/api';
+import type { Booking, BookingRefunds, LedgerEntry, OwedReport, RefundDestination, RefundMade, User } from '@/types/api';
 import { storeBooking } from './bookings';
 
 export const ledgerQueryOptions = (id: string) =>
@@ -70,19 +70,40 @@ export function useCompleteBooking() {
   });
 }
 
+/** `GET /bookings/{id}/refunds`: the booking's refunds, oldest first, what is
+ * left to refund, and how much of it may go back through its gateway. */
+export const refundsQueryOptions = (id: string) =>
+  queryOptions({
+    queryKey: queryKeys.bookingRefunds(id),
+    queryFn: ({ signal }) => api.get<BookingRefunds>(`/bookings/${id}/refunds`, undefined, signal),
+  });
+
+export function useBookingRefunds(id: string, enabled = true) {
+  return useQuery({ ...refundsQueryOptions(id), enabled });
+}
+
 export interface RefundRequest {
   id: string;
   amount: number;
+  destination: RefundDestination;
   reason: string;
   /** One per dialog: a retry of the same refund is applied once. */
   idempotencyKey: string;
 }
 
-/** Credits the rider's wallet from a booking they paid. */
+/** Gives a paid booking's money back, to the card through its gateway or to
+ * the rider's wallet. The dialog shows its refusals in place. */
 export function useRefundBooking() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, ...body }: RefundRequest) => api.post<unknown>(`/bookings/${id}/refund`, body),
-    onSuccess: (answer, { id }) => afterMoneyChange(client, id, answer),
+    mutationFn: ({ id, idempotencyKey, ...body }: RefundRequest) =>
+      apiRequest<RefundMade>(`/bookings/${id}/refund`, { method: 'POST', body, headers: { 'Idempotency-Key': idempotencyKey } }),
+    meta: { handlesErrors: true },
+    onSuccess: (answer, { id }) => {
+      afterMoneyChange(client, id, answer.booking);
+      void client.invalidateQueries({ queryKey: queryKeys.bookingRefunds(id) });
+    },
+    // A gateway that declined leaves a failed refund on the list.
+    onError: (_error, { id }) => void client.invalidateQueries({ queryKey: queryKeys.bookingRefunds(id) }),
   });
 }

@@ -3,7 +3,7 @@
 // the fare and payments, and the wallet entries it made.
 import PlaceIcon from '@mui/icons-material/Place';
 import TripOriginIcon from '@mui/icons-material/TripOrigin';
-import { Alert, Box, Card, CardContent, Chip, CircularProgress, List, ListItem, ListItemText, Stack, Typography } from '@mui/material';
+import { Alert, Box, Card, CardContent, Chip, CircularProgress, List, ListItem, ListItemText, Stack, Typography, useTheme } from '@mui/material';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MapView } from '@/components/map/map-view';
@@ -11,13 +11,14 @@ import { ROUTE_COLOUR, TRACK_COLOUR, type MapMarker } from '@/components/map/typ
 import { Line, Ltr } from '@/components/ui/detail-line';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useSettings } from '@/lib/app-data';
-import { distanceIn, formatDateTime, formatMoney } from '@/lib/format';
+import { distanceIn, formatDateTime, formatMoney, isolateLtr } from '@/lib/format';
 import { coordinatesText } from '@/lib/geo';
 import { coordsToPoints } from '@/lib/polyline';
 import type { Booking, LatLng, User } from '@/types/api';
-import { useBookingLedger } from '../api/booking-admin';
+import { useBookingLedger, useBookingRefunds } from '../api/booking-admin';
 import { fareLines, ledgerKind, stageTimes } from '../lib/booking-admin';
 import { movedDrop } from '../lib/booking-status';
+import { RefundList } from './refund-list';
 
 export function Section({ title, children, testId, action }: { title: string; children: ReactNode; testId: string; action?: ReactNode }) {
   const { t } = useTranslation();
@@ -279,6 +280,37 @@ export function LedgerSection({ booking }: { booking: Booking }) {
           })}
         </List>
       )}
+    </Section>
+  );
+}
+
+/** Issue #37: the booking's refunds, done and declined, and what is left to refund. */
+export function RefundsSection({ booking }: { booking: Booking }) {
+  const { t } = useTranslation();
+  const settings = useSettings();
+  const direction = useTheme().direction;
+  const refunds = useBookingRefunds(booking.id);
+  const items = refunds.data?.items ?? [];
+  const totals = refunds.data?.totals;
+  return (
+    <Section title="booking_page.refunds" testId="booking-refunds">
+      {refunds.isPending && <CircularProgress size={24} />}
+      {refunds.isError && <ServerErrorAlert error={refunds.error} onRetry={() => void refunds.refetch()} />}
+      {totals && (
+        <Typography variant="body2" color="text.secondary" sx={{ mb: 0.5 }} data-testid="refunds-totals" data-refundable={totals.refundable}>
+          {t('booking_page.refunds_totals', {
+            paid: isolateLtr(formatMoney(totals.paid, settings), direction),
+            refunded: isolateLtr(formatMoney(totals.refunded, settings), direction),
+            left: isolateLtr(formatMoney(totals.refundable, settings), direction),
+          })}
+        </Typography>
+      )}
+      {refunds.isSuccess && items.length === 0 && (
+        <Typography variant="body2" color="text.secondary" data-testid="refunds-empty">
+          {t('booking_page.refunds_empty')}
+        </Typography>
+      )}
+      {items.length > 0 && <RefundList items={items} gateway={booking.gateway} />}
     </Section>
   );
 }

@@ -21,24 +21,22 @@ import { confirm } from '@/components/ui/confirm-dialog';
 import { notify } from '@/components/ui/notifications/notifications-store';
 import { ServerErrorAlert } from '@/components/ui/server-error-alert';
 import { useNow } from '@/hooks/use-now';
-import { useSettings } from '@/lib/app-data';
 import { useUser } from '@/lib/auth';
 import { reasonText } from '@/lib/booking-reason';
 import { isUnassigned } from '@/lib/booking-state';
 import { useCriticalEditsAllowed } from '@/lib/critical-edits';
 import { entryDrivers, shortId } from '@/lib/dispatch-entries';
 import { useTimeline } from '@/lib/dispatch-timeline';
-import { formatMoney } from '@/lib/format';
 import { queryKeys } from '@/lib/query-keys';
 import { errorText } from '@/lib/server-errors';
 import type { Booking, Role, User } from '@/types/api';
-import { useBookingPeople, useCompleteBooking, useRefundBooking, type SettleMode } from '../api/booking-admin';
+import { useBookingPeople, useCompleteBooking, type SettleMode } from '../api/booking-admin';
 import { useBooking, useCancelBooking, useTracking } from '../api/bookings';
 import { useSettleWithConfirm } from '../hooks/use-settle';
-import { operatorActions } from '../lib/booking-admin';
+import { operatorActions, REFUNDABLE } from '../lib/booking-admin';
 import { AssignDriverDialog } from './assign-driver-dialog';
 import { CancelDialog } from './cancel-dialog';
-import { CancelledNote, FareSection, LedgerSection, PeopleSection, Section, StagesSection, TripSection } from './booking-page-sections';
+import { CancelledNote, FareSection, LedgerSection, PeopleSection, RefundsSection, Section, StagesSection, TripSection } from './booking-page-sections';
 import { RefundDialog } from './refund-dialog';
 import { StatusChip } from './status-chip';
 
@@ -47,7 +45,7 @@ export function replayPath(id: string) {
   return `/dispatch?booking=${encodeURIComponent(id)}&replay=1`;
 }
 
-/** Reads the booking's ledger, dispatch timeline, track and chat again
+/** Reads the booking's ledger, refunds, dispatch timeline, track and chat again
  * whenever the booking changes (a socket event or an action's answer); not
  * on the first copy, which they were just read with. */
 function useRefreshOnChange(booking: Booking | undefined) {
@@ -56,7 +54,7 @@ function useRefreshOnChange(booking: Booking | undefined) {
   useEffect(() => {
     if (!booking) return;
     if (seen.current !== null && seen.current !== booking.version) {
-      for (const queryKey of [queryKeys.bookingLedger(booking.id), queryKeys.dispatchTimeline(booking.id), queryKeys.tracking(booking.id), queryKeys.chat(booking.id)]) {
+      for (const queryKey of [queryKeys.bookingLedger(booking.id), queryKeys.bookingRefunds(booking.id), queryKeys.dispatchTimeline(booking.id), queryKeys.tracking(booking.id), queryKeys.chat(booking.id)]) {
         void client.invalidateQueries({ queryKey, exact: true });
       }
     }
@@ -66,14 +64,12 @@ function useRefreshOnChange(booking: Booking | undefined) {
 
 function BookingActions({ booking, role }: { booking: Booking; role: Role }) {
   const { t, i18n } = useTranslation();
-  const settings = useSettings();
   const allowed = operatorActions(booking, role, useCriticalEditsAllowed());
   const cancel = useCancelBooking();
   const settle = useSettleWithConfirm();
   const complete = useCompleteBooking();
-  const refund = useRefundBooking();
   const [dialog, setDialog] = useState<'cancel' | 'assign' | 'refund' | null>(null);
-  const busy = cancel.isPending || settle.isPending || complete.isPending || refund.isPending;
+  const busy = cancel.isPending || settle.isPending || complete.isPending;
   const done = (message: string) => () => notify({ severity: 'success', message });
 
   const cancelWith = async (reason: string) => {
@@ -104,24 +100,6 @@ function BookingActions({ booking, role }: { booking: Booking; role: Role }) {
       confirmLabel: 'booking_page.complete',
     });
     if (yes) complete.mutate(booking.id, { onSuccess: done('booking_page.completed') });
-  };
-
-  const refundIt = async (choice: { amount: number; reason: string; idempotencyKey: string }) => {
-    const yes = await confirm({
-      title: 'booking_page.refund_confirm_title',
-      message: t('booking_page.refund_confirm_message', { amount: formatMoney(choice.amount, settings), name: booking.customer_name, reference: booking.reference }),
-      confirmLabel: 'booking_page.refund',
-    });
-    if (!yes) return;
-    refund.mutate(
-      { id: booking.id, ...choice },
-      {
-        onSuccess: () => {
-          setDialog(null);
-          done('booking_page.refunded')();
-        },
-      },
-    );
   };
 
   const buttons: ReactNode[] = [];
@@ -180,7 +158,7 @@ function BookingActions({ booking, role }: { booking: Booking; role: Role }) {
       )}
       <CancelDialog open={dialog === 'cancel'} busy={cancel.isPending} error={null} onClose={() => setDialog(null)} onConfirm={(reason) => void cancelWith(reason)} />
       {dialog === 'assign' && <AssignDriverDialog booking={booking} onClose={() => setDialog(null)} />}
-      {dialog === 'refund' && <RefundDialog booking={booking} busy={refund.isPending} onClose={() => setDialog(null)} onSubmit={(choice) => void refundIt(choice)} />}
+      {dialog === 'refund' && <RefundDialog booking={booking} onClose={() => setDialog(null)} />}
     </>
   );
 }
@@ -216,6 +194,8 @@ function BookingDetails({ booking, role, viewer, chat }: { booking: Booking; rol
   const fare = <FareSection booking={booking} />;
   const stages = <StagesSection booking={booking} />;
   const ledger = <LedgerSection booking={booking} />;
+  // Only money that was paid can have gone back.
+  const refunds = REFUNDABLE.includes(booking.status) && <RefundsSection booking={booking} />;
   return (
     <Stack spacing={2} data-testid="booking-page" data-booking-id={booking.id} data-status={booking.status} data-reference={booking.reference}>
       <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
@@ -244,6 +224,7 @@ function BookingDetails({ booking, role, viewer, chat }: { booking: Booking; rol
             <Stack spacing={2}>
               {people}
               {fare}
+              {refunds}
               {stages}
               {ledger}
             </Stack>
@@ -255,6 +236,7 @@ function BookingDetails({ booking, role, viewer, chat }: { booking: Booking; rol
           {trip}
           {people}
           {fare}
+          {refunds}
           {stages}
           {dispatch}
           {ledger}

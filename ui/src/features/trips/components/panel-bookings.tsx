@@ -1,5 +1,6 @@
 import CancelIcon from '@mui/icons-material/Cancel';
 import PersonAddIcon from '@mui/icons-material/PersonAdd';
+import UndoIcon from '@mui/icons-material/Undo';
 import { Box, Chip, Link, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import type { GridColDef } from '@mui/x-data-grid';
 import { useMemo, useState } from 'react';
@@ -17,11 +18,13 @@ import { errorText } from '@/lib/server-errors';
 import type { Booking, BookingStatus, Role } from '@/types/api';
 import { useCancelBooking } from '../api/bookings';
 import { BOOKING_SORT_FIELDS, bookingsExportQuery, DEFAULT_BOOKING_SORT, fetchBookingsPage, panelBookingsKey } from '../api/panel-bookings';
+import { operatorActions } from '../lib/booking-admin';
 import { canAssign, canCancel, INCOMPLETE_BOOKING_REASON, PAYMENT_PENDING_CANCEL_DELAY_MS } from '../lib/booking-status';
 import { INITIALLY_HIDDEN, panelBookingColumns, type PanelColumn } from '../lib/panel-booking-columns';
 import { AssignDriverDialog } from './assign-driver-dialog';
 import { CancelDialog } from './cancel-dialog';
 import { DropAddress } from './drop-address';
+import { RefundDialog } from './refund-dialog';
 import { StatusChip } from './status-chip';
 
 const STATUSES: BookingStatus[] = ['PAYMENT_PENDING', 'NEW', 'ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE', 'CANCELLED'];
@@ -50,9 +53,13 @@ function useStatusFilter() {
 
 /** The row actions of spec §4 for this viewer: cancel and assign (pay now is
  * the rider's, in their own view). Assign does not wait for automatic
- * dispatch to be off (issue #34). */
+ * dispatch to be off (issue #34); refund (issue #37) is the booking page's. */
 export function panelActionsFor(booking: Booking, role: Role, criticalEditsAllowed: boolean) {
-  return { cancel: canCancel(booking, role, criticalEditsAllowed), assign: canAssign(booking, role) };
+  return {
+    cancel: canCancel(booking, role, criticalEditsAllowed),
+    assign: canAssign(booking, role),
+    refund: operatorActions(booking, role, criticalEditsAllowed).refund,
+  };
 }
 
 /** The status, "Unassigned" for a booking no driver has that should have one by
@@ -126,6 +133,7 @@ export function PanelBookings({ role }: { role: Role }) {
   const [status, setStatus] = useStatusFilter();
   const [cancelling, setCancelling] = useState<Booking | null>(null);
   const [assigning, setAssigning] = useState<Booking | null>(null);
+  const [refunding, setRefunding] = useState<Booking | null>(null);
   const [pendingCancels, setPendingCancels] = useState<ReadonlySet<string>>(new Set());
   const cancel = useCancelBooking();
   const navigate = useNavigate();
@@ -174,6 +182,14 @@ export function PanelBookings({ role }: { role: Role }) {
         onClick: () => setAssigning(booking),
         disabled: !allowed.assign,
         disabledReason: 'panel.bookings.assign_not_now',
+      });
+      list.push({
+        key: 'refund',
+        label: 'booking_page.refund',
+        icon: <UndoIcon />,
+        onClick: () => setRefunding(booking),
+        disabled: !allowed.refund,
+        disabledReason: 'panel.bookings.refund_not_now',
       });
     }
     return list;
@@ -240,6 +256,7 @@ export function PanelBookings({ role }: { role: Role }) {
         onConfirm={(reason) => cancelling && cancelWith(cancelling, reason, () => setCancelling(null))}
       />
       {assigning && <AssignDriverDialog booking={assigning} onClose={() => setAssigning(null)} />}
+      {refunding && <RefundDialog booking={refunding} onClose={() => setRefunding(null)} />}
     </>
   );
 }

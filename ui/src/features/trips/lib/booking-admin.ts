@@ -2,7 +2,7 @@
 // to it now, its stages in time and its money line by line. (Whether it is
 // unassigned is `isUnassigned`, where a trip really ended `movedDrop`, and a
 // system's reason in words `reasonText`: other screens use them too.)
-import type { Booking, BookingStatus, LedgerEntry, Role } from '@/types/api';
+import type { Booking, BookingRefunds, BookingStatus, LedgerEntry, RefundDestination, Role } from '@/types/api';
 import { canAssign } from './booking-status';
 
 const CANCELLABLE: BookingStatus[] = ['NEW', 'ACCEPTED', 'ARRIVED', 'PAYMENT_PENDING'];
@@ -32,7 +32,8 @@ export function refundable(booking: RefundFields): number {
   return Math.max(0, Math.round(left * 100) / 100);
 }
 
-const REFUNDABLE: BookingStatus[] = ['PAID', 'COMPLETE', 'CANCELLED'];
+/** The statuses whose money may be refunded (`engine::refund::is_refundable_status`). */
+export const REFUNDABLE: BookingStatus[] = ['PAID', 'COMPLETE', 'CANCELLED'];
 
 /**
  * The actions the booking's page offers this viewer now (contract #34):
@@ -53,11 +54,22 @@ export function operatorActions(booking: Booking, role: Role, criticalEditsAllow
   };
 }
 
-/** Why a refund cannot be sent as typed (a translation key), or null. */
-export function refundProblem(amountText: string, reason: string, booking: RefundFields): string | null {
+/** What may go back to `destination` now: what is left of the booking
+ * (the server's totals once read, else the booking's own figures), and
+ * through the gateway no more than its payment has left. */
+export function refundLimit(destination: RefundDestination, booking: RefundFields, refunds: BookingRefunds | undefined): number {
+  const left = refunds ? refunds.totals.refundable : refundable(booking);
+  if (destination === 'wallet') return left;
+  if (!refunds?.gateway.available) return 0;
+  return Math.min(left, refunds.gateway.refundable);
+}
+
+/** Why a refund cannot be sent as typed (a translation key), or null: an
+ * amount above 0, at most `limit`, and a reason. */
+export function refundProblem(amountText: string, reason: string, limit: number): string | null {
   const amount = Number(amountText.trim().replace(',', '.'));
   if (!amountText.trim() || !Number.isFinite(amount) || amount <= 0) return 'booking_page.refund_amount_invalid';
-  if (amount > refundable(booking) + 1e-9) return 'booking_page.refund_amount_over';
+  if (amount > limit + 1e-9) return 'booking_page.refund_amount_over';
   if (!reason.trim()) return 'booking_page.refund_reason_missing';
   return null;
 }

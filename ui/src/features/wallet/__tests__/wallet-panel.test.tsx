@@ -127,4 +127,26 @@ describe('the wallet', () => {
     await waitFor(() => expect(screen.getByTestId('withdraws-empty')).toHaveTextContent('No withdrawal requests yet.'));
     expect(screen.getByTestId('withdraw-open')).toBeDisabled();
   });
+
+  it("shows an admin's debit, adjustment and refund with the reason they gave (issue #37)", async () => {
+    mockApi({
+      [walletPath]: () => ({
+        walletBalance: 4,
+        walletHistory: [
+          { type: 'Debit', amount: 3, date: 3, txRef: 'AdminAdjust', description: 'Counted twice' },
+          { type: 'Debit', amount: 5, date: 2, txRef: 'AdminDebit', description: 'Damaged seat' },
+          { type: 'Credit', amount: 2, date: 1, txRef: 'Refund:ABCDEF', description: 'Long detour' },
+        ],
+        next: null,
+      }),
+    });
+    renderWithProviders(<WalletPanel userId="user-driver-1" canWithdraw={false} />, { client: seededClient(driver) });
+    const entries = await screen.findAllByTestId('wallet-entry');
+    expect(entries[0]).toHaveTextContent('Adjustment by admin');
+    expect(entries[0]).toHaveTextContent('Counted twice');
+    expect(entries[1]).toHaveTextContent('Debit by admin');
+    expect(entries[1]).toHaveTextContent('Damaged seat');
+    expect(entries[2]).toHaveTextContent('Refund · ABCDEF');
+    expect(entries[2]).toHaveTextContent('Long detour');
+  });
 });

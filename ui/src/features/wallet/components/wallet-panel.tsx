@@ -85,7 +85,11 @@ export function WalletPanel({ userId, canWithdraw }: { userId: string; canWithdr
           <List dense sx={{ maxHeight: 260, overflowY: 'auto' }} data-testid="wallet-history">
             {history.map((entry, index) => (
               <ListItem key={`${entry.date}-${index}`} disableGutters data-testid="wallet-entry" data-type={entry.type}>
-                <ListItemText primary={transactionLabel(entry, t)} secondary={formatDateTime(entry.date)} />
+                {/* An admin's reason (a refund, a debit, an adjustment) is the holder's to read. */}
+                <ListItemText
+                  primary={transactionLabel(entry, t)}
+                  secondary={entry.description ? `${formatDateTime(entry.date)} · ${entry.description}` : formatDateTime(entry.date)}
+                />
                 <Box sx={{ color: entry.type === 'Credit' ? 'success.main' : 'error.main', fontWeight: 700 }} dir="ltr">
                   {entry.type === 'Credit' ? '+' : '−'}
                   {formatMoney(entry.amount, settings)}

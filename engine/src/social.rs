@@ -79,6 +79,22 @@ impl SocialIdentity {
     }
 }
 
+impl SocialIdentity {
+    /// Names the provider gave beside its ID token fill the ones the token
+    /// did not carry: Apple puts no name in its tokens and posts the
+    /// person's name with the code, once, on their first sign-in. Only
+    /// names are taken from there; that post is not signed, so an e-mail in
+    /// it is never read.
+    pub fn fill_names(&mut self, first_name: &str, last_name: &str) {
+        if self.first_name.trim().is_empty() {
+            self.first_name = first_name.to_string();
+        }
+        if self.last_name.trim().is_empty() {
+            self.last_name = last_name.to_string();
+        }
+    }
+}
+
 /// Where a social sign-in goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SocialAccount {
@@ -302,6 +318,30 @@ mod tests {
         assert_eq!(rider.walletBalance, rust_decimal::Decimal::ZERO);
         let unverified = new_social_rider(id, &identity("gail@example.com", false), NOW);
         assert_eq!(unverified.email, "");
+    }
+
+    #[test]
+    fn names_posted_beside_the_token_fill_only_what_the_token_lacks() {
+        let mut apple = apple_identity();
+        apple.fill_names("Ada", "Apple");
+        assert_eq!((apple.first_name.as_str(), apple.last_name.as_str()), ("Ada", "Apple"));
+        let mut google = identity("gail@example.com", true);
+        google.fill_names("Someone", "Else");
+        assert_eq!((google.first_name.as_str(), google.last_name.as_str()), (" Gail ", "Google"));
+        let rider = new_social_rider(UserId(uuid::Uuid::from_u128(9)), &apple, NOW);
+        assert_eq!((rider.firstName.as_str(), rider.lastName.as_str()), ("Ada", "Apple"));
+    }
+
+    /// An Apple identity: its ID token names nobody.
+    fn apple_identity() -> SocialIdentity {
+        SocialIdentity {
+            provider: SocialProvider::Apple,
+            subject: "001234.abcd".into(),
+            email: Some("ada@privaterelay.appleid.com".into()),
+            email_verified: true,
+            first_name: String::new(),
+            last_name: String::new(),
+        }
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct Inner {
     pub cluster: std::sync::OnceLock<Arc<crate::cluster::Link>>,
     /// The payment gateways' settings.
     pub gateways: crate::payments::registry::Gateways,
+    /// The OpenID providers' signing keys, for social sign-in.
+    pub oidc_keys: crate::auth::oauth::keys::KeyCache,
 }
 
 impl AppState {
@@ -107,6 +109,7 @@ impl AppState {
             languages,
             notifier,
             cluster: std::sync::OnceLock::new(),
+            oidc_keys: Default::default(),
         }))
     }
 

@@ -2,7 +2,8 @@
 //! gateway that took it, or to the rider's wallet; and a booking's refunds.
 //! The rules are `wayfare_engine::refund`; the booking's `refunded`, the
 //! refund's record and its ledger credit are written together by the
-//! booking's one writer (`Command::Refund`).
+//! booking's one writer (`Command::Refund`). A booking's refunds take
+//! turns (`crate::payments::refund::one_refund_at_a_time`).
 
 use super::bookings::{authorised, presented_one};
 use super::wallet::{amount_text, idempotency_key};
@@ -10,7 +11,7 @@ use crate::auth::CurrentUser;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Body, PathParam};
 use crate::openapi::refusals::{booking_command, session};
-use crate::payments::refund::refund_at_gateway;
+use crate::payments::refund::{one_refund_at_a_time, refund_at_gateway};
 use crate::routes::ApiRouter;
 use crate::state::AppState;
 use axum::Json;
@@ -18,8 +19,9 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use utoipa_axum::routes;
-use wayfare_engine::booking::Command;
+use wayfare_engine::booking::{By, Command};
 use wayfare_engine::money::parse_amount;
 use wayfare_engine::permissions::Action;
 use wayfare_engine::refund::{
@@ -27,7 +29,7 @@ use wayfare_engine::refund::{
     totals,
 };
 use wayfare_engine::wallet::validate_idempotency_key;
-use wayfare_engine::{Booking, BookingId, ErrorKey, PaymentMode, RefundId};
+use wayfare_engine::{Booking, BookingId, ErrorKey, PaymentMode, RefundId, UserId};
 use wayfare_storage::PaymentRecord;
 
 pub fn router() -> ApiRouter {
@@ -86,7 +88,7 @@ async fn done_refund(state: &AppState, key: &str) -> ApiResult<Option<Refund>> {
     path = "/api/v1/bookings/{id}/refund",
     tag = "trip",
     summary = "Refund a booking's money",
-    description = "Admins; refused with `demo_mode` in demo mode. Gives back part or all of what the rider paid for a PAID, COMPLETE or CANCELLED booking (fare, or cancellation fee, or a prepayment not already returned), never more than paid less refunded (`invalid_amount`); the amount is rounded to `settings.decimal`. `destination` `wallet` (the default) credits the rider's wallet: a ledger entry `Refund:<reference>` with the reason as its description, and the rider gets the `wallet` socket event and a `wallet_updated` notification. `gateway` refunds a booking paid by card through the gateway that took it, at most that payment less its earlier gateway refunds; a booking paid from the wallet, in cash or marked paid outside the app goes to the wallet only (`invalid_input` on `destination`). A gateway that declines answers its error and the refund is listed as `failed`; a retry with the same key may still succeed. Send an `Idempotency-Key` header and repeat it on a retry: the same key refunds once, and the repeat answers 200 with `applied: false` (the body's `idempotencyKey` is read when there is no header). `refunded` on the booking sums the refunds.",
+    description = "Admins; refused with `demo_mode` in demo mode. Gives back part or all of what the rider paid for a PAID, COMPLETE or CANCELLED booking (fare, or cancellation fee, or a prepayment not already returned), never more than paid less refunded (`invalid_amount`); the amount is rounded to `settings.decimal`. `destination` `wallet` (the default) credits the rider's wallet: a ledger entry `Refund:<reference>` with the reason as its description, and the rider gets the `wallet` socket event and a `wallet_updated` notification. `gateway` refunds a booking paid by card through the gateway that took it, at most that payment less its earlier gateway refunds; a booking paid from the wallet, in cash or marked paid outside the app goes to the wallet only (`invalid_input` on `destination`). A gateway that declines answers its error and the refund is listed as `failed`; a retry with the same key may still succeed. Send an `Idempotency-Key` header and repeat it on a retry: the same key refunds once, and the repeat answers 200 with `applied: false` (the body's `idempotencyKey` is read when there is no header). `refunded` on the booking sums the refunds. A booking's refunds take turns (a lock held across the nodes): each checks what is left, calls the gateway and is recorded before the next starts, so two at once can never both reach the card for more than was paid; a refund that waits over 45 s for the one before it is 409 `update_failed` and may be sent again.",
     params(
         ("id" = BookingId, Path, description = "The booking's id"),
         ("Idempotency-Key" = Option<String>, Header, pattern = "^[!-~]{1,128}$", description = "1 to 128 visible ASCII characters; the same key refunds this booking once"),
@@ -128,9 +130,46 @@ pub(crate) async fn refund(
     let amount = amount_text(body.amount.as_ref())
         .and_then(|text| parse_amount(&text))
         .ok_or_else(|| ApiError::field(ErrorKey::InvalidAmount, "amount"))?;
-    let settings = state.runtime.catalog().settings.clone();
-    let card = card_payment(&state, &booking).await?;
     let request = RefundRequest { amount, destination, reason: body.reason };
+    let made = Made { booking: id, by: current.by(), admin: current.principal.id, key };
+    // Spawned: a refund the gateway made is recorded even if the admin's
+    // request goes away meanwhile.
+    let task_state = state.clone();
+    let (refund, updated, applied) =
+        tokio::spawn(
+            async move { one_refund_at_a_time(&task_state, id, refund_in_turn(&task_state, made, request)).await },
+        )
+        .await
+        .map_err(|error| ApiError::Internal(format!("the refund task: {error}")))??;
+    answered(&state, &current, &refund, &updated, applied).await
+}
+
+/// Who refunds which booking, under which key.
+struct Made {
+    booking: BookingId,
+    by: By,
+    admin: UserId,
+    key: String,
+}
+
+/// A refund in the booking's turn (`one_refund_at_a_time`): every earlier
+/// refund of the booking is recorded by now, so what is left to refund is
+/// read here, checked, sent to the gateway and recorded before the next
+/// refund of the booking starts. The refund, the booking after it, and
+/// whether this request made it.
+async fn refund_in_turn(
+    state: &AppState,
+    made: Made,
+    request: RefundRequest,
+) -> ApiResult<(Refund, Arc<Booking>, bool)> {
+    let Made { booking: id, by, admin, key } = made;
+    // The same key, sent again while the first was in its turn.
+    if let Some(earlier) = done_refund(state, &key).await? {
+        return Ok((earlier, state.runtime.booking(id).await?, false));
+    }
+    let booking = state.runtime.booking(id).await?;
+    let settings = state.runtime.catalog().settings.clone();
+    let card = card_payment(state, &booking).await?;
     let planned = plan_refund(&booking, card.as_ref().map(|(_, card)| card), &request, &settings)?;
     let mut refund = Refund {
         id: RefundId(uuid::Uuid::now_v7()),
@@ -139,20 +178,20 @@ pub(crate) async fn refund(
         user: booking.customer,
         amount: planned.amount,
         currency: settings.code.trim().to_ascii_uppercase(),
-        destination,
+        destination: request.destination,
         reason: planned.reason,
         status: RefundStatus::Done,
         gateway_ref: None,
         idempotency_key: key.clone(),
-        made_by: current.principal.id,
+        made_by: admin,
         created_at: state.now(),
     };
-    if destination == RefundDestination::Gateway {
+    if request.destination == RefundDestination::Gateway {
         let Some((payment, _)) = card.as_ref() else {
             return Err(ApiError::field(ErrorKey::InvalidInput, "destination"));
         };
         // The gateway is told the same key on a retry, so it refunds once too.
-        match refund_at_gateway(&state, payment, refund.amount, &key).await {
+        match refund_at_gateway(state, payment, refund.amount, &key).await {
             Ok(made) => refund.gateway_ref = Some(made.reference),
             Err(error) => {
                 tracing::warn!(booking_id = %id, payment = %payment.id, "gateway refund failed");
@@ -163,14 +202,11 @@ pub(crate) async fn refund(
         }
     }
     let command = Command::Refund { refund: Box::new(refund.clone()) };
-    match state.runtime.command(id, current.by(), command).await {
-        Ok(updated) => answered(&state, &current, &refund, &updated, true).await,
-        Err(error) => match done_refund(&state, &key).await? {
-            // A concurrent request with the same key refunded first.
-            Some(earlier) => {
-                let current_booking = state.runtime.booking(id).await?;
-                answered(&state, &current, &earlier, &current_booking, false).await
-            }
+    match state.runtime.command(id, by, command).await {
+        Ok(updated) => Ok((refund, updated, true)),
+        Err(error) => match done_refund(state, &key).await? {
+            // The same key recorded by a request that took the turn after this one's lock lapsed.
+            Some(earlier) => Ok((earlier, state.runtime.booking(id).await?, false)),
             None => Err(error.into()),
         },
     }

@@ -39,7 +39,12 @@ mod wallet;
 mod matrix_money;
 mod money_support;
 mod refunds;
+// receipts and weekly statements (issue 37), and reading the PDFs' text
+mod pdf_support;
+mod postgres_support;
+mod receipts;
 mod reports;
+mod statements;
 mod wallet_credit;
 mod withdraws;
 // promos, notifications, languages

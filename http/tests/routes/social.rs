@@ -2,7 +2,11 @@
 //! HTTP server on a local port with its own RSA key (a committed test key),
 //! which approves every sign-in for the person a test sets, checks the PKCE
 //! verifier, the client's credentials and that a code is used once, and
-//! serves its keys and a Graph-API-like `/me` for the Facebook flow.
+//! serves its keys (counting the reads, and rotating when a test says) and a
+//! Graph-API-like `/me` for the Facebook flow. Asked for
+//! `response_mode=form_post`, it answers as Apple does: a page posting the
+//! code, the state and, on a first sign-in, the person's name back, and ID
+//! tokens without names.
 
 use crate::support::*;
 use axum::body::Body;
@@ -60,11 +64,20 @@ struct Grant {
     nonce: Option<String>,
     redirect_uri: String,
     used: bool,
+    /// Answered Apple's way: no names in the ID token.
+    form_post: bool,
 }
 
 struct FakeState {
     base: String,
-    key: RsaKeyPair,
+    /// The fake's keys; key `i` is published as `fake-{i + 1}`.
+    keys: Vec<RsaKeyPair>,
+    /// The key ID tokens are signed with.
+    signing: usize,
+    /// The keys `/jwks` lists.
+    published: Vec<usize>,
+    /// How often `/jwks` was read.
+    key_reads: usize,
     person: Person,
     tamper: Tamper,
     grants: HashMap<String, Grant>,
@@ -75,14 +88,22 @@ struct FakeState {
 
 type Fake = Arc<Mutex<FakeState>>;
 
-fn test_key() -> RsaKeyPair {
-    let pem = include_str!("fixtures/oidc_fake_key.pem");
+fn key_of(pem: &str) -> RsaKeyPair {
     let body: String = pem.lines().filter(|line| !line.starts_with("-----")).collect();
     RsaKeyPair::from_pkcs8(&STANDARD.decode(body).expect("base64 PEM")).expect("a PKCS#8 RSA key")
 }
 
-fn sign(key: &RsaKeyPair, claims: &Value) -> String {
-    let header = URL_SAFE_NO_PAD.encode(json!({ "alg": "RS256", "kid": "fake-1", "typ": "JWT" }).to_string());
+/// The fake's two committed test keys: the first, and the one it rotates to.
+fn test_keys() -> Vec<RsaKeyPair> {
+    vec![key_of(include_str!("fixtures/oidc_fake_key.pem")), key_of(include_str!("fixtures/oidc_fake_key_2.pem"))]
+}
+
+fn kid(index: usize) -> String {
+    format!("fake-{}", index + 1)
+}
+
+fn sign(key: &RsaKeyPair, kid: &str, claims: &Value) -> String {
+    let header = URL_SAFE_NO_PAD.encode(json!({ "alg": "RS256", "kid": kid, "typ": "JWT" }).to_string());
     let payload = URL_SAFE_NO_PAD.encode(claims.to_string());
     let signed = format!("{header}.{payload}");
     let mut signature = vec![0; key.public().modulus_len()];
@@ -90,10 +111,15 @@ fn sign(key: &RsaKeyPair, claims: &Value) -> String {
     format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature))
 }
 
-async fn authorize(State(fake): State<Fake>, Query(query): Query<HashMap<String, String>>) -> Redirect {
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+async fn authorize(State(fake): State<Fake>, Query(query): Query<HashMap<String, String>>) -> axum::response::Response {
     let mut fake = fake.lock().unwrap();
     fake.issued += 1;
     let code = format!("code-{}", fake.issued);
+    let form_post = query.get("response_mode").map(String::as_str) == Some("form_post");
     fake.grants.insert(
         code.clone(),
         Grant {
@@ -101,11 +127,36 @@ async fn authorize(State(fake): State<Fake>, Query(query): Query<HashMap<String,
             nonce: query.get("nonce").cloned(),
             redirect_uri: query["redirect_uri"].clone(),
             used: false,
+            form_post,
         },
     );
-    let back = format!("{}?code={code}&state={}", query["redirect_uri"], query_encode(&query["state"]));
+    let redirect_uri = query["redirect_uri"].clone();
+    let state = query["state"].clone();
     fake.authorizations.push(query);
-    Redirect::to(&back)
+    if !form_post {
+        return Redirect::to(&format!("{redirect_uri}?code={code}&state={}", query_encode(&state))).into_response();
+    }
+    // Apple's answer: a page that posts the code back, with the person's
+    // name the first time they sign in to this client.
+    let first_time = !fake.grants.values().any(|grant| grant.form_post && grant.used);
+    let mut fields = vec![("code", code), ("state", state)];
+    if first_time {
+        let person = &fake.person;
+        let user = json!({
+            "name": { "firstName": person.first_name, "lastName": person.last_name },
+            "email": person.email,
+        });
+        fields.push(("user", user.to_string()));
+    }
+    let inputs: String = fields
+        .iter()
+        .map(|(name, value)| format!("<input type=\"hidden\" name=\"{name}\" value=\"{}\">", escape(value)))
+        .collect();
+    let page = format!(
+        "<html><body onload=\"document.forms[0].submit()\"><form method=\"post\" action=\"{}\">{inputs}</form></body></html>",
+        escape(&redirect_uri)
+    );
+    axum::response::Html(page).into_response()
 }
 
 fn invalid_grant() -> axum::response::Response {
@@ -129,14 +180,16 @@ async fn token(State(fake): State<Fake>, Form(form): Form<HashMap<String, String
     }
     grant.used = true;
     let nonce = grant.nonce.clone();
+    let form_post = grant.form_post;
     let person = fake.person.clone();
     let audience = if fake.tamper == Tamper::Audience { "someone-else" } else { CLIENT_ID };
     let nonce = if fake.tamper == Tamper::Nonce { Some("another-nonce".to_string()) } else { nonce };
-    let claims = json!({
+    // A day: tests move the server's clock past an hour of kept keys.
+    let mut claims = json!({
         "iss": fake.base,
         "sub": person.subject,
         "aud": audience,
-        "exp": T0 / 1000 + 3600,
+        "exp": T0 / 1000 + 24 * 3600,
         "iat": T0 / 1000,
         "nonce": nonce,
         "email": person.email,
@@ -144,7 +197,14 @@ async fn token(State(fake): State<Fake>, Form(form): Form<HashMap<String, String
         "given_name": person.first_name,
         "family_name": person.last_name,
     });
-    let mut id_token = sign(&fake.key, &claims);
+    if form_post {
+        // Apple's tokens name nobody, and say "true" as text.
+        let fields = claims.as_object_mut().unwrap();
+        fields.remove("given_name");
+        fields.remove("family_name");
+        fields.insert("email_verified".into(), json!(person.email_verified.to_string()));
+    }
+    let mut id_token = sign(&fake.keys[fake.signing], &kid(fake.signing), &claims);
     if fake.tamper == Tamper::Signature {
         // The same header and signature over other claims.
         let mut other = claims.clone();
@@ -158,16 +218,24 @@ async fn token(State(fake): State<Fake>, Form(form): Form<HashMap<String, String
 }
 
 async fn jwks(State(fake): State<Fake>) -> axum::Json<Value> {
-    let fake = fake.lock().unwrap();
-    let public: RsaPublicKeyComponents<Vec<u8>> = fake.key.public().into();
-    axum::Json(json!({ "keys": [{
-        "kty": "RSA",
-        "kid": "fake-1",
-        "alg": "RS256",
-        "use": "sig",
-        "n": URL_SAFE_NO_PAD.encode(&public.n),
-        "e": URL_SAFE_NO_PAD.encode(&public.e),
-    }]}))
+    let mut fake = fake.lock().unwrap();
+    fake.key_reads += 1;
+    let keys: Vec<Value> = fake
+        .published
+        .iter()
+        .map(|&index| {
+            let public: RsaPublicKeyComponents<Vec<u8>> = fake.keys[index].public().into();
+            json!({
+                "kty": "RSA",
+                "kid": kid(index),
+                "alg": "RS256",
+                "use": "sig",
+                "n": URL_SAFE_NO_PAD.encode(&public.n),
+                "e": URL_SAFE_NO_PAD.encode(&public.e),
+            })
+        })
+        .collect();
+    axum::Json(json!({ "keys": keys }))
 }
 
 /// Facebook's Graph API `/me`, for an access token the fake gave.
@@ -196,7 +264,10 @@ async fn fake_provider(person: Person) -> (String, Fake) {
     let base = format!("http://{}", listener.local_addr().unwrap());
     let fake = Arc::new(Mutex::new(FakeState {
         base: base.clone(),
-        key: test_key(),
+        keys: test_keys(),
+        signing: 0,
+        published: vec![0],
+        key_reads: 0,
         person,
         tamper: Tamper::Nothing,
         grants: HashMap::new(),
@@ -233,6 +304,15 @@ async fn app_with_fake(person: Person) -> (TestApp, Fake) {
         OAuthConfig { google: provider_config(&base), facebook: provider_config(&base), ..OAuthConfig::default() };
     setup.settings.GoogleLoginEnabled = true;
     setup.settings.FacebookLoginEnabled = true;
+    (TestApp::start(setup).await, fake)
+}
+
+/// The demo city with Apple pointed at the fake and switched on.
+async fn app_with_apple(person: Person) -> (TestApp, Fake) {
+    let (base, fake) = fake_provider(person).await;
+    let mut setup = Setup::default();
+    setup.config.auth.oauth = OAuthConfig { apple: provider_config(&base), ..OAuthConfig::default() };
+    setup.settings.AppleLoginEnabled = true;
     (TestApp::start(setup).await, fake)
 }
 
@@ -480,4 +560,166 @@ async fn a_return_path_off_this_site_is_replaced_by_the_home_page() {
         Started { cookie, callback: back.trim_start_matches("http://localhost").to_string() }
     };
     assert_eq!(location(&finish(&app, &started).await), "/");
+}
+
+// ---- Apple: the answer comes back as a form post ----------------------------------------
+
+/// A started Apple sign-in: the attempt cookie, the callback's path and the
+/// fields Apple's page posts there.
+struct Posted {
+    cookie: String,
+    callback: String,
+    fields: Vec<(String, String)>,
+}
+
+impl Posted {
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+    }
+
+    fn with(&self, name: &str, value: &str) -> Vec<(String, String)> {
+        self.fields
+            .iter()
+            .map(|(key, old)| (key.clone(), if key == name { value.to_string() } else { old.clone() }))
+            .collect()
+    }
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+}
+
+/// An attribute of an HTML tag.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let start = tag.find(&format!("{name}=\""))? + name.len() + 2;
+    let end = tag[start..].find('"')? + start;
+    Some(unescape(&tag[start..end]))
+}
+
+/// `/start`, then Apple's page (the fake's): the form it posts back.
+async fn start_posted(app: &TestApp, provider: &str) -> Posted {
+    let reply = app.get(&format!("/api/v1/auth/oauth/{provider}/start?return=%2Fbookings%3Ftab%3D1"), None).await;
+    let authorize = location(&reply);
+    let set_cookie = reply.header(header::SET_COOKIE).expect("the attempt cookie");
+    assert!(
+        set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=None") && set_cookie.contains("Secure"),
+        "a cross-site POST brings back only a SameSite=None cookie: {set_cookie}"
+    );
+    let cookie = set_cookie.split(';').next().unwrap().to_string();
+    let page = reqwest::get(&authorize).await.expect("the fake answers");
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    let form = &html[html.find("<form").expect("a form")..];
+    let action = attribute(&form[..form.find('>').unwrap()], "action").expect("an action");
+    let fields = form
+        .split("<input")
+        .skip(1)
+        .map(|input| {
+            let tag = &input[..input.find('>').unwrap()];
+            (attribute(tag, "name").unwrap(), attribute(tag, "value").unwrap_or_default())
+        })
+        .collect();
+    let callback = action.strip_prefix("http://localhost").unwrap_or_else(|| panic!("back to this server: {action}"));
+    Posted { cookie, callback: callback.to_string(), fields }
+}
+
+/// The browser posts Apple's form to the callback.
+async fn post_back(app: &TestApp, posted: &Posted, fields: &[(String, String)]) -> Reply {
+    let body: Vec<String> = fields.iter().map(|(name, value)| format!("{name}={}", query_encode(value))).collect();
+    let request = Request::post(&posted.callback)
+        .header(header::COOKIE, &posted.cookie)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body.join("&")))
+        .unwrap();
+    app.send(request).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn apple_posts_the_answer_back_and_a_first_sign_in_takes_the_posted_name() {
+    let (app, fake) = app_with_apple(Person {
+        subject: "001234.apple".into(),
+        email: Some("ada@privaterelay.appleid.com".into()),
+        email_verified: true,
+        first_name: "Ada".into(),
+        last_name: "Appleseed".into(),
+    })
+    .await;
+    let posted = start_posted(&app, "apple").await;
+    {
+        let fake = fake.lock().unwrap();
+        let asked = &fake.authorizations[0];
+        assert_eq!(asked["response_mode"], "form_post");
+        assert_eq!(asked["scope"], "openid email name");
+        assert_eq!(asked["redirect_uri"], "http://localhost/api/v1/auth/oauth/apple/callback");
+        assert_eq!(asked["code_challenge_method"], "S256");
+    }
+    let user: Value = serde_json::from_str(posted.field("user").expect("the name, the first time")).unwrap();
+    assert_eq!(user["name"]["firstName"], "Ada");
+    // Whatever e-mail the unsigned post says, the ID token's is the one kept.
+    let tampered = json!({ "name": user["name"], "email": "rider1@demo.wayfare" }).to_string();
+    let first = signed_in_user(&app, &post_back(&app, &posted, &posted.with("user", &tampered)).await).await;
+    assert_eq!((first["usertype"].as_str(), first["regType"].as_str()), (Some("rider"), Some("social")));
+    assert_eq!((first["firstName"].as_str(), first["lastName"].as_str()), (Some("Ada"), Some("Appleseed")));
+    assert_eq!(first["email"], "ada@privaterelay.appleid.com");
+    assert_ne!(first["id"], json!(rider(1).id), "the posted e-mail signs into nobody's account");
+    assert!(linked(&app, "apple", "001234.apple").await.is_some());
+
+    // The next time Apple posts no name: the same account, as it was.
+    let again = start_posted(&app, "apple").await;
+    assert_eq!(again.field("user"), None);
+    let second = signed_in_user(&app, &post_back(&app, &again, &again.fields).await).await;
+    assert_eq!(second["id"], first["id"]);
+    assert_eq!(second["firstName"], "Ada");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apple_post_with_a_wrong_state_or_no_cookie_is_refused_and_creates_nobody() {
+    let (app, _fake) = app_with_apple(person("001234.wrong", "wrong@privaterelay.appleid.com", true)).await;
+    let posted = start_posted(&app, "apple").await;
+    let state = posted.field("state").unwrap().to_string();
+    refused(&post_back(&app, &posted, &posted.with("state", &format!("x{state}"))).await, "login_error");
+    let without_cookie = Posted { cookie: "other=1".into(), ..posted };
+    refused(&post_back(&app, &without_cookie, &without_cookie.fields).await, "login_error");
+    // A form that is no form is refused like any other, not answered with an error page.
+    let garbled = Request::post(&without_cookie.callback)
+        .header(header::COOKIE, "wayfare_oauth=nothing")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from("{}"))
+        .unwrap();
+    refused(&app.send(garbled).await, "login_error");
+    assert!(linked(&app, "apple", "001234.wrong").await.is_none());
+    assert!(app.state.storage.user_by_email("wrong@privaterelay.appleid.com").await.unwrap().is_none());
+}
+
+// ---- the provider's keys ------------------------------------------------------------------
+
+fn key_reads(fake: &Fake) -> usize {
+    fake.lock().unwrap().key_reads
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_providers_keys_are_read_once_an_hour_and_again_when_it_rotates_them() {
+    let (app, fake) = app_with_fake(person("g-keys", "keys@example.com", true)).await;
+    let first = signed_in_user(&app, &finish(&app, &start(&app, "google").await).await).await;
+    let second = signed_in_user(&app, &finish(&app, &start(&app, "google").await).await).await;
+    assert_eq!(second["id"], first["id"]);
+    assert_eq!(key_reads(&fake), 1, "two sign-ins, one read of the keys");
+
+    // The provider signs with a key it does not publish (yet): the token
+    // names a key the kept set lacks, which makes one read at once, and is
+    // then refused.
+    fake.lock().unwrap().signing = 1;
+    refused(&finish(&app, &start(&app, "google").await).await, "login_error");
+    assert_eq!(key_reads(&fake), 2);
+    // It publishes the new key (a rotation): the next token makes one read, and the key is kept.
+    fake.lock().unwrap().published = vec![0, 1];
+    assert_eq!(signed_in_user(&app, &finish(&app, &start(&app, "google").await).await).await["id"], first["id"]);
+    assert_eq!(key_reads(&fake), 3);
+    signed_in_user(&app, &finish(&app, &start(&app, "google").await).await).await;
+    assert_eq!(key_reads(&fake), 3, "the new key is kept too");
+
+    // Kept an hour: then read again.
+    app.advance(61 * MINUTE);
+    signed_in_user(&app, &finish(&app, &start(&app, "google").await).await).await;
+    assert_eq!(key_reads(&fake), 4);
 }

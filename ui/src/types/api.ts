@@ -311,6 +311,12 @@ export interface CallbackParams {
   /** The provider's refusal (the person said no), e.g. `access_denied`. */
   error?: string | null;
   state?: string | null;
+  /**
+   * Apple's form post only, on a person's first sign-in: JSON
+   * `{"name": {"firstName", "lastName"}, "email"}`. Its names fill those
+   * the ID token lacks; it is not signed, so its e-mail is never read.
+   */
+  user?: string | null;
 }
 
 export interface CancelBody {

@@ -6,11 +6,13 @@
 //! attempt's id in a short-lived HttpOnly cookie, so that only the browser
 //! that started a sign-in can finish it. `/callback` takes the attempt once,
 //! exchanges the code with the verifier, reads who the person is (an ID token
-//! whose RS256 signature is checked against the provider's keys, or
-//! Facebook's Graph API), picks the account by the engine's rules
-//! (`wayfare_engine::social`) and starts a session as the code sign-in does.
+//! whose RS256 signature is checked against the provider's keys, kept for an
+//! hour by [`keys`], or Facebook's Graph API), picks the account by the
+//! engine's rules (`wayfare_engine::social`) and starts a session as the
+//! code sign-in does.
 
 pub mod jwt;
+pub mod keys;
 pub mod routes;
 
 use crate::config::OAuthProviderConfig;
@@ -21,6 +23,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use wayfare_engine::Millis;
 use wayfare_engine::social::{self, ClaimsError, IdTokenClaims, SocialIdentity, SocialProvider};
+use wayfare_storage::OAuthAttempt;
 
 /// How long a started sign-in may take to come back.
 pub const ATTEMPT_TTL_MS: Millis = 10 * 60_000;
@@ -154,6 +157,15 @@ pub enum Refusal {
     BadAnswer(String),
 }
 
+impl From<keys::KeysError> for Refusal {
+    fn from(error: keys::KeysError) -> Self {
+        match error {
+            keys::KeysError::Fetch { .. } => Refusal::BadAnswer(error.to_string()),
+            keys::KeysError::Token(error) => Refusal::Token(error),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct TokenAnswer {
     #[serde(default)]
@@ -176,23 +188,24 @@ struct FacebookPerson {
 
 impl Client {
     /// Exchanges the code at the token endpoint (client_secret_post, with
-    /// the PKCE verifier) and reads who signed in.
+    /// the attempt's PKCE verifier) and reads who signed in; an ID token must
+    /// carry the attempt's nonce and verify with the provider's keys as
+    /// `keys` holds them.
     pub async fn identify(
         &self,
         http: &reqwest::Client,
+        keys: &keys::KeyCache,
         code: &str,
-        redirect_uri: &str,
-        verifier: &str,
-        nonce: &str,
+        attempt: &OAuthAttempt,
         now: Millis,
     ) -> Result<SocialIdentity, Refusal> {
         let form = [
             ("grant_type", "authorization_code"),
             ("code", code),
-            ("redirect_uri", redirect_uri),
+            ("redirect_uri", attempt.redirect_uri.as_str()),
             ("client_id", &self.client_id),
             ("client_secret", &self.client_secret),
-            ("code_verifier", verifier),
+            ("code_verifier", attempt.code_verifier.as_str()),
         ];
         let response = http
             .post(&self.endpoints.token)
@@ -211,7 +224,7 @@ impl Client {
             serde_json::from_slice(&body).map_err(|error| Refusal::BadAnswer(format!("token answer: {error}")))?;
         if self.provider.is_openid() {
             let id_token = answer.id_token.ok_or_else(|| Refusal::BadAnswer("no id_token".into()))?;
-            self.identity_of_token(http, &id_token, nonce, now).await
+            self.identity_of_token(http, keys, &id_token, &attempt.nonce, now).await
         } else {
             let access_token = answer.access_token.ok_or_else(|| Refusal::BadAnswer("no access_token".into()))?;
             self.facebook_identity(http, &access_token).await
@@ -221,15 +234,13 @@ impl Client {
     async fn identity_of_token(
         &self,
         http: &reqwest::Client,
+        keys: &keys::KeyCache,
         id_token: &str,
         nonce: &str,
         now: Millis,
     ) -> Result<SocialIdentity, Refusal> {
         let jwks_url = self.endpoints.jwks.as_deref().ok_or_else(|| Refusal::BadAnswer("no jwks_url".into()))?;
-        // Read at each sign-in: providers rotate keys, and sign-ins are rare
-        // enough that a cache would buy little.
-        let jwks: jwt::Jwks = get_json(http, jwks_url, None).await?;
-        let payload = jwt::verify_rs256(id_token, &jwks)?;
+        let payload = keys.verify(http, jwks_url, id_token, now).await?;
         let claims: IdTokenClaims =
             serde_json::from_slice(&payload).map_err(|error| Refusal::BadAnswer(format!("claims: {error}")))?;
         Ok(social::check_id_token(self.provider, claims, &self.endpoints.issuers, &self.client_id, nonce, now)?)

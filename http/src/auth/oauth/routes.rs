@@ -154,6 +154,30 @@ pub struct CallbackParams {
     pub state: Option<String>,
     /// The provider's refusal (the person said no), e.g. `access_denied`.
     pub error: Option<String>,
+    /// Apple's form post only, on a person's first sign-in: JSON
+    /// `{"name": {"firstName", "lastName"}, "email"}`. Its names fill those
+    /// the ID token lacks; it is not signed, so its e-mail is never read.
+    pub user: Option<String>,
+}
+
+/// Apple's `user` field.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct PostedUser {
+    name: PostedName,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct PostedName {
+    first_name: String,
+    last_name: String,
+}
+
+/// The names in a posted `user` field; none when it is not the JSON Apple sends.
+fn posted_names(user: Option<&str>) -> Option<(String, String)> {
+    let posted: PostedUser = serde_json::from_str(user?).ok()?;
+    Some((posted.name.first_name, posted.name.last_name))
 }
 
 const CALLBACK_DESCRIPTION: &str = "Where the provider sends the browser back. The attempt named by the `wayfare_oauth` cookie must exist, match `state`, be unused and under 10 minutes old; it is then used up. The code is exchanged with the PKCE verifier; an ID token must verify (RS256 against the provider's keys; `iss`, `aud`, `exp`, `nonce`). The identity signs in to the user it is linked to; else to the user whose e-mail is its verified e-mail (then linked); else a first sign-in creates an approved rider with regType `social`. A session starts as with a code (the `wayfare_session` cookie) and the browser goes back to the attempt's return path. Anything refused goes to `/login?error=<key>` (`login_error`, `require_approval`) and changes nothing.";
@@ -183,6 +207,8 @@ async fn callback(
     headers: HeaderMap,
     QueryParams(params): QueryParams<CallbackParams>,
 ) -> ApiResult<Response> {
+    // `user` is Apple's, in its form post only.
+    let params = CallbackParams { user: None, ..params };
     finish(&state, &name, &headers, params).await
 }
 
@@ -192,7 +218,7 @@ async fn callback(
     path = "/api/v1/auth/oauth/{provider}/callback",
     tag = "auth",
     summary = "Finish a social sign-in (form post)",
-    description = "The same as the GET, for a provider answering with `response_mode=form_post` (Apple): `code`, `state` and `error` come as a form.",
+    description = "The same as the GET, for a provider answering with `response_mode=form_post` (Apple): `code`, `state` and `error` come as a form, and on a person's first sign-in Apple adds `user`, JSON with their name (`{\"name\": {\"firstName\", \"lastName\"}}`), which names the rider a first sign-in creates when the ID token carries no name. Its e-mail is not read: only the ID token's counts. The attempt cookie of a form-posting provider is `SameSite=None; Secure`, so that it comes back with the provider's cross-site POST.",
     params(("provider" = String, Path, description = "`google`, `apple` or `facebook`")),
     request_body(content = CallbackParams, content_type = "application/x-www-form-urlencoded"),
     responses((status = 303, description = "Signed in and back to the app, or to the sign-in page with `error`", headers(
@@ -289,9 +315,10 @@ async fn sign_in(
     if attempt.provider != client.provider.as_str() {
         return Err(Refusal::OtherProvider.into());
     }
-    let identity = client
-        .identify(&state.http_client, &code, &attempt.redirect_uri, &attempt.code_verifier, &attempt.nonce, now)
-        .await?;
+    let mut identity = client.identify(&state.http_client, &state.oidc_keys, &code, &attempt, now).await?;
+    if let Some((first_name, last_name)) = posted_names(params.user.as_deref()) {
+        identity.fill_names(&first_name, &last_name);
+    }
     let user = account(state, &identity).await?;
     let (session_headers, _token) = start_session(state, &user).await?;
     Ok((session_headers, attempt.return_to))

@@ -8,6 +8,12 @@
 //! the form's result (`POST /payment/iyzipos/checkoutform/auth/ecom/detail`)
 //! for its status, paid price and currency. Refunds go to `POST
 //! /payment/refund` on the payment's transaction.
+//!
+//! Notifications are also signed (`X-IYZ-SIGNATURE-V3`) when the merchant's
+//! account has signatures switched on (iyzico does it on request): a
+//! notification carrying the header must carry the right one, or it is
+//! refused before anything is retrieved. One without the header still only
+//! leads to the retrieve, which stays what decides.
 
 use crate::payments::gateway::*;
 use async_trait::async_trait;
@@ -29,6 +35,55 @@ pub fn authorization(api_key: &str, secret_key: &str, random_key: &str, path: &s
     let signature = hmac_sha256_hex(secret_key.as_bytes(), format!("{random_key}{path}{body}").as_bytes());
     let text = format!("apiKey:{api_key}&randomKey:{random_key}&signature:{signature}");
     format!("IYZWSv2 {}", base64::engine::general_purpose::STANDARD.encode(text))
+}
+
+/// The header iyzico signs its notifications with.
+pub const SIGNATURE_HEADER: &str = "x-iyz-signature-v3";
+
+/// A field of a notification as text (iyzico sends ids as numbers).
+fn field_text(body: &serde_json::Value, name: &str) -> Option<String> {
+    match &body[name] {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// What `X-IYZ-SIGNATURE-V3` should be for a notification: hex HMAC-SHA256
+/// keyed with the secret key, of the secret key followed by the fields of
+/// its format. A checkout form's (it names a `token`): `iyziEventType`,
+/// `iyziPaymentId`, `token`, `paymentConversationId`, `status`; a payment
+/// made through the API: `iyziEventType`, `paymentId`,
+/// `paymentConversationId`, `status`. `None` when a field is missing.
+pub fn notification_signature(secret_key: &str, body: &serde_json::Value) -> Option<String> {
+    let field = |name: &str| field_text(body, name);
+    let parts = if body.get("token").is_some() {
+        [
+            field("iyziEventType")?,
+            field("iyziPaymentId")?,
+            field("token")?,
+            field("paymentConversationId")?,
+            field("status")?,
+        ]
+        .concat()
+    } else {
+        let payment = field("paymentId").or_else(|| field("iyziPaymentId"))?;
+        [field("iyziEventType")?, payment, field("paymentConversationId")?, field("status")?].concat()
+    };
+    Some(hmac_sha256_hex(secret_key.as_bytes(), format!("{secret_key}{parts}").as_bytes()))
+}
+
+/// Checks a notification's signature when it has one (see the module's doc).
+fn check_signature(call: &Call<'_>, incoming: &Incoming<'_>) -> Result<(), GatewayError> {
+    let Some(signature) = incoming.header(SIGNATURE_HEADER) else { return Ok(()) };
+    let body = incoming.json().map_err(|_| GatewayError::Signature("a signed notification that is not JSON".into()))?;
+    let expected = notification_signature(call.get("secretKey")?, &body)
+        .ok_or_else(|| GatewayError::Signature("a signed notification without the signed fields".into()))?;
+    if same_bytes(expected.as_bytes(), signature.trim().to_ascii_lowercase().as_bytes()) {
+        Ok(())
+    } else {
+        Err(GatewayError::Signature("X-IYZ-SIGNATURE-V3 does not match".into()))
+    }
 }
 
 /// iyzico's price: a decimal with a point, no needless zeros ("25.85", "15.0").
@@ -173,6 +228,7 @@ impl Gateway for Iyzico {
     }
 
     async fn notification(&self, call: &Call<'_>, incoming: &Incoming<'_>) -> Result<Verdict, GatewayError> {
+        check_signature(call, incoming)?;
         // A JSON notification or the form callback: only its token is read.
         let token = match incoming.json() {
             Ok(body) => body["token"].as_str().map(str::to_string),
@@ -248,6 +304,34 @@ mod tests {
             header,
             "IYZWSv2 YXBpS2V5OnNhbmRib3gtYXBpLWtleSZyYW5kb21LZXk6MTIzNDU2Nzg5JnNpZ25hdHVyZTo0MTIzOWJmMTVjN2NjNTdhYWZmZTJiMGMxODkxNTVkYWNhNDNlMTM1Mzk2N2ZkMjNiNDk5YmE4NWZhMTQzN2M0"
         );
+    }
+
+    #[test]
+    fn notification_signatures_match_iyzicos_examples() {
+        // iyzico's published examples (iyzipay-php, samples/webhook_Signature_Validation.php).
+        let secret = "sandbox-UuLnD7wZa0a3DmytfIrwHQqAMfqCNJrs";
+        let checkout_form = serde_json::json!({"paymentConversationId": "conversationId", "merchantId": 3382172,
+            "token": "e828c62d-fd12-4b1a-ad5a-380f15fe6596", "status": "SUCCESS",
+            "iyziReferenceCode": "77e1635c-6b39-475a-8b7b-ca15ad0cd4ac", "iyziEventType": "CHECKOUT_FORM_AUTH",
+            "iyziEventTime": 1721825036103u64, "iyziPaymentId": 22483975});
+        assert_eq!(
+            notification_signature(secret, &checkout_form).as_deref(),
+            Some("4031c575763486a2d2bf3f7ace0baebfcd6bed65393ab4df3fe80c00d5fd6878")
+        );
+        let api = serde_json::json!({"paymentConversationId": "conversationId", "merchantId": 3382172,
+            "paymentId": 22484059, "status": "SUCCESS", "iyziReferenceCode": "a9af8e6b-4401-4928-b6b8-40419aaa3d0f",
+            "iyziEventType": "API_AUTH", "iyziEventTime": 1721825828467u64, "iyziPaymentId": 22484059});
+        assert_eq!(
+            notification_signature(secret, &api).as_deref(),
+            Some("92c7a72b7741bc83eb696066605c894778c87297b2c88d6037670666230e18ae")
+        );
+        // Another status is another signature; a missing field, none.
+        let mut failed = checkout_form.clone();
+        failed["status"] = serde_json::json!("FAILURE");
+        assert_ne!(notification_signature(secret, &failed), notification_signature(secret, &checkout_form));
+        let mut unnamed = checkout_form.clone();
+        unnamed.as_object_mut().unwrap().remove("iyziPaymentId");
+        assert_eq!(notification_signature(secret, &unnamed), None);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! A fake iyzico: the Checkout Form (initialize, retrieve the result) and
 //! refunds, each request checked for its `IYZWSv2` authorization (HMAC-SHA256
 //! of random key + path + body with the secret key). iyzico's notifications
-//! name a checkout form's token; the server asks for the result.
+//! name a checkout form's token and are signed (`X-IYZ-SIGNATURE-V3`); the
+//! server checks a signature it is sent, then asks for the result.
 
 use super::*;
 use axum::Json;
@@ -28,6 +29,8 @@ struct Books {
     /// Checkout forms by token.
     forms: HashMap<String, Form>,
     refunds: Vec<(String, i64)>,
+    /// How often the server asked for a form's result.
+    retrieved: usize,
 }
 
 type Shared = Arc<Mutex<Books>>;
@@ -138,7 +141,8 @@ async fn detail(State(books): State<Shared>, uri: Uri, headers: HeaderMap, body:
     }
     let request: Value = serde_json::from_str(&body).unwrap_or_default();
     let token = request["token"].as_str().unwrap_or_default();
-    let books = books.lock().unwrap();
+    let mut books = books.lock().unwrap();
+    books.retrieved += 1;
     match books.forms.get(token) {
         Some(form) => (StatusCode::OK, Json(form_json(token, form))),
         None => failure("5203"),
@@ -192,19 +196,47 @@ impl FakeIyzico {
         let form = books.forms.get_mut(token).expect("a checkout form");
         let price = cents(&form.request["paidPrice"]).unwrap();
         let currency = currency.unwrap_or(form.request["currency"].as_str().unwrap()).to_string();
-        form.paid = Some((format!("1183{number:04}"), minor.unwrap_or(price), currency, format!("1252{number:04}")));
-        self.notification(token, form.request["conversationId"].as_str().unwrap())
+        let payment = format!("1183{number:04}");
+        form.paid = Some((payment.clone(), minor.unwrap_or(price), currency, format!("1252{number:04}")));
+        let conversation = form.request["conversationId"].as_str().unwrap().to_string();
+        FakeIyzico::notification(token, &conversation, payment.parse().unwrap())
     }
 
-    fn notification(&self, token: &str, conversation: &str) -> Notification {
-        Notification::json(
-            json!({
-                "iyziEventType": "CHECKOUT_FORM_AUTH", "iyziEventTime": 1_767_261_600_000u64, "iyziReferenceCode": format!("ref-{token}"),
-                "token": token, "paymentConversationId": conversation, "status": "SUCCESS", "merchantId": 3_397_951,
-            })
-            .to_string(),
-        )
+    /// A checkout form's notification, signed as iyzico signs it.
+    fn notification(token: &str, conversation: &str, payment: u64) -> Notification {
+        let body = json!({
+            "iyziEventType": "CHECKOUT_FORM_AUTH", "iyziEventTime": 1_767_261_600_000u64, "iyziReferenceCode": format!("ref-{token}"),
+            "token": token, "paymentConversationId": conversation, "status": "SUCCESS", "merchantId": 3_397_951,
+            "iyziPaymentId": payment,
+        });
+        let signature = signature_v3(SECRET_KEY, &body);
+        Notification::json(body.to_string()).with_header("X-IYZ-SIGNATURE-V3", signature)
     }
+
+    /// How often the server asked for a form's result so far.
+    pub fn retrieved(&self) -> usize {
+        self.books.lock().unwrap().retrieved
+    }
+}
+
+/// `X-IYZ-SIGNATURE-V3` of a checkout form's notification: hex HMAC-SHA256
+/// with the secret key of secret key, event type, payment id, token,
+/// conversation id and status.
+fn signature_v3(secret: &str, body: &Value) -> String {
+    let text = |name: &str| match &body[name] {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let message = [
+        secret.to_string(),
+        text("iyziEventType"),
+        text("iyziPaymentId"),
+        text("token"),
+        text("paymentConversationId"),
+        text("status"),
+    ]
+    .concat();
+    hmac_sha256_hex(secret.as_bytes(), message.as_bytes())
 }
 
 #[async_trait]
@@ -222,6 +254,8 @@ impl Fake for FakeIyzico {
         ]
     }
 
+    /// Only on accounts where iyzico switched it on: an unsigned
+    /// notification is still checked by asking (`iyzico_signatures` below).
     fn signs(&self) -> bool {
         false
     }
@@ -235,15 +269,17 @@ impl Fake for FakeIyzico {
     }
 
     fn forge(&self, notification: &Notification) -> Notification {
-        notification.clone()
+        let body: Value = serde_json::from_str(&notification.body).unwrap();
+        let forged = signature_v3("sandbox-someone-elses-key", &body);
+        notification.clone().without_header("X-IYZ-SIGNATURE-V3").with_header("X-IYZ-SIGNATURE-V3", forged)
     }
 
     fn unsign(&self, notification: &Notification) -> Notification {
-        notification.clone()
+        notification.clone().without_header("X-IYZ-SIGNATURE-V3")
     }
 
     async fn unpaid(&self, paying: &Paying) -> Notification {
-        self.notification(&FakeIyzico::token_of(paying), &paying.payment.id.to_string())
+        FakeIyzico::notification(&FakeIyzico::token_of(paying), &paying.payment.id.to_string(), 11_830_000)
     }
 
     async fn stranger(&self, _now_secs: i64) -> Notification {
@@ -263,3 +299,41 @@ impl Fake for FakeIyzico {
 }
 
 crate::gateway_scenarios!(FakeIyzico::start(), "TRY", "USD");
+
+/// iyzico's `X-IYZ-SIGNATURE-V3`: a notification carrying a wrong one, or
+/// signed fields changed after signing, is refused before the server asks
+/// iyzico anything; one without it is only a reason to ask; the genuine one
+/// settles the payment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iyzico_signatures_are_checked_before_asking_and_asking_still_decides() {
+    let fake = FakeIyzico::start().await;
+    let world = World::new(&fake, "TRY").await;
+    let paying = world.check_out_booking(&fake).await;
+    let genuine = fake.pay(&paying).await;
+    let asked_before = fake.retrieved();
+
+    world.notify(&fake, &fake.forge(&genuine)).await.refused(400, "invalid_signature");
+    let mut tampered = genuine.clone();
+    tampered.body = tampered.body.replace("\"status\":\"SUCCESS\"", "\"status\":\"FAILURE\"");
+    assert_ne!(tampered.body, genuine.body);
+    world.notify(&fake, &tampered).await.refused(400, "invalid_signature");
+    let mut garbled = genuine.clone().without_header("X-IYZ-SIGNATURE-V3").with_header("X-IYZ-SIGNATURE-V3", "not-hex");
+    world.notify(&fake, &garbled).await.refused(400, "invalid_signature");
+    garbled.body = "token=27ce5d54-fake-0001".into();
+    garbled.content_type = "application/x-www-form-urlencoded".into();
+    world.notify(&fake, &garbled).await.refused(400, "invalid_signature");
+    assert_eq!(fake.retrieved(), asked_before, "a refused signature asks iyzico nothing");
+    assert_eq!(world.payment(&paying).await.status, PaymentStatus::Pending);
+    assert_eq!(world.status().await, BookingStatus::PaymentPending);
+
+    // Signed right: the server still asks, and the answer settles it.
+    let settled = world.notify(&fake, &genuine).await;
+    assert_eq!(settled.expect(200)["settled"], true, "{}", settled.body);
+    assert_eq!(fake.retrieved(), asked_before + 1);
+    assert_eq!(world.payment(&paying).await.status, PaymentStatus::Paid);
+
+    // Unsigned (an account without signatures): asked, and a replay changes nothing.
+    let unsigned = world.notify(&fake, &fake.unsign(&genuine)).await;
+    assert_eq!(unsigned.expect(200)["settled"], false);
+    assert_eq!(fake.retrieved(), asked_before + 2);
+}

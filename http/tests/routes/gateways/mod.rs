@@ -250,11 +250,28 @@ impl World {
 
     /// A taxi platform with the fake's gateway: trips are paid at their end.
     pub async fn taxi(fake: &dyn Fake, currency: &str) -> World {
-        World::on(config(fake.gateway(), &fake.settings()), currency, wayfare_engine::AppCategory::Taxi).await
+        World::taxi_on(fake, currency, None).await
+    }
+
+    /// [`World::taxi`] on the database `database_url` names (SQLite in a
+    /// temporary directory when `None`).
+    pub async fn taxi_on(fake: &dyn Fake, currency: &str, database_url: Option<String>) -> World {
+        let payments = config(fake.gateway(), &fake.settings());
+        World::on_database(payments, currency, wayfare_engine::AppCategory::Taxi, database_url).await
     }
 
     async fn on(payments: PaymentsConfig, currency: &str, category: wayfare_engine::AppCategory) -> World {
+        World::on_database(payments, currency, category, None).await
+    }
+
+    async fn on_database(
+        payments: PaymentsConfig,
+        currency: &str,
+        category: wayfare_engine::AppCategory,
+        database_url: Option<String>,
+    ) -> World {
         let mut setup = Setup::default();
+        setup.config.database_url = database_url;
         setup.config.payments = payments;
         setup.settings.appcat = category;
         // A paid booking stays as the payment left it.
@@ -450,7 +467,7 @@ pub async fn an_unknown_payment_is_not_found(fake: &dyn Fake, currency: &str) {
 }
 
 /// A trip the rider pays by card at its end (PENDING), through the gateway.
-async fn paid_trip(world: &World, fake: &dyn Fake) -> Arc<wayfare_engine::Booking> {
+pub async fn paid_trip(world: &World, fake: &dyn Fake) -> Arc<wayfare_engine::Booking> {
     use wayfare_engine::booking::{By, Command};
     let driver = driver(4);
     let reached = world.app.booking_at(&rider(1), &driver, Stage::Reached).await;
@@ -463,7 +480,13 @@ async fn paid_trip(world: &World, fake: &dyn Fake) -> Arc<wayfare_engine::Bookin
     paid
 }
 
-async fn refund(world: &World, admin: &Session, booking: &wayfare_engine::Booking, amount: &str, key: &str) -> Reply {
+pub async fn refund(
+    world: &World,
+    admin: &Session,
+    booking: &wayfare_engine::Booking,
+    amount: &str,
+    key: &str,
+) -> Reply {
     let body = serde_json::json!({ "amount": amount, "destination": "gateway", "reason": "Charged twice" });
     let request = axum::http::Request::builder()
         .method(axum::http::Method::POST)

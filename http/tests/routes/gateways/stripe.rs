@@ -19,6 +19,8 @@ struct Books {
     /// Sessions by id: the form they were made with, and what was paid.
     sessions: HashMap<String, Session>,
     refunds: Vec<(String, i64)>,
+    /// How long a refund takes to answer (a slow bank).
+    refund_delay_ms: u64,
 }
 
 #[derive(Clone)]
@@ -84,6 +86,8 @@ impl FakeStripe {
                     if !authorized(&headers) || headers.get("idempotency-key").is_none() {
                         return (axum::http::StatusCode::BAD_REQUEST, axum::Json(serde_json::json!({})));
                     }
+                    let delay = books.lock().unwrap().refund_delay_ms;
+                    tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
                     let mut books = books.lock().unwrap();
                     books.refunds.push((intent, amount.parse().unwrap()));
                     let id = format!("re_{}", books.refunds.len());
@@ -92,6 +96,11 @@ impl FakeStripe {
             )
             .with_state(books.clone());
         FakeStripe { base: serve(router).await, books }
+    }
+
+    /// Refunds answer after `millis` from now on.
+    pub fn slow_refunds(&self, millis: u64) {
+        self.books.lock().unwrap().refund_delay_ms = millis;
     }
 
     fn session_of(&self, paying: &Paying) -> String {
@@ -181,3 +190,59 @@ impl Fake for FakeStripe {
 }
 
 crate::gateway_scenarios!(FakeStripe::start(), "USD", "EUR");
+
+/// Two refunds of one booking at once, each within what was paid but
+/// together over it, while the bank is slow: they take turns, so the second
+/// sees the first and is refused, and the card is refunded once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_refunds_at_once_never_refund_the_card_past_what_was_paid() {
+    refunds_at_once(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_refunds_at_once_never_refund_the_card_past_what_was_paid_on_postgres() {
+    let Some(schema) = crate::postgres_support::Schema::create("refunds").await else { return };
+    refunds_at_once(Some(schema.url.clone())).await;
+}
+
+async fn refunds_at_once(database_url: Option<String>) {
+    let fake = FakeStripe::start().await;
+    let world = World::taxi_on(&fake, "USD", database_url).await;
+    let booking = super::paid_trip(&world, &fake).await;
+    let admin = world.app.sign_in("admin@demo.wayfare").await;
+    fake.slow_refunds(300);
+    // Each over half of what was paid, in whole cents.
+    let part = (booking.payableAmount * Decimal::new(6, 1)).round_dp(2);
+    assert!(part < booking.payableAmount && part * Decimal::TWO > booking.payableAmount);
+    let part_text = part.to_string();
+    let (first, second) = tokio::join!(
+        super::refund(&world, &admin, &booking, &part_text, "race-1"),
+        super::refund(&world, &admin, &booking, &part_text, "race-2"),
+    );
+    let mut statuses = [first.status.as_u16(), second.status.as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [201, 400], "one refund, one refused: {} / {}", first.body, second.body);
+    let refused = if first.status.as_u16() == 400 { &first } else { &second };
+    refused.refused_on(400, "invalid_amount", "amount");
+    assert_eq!(fake.refunds().len(), 1, "the card was refunded once: {:?}", fake.refunds());
+    let after = world.app.runtime().booking(booking.id).await.unwrap();
+    assert_eq!(after.refunded, part);
+    assert_eq!(world.app.state.storage.booking_refunds(booking.id).await.unwrap().len(), 1);
+
+    // The same request sent twice at once (a double click): one refund, the other says so.
+    let rest = (booking.payableAmount - after.refunded).to_string();
+    let (once, again) = tokio::join!(
+        super::refund(&world, &admin, &booking, &rest, "double-1"),
+        super::refund(&world, &admin, &booking, &rest, "double-1"),
+    );
+    let mut answers =
+        [(once.status.as_u16(), once.body["applied"].clone()), (again.status.as_u16(), again.body["applied"].clone())];
+    answers.sort_by_key(|(status, _)| *status);
+    let expected = [(200, serde_json::json!(false)), (201, serde_json::json!(true))];
+    assert_eq!(answers, expected, "{} / {}", once.body, again.body);
+    assert_eq!(fake.refunds().len(), 2);
+    let after = world.app.runtime().booking(booking.id).await.unwrap();
+    assert_eq!(after.refunded, booking.payableAmount);
+    // Nothing is left locked.
+    assert!(world.app.state.storage.lease("refund", &booking.id.to_string()).await.unwrap().is_none());
+}

@@ -182,6 +182,88 @@ impl BenchStorage {
     }
 }
 
+/// Values per tracking point row.
+const TRACKING_VALUES: usize = 7;
+
+/// `INSERT INTO tracking_points … VALUES ($1, …), …` for `rows` rows.
+fn tracking_insert(rows: usize) -> String {
+    let mut sql =
+        String::from("INSERT INTO tracking_points (booking_id, at, status, lat, lng, created_at, updated_at) VALUES ");
+    for row in 0..rows {
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        let first = row * TRACKING_VALUES;
+        let placeholders: Vec<String> = (1..=TRACKING_VALUES).map(|value| format!("${}", first + value)).collect();
+        sql.push('(');
+        sql.push_str(&placeholders.join(", "));
+        sql.push(')');
+    }
+    sql
+}
+
+/// One tracking point: booking, time, status, latitude, longitude.
+type Point = (uuid::Uuid, i64, &'static str, f64, f64);
+
+/// `per_booking` points of booking `index`, evenly along the straight line
+/// from pickup to drop, 30 s apart from its trip date.
+fn track(plan: &Plan, index: u64, per_booking: u64) -> Vec<Point> {
+    let booking = plan.booking(index);
+    let steps = per_booking.max(2) - 1;
+    (0..per_booking)
+        .map(|step| {
+            let share = step as f64 / steps as f64;
+            let lat = booking.pickup.lat + (booking.drop.lat - booking.pickup.lat) * share;
+            let lng = booking.pickup.lng + (booking.drop.lng - booking.pickup.lng) * share;
+            (booking.id.0, booking.tripdate + step as i64 * 30_000, "STARTED", lat, lng)
+        })
+        .collect()
+}
+
+macro_rules! insert_points {
+    ($pool:expr, $points:expr, $per_statement:expr) => {{
+        let mut tx = $pool.begin().await?;
+        for chunk in $points.chunks($per_statement) {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(tracking_insert(chunk.len())));
+            for (booking, at, status, lat, lng) in chunk {
+                query = query.bind(*booking).bind(*at).bind(*status).bind(*lat).bind(*lng).bind(*at).bind(*at);
+            }
+            query.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+    }};
+}
+
+impl BenchStorage {
+    /// Adds `per_booking` tracking points to each of the plan's bookings
+    /// (the trips' tracks), in transactions of 10,000 rows.
+    pub async fn fill_tracking(&self, plan: Plan, per_booking: u64) -> StorageResult<Duration> {
+        let started = Instant::now();
+        let bookings_per_batch = (BATCH / per_booking.max(1)).max(1);
+        let (sender, mut receiver) = mpsc::channel::<Vec<Point>>(2);
+        let generator = std::thread::spawn(move || {
+            let mut start = 0;
+            while start < plan.bookings {
+                let end = (start + bookings_per_batch).min(plan.bookings);
+                let points = (start..end).flat_map(|index| track(&plan, index, per_booking)).collect();
+                if sender.blocking_send(points).is_err() {
+                    return;
+                }
+                start = end;
+            }
+        });
+        while let Some(points) = receiver.recv().await {
+            match self {
+                // SQLite looks bound names up linearly: keep statements small.
+                BenchStorage::Sqlite(storage) => insert_points!(storage.pool(), points, 1_000 / TRACKING_VALUES),
+                BenchStorage::Postgres(storage) => insert_points!(storage.pool(), points, 30_000 / TRACKING_VALUES),
+            }
+        }
+        generator.join().expect("tracking generator");
+        Ok(started.elapsed())
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub enum Table {
     Users,

@@ -35,6 +35,41 @@ pub enum Commands {
     /// Replay a day of demand on the dispatch engine and compare policies
     /// (docs/simulations.md).
     Simulate(Box<SimulateArgs>),
+    /// Write the whole platform (every table, the uploads) into one archive
+    /// file (docs/operations.md "Backups").
+    Export(ExportArgs),
+    /// Bring data into Wayfare.
+    Import {
+        #[command(subcommand)]
+        command: ImportCommand,
+    },
+}
+
+/// `wayfare export --out FILE`.
+#[derive(Debug, Args, Clone)]
+pub struct ExportArgs {
+    /// The archive to write (a zip: manifest.json, tables/*.ndjson, files/…).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub storage: StorageArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Read a `wayfare export` archive into a new, empty database (SQLite
+    /// or PostgreSQL): how a city moves to PostgreSQL for cluster mode
+    /// (docs/operations.md).
+    Wayfare(ImportWayfareArgs),
+}
+
+/// `wayfare import wayfare FILE`.
+#[derive(Debug, Args, Clone)]
+pub struct ImportWayfareArgs {
+    /// The archive `wayfare export` wrote.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub storage: StorageArgs,
 }
 
 /// `wayfare simulate [SCENARIO.toml] [flags]`: the flags override the file's fields.

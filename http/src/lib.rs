@@ -4,6 +4,7 @@
 //! tokens and the outside services; routes validate, authorise and forward
 //! to the actors or to storage. It decides no product rule itself.
 
+pub mod archive;
 pub mod auth;
 pub mod cli;
 pub mod cluster;

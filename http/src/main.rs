@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
-use wayfare_http::cli::{AdminCommand, Cli, Commands, MapCommand};
+use wayfare_http::cli::{AdminCommand, Cli, Commands, ImportCommand, MapCommand};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -27,6 +27,10 @@ async fn main() -> anyhow::Result<()> {
         Commands::Simulate(args) => {
             let config = args.storage.load()?;
             tokio::task::spawn_blocking(move || wayfare_http::simulate::run(&config, &args)).await?
+        }
+        Commands::Export(args) => wayfare_http::archive::export_command(args.storage.load()?, &args.out).await,
+        Commands::Import { command: ImportCommand::Wayfare(args) } => {
+            wayfare_http::archive::import_command(args.storage.load()?, &args.file).await
         }
     }
 }

@@ -28,6 +28,12 @@ pub enum StorageError {
     Invalid(&'static str),
     #[error("stored data is invalid: {0}")]
     Corrupt(String),
+    /// An archive cannot go into this database as it is (not empty, another
+    /// schema, a table or column this database does not have, a value of
+    /// the wrong type, an archive that ended before its end); nothing was
+    /// written.
+    #[error("archive refused: {0}")]
+    Archive(String),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     #[error("migration error: {0}")]

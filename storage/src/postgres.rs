@@ -55,14 +55,20 @@ impl PostgresStorage {
 
     /// Connects with explicit options (for example a `search_path`, as the
     /// tests do to give each test its own schema) and applies the migrations.
-    #[tracing::instrument(skip_all)]
     pub async fn connect_with(options: PgConnectOptions) -> StorageResult<Self> {
+        Self::connect_migrated_to(options, None).await
+    }
+
+    /// Connects and applies the migrations up to `schema_version` (all when
+    /// `None`); see `SqliteStorage::open_migrated_to`.
+    #[tracing::instrument(skip_all)]
+    pub async fn connect_migrated_to(options: PgConnectOptions, schema_version: Option<i64>) -> StorageResult<Self> {
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_with(options)
             .await?;
-        sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        migrator(schema_version).run(&pool).await?;
         tracing::info!("postgres storage connected");
         Ok(PostgresStorage { relaxed: pool.clone(), pool, writes: WriteGate::concurrent() })
     }
@@ -71,6 +77,11 @@ impl PostgresStorage {
     pub fn pool(&self) -> &PgPool {
         &self.pool
     }
+}
+
+/// The embedded migrations up to `schema_version` (all when `None`).
+fn migrator(schema_version: Option<i64>) -> sqlx::migrate::Migrator {
+    crate::archive::migrations_up_to(sqlx::migrate!("./migrations/postgres"), schema_version)
 }
 
 /// PostgreSQL's side of the shared SQL.

@@ -153,8 +153,16 @@ async fn checkpoint(pool: SqlitePool) {
 impl SqliteStorage {
     /// Opens (creating when missing) the database file and applies the
     /// migrations.
-    #[tracing::instrument(skip_all, fields(path = %path.display()))]
     pub async fn open(path: &Path) -> StorageResult<Self> {
+        Self::open_migrated_to(path, None).await
+    }
+
+    /// Opens (creating when missing) the database file and applies the
+    /// migrations up to `schema_version` (all when `None`): an archive of an
+    /// older release is imported into the schema it was written from, then
+    /// migrated forward ([`crate::Archive::apply_migrations`]).
+    #[tracing::instrument(skip_all, fields(path = %path.display()))]
+    pub async fn open_migrated_to(path: &Path, schema_version: Option<i64>) -> StorageResult<Self> {
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(sqlx::Error::Io)?;
         }
@@ -180,7 +188,7 @@ impl SqliteStorage {
             .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
-        sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+        migrator(schema_version).run(&pool).await?;
         // In WAL mode a NORMAL commit is safe from corruption and survives
         // the process's death (it is in the OS's cache); only a power cut
         // may lose it, until the next FULL commit or checkpoint syncs the WAL.
@@ -208,6 +216,11 @@ impl SqliteStorage {
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
     }
+}
+
+/// The embedded migrations up to `schema_version` (all when `None`).
+fn migrator(schema_version: Option<i64>) -> sqlx::migrate::Migrator {
+    crate::archive::migrations_up_to(sqlx::migrate!("./migrations/sqlite"), schema_version)
 }
 
 /// SQLite's side of the shared SQL.

@@ -441,3 +441,39 @@ pub trait Cluster: Send + Sync {
     /// once: the other nodes take them over at their next round).
     async fn release_node_leases(&self, node: &str) -> StorageResult<u64>;
 }
+
+/// The whole database as a portable archive (`wayfare export`, `wayfare
+/// import wayfare`): every table of [`crate::archive::ARCHIVE_TABLES`], read
+/// and written generically with the columns the database itself reports.
+#[async_trait]
+pub trait Archive: Send + Sync {
+    /// The newest migration applied: an archive's schema version.
+    async fn schema_version(&self) -> StorageResult<i64>;
+    /// The archived tables, parents first, with their columns as this
+    /// database has them (backend-local and generated columns left out).
+    async fn archive_tables(&self) -> StorageResult<Vec<crate::archive::ArchiveTable>>;
+    /// Sends every archived table and its rows down `out`, in batches of
+    /// `batch_rows`, all read in one snapshot (a running server's writes
+    /// meanwhile are not half in it). The channel is bounded: memory stays
+    /// a few batches whatever the tables hold.
+    async fn export_archive(
+        &self,
+        batch_rows: usize,
+        out: tokio::sync::mpsc::Sender<crate::archive::ExportItem>,
+    ) -> StorageResult<()>;
+    /// Applies the migrations not applied yet (a database opened at an
+    /// older archive's schema, once the archive is in).
+    async fn apply_migrations(&self) -> StorageResult<()>;
+    /// The archived tables that hold rows (an import wants none).
+    async fn tables_with_rows(&self) -> StorageResult<Vec<String>>;
+    /// Writes what `input` sends into this database in one transaction:
+    /// refused (`Invalid`) when an archived table holds rows or a table or
+    /// column does not match this database's; committed only when
+    /// [`ImportItem::Commit`](crate::archive::ImportItem) arrives, rolled
+    /// back otherwise. Marks the earnings roll-ups to be rebuilt (they are
+    /// not archived): call [`Reports::prepare_earnings_rollup`] after.
+    async fn import_archive(
+        &self,
+        input: tokio::sync::mpsc::Receiver<crate::archive::ImportItem>,
+    ) -> StorageResult<crate::archive::ImportSummary>;
+}

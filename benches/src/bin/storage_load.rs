@@ -7,6 +7,11 @@
 //! cargo run --release -p wayfare-benches --bin storage_load -- /tmp/wayfare-bench.db
 //! cargo run --release -p wayfare-benches --bin storage_load -- postgres://postgres@127.0.0.1:5432/wayfare_bench
 //! ```
+//!
+//! Another size with `--bookings N --riders N --drivers N --fleets N`, and
+//! `--tracking N` adds N tracking points to every booking (the city of
+//! issue #38's archive measure: `--bookings 100000 --riders 18950
+//! --drivers 1000 --fleets 50 --tracking 10`).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -17,11 +22,32 @@ use wayfare_benches::storage_target::{BenchStorage, Table};
 async fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
     let small = arguments.iter().any(|argument| argument == "--small");
-    let Some(target) = arguments.iter().find(|argument| !argument.starts_with("--")) else {
-        eprintln!("usage: storage_load <sqlite-file | postgres-url> [--small]");
+    let number = |flag: &str| -> Option<u64> {
+        let position = arguments.iter().position(|argument| argument == flag)?;
+        arguments.get(position + 1)?.parse().ok()
+    };
+    const NUMBERS: [&str; 5] = ["--bookings", "--riders", "--drivers", "--fleets", "--tracking"];
+    // The target: the argument that is neither a flag nor a flag's number.
+    let Some(target) = arguments
+        .iter()
+        .enumerate()
+        .find(|(position, argument)| {
+            !argument.starts_with("--") && (*position == 0 || !NUMBERS.contains(&arguments[position - 1].as_str()))
+        })
+        .map(|(_, argument)| argument)
+    else {
+        eprintln!(
+            "usage: storage_load <sqlite-file | postgres-url> [--small] [--bookings N] [--riders N] [--drivers N] [--fleets N] [--tracking N]"
+        );
         return ExitCode::from(2);
     };
-    let plan = if small { Plan::SMALL } else { Plan::FULL };
+    let mut plan = if small { Plan::SMALL } else { Plan::FULL };
+    plan.bookings = number("--bookings").unwrap_or(plan.bookings);
+    plan.riders = number("--riders").unwrap_or(plan.riders);
+    plan.drivers = number("--drivers").unwrap_or(plan.drivers);
+    plan.fleets = number("--fleets").unwrap_or(plan.fleets);
+    plan.active = plan.active.min(plan.bookings / 20);
+    let tracking = number("--tracking").unwrap_or(0);
     let storage = match BenchStorage::open(target).await {
         Ok(storage) => storage,
         Err(error) => {
@@ -47,6 +73,16 @@ async fn main() -> ExitCode {
             }
         })
         .await;
+    let times = match times {
+        Ok(times) if tracking > 0 => match storage.fill_tracking(plan, tracking).await {
+            Ok(took) => {
+                println!("  tracking: {} points in {:.1} s", plan.bookings * tracking, took.as_secs_f64());
+                Ok(times)
+            }
+            Err(error) => Err(error),
+        },
+        other => other,
+    };
     match times {
         Ok(times) => {
             println!(

@@ -15,12 +15,13 @@
 //! pool. This file holds what every part uses: running a built statement,
 //! turning constraint violations into errors, and the write turn each write
 //! takes. Then one file per part of the trait (`catalogue`, `accounts`,
-//! `documents`, `bookings`, `ledger`, `reports`, `dispatch_log`, `cluster`),
+//! `documents`, `bookings`, `ledger`, `reports`, `dispatch_log`, `cluster`, `archive`),
 //! and what several parts share: `lists` (keyset pages and search plans),
 //! `commit` (a booking's write path) and `earnings_rollup` (the roll-ups a
 //! commit keeps and the reports read).
 
 mod accounts;
+mod archive;
 mod bookings;
 mod catalogue;
 mod cluster;
@@ -32,7 +33,7 @@ mod ledger;
 mod lists;
 mod reports;
 
-use super::{BACKEND, BackendDialect as D, Db, Store};
+use super::{BACKEND, BackendDialect as D, Db, Store, migrator};
 use crate::Storage;
 use crate::common::builder::{Bind, SqlBuilder};
 use crate::common::dialect::Dialect;

@@ -16,7 +16,7 @@ mod traits;
 mod types;
 
 pub use error::{StorageError, StorageResult};
-pub use traits::{Accounts, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Ledger, Reports};
+pub use traits::{Accounts, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Import, Ledger, Reports};
 pub use types::*;
 
 use std::sync::Arc;
@@ -24,10 +24,10 @@ use std::sync::Arc;
 /// Everything the product keeps: the one thing callers take, as an
 /// `Arc<dyn Storage>` chosen at start from the configured URL. Its methods
 /// are its parts', one trait per aggregate: [`Catalogue`], [`Accounts`],
-/// [`Documents`], [`Bookings`], [`Ledger`], [`Reports`], [`DispatchLogStore`]
-/// and [`Cluster`]. Object safe, as each part is.
+/// [`Documents`], [`Bookings`], [`Ledger`], [`Reports`], [`DispatchLogStore`],
+/// [`Cluster`] and [`Import`]. Object safe, as each part is.
 pub trait Storage:
-    Catalogue + Accounts + Documents + Bookings + Ledger + Reports + DispatchLogStore + Cluster + 'static
+    Catalogue + Accounts + Documents + Bookings + Ledger + Reports + DispatchLogStore + Cluster + Import + 'static
 {
     /// Which database keeps it.
     fn backend(&self) -> Backend;
@@ -38,7 +38,9 @@ pub trait Storage:
 /// `Arc<dyn Storage>` they are callable without it.)
 pub mod prelude {
     pub use crate::Storage;
-    pub use crate::traits::{Accounts, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Ledger, Reports};
+    pub use crate::traits::{
+        Accounts, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Import, Ledger, Reports,
+    };
 }
 
 /// Opens the storage a URL names: `postgres://…` (or `postgresql://`) for

@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
-use wayfare_http::cli::{AdminCommand, Cli, Commands, MapCommand};
+use wayfare_http::cli::{AdminCommand, Cli, Commands, ImportCommand, MapCommand};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -23,6 +23,9 @@ async fn main() -> anyhow::Result<()> {
         }
         Commands::Map { command: MapCommand::Prepare { file, storage } } => {
             wayfare_http::prepare_map(storage.load()?, &file).await
+        }
+        Commands::Import { command: ImportCommand::Exicube(args) } => {
+            wayfare_http::import::exicube::run(args.storage.load()?, &args).await.map(|_| ())
         }
         Commands::Simulate(args) => {
             let config = args.storage.load()?;

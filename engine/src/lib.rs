@@ -12,6 +12,7 @@ pub mod console;
 pub mod dispatch;
 pub mod earnings;
 pub mod error;
+pub mod exicube;
 pub mod fare;
 pub mod fix;
 pub mod generate;

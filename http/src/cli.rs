@@ -61,6 +61,10 @@ pub enum ImportCommand {
     /// or PostgreSQL): how a city moves to PostgreSQL for cluster mode
     /// (docs/operations.md).
     Wayfare(ImportWayfareArgs),
+    /// A Realtime Database export of the original product, with its Storage
+    /// files (docs/import-exicube.md). Importing the same export again
+    /// changes nothing; run it with the server stopped.
+    Exicube(ExicubeArgs),
 }
 
 /// `wayfare import wayfare FILE`.
@@ -68,6 +72,27 @@ pub enum ImportCommand {
 pub struct ImportWayfareArgs {
     /// The archive `wayfare export` wrote.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub storage: StorageArgs,
+}
+
+/// `wayfare import exicube EXPORT.json [--files DIR] [--dry-run]`.
+#[derive(Debug, Args, Clone)]
+pub struct ExicubeArgs {
+    /// The database's JSON (Firebase console: Realtime Database, Export JSON).
+    pub export: PathBuf,
+    /// A copy of the Storage bucket (`gsutil -m cp -r gs://BUCKET DIR`):
+    /// profile images, licences, car type images, parcel photos.
+    #[arg(long, value_name = "DIR")]
+    pub files: Option<PathBuf>,
+    /// Print what would be imported, per node, and change nothing (the
+    /// database is not even opened).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also write the whole report (every skipped record, every adjustment)
+    /// as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     #[command(flatten)]
     pub storage: StorageArgs,
 }

@@ -16,6 +16,7 @@ pub mod export;
 pub mod extract;
 pub mod files;
 pub mod i18n;
+pub mod import;
 pub mod messages;
 pub mod metrics;
 pub mod notify;

@@ -24,6 +24,9 @@ async fn main() -> anyhow::Result<()> {
         Commands::Map { command: MapCommand::Prepare { file, storage } } => {
             wayfare_http::prepare_map(storage.load()?, &file).await
         }
+        Commands::Import { command: ImportCommand::Exicube(args) } => {
+            wayfare_http::import::exicube::run(args.storage.load()?, &args).await.map(|_| ())
+        }
         Commands::Simulate(args) => {
             let config = args.storage.load()?;
             tokio::task::spawn_blocking(move || wayfare_http::simulate::run(&config, &args)).await?

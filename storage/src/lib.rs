@@ -17,7 +17,9 @@ mod traits;
 mod types;
 
 pub use error::{StorageError, StorageResult};
-pub use traits::{Accounts, Archive, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Ledger, Reports};
+pub use traits::{
+    Accounts, Archive, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Import, Ledger, Reports,
+};
 pub use types::*;
 
 use std::sync::Arc;
@@ -26,9 +28,9 @@ use std::sync::Arc;
 /// `Arc<dyn Storage>` chosen at start from the configured URL. Its methods
 /// are its parts', one trait per aggregate: [`Catalogue`], [`Accounts`],
 /// [`Documents`], [`Bookings`], [`Ledger`], [`Reports`], [`DispatchLogStore`],
-/// [`Cluster`] and [`Archive`]. Object safe, as each part is.
+/// [`Cluster`], [`Archive`] and [`Import`]. Object safe, as each part is.
 pub trait Storage:
-    Catalogue + Accounts + Documents + Bookings + Ledger + Reports + DispatchLogStore + Cluster + Archive + 'static
+    Catalogue + Accounts + Documents + Bookings + Ledger + Reports + DispatchLogStore + Cluster + Archive + Import + 'static
 {
     /// Which database keeps it.
     fn backend(&self) -> Backend;
@@ -40,7 +42,7 @@ pub trait Storage:
 pub mod prelude {
     pub use crate::Storage;
     pub use crate::traits::{
-        Accounts, Archive, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Ledger, Reports,
+        Accounts, Archive, Bookings, Catalogue, Cluster, DispatchLogStore, Documents, Import, Ledger, Reports,
     };
 }
 

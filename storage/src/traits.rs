@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use rust_decimal::Decimal;
 use wayfare_engine::booking::{Effect, WalletChange};
 use wayfare_engine::dispatch::DispatchEntry;
+use wayfare_engine::exicube::{ImportedChat, ImportedPoint, ImportedRecord, LedgerLine};
 use wayfare_engine::refund::Refund;
 use wayfare_engine::sos::{SosAlert, SosState};
 use wayfare_engine::{
@@ -396,6 +397,48 @@ pub trait Reports: Send + Sync {
     /// balances, one trip per driver, busy flags, offers): reads every user
     /// and booking, so it is an operator's tool, not a request's.
     async fn audit(&self) -> StorageResult<Audit>;
+}
+
+/// Bulk writes of an import from another product (issue #38): every record
+/// by its id, inserted or replaced (`INSERT … ON CONFLICT … DO UPDATE`),
+/// many rows per statement, each call in one transaction, so importing the
+/// same records again changes nothing. Meant for a database no server is
+/// writing to at the same time (the import runs with the server stopped).
+#[async_trait]
+pub trait Import: Send + Sync {
+    /// Every user's id, e-mail, mobile and referral code.
+    async fn user_contacts(&self) -> StorageResult<Vec<UserContact>>;
+    /// Settings, cancellation reasons (replaced), car types, promos and
+    /// their uses, notifications and languages (an imported default takes
+    /// the flag), together.
+    async fn import_catalogue(&self, catalogue: &CatalogueImport<'_>, now: Millis) -> StorageResult<()>;
+    /// Users with every column but the wallet balance, which only the
+    /// ledger moves (a new user starts at zero).
+    async fn upsert_users(&self, users: &[User], now: Millis) -> StorageResult<()>;
+    /// Bookings and their offers; an existing one's version moves on. The
+    /// earnings roll-ups are marked for a rebuild
+    /// ([`Reports::prepare_earnings_rollup`]).
+    async fn upsert_bookings(&self, bookings: &[Booking], now: Millis) -> StorageResult<()>;
+    /// Replaces the imported tracking points of the bookings these points
+    /// belong to (give each booking's points in one call); points Wayfare
+    /// recorded stay.
+    async fn replace_imported_tracking(&self, points: &[ImportedPoint], now: Millis) -> StorageResult<()>;
+    async fn upsert_chats(&self, chats: &[ImportedChat], now: Millis) -> StorageResult<()>;
+    async fn upsert_sos(&self, alerts: &[SosAlert], now: Millis) -> StorageResult<()>;
+    async fn upsert_withdraws(&self, withdraws: &[WithdrawRequest], now: Millis) -> StorageResult<()>;
+    /// Ledger entries by (user, idempotency key): one written before stays
+    /// as it is; the new ones move their users' balances in the same
+    /// transaction. Returns how many were new.
+    async fn import_ledger(&self, lines: &[LedgerLine], now: Millis) -> StorageResult<u64>;
+    /// The wallet balances of these users (those that exist).
+    async fn wallet_balances(&self, users: &[UserId]) -> StorageResult<Vec<(UserId, Decimal)>>;
+    async fn upsert_files(&self, files: &[FileRecord], now: Millis) -> StorageResult<()>;
+    /// The original keys and unused fields of imported records.
+    async fn upsert_imported_records(&self, source: &str, records: &[ImportedRecord], now: Millis)
+    -> StorageResult<()>;
+    /// The rows of every table an import writes, by table name (what an
+    /// operator and the tests compare before and after).
+    async fn table_counts(&self) -> StorageResult<std::collections::BTreeMap<String, u64>>;
 }
 
 /// The dispatch timeline: what auto-dispatch did with each booking, written

@@ -426,3 +426,26 @@ pub struct SosFilter {
     /// Only open ones: neither taken nor resolved (what the banners show).
     pub open_only: bool,
 }
+
+/// A user's unique sign-in values, what an import merges people by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserContact {
+    pub id: UserId,
+    pub email: String,
+    pub mobile: String,
+    pub referral: String,
+}
+
+/// The catalogue an import writes in one transaction (issue #38).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CatalogueImport<'a> {
+    pub settings: Option<&'a wayfare_engine::Settings>,
+    /// Replaces the list when given.
+    pub cancel_reasons: Option<&'a [String]>,
+    pub car_types: &'a [wayfare_engine::CarType],
+    pub promos: &'a [wayfare_engine::Promo],
+    /// Who used which promo, by promo name.
+    pub promo_uses: &'a [(String, UserId)],
+    pub notifications: &'a [wayfare_engine::Notification],
+    pub languages: &'a [wayfare_engine::Language],
+}

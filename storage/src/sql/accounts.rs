@@ -27,16 +27,16 @@ use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::{LatLng, Millis, Ratings, User, UserId};
 
-const INSERT_USER: &str = "INSERT INTO users (
+pub(super) const INSERT_USER: &str = "INSERT INTO users (
     id, role, email, mobile, referral, fleetadmin, approved, driver_active, queue, car_type,
     lat, lng, platform, push_token, language, search_text, created_at, updated_at, doc
 ) VALUES ";
 
-const USER_VALUES: usize = 19;
+pub(super) const USER_VALUES: usize = 19;
 
 /// Binds one user's values in [`INSERT_USER`]'s column order; `updated_at`
 /// is `now`. The wallet balance column starts at zero.
-fn push_user_values(builder: &mut SqlBuilder, user: &User, now: Millis) -> StorageResult<()> {
+pub(super) fn push_user_values(builder: &mut SqlBuilder, user: &User, now: Millis) -> StorageResult<()> {
     let columns = UserColumns::of(user);
     let values = [
         Bind::Uuid(user.id.0),

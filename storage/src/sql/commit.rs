@@ -26,19 +26,24 @@ use uuid::Uuid;
 use wayfare_engine::booking::Effect;
 use wayfare_engine::{Booking, BookingId, Millis, Ratings, UserId};
 
-const INSERT_BOOKING: &str = "INSERT INTO bookings (
+pub(super) const INSERT_BOOKING: &str = "INSERT INTO bookings (
     id, version, reference, status, active, customer, driver, fleetadmin, tripdate, booking_date,
     trip_cost_micros, driver_share_micros, convenience_fees_micros, discount_amount_micros,
     customer_paid_micros, cancellation_fee_micros, driver_name, vehicle_number, search_text,
     updated_at, doc, customer_name, car_type, fee_owed_micros, created_at
 ) VALUES ";
 
-const BOOKING_VALUES: usize = UPDATE_VALUES + 1;
+pub(super) const BOOKING_VALUES: usize = UPDATE_VALUES + 1;
 
 const UPDATE_VALUES: usize = 24;
 
 /// Binds one new booking's values in [`INSERT_BOOKING`]'s column order.
-fn push_booking_values(builder: &mut SqlBuilder, booking: &Booking, version: u64, now: Millis) -> StorageResult<()> {
+pub(super) fn push_booking_values(
+    builder: &mut SqlBuilder,
+    booking: &Booking,
+    version: u64,
+    now: Millis,
+) -> StorageResult<()> {
     let mut values = booking_values(booking, version, version, now)?;
     values.push(Bind::Int(now));
     debug_assert_eq!(values.len(), BOOKING_VALUES);

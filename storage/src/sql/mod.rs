@@ -15,7 +15,8 @@
 //! pool. This file holds what every part uses: running a built statement,
 //! turning constraint violations into errors, and the write turn each write
 //! takes. Then one file per part of the trait (`catalogue`, `accounts`,
-//! `documents`, `bookings`, `ledger`, `reports`, `dispatch_log`, `cluster`, `archive`),
+//! `documents`, `bookings`, `ledger`, `reports`, `dispatch_log`, `cluster`,
+//! `archive`, `import`),
 //! and what several parts share: `lists` (keyset pages and search plans),
 //! `commit` (a booking's write path) and `earnings_rollup` (the roll-ups a
 //! commit keeps and the reports read).
@@ -29,6 +30,7 @@ mod commit;
 mod dispatch_log;
 mod documents;
 mod earnings_rollup;
+mod import;
 mod ledger;
 mod lists;
 mod reports;

@@ -208,9 +208,21 @@ async fn weeks_sum_as_the_reports(database_url: Option<String>) {
 
     // The driver's weeks, newest first, each with its span.
     let weeks = app.get("/api/v1/drivers/me/statements", Some(&driver4)).await;
+    let mut weeks = weeks.expect(200).clone();
+    // Each week's totals are its statement's: the list's rides and earnings
+    // are the bookings' own figures.
+    for (listed, week) in weeks["weeks"].as_array().unwrap().iter().zip([&second, &first]) {
+        assert_eq!(listed["totals"]["rides"], json!(week.rides.len()));
+        let earnings = total(&week.rides, |booking| booking.driver_share)
+            + total(&week.cancellations, |booking| booking.cancellationFee);
+        assert_eq!(money(&listed["totals"]["earnings"]), earnings);
+    }
+    for week in weeks["weeks"].as_array_mut().unwrap() {
+        week.as_object_mut().unwrap().remove("totals");
+    }
     assert_eq!(
-        weeks.expect(200),
-        &json!({ "weeks": [
+        weeks,
+        json!({ "weeks": [
             { "week": "2027-W03", "from": WEEK_3, "until": WEEK_3 + WEEK_MS },
             { "week": "2027-W02", "from": WEEK_2, "until": WEEK_2 + WEEK_MS },
         ]})

@@ -44,6 +44,7 @@ pub const ARCHIVE_TABLES: &[&str] = &[
     "receipt_mails",
     "payment_gateways",
     "payment_gateway_changes",
+    "imported_records",
 ];
 
 /// Tables an archive leaves out, and why: derived ones are rebuilt from the
@@ -67,7 +68,7 @@ pub const BACKEND_LOCAL_COLUMNS: &[(&str, &str)] = &[("users", "seq"), ("booking
 
 /// Columns kept as JSON: JSONB on PostgreSQL, TEXT holding JSON on SQLite
 /// (whose declared type cannot say so).
-const JSON_COLUMNS: &[&str] = &["doc", "fields", "changed"];
+const JSON_COLUMNS: &[&str] = &["doc", "fields", "changed", "extra"];
 
 /// Whether an archive carries this table's column.
 pub fn is_backend_local(table: &str, column: &str) -> bool {

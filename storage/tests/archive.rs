@@ -386,8 +386,19 @@ async fn an_archive_of_an_older_schema_goes_in_at_its_schema_and_is_migrated_for
     assert_eq!(target.archive_tables().await.unwrap().len(), ARCHIVE_TABLES.len());
     let before = exported(&source).await;
     let after = exported(&target).await;
-    for (table, (_, rows)) in &before {
-        assert_eq!(&after[table].1, rows, "{table}");
+    // Later migrations may add columns at the end of a table (with their
+    // defaults): the archive's columns come back as they were.
+    for (table, (columns, rows)) in &before {
+        let width = columns.columns.len();
+        let migrated: Vec<String> = after[table]
+            .1
+            .iter()
+            .map(|row| {
+                let values: Vec<serde_json::Value> = serde_json::from_str(row).unwrap();
+                serde_json::to_string(&values[..width]).unwrap()
+            })
+            .collect();
+        assert_eq!(&migrated, rows, "{table}");
     }
     assert!(target.claim_receipt_mail(BookingId::from_u128(0xB000_0001), "a@b.c", NOW).await.unwrap());
 }

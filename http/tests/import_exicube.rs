@@ -276,6 +276,7 @@ async fn a_changed_balance_in_a_later_export_is_reached_by_one_correction() {
 
 struct Api {
     state: AppState,
+    router: axum::Router,
 }
 
 impl Api {
@@ -288,7 +289,9 @@ impl Api {
         };
         let runtime = Runtime::start(city.storage.clone(), Arc::new(clock), options).await.expect("the runtime starts");
         let deliveries = Deliveries::from_config(&city.config.delivery).unwrap();
-        Api { state: AppState::new(city.config.clone(), runtime, deliveries, maps) }
+        let state = AppState::new(city.config.clone(), runtime, deliveries, maps);
+        let router = wayfare_http::app(state.clone());
+        Api { state, router }
     }
 
     async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
@@ -303,7 +306,7 @@ impl Api {
                 .unwrap(),
             None => request.body(Body::empty()).unwrap(),
         };
-        let response = wayfare_http::app(self.state.clone()).oneshot(request).await.unwrap();
+        let response = self.router.clone().oneshot(request).await.unwrap();
         let status = response.status().as_u16();
         let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
         (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))

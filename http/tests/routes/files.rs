@@ -119,7 +119,7 @@ pub async fn download(app: &TestApp, url: &str, who: Option<&Session>) -> (u16, 
         request = request.header(header::AUTHORIZATION, format!("Bearer {}", session.token));
     }
     let response =
-        tower::ServiceExt::oneshot(wayfare_http::app(app.state.clone()), request.body(Body::empty()).unwrap())
+        tower::ServiceExt::oneshot(app.router.clone(), request.body(Body::empty()).unwrap())
             .await
             .unwrap();
     let status = response.status().as_u16();

@@ -45,7 +45,7 @@ impl RawReply {
 /// A GET whose answer is read as bytes.
 pub async fn get_raw(app: &TestApp, path: &str, who: Option<&Session>) -> RawReply {
     let request = authorised(Method::GET, path, who).body(Body::empty()).unwrap();
-    let response = wayfare_http::app(app.state.clone()).oneshot(request).await.expect("the router never fails");
+    let response = app.router.clone().oneshot(request).await.expect("the router never fails");
     let status = response.status();
     let headers = response.headers().clone();
     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("a readable body").to_vec();

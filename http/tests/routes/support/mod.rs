@@ -57,6 +57,9 @@ fn test_options(config: &Config, maps: &Arc<dyn wayfare_maps::MapsProvider>) -> 
 pub struct TestApp {
     pub state: AppState,
     pub clock: ManualClock,
+    /// The app's router, built once as a server builds it: building it runs
+    /// the OpenAPI document and starts a socket fan-out, too much per request.
+    pub router: axum::Router,
     _data_dir: TempDir,
 }
 
@@ -89,14 +92,16 @@ impl TestApp {
         let runtime = Runtime::start(storage, Arc::new(clock.clone()), options).await.expect("the runtime starts");
         let deliveries = Deliveries::from_config(&config.delivery).expect("deliveries");
         let state = AppState::new(config, runtime, deliveries, maps);
-        TestApp { state, clock, _data_dir: data_dir }
+        let router = wayfare_http::app(state.clone());
+        TestApp { state, clock, router, _data_dir: data_dir }
     }
 
     /// The same data directory opened again, as after a restart: the
     /// runtime stopped, then storage and a new runtime started from it, the
     /// clock where it was.
     pub async fn reopen(self) -> TestApp {
-        let TestApp { state, clock, _data_dir } = self;
+        let TestApp { state, clock, router, _data_dir } = self;
+        drop(router);
         state.runtime.shutdown().await;
         let config = state.config.clone();
         drop(state);
@@ -106,7 +111,8 @@ impl TestApp {
         let runtime = Runtime::start(storage, Arc::new(clock.clone()), options).await.expect("the runtime restarts");
         let deliveries = Deliveries::from_config(&config.delivery).expect("deliveries");
         let state = AppState::new(config, runtime, deliveries, maps);
-        TestApp { state, clock, _data_dir }
+        let router = wayfare_http::app(state.clone());
+        TestApp { state, clock, router, _data_dir }
     }
 
     pub fn now(&self) -> Millis {
@@ -129,7 +135,7 @@ impl TestApp {
 
     /// Sends one request through the router, as a server would.
     pub async fn send(&self, request: Request<Body>) -> Reply {
-        let response = wayfare_http::app(self.state.clone()).oneshot(request).await.expect("the router never fails");
+        let response = self.router.clone().oneshot(request).await.expect("the router never fails");
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("a readable body");

@@ -118,10 +118,7 @@ pub async fn download(app: &TestApp, url: &str, who: Option<&Session>) -> (u16, 
     if let Some(session) = who {
         request = request.header(header::AUTHORIZATION, format!("Bearer {}", session.token));
     }
-    let response =
-        tower::ServiceExt::oneshot(app.router.clone(), request.body(Body::empty()).unwrap())
-            .await
-            .unwrap();
+    let response = tower::ServiceExt::oneshot(app.router.clone(), request.body(Body::empty()).unwrap()).await.unwrap();
     let status = response.status().as_u16();
     let content_type = response.headers().get(header::CONTENT_TYPE).map(|value| value.to_str().unwrap().to_string());
     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap().to_vec();

@@ -975,8 +975,7 @@ async fn auto_complete(backend: Backend) {
         })
         .await;
     assert_eq!(done.rating, None);
-    world.settle().await;
-    assert_eq!(world.runtime.counts().await.unwrap().booking_actors, 0);
+    world.wait_for_booking_actors(0).await;
     // Stored: the booked drop, and the real end beside it.
     let stored = world.storage.booking(booking.id).await.unwrap();
     assert_eq!(

@@ -300,4 +300,23 @@ impl World {
     pub async fn settle(&self) {
         let _ = self.runtime.counts().await.unwrap();
     }
+
+    /// Waits (up to 10 s of real time) until `booking_actors` live booking
+    /// actors remain: an actor that finished its booking stops after its
+    /// last event is out, so a count read at once may still see it.
+    pub async fn wait_for_booking_actors(&self, booking_actors: usize) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let counts = self.runtime.counts().await.unwrap();
+            if counts.booking_actors == booking_actors {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{} booking actors live, {booking_actors} expected",
+                counts.booking_actors
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
 }

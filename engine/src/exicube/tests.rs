@@ -500,6 +500,21 @@ fn the_wallet_history_becomes_the_ledger_with_an_opening_where_it_does_not_add_u
 }
 
 #[test]
+fn a_wallet_entry_under_both_homes_is_counted_once() {
+    let mut tree = export();
+    // The same entry under `users/rider1/walletHistory` as under `walletHistory/rider1`.
+    tree["users"]["rider1"]["walletHistory"] = tree["walletHistory"]["rider1"].clone();
+    let mapped = map_export(&tree, options(), &Existing::default());
+    assert_eq!(counts(&mapped, "walletHistory"), (5, 4, 0, 1), "read once");
+    let rider: Vec<&LedgerLine> = mapped.ledger.iter().filter(|line| line.user == user_id("rider1")).collect();
+    assert_eq!(rider.len(), 1, "one credit of 25 and no opening: {rider:?}");
+    assert!(mapped.report.wallets.iter().all(|wallet| wallet.user != user_id("rider1")), "the history adds up");
+    let kept = mapped.records.iter().filter(|record| record.node == "walletHistory" && record.key == "rider1/-w1");
+    assert_eq!(kept.count(), 1, "one record per entry (a second would update the same row twice)");
+    assert_eq!(mapped.report.adjusted_count("wallet_entry_in_both_histories_counted_once"), 1);
+}
+
+#[test]
 fn a_later_balance_is_reached_by_one_correction_made_once() {
     let user = UserId::from_u128(1);
     assert_eq!(correction_entry(user, "u", dec!(10), dec!(10), 5), None);

@@ -14,7 +14,7 @@ use crate::ids::{UserId, WithdrawId};
 use crate::model::{Millis, WalletEntry, WalletEntryType, WithdrawRequest};
 use crate::money;
 use rust_decimal::Decimal;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// txRef of the entry that opens a wallet whose history does not explain
 /// its balance.
@@ -96,10 +96,17 @@ fn histories(context: &Context, mapped: &mut Mapped) -> HashMap<String, Vec<Ledg
         }
     }
     let mut by_user: HashMap<String, Vec<LedgerLine>> = HashMap::new();
+    // An entry under both homes (an export taken while the clients moved
+    // from one to the other) is one entry: the first copy counts.
+    let mut seen: HashSet<(String, String)> = HashSet::new();
     for (user_key, entries) in sources {
         for (key, entry) in children(entries) {
-            mapped.report.read(node);
             let path = format!("{node}/{user_key}/{key}");
+            if !seen.insert((user_key.clone(), key.clone())) {
+                mapped.report.adjust("wallet_entry_in_both_histories_counted_once", format!("users/{user_key}/{node}/{key}"));
+                continue;
+            }
+            mapped.report.read(node);
             let Some(user) = context.user(&user_key) else {
                 mapped.report.skip(node, path, "the user is not in the export");
                 continue;

@@ -3,9 +3,10 @@
 //! transaction; a change of offset, or a roll-up that does not hold every
 //! booking yet, rebuilds them from the bookings.
 
-use super::{Conn, built, fetch_all, push_row};
+use super::{Conn, D, built, fetch_all, push_row};
 use crate::common::builder::{Bind, SqlBuilder};
 use crate::common::columns::BookingColumns;
+use crate::common::dialect::Dialect;
 use crate::error::StorageResult;
 use crate::rollup::{self, Counted, DashboardPart, EarningsPart, PartColumns};
 use crate::types::EarningsScope;
@@ -105,9 +106,19 @@ pub(super) async fn update_rollup(
     Ok(())
 }
 
-/// Adds to dashboard roll-up rows, 1,000 rows per statement.
+/// Values of one row of `dashboard_earnings` and of `earnings_months`.
+const DASHBOARD_VALUES: usize = 5;
+const ROLLUP_VALUES: usize = 19;
+
+/// Rows per multi-row statement: as many as the dialect's budget of bound
+/// values holds (SQLite's is kept low on purpose, see `SqliteDialect`).
+fn rows_per_statement(values_per_row: usize) -> usize {
+    (D::MAX_BINDS_PER_STATEMENT / values_per_row).max(1)
+}
+
+/// Adds to dashboard roll-up rows, many rows per statement.
 pub(super) async fn write_dashboard(conn: &mut Conn, adds: &[rollup::DashboardAdd]) -> StorageResult<()> {
-    for chunk in adds.chunks(1_000) {
+    for chunk in adds.chunks(rows_per_statement(DASHBOARD_VALUES)) {
         let mut builder =
             SqlBuilder::new("INSERT INTO dashboard_earnings (grain, period, fleet, rides, trip_cost) VALUES ");
         for (index, add) in chunk.iter().enumerate() {
@@ -195,10 +206,9 @@ const ROLLUP_CONFLICT: &str = "
     driver_name = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.driver_name ELSE earnings_months.driver_name END,
     vehicle_number = CASE WHEN excluded.latest_tripdate IS NOT NULL AND (earnings_months.latest_tripdate IS NULL OR excluded.latest_tripdate > earnings_months.latest_tripdate OR (excluded.latest_tripdate = earnings_months.latest_tripdate AND excluded.latest_id >= earnings_months.latest_id)) THEN excluded.vehicle_number ELSE earnings_months.vehicle_number END";
 
-/// Adds folded rows to the roll-up, 500 per statement (19 values each, under
-/// both backends' limit on bound values).
+/// Adds folded rows to the roll-up, many rows per statement.
 pub(super) async fn write_fold(conn: &mut Conn, folded: rollup::Fold) -> StorageResult<()> {
-    for chunk in folded.into_rows().chunks(500) {
+    for chunk in folded.into_rows().chunks(rows_per_statement(ROLLUP_VALUES)) {
         upsert_rollup(conn, chunk).await?;
     }
     Ok(())

@@ -383,6 +383,26 @@ fn bookings_read_numbers_written_as_text_and_round_money() {
 }
 
 #[test]
+fn a_saved_address_s_name_is_kept_beside_its_user_and_reported() {
+    let mut tree = export();
+    tree["savedAddresses"]["rider1"]["-s2"] =
+        json!({"description": "Sector V, Salt Lake", "name": "office", "lat": "22.58", "lng": 88.43});
+    tree["savedAddresses"]["rider1"]["-s3"] = json!({"name": "gym", "lat": 22.5, "lng": 88.3});
+    tree["savedAddresses"]["rider1"]["-s4"] = json!("not an address");
+    let mapped = map_export(&tree, options(), &Existing::default());
+    let rider = user(&mapped, "rider1");
+    let addresses: Vec<(&str, u32)> =
+        rider.savedAddresses.iter().map(|saved| (saved.description.as_str(), saved.count)).collect();
+    assert_eq!(addresses, [("Home", 2), ("Work", 1), ("Sector V, Salt Lake", 1), ("gym", 1)]);
+    assert_eq!(counts(&mapped, "savedAddresses"), (4, 3, 0, 1));
+    assert_eq!(mapped.report.unknown_keys["savedAddresses"]["name"], 1, "the name a description stood in for");
+    let office = mapped.records.iter().find(|record| record.key == "rider1/-s2").expect("kept beside the rider");
+    assert_eq!((office.node.as_str(), office.entity), ("savedAddresses", Some(rider.id.0)));
+    assert_eq!(office.extra.get("name"), Some(&json!("office")));
+    assert!(mapped.report.malformed.iter().any(|malformed| malformed.path == "savedAddresses/rider1/-s4"));
+}
+
+#[test]
 fn legacy_statuses_map_and_missing_optional_fields_take_defaults() {
     let mapped = mapped();
     let legacy = booking(&mapped, "-Blegacy");

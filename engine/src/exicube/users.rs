@@ -325,6 +325,19 @@ fn saved_address(value: &Value) -> Option<SavedAddress> {
     Some(SavedAddress { description, lat: point.lat, lng: point.lng, count: count.min(u64::from(u32::MAX)) as u32 })
 }
 
+/// A saved address of the `savedAddresses` node: `{description, lat, lng,
+/// count}`, or in newer clients `{description, lat, lng, name}`.
+fn saved_address_of(record: &mut Record) -> Option<SavedAddress> {
+    let point = LatLng::new(record.float("lat")?, record.float("lng")?);
+    if !point.is_valid() {
+        return None;
+    }
+    let description =
+        record.text("description").or_else(|| record.text("add")).or_else(|| record.text("name")).unwrap_or_default();
+    let count = record.count("count").unwrap_or(1).clamp(1, u64::from(u32::MAX)) as u32;
+    Some(SavedAddress { description, lat: point.lat, lng: point.lng, count })
+}
+
 /// `savedAddresses/{uid}/{key}` (the newer versions' home of them).
 fn addresses_by_user(context: &Context, mapped: &mut Mapped) -> HashMap<String, Vec<SavedAddress>> {
     let node = "savedAddresses";
@@ -334,13 +347,26 @@ fn addresses_by_user(context: &Context, mapped: &mut Mapped) -> HashMap<String, 
         for (key, entry) in children(entries) {
             mapped.report.read(node);
             let path = format!("{node}/{user_key}/{key}");
-            if context.user(&user_key).is_none() {
+            let Some(user) = context.user(&user_key) else {
                 mapped.report.skip(node, path, "the user is not in the export");
                 continue;
-            }
-            match saved_address(entry) {
+            };
+            let Some(mut record) = read::record(path.clone(), entry) else {
+                mapped.report.skip(node, path, "not an object");
+                continue;
+            };
+            match saved_address_of(&mut record) {
                 Some(address) => {
+                    // The newer clients' `name` (home, work or the rider's
+                    // own) has no field in Wayfare: kept beside the user.
+                    let extra = record.finish(node, &mut mapped.report);
                     mapped.report.imported(node);
+                    mapped.records.push(ImportedRecord {
+                        node: node.into(),
+                        key: format!("{user_key}/{key}"),
+                        entity: Some(user.id.0),
+                        extra,
+                    });
                     by_user.entry(user_key.clone()).or_default().push(address);
                 }
                 None => mapped.report.skip(node, path, "an address needs a latitude and a longitude"),

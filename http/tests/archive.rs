@@ -417,3 +417,58 @@ async fn a_damaged_archive_is_refused_and_the_database_stays_empty() {
     assert!(format!("{error:#}").contains("not empty"), "{error:#}");
     source.stop().await;
 }
+
+/// What a progress display was told: each stage with its announced total
+/// and the records it was advanced by.
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<(String, u64, u64)>>);
+
+impl wayfare_http::import::progress::Progress for Recorded {
+    fn stage(&self, name: &str, total: u64) {
+        self.0.lock().unwrap().push((name.to_string(), total, 0));
+    }
+
+    fn advance(&self, done: u64) {
+        if let Some(last) = self.0.lock().unwrap().last_mut() {
+            last.2 += done;
+        }
+    }
+
+    fn finish_stage(&self) {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_and_import_show_each_table_s_rows_and_the_uploads_as_they_go() {
+    let source_dir = tempfile::tempdir().unwrap();
+    let source = City::start(Config { demo: true, ..config_in(source_dir.path(), None) }).await;
+    let rider = source.sign_in("rider1@demo.wayfare").await;
+    source.upload_profile_image(&rider, &png(4)).await;
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("city.zip");
+    let exported = Recorded::default();
+    let manifest = archive::export::export(source.state.storage.clone(), source.state.files.clone(), &out, &exported)
+        .await
+        .expect("exported");
+    source.stop().await;
+    let mut expected: Vec<(String, u64)> =
+        manifest.tables.iter().map(|table| (table.name.clone(), table.rows)).collect();
+    expected.push(("files".into(), 1));
+    let stages = exported.0.into_inner().unwrap();
+    // An export learns a table's rows as it reads them: no total beforehand.
+    let seen: Vec<(String, u64)> = stages.iter().map(|(name, _, done)| (name.clone(), *done)).collect();
+    assert_eq!(seen, expected);
+    assert!(stages.iter().filter(|(name, _, _)| name != "files").all(|(_, total, _)| *total == 0));
+    assert!(expected.iter().any(|(name, rows)| name == "bookings" && *rows > 0), "the demo city has bookings");
+
+    let target_dir = tempfile::tempdir().unwrap();
+    let target = config_in(target_dir.path(), None);
+    let storage = wayfare_storage::open_at_schema(&target.storage_url(), Some(manifest.schema_version)).await.unwrap();
+    let files = wayfare_http::files::store_from_config(&target.files, &target.data_dir).unwrap();
+    let imported = Recorded::default();
+    let report = archive::import::import(storage, files, &out, &imported).await.expect("imported");
+    assert_eq!(report.files, 1);
+    // An import knows each table's rows from the manifest.
+    let stages = imported.0.into_inner().unwrap();
+    let expected: Vec<(String, u64, u64)> = expected.into_iter().map(|(name, rows)| (name, rows, rows)).collect();
+    assert_eq!(stages, expected);
+}

@@ -8,6 +8,7 @@
 
 use super::format::{self, FileEntry, MANIFEST, Manifest, SkippedTable, TableEntry};
 use crate::files::{FileStore, FileStoreError};
+use crate::import::progress::Progress;
 use axum::body::Bytes;
 use sha2::Digest as _;
 use std::io::Write as _;
@@ -32,8 +33,14 @@ enum ToWriter {
     Finish(Box<Manifest>),
 }
 
-/// The archive `storage` and `files` make, written to `out`.
-pub async fn export(storage: Arc<dyn Storage>, files: Arc<dyn FileStore>, out: &Path) -> anyhow::Result<Manifest> {
+/// The archive `storage` and `files` make, written to `out`; `progress`
+/// hears of each table (its rows as they are read) and of the uploads.
+pub async fn export(
+    storage: Arc<dyn Storage>,
+    files: Arc<dyn FileStore>,
+    out: &Path,
+    progress: &dyn Progress,
+) -> anyhow::Result<Manifest> {
     let schema_version = storage.schema_version().await?;
     let partial = partial_path(out);
     let (to_writer, inbox) = mpsc::channel::<ToWriter>(IN_FLIGHT);
@@ -50,15 +57,25 @@ pub async fn export(storage: Arc<dyn Storage>, files: Arc<dyn FileStore>, out: &
             let mut keys = FileKeys::default();
             while let Some(item) = exported.recv().await {
                 keys.note(&item);
+                match &item {
+                    ExportItem::Table(table) => {
+                        progress.finish_stage();
+                        // How many rows is not known before they are read.
+                        progress.stage(&table.name, 0);
+                    }
+                    ExportItem::Rows(rows) => progress.advance(rows.len() as u64),
+                }
                 if to_writer.send(ToWriter::Export(item)).await.is_err() {
                     break;
                 }
             }
+            progress.finish_stage();
             keys.keys
         };
         let (read, keys) = tokio::join!(reading, forwarding);
         read?;
         let mut missing = Vec::new();
+        progress.stage("files", keys.len() as u64);
         for key in keys {
             match files.get(&key).await {
                 Ok(bytes) => {
@@ -72,7 +89,9 @@ pub async fn export(storage: Arc<dyn Storage>, files: Arc<dyn FileStore>, out: &
                 }
                 Err(error) => return Err(error.into()),
             }
+            progress.advance(1);
         }
+        progress.finish_stage();
         let manifest = Manifest {
             format: format::FORMAT.into(),
             format_version: format::FORMAT_VERSION,

@@ -8,7 +8,9 @@
 
 use super::format::{self, MANIFEST, Manifest};
 use crate::files::FileStore;
+use crate::import::progress::Progress;
 use axum::body::Bytes;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -88,7 +90,15 @@ pub fn read_manifest(path: &Path) -> anyhow::Result<Manifest> {
 /// [`wayfare_storage::open_at_schema`] and the manifest's `schemaVersion`
 /// (an archive of an older release goes in at its own schema, then the
 /// newer migrations run on it here).
-pub async fn import(storage: Arc<dyn Storage>, files: Arc<dyn FileStore>, path: &Path) -> anyhow::Result<ImportReport> {
+///
+/// `progress` hears of each table (with the rows the manifest gives it) as
+/// its rows go to the storage, then of the uploads.
+pub async fn import(
+    storage: Arc<dyn Storage>,
+    files: Arc<dyn FileStore>,
+    path: &Path,
+    progress: &dyn Progress,
+) -> anyhow::Result<ImportReport> {
     let manifest = {
         let path = path.to_path_buf();
         tokio::task::spawn_blocking(move || read_manifest(&path)).await??
@@ -126,18 +136,33 @@ pub async fn import(storage: Arc<dyn Storage>, files: Arc<dyn FileStore>, path: 
     let importing = storage.import_archive(storage_inbox);
     // Err(Some(why)) when an upload could not be stored; Err(None) when
     // the reader or the storage stopped (their own errors say why).
+    let rows_of: HashMap<String, u64> = manifest.tables.iter().map(|table| (table.name.clone(), table.rows)).collect();
+    let file_count = manifest.files.len() as u64;
     let forwarding = async move {
         let mut put = 0u64;
         while let Some(item) = from_reader.recv().await {
             let sent = match item {
-                FromReader::Table(table) => to_storage.send(ImportItem::Table(table)).await,
-                FromReader::Rows(rows) => to_storage.send(ImportItem::Rows(rows)).await,
+                FromReader::Table(table) => {
+                    progress.finish_stage();
+                    progress.stage(&table.name, rows_of.get(table.name.as_str()).copied().unwrap_or(0));
+                    to_storage.send(ImportItem::Table(table)).await
+                }
+                FromReader::Rows(rows) => {
+                    progress.advance(rows.len() as u64);
+                    to_storage.send(ImportItem::Rows(rows)).await
+                }
                 FromReader::File { key, bytes } => {
+                    if put == 0 {
+                        progress.finish_stage();
+                        progress.stage("files", file_count);
+                    }
                     files.put(&key, bytes).await.map_err(|error| Some(anyhow::Error::from(error)))?;
                     put += 1;
+                    progress.advance(1);
                     Ok(())
                 }
                 FromReader::Done => {
+                    progress.finish_stage();
                     return to_storage.send(ImportItem::Commit).await.map(|()| put).map_err(|_| None);
                 }
             };

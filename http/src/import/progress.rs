@@ -9,6 +9,8 @@ use std::time::Instant;
 
 /// Told of each stage and of the records written in it.
 pub trait Progress: Send + Sync {
+    /// A stage of `total` records; 0 when that is not known beforehand
+    /// (an export reads a table's rows as they come).
     fn stage(&self, name: &str, total: u64);
     fn advance(&self, done: u64);
     fn finish_stage(&self);
@@ -35,10 +37,16 @@ struct Bar {
 
 impl Progress for Bar {
     fn stage(&self, name: &str, total: u64) {
-        let bar = ProgressBar::new(total);
-        let style = ProgressStyle::with_template("{msg:>16} [{bar:32}] {pos:>9}/{len:9} {per_sec:>12} {elapsed}")
-            .map(|style| style.progress_chars("=> "))
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let (bar, style) = if total == 0 {
+            let style = ProgressStyle::with_template("{msg:>24} {spinner} {pos:>9} {per_sec:>12} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            (ProgressBar::new_spinner(), style)
+        } else {
+            let style = ProgressStyle::with_template("{msg:>24} [{bar:32}] {pos:>9}/{len:9} {per_sec:>12} {elapsed}")
+                .map(|style| style.progress_chars("=> "))
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
+            (ProgressBar::new(total), style)
+        };
         bar.set_style(style);
         bar.set_message(name.to_string());
         if let Ok(mut current) = self.current.lock() {

@@ -103,7 +103,9 @@ fn histories(context: &Context, mapped: &mut Mapped) -> HashMap<String, Vec<Ledg
         for (key, entry) in children(entries) {
             let path = format!("{node}/{user_key}/{key}");
             if !seen.insert((user_key.clone(), key.clone())) {
-                mapped.report.adjust("wallet_entry_in_both_histories_counted_once", format!("users/{user_key}/{node}/{key}"));
+                mapped
+                    .report
+                    .adjust("wallet_entry_in_both_histories_counted_once", format!("users/{user_key}/{node}/{key}"));
                 continue;
             }
             mapped.report.read(node);

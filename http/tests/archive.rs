@@ -440,7 +440,9 @@ impl wayfare_http::import::progress::Progress for Recorded {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn export_and_import_show_each_table_s_rows_and_the_uploads_as_they_go() {
     let source_dir = tempfile::tempdir().unwrap();
-    let source = City::start(Config { demo: true, ..config_in(source_dir.path(), None) }).await;
+    let mut config = Config { demo: true, ..config_in(source_dir.path(), None) };
+    config.demo_seed.history_days = 1;
+    let source = City::start(config).await;
     let rider = source.sign_in("rider1@demo.wayfare").await;
     source.upload_profile_image(&rider, &png(4)).await;
     let work = tempfile::tempdir().unwrap();

@@ -93,6 +93,8 @@ impl Dialect for PostgresDialect {
     const RELAXED_COMMIT: Option<&'static str> = Some("SET LOCAL synchronous_commit TO OFF");
     /// The protocol allows 65,535.
     const MAX_BINDS_PER_STATEMENT: usize = 30_000;
+    const ANONYMOUS_ROW_BINDS: bool = false;
+    const MAX_ROW_BINDS: usize = 30_000;
     const SCRIPTS: bool = false;
 
     const YEAR_MONTH_OF_LOCAL_SECONDS: &'static str =

@@ -233,6 +233,10 @@ impl Dialect for SqliteDialect {
     /// SQLite looks a parameter's name up by a linear scan (sqlx asks for
     /// each one), so a statement with n parameters costs n²: keep n small.
     const MAX_BINDS_PER_STATEMENT: usize = 1_000;
+    /// Bound by position, a value costs the same in a statement of any size
+    /// (SQLite's limit is 32,766).
+    const ANONYMOUS_ROW_BINDS: bool = true;
+    const MAX_ROW_BINDS: usize = 10_000;
     const SCRIPTS: bool = true;
 
     /// Exact for years 0000..=9999 (the date functions' range).

@@ -26,14 +26,27 @@ pub(crate) enum Bind {
 pub(crate) struct SqlBuilder {
     pub sql: String,
     pub binds: Vec<Bind>,
+    /// Plain `?` placeholders, bound in order: see [`SqlBuilder::rows`].
+    anonymous: bool,
 }
 
 impl SqlBuilder {
     pub fn new(start: &'static str) -> Self {
-        SqlBuilder { sql: start.to_string(), binds: Vec::new() }
+        SqlBuilder { sql: start.to_string(), binds: Vec::new(), anonymous: false }
+    }
+
+    /// A bulk write's builder: with `anonymous` (the dialect's
+    /// `ANONYMOUS_ROW_BINDS`) its placeholders are plain `?`, which SQLite
+    /// binds by position; a numbered one is looked up by a linear scan of
+    /// the statement's names, n² over a statement of many rows. Every value
+    /// of such a statement must go through [`SqlBuilder::bind`].
+    pub fn rows(start: &'static str, anonymous: bool) -> Self {
+        debug_assert!(!anonymous || !start.contains('$'), "a numbered placeholder in an anonymous statement");
+        SqlBuilder { sql: start.to_string(), binds: Vec::new(), anonymous }
     }
 
     pub fn push(&mut self, fragment: &'static str) -> &mut Self {
+        debug_assert!(!self.anonymous || !fragment.contains('$'), "a numbered placeholder in an anonymous statement");
         self.sql.push_str(fragment);
         self
     }
@@ -41,8 +54,12 @@ impl SqlBuilder {
     /// Appends a placeholder for the value.
     pub fn bind(&mut self, value: Bind) -> &mut Self {
         self.binds.push(value);
-        self.sql.push('$');
-        self.sql.push_str(&self.binds.len().to_string());
+        if self.anonymous {
+            self.sql.push('?');
+        } else {
+            self.sql.push('$');
+            self.sql.push_str(&self.binds.len().to_string());
+        }
         self
     }
 

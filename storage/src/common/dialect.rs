@@ -31,6 +31,10 @@ pub(crate) trait Dialect {
     const RELAXED_COMMIT: Option<&'static str>;
     /// Bound values per statement of a bulk insert.
     const MAX_BINDS_PER_STATEMENT: usize;
+    /// A bulk write binds its rows' values as plain `?` (`SqlBuilder::rows`),
+    /// up to `MAX_ROW_BINDS` a statement.
+    const ANONYMOUS_ROW_BINDS: bool;
+    const MAX_ROW_BINDS: usize;
     /// Takes a script of several statements with bound values (numbered
     /// across the script) in one call: SQLite, whose sqlx driver steps
     /// through them on the connection's thread. PostgreSQL's extended

@@ -262,7 +262,7 @@ fn bind(query: Query, kind: ColumnKind, value: ArchiveValue) -> StorageResult<Qu
 /// Inserts a batch as multi-row statements, as many rows per statement as
 /// the backend's bound-value limit allows.
 async fn insert_rows(conn: &mut Conn, target: &mut Target, rows: Vec<ArchiveRow>) -> StorageResult<()> {
-    let per_statement = (D::MAX_BINDS_PER_STATEMENT / target.written.max(1)).max(1);
+    let per_statement = (D::MAX_ROW_BINDS / target.written.max(1)).max(1);
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {
         let chunk: Vec<ArchiveRow> = rows.by_ref().take(per_statement).collect();
@@ -284,8 +284,13 @@ async fn insert_rows(conn: &mut Conn, target: &mut Target, rows: Vec<ArchiveRow>
                 if written > 0 {
                     sql.push_str(", ");
                 }
-                sql.push('$');
-                sql.push_str(&placeholder.to_string());
+                // Bound in order; see `SqlBuilder::rows` for why SQLite's are plain.
+                if D::ANONYMOUS_ROW_BINDS {
+                    sql.push('?');
+                } else {
+                    sql.push('$');
+                    sql.push_str(&placeholder.to_string());
+                }
             }
             sql.push(')');
         }

@@ -113,14 +113,16 @@ const ROLLUP_VALUES: usize = 19;
 /// Rows per multi-row statement: as many as the dialect's budget of bound
 /// values holds (SQLite's is kept low on purpose, see `SqliteDialect`).
 fn rows_per_statement(values_per_row: usize) -> usize {
-    (D::MAX_BINDS_PER_STATEMENT / values_per_row).max(1)
+    (D::MAX_ROW_BINDS / values_per_row).max(1)
 }
 
 /// Adds to dashboard roll-up rows, many rows per statement.
 pub(super) async fn write_dashboard(conn: &mut Conn, adds: &[rollup::DashboardAdd]) -> StorageResult<()> {
     for chunk in adds.chunks(rows_per_statement(DASHBOARD_VALUES)) {
-        let mut builder =
-            SqlBuilder::new("INSERT INTO dashboard_earnings (grain, period, fleet, rides, trip_cost) VALUES ");
+        let mut builder = SqlBuilder::rows(
+            "INSERT INTO dashboard_earnings (grain, period, fleet, rides, trip_cost) VALUES ",
+            D::ANONYMOUS_ROW_BINDS,
+        );
         for (index, add) in chunk.iter().enumerate() {
             if index > 0 {
                 builder.push(", ");
@@ -149,11 +151,12 @@ pub(super) async fn write_dashboard(conn: &mut Conn, adds: &[rollup::DashboardAd
 /// Adds rows to the roll-up; a row already there takes the sums and, when
 /// the added booking is later (trip date, then id), its name and vehicle.
 async fn upsert_rollup(conn: &mut Conn, rows: &[rollup::RollupAdd]) -> StorageResult<()> {
-    let mut builder = SqlBuilder::new(
+    let mut builder = SqlBuilder::rows(
         "INSERT INTO earnings_months (ym, driver, fleet, rides, driver_share, trip_cost, convenience_fee,
             discount_amount, customer_paid, charged_cancellations, cancellation_fee,
             ride_latest_tripdate, ride_latest_id, ride_driver_name, ride_vehicle_number,
             latest_tripdate, latest_id, driver_name, vehicle_number) VALUES ",
+        D::ANONYMOUS_ROW_BINDS,
     );
     for (index, row) in rows.iter().enumerate() {
         builder.push(if index == 0 { "(" } else { ", (" });

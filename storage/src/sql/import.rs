@@ -34,10 +34,10 @@ async fn write_in_chunks<T>(
     rows: &[T],
     push: impl Fn(&mut SqlBuilder, &T) -> StorageResult<()>,
 ) -> StorageResult<Vec<<super::Db as sqlx::Database>::Row>> {
-    let rows_per_statement = (D::MAX_BINDS_PER_STATEMENT / values_per_row).max(1);
+    let rows_per_statement = (D::MAX_ROW_BINDS / values_per_row).max(1);
     let mut answered = Vec::new();
     for chunk in rows.chunks(rows_per_statement) {
-        let mut builder = SqlBuilder::new(start);
+        let mut builder = SqlBuilder::rows(start, D::ANONYMOUS_ROW_BINDS);
         for (index, row) in chunk.iter().enumerate() {
             if index > 0 {
                 builder.push(", ");

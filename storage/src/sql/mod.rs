@@ -142,9 +142,9 @@ async fn insert_in_chunks<T>(
     rows: &[T],
     push_row: impl Fn(&mut SqlBuilder, &T) -> StorageResult<()>,
 ) -> StorageResult<()> {
-    let rows_per_statement = (D::MAX_BINDS_PER_STATEMENT / values_per_row).max(1);
+    let rows_per_statement = (D::MAX_ROW_BINDS / values_per_row).max(1);
     for chunk in rows.chunks(rows_per_statement) {
-        let mut builder = SqlBuilder::new(start);
+        let mut builder = SqlBuilder::rows(start, D::ANONYMOUS_ROW_BINDS);
         for (index, row) in chunk.iter().enumerate() {
             if index > 0 {
                 builder.push(", ");

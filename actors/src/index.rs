@@ -17,7 +17,8 @@ use wayfare_engine::dispatch::{
     self, Asked, BatchOffer, BatchProblem, Closed, DispatchPlan, DispatchWindow, DriverIndex, IndexedDriver,
     PickupTimes, Wake,
 };
-use wayfare_engine::{Booking, BookingId, BookingStatus, Millis, UserId, fix};
+use wayfare_engine::reposition::{self, DemandModel, Pointed, SuggestedArea};
+use wayfare_engine::{Booking, BookingId, BookingStatus, LatLng, Millis, UserId, fix};
 
 /// What the console shows of a driver that dispatch does not need.
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,6 +32,9 @@ struct ConsoleFacts {
 
 pub struct IndexState {
     index: DriverIndex,
+    /// The pickups of the bookings that asked for a driver now.
+    demand: DemandModel,
+    pointed: Pointed,
     console: HashMap<UserId, ConsoleFacts>,
     batch: DispatchWindow<Waiting>,
     /// The car types' names as the console's positions share them.
@@ -51,7 +55,14 @@ impl Actor for SpatialIndexActor {
         _myself: ActorRef<IndexMsg>,
         index: DriverIndex,
     ) -> Result<IndexState, ActorProcessingErr> {
-        Ok(IndexState { index, console: HashMap::new(), batch: DispatchWindow::new(), car_types: Vec::new() })
+        Ok(IndexState {
+            index,
+            demand: DemandModel::new(self.shared.options.reposition),
+            pointed: Pointed::default(),
+            console: HashMap::new(),
+            batch: DispatchWindow::new(),
+            car_types: Vec::new(),
+        })
     }
 
     async fn handle(
@@ -60,7 +71,7 @@ impl Actor for SpatialIndexActor {
         message: IndexMsg,
         state: &mut IndexState,
     ) -> Result<(), ActorProcessingErr> {
-        let IndexState { index, console, batch, car_types } = state;
+        let IndexState { index, demand, pointed, console, batch, car_types } = state;
         match message {
             IndexMsg::Upsert { driver, car_type, position, available } => {
                 index.upsert(driver, &car_type, position, available);
@@ -88,6 +99,8 @@ impl Actor for SpatialIndexActor {
             }
             IndexMsg::Dispatch { booking, reply_to } => self.dispatch(&myself, index, batch, booking, reply_to),
             IndexMsg::FirstWave { booking, reply } => {
+                // Every booking wanting a driver now comes here first.
+                demand.observe(LatLng::new(booking.pickup.lat, booking.pickup.lng), self.shared.now());
                 let plan = dispatch::plan(&booking, index, &self.shared.catalog().settings, self.shared.now());
                 let wave = match plan {
                     DispatchPlan::Offer { drivers, wave, deadline } => {
@@ -125,9 +138,35 @@ impl Actor for SpatialIndexActor {
             IndexMsg::Counts(reply) => {
                 let _ = reply.send(IndexCounts { online: index.len(), available: index.available_len() });
             }
+            IndexMsg::SuggestArea { driver, reply } => {
+                let _ = reply.send(suggest_area(index, demand, pointed, driver, self.shared.now()));
+            }
         }
         Ok(())
     }
+}
+
+/// Where a free driver could wait: the engine weighs the demand seen
+/// against the free drivers of the same car type within reach (each counted
+/// where it was pointed lately, if it was). The driver is then counted there.
+fn suggest_area(
+    index: &DriverIndex,
+    demand: &DemandModel,
+    pointed: &mut Pointed,
+    driver: UserId,
+    now: Millis,
+) -> Option<SuggestedArea> {
+    let me = index.get(driver).filter(|me| me.available)?;
+    // The rings' reach and a cell beyond; at most a city centre's worth counted.
+    let reach_km = f64::from(demand.settings().rings + 1) * 0.9;
+    let near = index.nearest(me.car_type, me.position, reach_km, 5_000, |other| *other == driver);
+    let free =
+        reposition::free_by_cell(near.iter().map(|candidate| (candidate.driver, candidate.position)), pointed, now);
+    let area = demand.suggest(me.position, now, |cell| free.get(&cell).copied().unwrap_or(0))?;
+    if let Some(cell) = reposition::cell_of(area.center) {
+        pointed.point(driver, cell, now);
+    }
+    Some(area)
 }
 
 /// The shared name of a car type (a handful of them: a scan beats a hash).

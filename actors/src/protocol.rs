@@ -19,6 +19,7 @@ use std::sync::Arc;
 use wayfare_engine::booking::{By, Command, Effect};
 use wayfare_engine::console::DriverState;
 use wayfare_engine::dispatch::{BatchOffer, BatchProblem, Candidate, PickupTimes};
+use wayfare_engine::reposition::SuggestedArea;
 use wayfare_engine::{Booking, BookingId, BookingStatus, DomainResult, LatLng, Millis, Timer, TimerKind, User, UserId};
 
 // ---- booking actor ------------------------------------------------------------
@@ -248,6 +249,12 @@ pub enum IndexMsg {
     },
     Positions(RpcReplyPort<Vec<DriverPosition>>),
     Counts(RpcReplyPort<IndexCounts>),
+    /// Where a free driver could wait for riders (`engine::reposition`);
+    /// `None` for a driver who is not free or has nowhere better.
+    SuggestArea {
+        driver: UserId,
+        reply: RpcReplyPort<Option<SuggestedArea>>,
+    },
 }
 
 /// Offers planned for a booking: nearest first, with their distances.

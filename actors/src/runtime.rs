@@ -24,6 +24,7 @@ use tokio::task::JoinHandle;
 use tracing::{info, warn};
 use wayfare_engine::booking::{self, By, Command, Context, Effect, NewBooking, Transition};
 use wayfare_engine::dispatch::{Candidate, DriverIndex};
+use wayfare_engine::reposition::SuggestedArea;
 use wayfare_engine::{Booking, BookingId, DomainError, ErrorKey, LatLng, Millis, User, UserId};
 use wayfare_storage::Storage;
 
@@ -386,6 +387,14 @@ impl Runtime {
                 self.shared.options.call_timeout,
             )
             .await?;
+        unwrap_call(reply)
+    }
+
+    /// Where a free driver could wait for riders, if somewhere near beats
+    /// where they are (`engine::reposition`).
+    pub async fn suggest_area(&self, driver: UserId) -> ActorResult<Option<SuggestedArea>> {
+        let reply =
+            self.index.call(|reply| IndexMsg::SuggestArea { driver, reply }, self.shared.options.call_timeout).await?;
         unwrap_call(reply)
     }
 

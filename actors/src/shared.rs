@@ -14,6 +14,7 @@ use ractor::ActorRef;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
+use wayfare_engine::reposition;
 use wayfare_engine::{BookingId, CarType, Millis, Settings, UserId};
 use wayfare_storage::Storage;
 
@@ -116,6 +117,9 @@ pub struct RuntimeOptions {
     /// Several nodes on one database: serve only the bookings leased
     /// (`crate::cluster`). `None` on one node.
     pub cluster: Option<ClusterOptions>,
+    /// How idle drivers are pointed to where riders are expected (the
+    /// riders' local hour among them).
+    pub reposition: reposition::Settings,
 }
 
 impl Default for RuntimeOptions {
@@ -129,6 +133,7 @@ impl Default for RuntimeOptions {
             event_capacity: 65_536,
             batch_roads: None,
             cluster: None,
+            reposition: reposition::Settings::default(),
         }
     }
 }

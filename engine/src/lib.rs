@@ -25,6 +25,7 @@ pub mod permissions;
 pub mod promo;
 pub mod receipt;
 pub mod refund;
+pub mod reposition;
 pub mod rules;
 pub mod signup;
 pub mod social;

@@ -132,6 +132,10 @@ pub struct SimulateArgs {
     /// Seconds a rider waits for a driver before giving up.
     #[arg(long, value_name = "SECONDS")]
     pub cancel_after: Option<u64>,
+    /// What a free driver does: stays, returns to where riders lately were,
+    /// cruises at random, or repositions to the area the server would suggest.
+    #[arg(long, value_parser = ["stay", "return", "cruise", "reposition"])]
+    pub idle: Option<String>,
     /// Settings and car types as JSON (`{"settings": {…}, "carTypes": […]}`); the demo's by default.
     #[arg(long)]
     pub settings: Option<PathBuf>,

@@ -123,7 +123,16 @@ pub fn runtime_options(config: &Config, maps: &Arc<dyn wayfare_maps::MapsProvide
         node: config.cluster.node_name(),
         lease_ttl: std::time::Duration::from_millis(config.cluster.lease_ttl_ms.max(300)),
     });
-    RuntimeOptions { batch_roads: Some(BatchRoads { maps: maps.clone(), local }), cluster, ..RuntimeOptions::default() }
+    let reposition = wayfare_engine::reposition::Settings {
+        utc_offset_ms: i64::from(config.reports.utc_offset_minutes) * 60_000,
+        ..Default::default()
+    };
+    RuntimeOptions {
+        batch_roads: Some(BatchRoads { maps: maps.clone(), local }),
+        cluster,
+        reposition,
+        ..RuntimeOptions::default()
+    }
 }
 
 /// Opens storage, applies migrations, seeds the demo when asked, and starts the runtime.

@@ -48,6 +48,9 @@ pub fn scenario_of(args: &SimulateArgs) -> anyhow::Result<Scenario> {
     if let Some(seconds) = args.cancel_after {
         scenario.riders.cancel_after_s = seconds;
     }
+    if let Some(idle) = &args.idle {
+        scenario.drivers.idle = serde_json::from_value(serde_json::Value::String(idle.clone()))?;
+    }
     if let Some(settings) = &args.settings {
         scenario.settings = Some(settings.clone());
     }

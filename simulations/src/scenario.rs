@@ -109,6 +109,9 @@ pub enum IdleBehaviour {
     Return,
     /// Drive to a random place within `cruise_km`.
     Cruise,
+    /// Drive to the area the server would show the driver: where riders are
+    /// expected, against the free drivers already there (`engine::reposition`).
+    Reposition,
 }
 
 /// What riders do: give up when no driver has taken the booking after

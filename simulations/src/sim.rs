@@ -9,6 +9,7 @@
 
 use crate::scenario::{IdleBehaviour, Scenario};
 use crate::travel::{Leg, STRAIGHT_LINE_KMH, Spot, Target, Travel};
+use h3o::CellIndex;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rust_decimal::Decimal;
@@ -17,6 +18,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use wayfare_engine::booking::{self, By, Command, Context, DriverSnapshot, Effect, NewBooking, RouteInfo};
 use wayfare_engine::dispatch::{Asked, BatchProblem, Closed, DispatchWindow, DriverIndex, PickupTimes, Wake};
 use wayfare_engine::geo::distance_km;
+use wayfare_engine::reposition::{self, DemandModel};
 use wayfare_engine::rules::booking::DeliveryDetails;
 use wayfare_engine::{
     Booking, BookingId, BookingStatus, CancelledBy, CarType, LatLng, Millis, PaymentMode, Place, Settings, TimerKind,
@@ -206,6 +208,11 @@ struct Sim<'a> {
     handled: u64,
     /// What dispatch was told, when the run is traced.
     trace: Option<Vec<Traced>>,
+    /// The demand seen so far, when idle drivers reposition.
+    demand: Option<DemandModel>,
+    /// Free drivers per cell (where each is or is heading), and when it was counted.
+    supply: HashMap<CellIndex, u32>,
+    supply_at: Option<i64>,
 }
 
 /// A waiting booking's pickup, prepared for drives to it, with the times
@@ -291,6 +298,10 @@ impl<'a> Sim<'a> {
             answers_no: 0,
             handled: 0,
             trace: None,
+            demand: (input.scenario.drivers.idle == IdleBehaviour::Reposition)
+                .then(|| DemandModel::new(reposition::Settings::default())),
+            supply: HashMap::new(),
+            supply_at: None,
             input,
         };
         let shift_ms = (sim.input.scenario.drivers.shift_hours * 3_600_000.0) as i64;
@@ -427,6 +438,10 @@ impl<'a> Sim<'a> {
             payment_mode: Some(PaymentMode::Cash),
         };
         let id = booking_id(ride);
+        let at = self.epoch();
+        if let Some(demand) = self.demand.as_mut() {
+            demand.observe(trip.origin.point, at);
+        }
         let context = self.context();
         if self.trace.is_some() {
             let request = request.clone();
@@ -785,6 +800,7 @@ impl<'a> Sim<'a> {
         let target = match self.input.scenario.drivers.idle {
             IdleBehaviour::Stay => None,
             IdleBehaviour::Return => self.recent_origin(),
+            IdleBehaviour::Reposition => self.suggested_area(number),
             IdleBehaviour::Cruise => {
                 let km = self.rng.random_range(0.0..self.input.scenario.drivers.cruise_km);
                 let bearing = self.rng.random_range(0.0..std::f64::consts::TAU);
@@ -809,6 +825,41 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+    }
+
+    /// The centre of the area the server would show this free driver, if
+    /// any. Free drivers are counted per cell once a simulated minute; each
+    /// driver sent somewhere counts there at once, so a crowd is not sent
+    /// to one cell.
+    fn suggested_area(&mut self, number: usize) -> Option<Spot> {
+        let demand = self.demand.as_ref()?;
+        if self.supply_at.is_none_or(|at| self.now - at >= 60_000) {
+            self.supply.clear();
+            for driver in self.drivers.iter().filter(|driver| driver.free()) {
+                let place = match driver.state {
+                    State::Moving { to, .. } => to.point,
+                    _ => driver.spot.point,
+                };
+                if let Some(cell) = reposition::cell_of(place) {
+                    *self.supply.entry(cell).or_default() += 1;
+                }
+            }
+            self.supply_at = Some(self.now);
+        }
+        let from = self.drivers[number].spot.point;
+        let own = reposition::cell_of(from);
+        let supply = &self.supply;
+        let free = |cell: CellIndex| {
+            let count = supply.get(&cell).copied().unwrap_or(0);
+            if Some(cell) == own { count.saturating_sub(1) } else { count }
+        };
+        let area = demand.suggest(from, self.epoch(), free)?;
+        let target = reposition::cell_of(area.center)?;
+        if let Some(count) = own.and_then(|own| self.supply.get_mut(&own)) {
+            *count = count.saturating_sub(1);
+        }
+        *self.supply.entry(target).or_default() += 1;
+        self.input.travel.spot(area.center)
     }
 
     /// Where a request of the last half hour started, at random.

@@ -6,9 +6,9 @@
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use wayfare_engine::geo::EARTH_RADIUS_KM;
-use wayfare_engine::{CarType, LatLng, Settings};
+use wayfare_engine::{CarType, DispatchPolicy, LatLng, Settings};
 use wayfare_simulations::report::Report;
-use wayfare_simulations::scenario::Scenario;
+use wayfare_simulations::scenario::{IdleBehaviour, Scenario};
 use wayfare_simulations::sim::{self, Outcome, RunInput};
 use wayfare_simulations::{Catalog, prepare, run_all, simulate};
 
@@ -447,4 +447,43 @@ fn generated_demand_without_a_start_runs_on_a_day_without_a_date() {
     assert!(report.scenario.start.starts_with("00:"), "{}", report.scenario.start);
     let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
     assert!(!html.contains("1970") && html.contains("a time of day"));
+}
+
+#[test]
+fn idle_drivers_who_reposition_wait_where_riders_book_and_riders_wait_less() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut scenario = busy_scenario(dir.path());
+    scenario.drivers.idle_every_s = 60;
+    let prepared = prepare(&scenario, catalog(), dir.path(), &mut |_, _, _| {}).unwrap();
+    let settings = Settings { dispatchPolicy: DispatchPolicy::Waves, ..Settings::default() };
+    let car = sedan();
+    let run = |idle: IdleBehaviour| {
+        let mut scenario = scenario.clone();
+        scenario.drivers.idle = idle;
+        let input = RunInput {
+            travel: &prepared.travel,
+            trips: &prepared.trips,
+            vehicles: &prepared.vehicles[..30],
+            settings: &settings,
+            car: &car,
+            scenario: &scenario,
+            start_ms: 0,
+            span_ms: prepared.trips.last().unwrap().at_ms,
+        };
+        wayfare_simulations::metrics::metrics(&sim::run(input, scenario.seed, &mut |_, _| {}))
+    };
+    let (stay, reposition) = (run(IdleBehaviour::Stay), run(IdleBehaviour::Reposition));
+    // Every request still ends once.
+    assert_eq!(
+        reposition.rides + reposition.cancelledByRider + reposition.cancelledBySystem + reposition.neverDispatched,
+        prepared.trips.len() as u64
+    );
+    // The moves are driven empty, and they pay: riders wait less.
+    assert!(reposition.totalEmptyDistance > stay.totalEmptyDistance, "{reposition:?} against {stay:?}");
+    assert!(
+        reposition.wait_average < stay.wait_average,
+        "mean wait {} s repositioning against {} s staying",
+        reposition.wait_average,
+        stay.wait_average
+    );
 }

@@ -347,6 +347,11 @@ pub struct DriverStatusResponse {
     pub driverActiveStatus: bool,
 }
 
+#[derive(Serialize, ToSchema)]
+pub struct SuggestedAreaResponse {
+    pub area: Option<wayfare_engine::reposition::SuggestedArea>,
+}
+
 /// `GET /api/v1/settings`: the settings (the dispatch tuning for admins
 /// only) and one fact about the server that is not a setting.
 #[derive(Serialize, ToSchema)]

@@ -4,7 +4,7 @@
 use crate::auth::CurrentUser;
 use crate::error::ApiResult;
 use crate::extract::Body;
-use crate::openapi::refusals::session_with_body;
+use crate::openapi::refusals::{session, session_with_body};
 use crate::routes::ApiRouter;
 use crate::state::AppState;
 use axum::Json;
@@ -17,7 +17,7 @@ use wayfare_engine::permissions::{Action, Resource, authorize};
 use wayfare_engine::{ErrorKey, LatLng};
 
 pub fn router() -> ApiRouter {
-    ApiRouter::new().routes(routes!(status)).routes(routes!(location))
+    ApiRouter::new().routes(routes!(status)).routes(routes!(location)).routes(routes!(area))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -98,4 +98,20 @@ async fn location(
     state.runtime.driver_location(current.principal.id, update)?;
     let point = LatLng::new(update.lat, update.lng);
     Ok(Json(json!({ "ok": true, "lat": point.lat, "lng": point.lng })))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/drivers/me/area",
+    tag = "drivers",
+    summary = "Where riders are expected near a free driver",
+    description = "An area near a free, online driver where more riders are expected than free drivers will take: an H3 cell (resolution 8, about 0.74 km²) with its outline, centre, the riders expected there over the next hour and its distance. The server learns demand from the bookings asking for a driver now, per cell, from the last half hour and, after a day, from the same hour on earlier days, and weighs it against the free drivers of the same car type already there or pointed there lately. The app shows it on the driver's map; nobody is made to go. `area` is null for a driver who is offline or busy, or when nowhere near beats where they are. The driver it is shown to counts there for ten minutes, so the next driver asking is pointed elsewhere.",
+    responses((status = 200, description = "The suggested area, or null", body = crate::openapi::schemas::SuggestedAreaResponse)),
+    extensions(("x-refusals" = json!(session![NotAllowed]))),
+)]
+async fn area(State(state): State<AppState>, current: CurrentUser) -> ApiResult<Json<Value>> {
+    let settings = state.runtime.catalog().settings.clone();
+    authorize(Some(&current.principal), Action::DriverStatus, Resource::None, &settings)?;
+    let area = state.runtime.suggest_area(current.principal.id).await?;
+    Ok(Json(json!({ "area": area })))
 }

@@ -185,3 +185,32 @@ async fn a_drivers_statement_weeks_come_newest_first_with_their_totals() {
     let rider_session = app.sign_in("rider1@demo.wayfare").await;
     app.get("/api/v1/drivers/me/statements", Some(&rider_session)).await.refused(403, "not_allowed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_free_driver_is_shown_where_riders_are_booking_and_others_are_not() {
+    let app = TestApp::demo().await;
+    let driver = app.sign_in("driver1@demo.wayfare").await;
+    let area = "/api/v1/drivers/me/area";
+    // Offline: nothing to suggest.
+    assert_eq!(app.get(area, Some(&driver)).await.expect(200), &json!({ "area": null }));
+    // Online at the Inner Harbor, about 1.5 km west of Fells Point.
+    let harbor = json!({ "lat": 39.2856, "lng": -76.6105, "accuracy": 5.0, "at": app.now() });
+    let status = json!({ "driverActiveStatus": true, "location": harbor });
+    app.post("/api/v1/drivers/me/status", Some(&driver), status).await.expect(200);
+    assert_eq!(app.get(area, Some(&driver)).await.expect(200), &json!({ "area": null }), "no demand seen yet");
+    // Five riders book from Fells Point.
+    for number in 1..=5 {
+        app.book(&rider(number)).await;
+    }
+    let answer = app.get(area, Some(&driver)).await.expect(200).clone();
+    let fells = wayfare_engine::reposition::cell_of(LatLng::new(39.282, -76.5933)).unwrap();
+    assert_eq!(answer["area"]["cell"], fells.to_string(), "{answer}");
+    let expected = answer["area"]["expectedPerHour"].as_f64().unwrap();
+    assert!((5.0..10.0).contains(&expected), "five bookings just now: {expected} an hour");
+    let km = answer["area"]["distanceKm"].as_f64().unwrap();
+    assert!((0.8..2.5).contains(&km), "{km} km");
+    assert_eq!(answer["area"]["boundary"].as_array().unwrap().len(), 7);
+    // A rider has no such hint.
+    let rider = app.sign_in("rider1@demo.wayfare").await;
+    app.get(area, Some(&rider)).await.refused(403, "not_allowed");
+}

@@ -26,6 +26,8 @@ export const queryKeys = {
   bookingRefunds: (bookingId: string) => ['bookings', 'refunds', bookingId] as const,
   /** Issue #37: the weeks the signed-in driver has statements for, with their totals. */
   statementWeeks: ['drivers', 'me', 'statements'] as const,
+  /** Issue #39: where riders are expected near the signed-in free driver. */
+  driverArea: ['drivers', 'me', 'area'] as const,
   /** Issue #34: unpaid trips and owed cancellation fees. */
   owedReport: ['reports', 'owed'] as const,
   wallet: (userId: string) => ['wallet', userId] as const,

@@ -1623,6 +1623,23 @@ export type StoredChatMessage = ChatMessage & {
   read_at?: Millis | null;
 };
 
+/** An area an idle driver is pointed to. */
+export interface SuggestedArea {
+  /** The cell's outline as a closed ring of `[lng, lat]`, GeoJSON's order. */
+  boundary: number[][];
+  /** The H3 index, as H3 writes it. */
+  cell: string;
+  center: LatLng;
+  /** Straight-line distance from the driver. */
+  distanceKm: number;
+  /** Riders expected there in the next hour. */
+  expectedPerHour: number;
+}
+
+export interface SuggestedAreaResponse {
+  area?: SuggestedArea | null;
+}
+
 /** One autocomplete answer (`wayfare_maps::Suggestion`). */
 export interface Suggestion {
   description: string;

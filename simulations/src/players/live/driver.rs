@@ -212,7 +212,7 @@ impl Driver {
                 self.become_idle(run);
             }
             if self.next_idle.is_some_and(|at| at <= Instant::now()) {
-                self.idle_move(run);
+                self.idle_move(run).await;
             }
         }
         if self.next_position <= Instant::now() {
@@ -382,7 +382,7 @@ impl Driver {
             .then(|| Instant::now() + run.real_s(model.idle_every_s as f64));
     }
 
-    fn idle_move(&mut self, run: &Run<'_>) {
+    async fn idle_move(&mut self, run: &Run<'_>) {
         self.next_idle = None;
         let model = &run.scenario.drivers;
         let from = self.here;
@@ -395,6 +395,18 @@ impl Driver {
                 let end = trips.partition_point(|trip| trip.at_ms <= now);
                 let begin = trips.partition_point(|trip| trip.at_ms < now - 30 * 60_000);
                 (begin < end).then(|| trips[self.rng.random_range(begin..end)].origin)
+            }
+            IdleBehaviour::Reposition => {
+                // The area the server shows this driver, as the app would fetch it.
+                match run.api.get("/drivers/me/area", &self.person.token).await {
+                    Ok(answer) => serde_json::from_value::<LatLng>(answer["area"]["center"].clone())
+                        .ok()
+                        .and_then(|center| run.prepared.travel.spot(center)),
+                    Err(refused) => {
+                        run.refused("area", &refused);
+                        None
+                    }
+                }
             }
             IdleBehaviour::Cruise => {
                 let km = self.rng.random_range(0.0..model.cruise_km);

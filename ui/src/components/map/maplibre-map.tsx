@@ -7,7 +7,7 @@ import { cityCentre, DEMO_CITY_CENTRE, frameCentre, frameFor, type Frame } from 
 import { drawGlyphsLeftToRight } from './glyph-direction';
 import { MarkerGraphic } from './markers';
 import { offlineStyle } from './offline-style';
-import { ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, ROUTE_COLOUR, TRACK_COLOUR, type MapViewProps } from './types';
+import { AREA_COLOUR, ATTRIBUTION, DEFAULT_ZOOM, MAP_HEIGHT, ROUTE_COLOUR, TRACK_COLOUR, type MapViewProps } from './types';
 
 drawGlyphsLeftToRight();
 
@@ -25,7 +25,7 @@ type Props = Omit<MapViewProps, 'styleUrl'> & {
   mapStyle?: string | StyleSpecification;
 };
 
-export default function MaplibreMap({ markers, route = [], track = [], height = MAP_HEIGHT, mapStyle, frame }: Props) {
+export default function MaplibreMap({ markers, route = [], track = [], area = [], height = MAP_HEIGHT, mapStyle, frame }: Props) {
   const mapRef = useRef<MapRef>(null);
   // `data-map-idle`: drawn with every tile loaded; browser tests wait for it
   // before a screenshot. Set on the element, not in state: no re-render per tile.
@@ -54,6 +54,14 @@ export default function MaplibreMap({ markers, route = [], track = [], height = 
       geometry: { type: 'LineString', coordinates: track.map((point) => [point.lng, point.lat]) },
     }),
     [track],
+  );
+  const areaData = useMemo<GeoJSON.Feature>(
+    () => ({
+      type: 'Feature',
+      properties: {},
+      geometry: { type: 'Polygon', coordinates: [area.map((point) => [point.lng, point.lat])] },
+    }),
+    [area],
   );
   // Fit the view to what matters when the places (not the moving car) change.
   const fixed = markers.filter((marker) => marker.kind === 'pickup' || marker.kind === 'drop' || marker.kind === 'end');
@@ -120,6 +128,12 @@ export default function MaplibreMap({ markers, route = [], track = [], height = 
         }}
       >
         <NavigationControl position="top-right" showCompass={false} />
+        {area.length > 2 && (
+          <Source id="area" type="geojson" data={areaData}>
+            <Layer id="area-fill" type="fill" paint={{ 'fill-color': AREA_COLOUR, 'fill-opacity': 0.25 }} />
+            <Layer id="area-line" type="line" paint={{ 'line-color': AREA_COLOUR, 'line-width': 2 }} />
+          </Source>
+        )}
         {route.length > 1 && (
           <Source id="route" type="geojson" data={routeData}>
             <Layer id="route-casing" type="line" paint={{ 'line-color': '#ffffff', 'line-width': 9 }} layout={{ 'line-cap': 'round', 'line-join': 'round' }} />

@@ -2,10 +2,10 @@
 // projected into the box (for browsers without WebGL, and the unit tests).
 import { Box, Typography } from '@mui/material';
 import { MarkerGraphic } from './markers';
-import { ATTRIBUTION, MAP_HEIGHT, ROUTE_COLOUR, TRACK_COLOUR, type MapViewProps } from './types';
+import { AREA_COLOUR, ATTRIBUTION, MAP_HEIGHT, ROUTE_COLOUR, TRACK_COLOUR, type MapViewProps } from './types';
 
-export function SvgMap({ markers, route = [], track = [], height = MAP_HEIGHT }: MapViewProps) {
-  const points = [...markers, ...route, ...track];
+export function SvgMap({ markers, route = [], track = [], area = [], height = MAP_HEIGHT }: MapViewProps) {
+  const points = [...markers, ...route, ...track, ...area];
   const lats = points.map((point) => point.lat);
   const lngs = points.map((point) => point.lng);
   const pad = 0.004;
@@ -21,9 +21,21 @@ export function SvgMap({ markers, route = [], track = [], height = MAP_HEIGHT }:
   });
   const path = route.map((point) => project(point.lat, point.lng));
   const driven = track.map((point) => project(point.lat, point.lng));
+  const outline = area.map((point) => project(point.lat, point.lng));
   return (
     <Box sx={{ position: 'relative', height, bgcolor: '#e9eee9', borderRadius: 2, overflow: 'hidden' }} data-testid="map" data-renderer="svg">
       <svg viewBox={`0 0 ${width} ${box}`} preserveAspectRatio="none" width="100%" height="100%" aria-hidden="true">
+        {outline.length > 2 && (
+          <polygon
+            data-testid="map-area"
+            points={outline.map((point) => `${point.x},${point.y}`).join(' ')}
+            fill={AREA_COLOUR}
+            fillOpacity={0.25}
+            stroke={AREA_COLOUR}
+            strokeWidth={2}
+            vectorEffect="non-scaling-stroke"
+          />
+        )}
         {path.length > 1 && (
           <polyline
             points={path.map((point) => `${point.x},${point.y}`).join(' ')}

@@ -23,6 +23,8 @@ export interface MapViewProps {
   route?: LatLng[];
   /** The path the driver really drove (the recorded tracking points), drawn over the route. */
   track?: LatLng[];
+  /** An area drawn as a shaded outline (a closed ring): where riders are expected. */
+  area?: LatLng[];
   height?: MapHeight;
   /** A MapLibre style URL; the offline style when absent. */
   styleUrl?: string;
@@ -42,3 +44,4 @@ export const CAR_MARKER_SIZE = { width: 35, height: 25 };
 export const ATTRIBUTION = '© OpenStreetMap contributors';
 export const ROUTE_COLOUR = '#0b5c56';
 export const TRACK_COLOUR = '#7b1fa2';
+export const AREA_COLOUR = '#ed6c02';

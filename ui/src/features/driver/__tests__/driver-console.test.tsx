@@ -232,3 +232,46 @@ describe('a parcel offer', () => {
     expect(cards[1].querySelector('[data-testid="offer-parcel"]')).toBeNull();
   });
 });
+
+describe("the free driver's area hint", () => {
+  const ring: [number, number][] = [
+    [-76.595, 39.281],
+    [-76.592, 39.279],
+    [-76.589, 39.281],
+    [-76.589, 39.284],
+    [-76.592, 39.286],
+    [-76.595, 39.284],
+    [-76.595, 39.281],
+  ];
+  const area = { cell: '882aa8c681fffff', center: { lat: 39.2825, lng: -76.592 }, boundary: ring, expectedPerHour: 6.93, distanceKm: 1.46 };
+
+  it('shows where riders are expected on a map, as a hint', async () => {
+    mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }), 'GET /api/v1/drivers/me/area': () => ({ area }), 'POST /api/v1/drivers/me/location': () => ({ ok: true }) });
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    gps.fix(39.2856, -76.6105, { accuracy: 8 });
+    const hint = await screen.findByTestId('suggested-area');
+    expect(hint).toHaveAttribute('data-cell', area.cell);
+    expect(screen.getByTestId('suggested-area-text')).toHaveTextContent('About 7 riders an hour are expected in the shaded area, 1.5 km away');
+    expect(screen.getByTestId('suggested-area-text')).toHaveTextContent('Going there is up to you.');
+    expect(screen.getByTestId('map-area')).toBeInTheDocument();
+    expect(screen.getByTestId('map-marker-me')).toHaveAttribute('data-lat', '39.285600');
+    expect(screen.getByText('© OpenStreetMap contributors')).toBeInTheDocument();
+  });
+
+  it('shows nothing when nowhere near is better', async () => {
+    const api = mockApi({ 'GET /api/v1/tasks': () => ({ items: [] }), 'GET /api/v1/drivers/me/area': () => ({ area: null }) });
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client: seededClient(driver) });
+    await vi.waitFor(() => expect(api.calls.some((call) => call.path === '/api/v1/drivers/me/area')).toBe(true));
+    expect(screen.queryByTestId('suggested-area')).toBeNull();
+  });
+
+  it('is not asked for while offers wait', async () => {
+    const offers = mockApi({ 'GET /api/v1/tasks': () => ({ items: [offered('b1').booking] }), 'GET /api/v1/drivers/me/area': () => ({ area }) });
+    const client = seededClient(driver);
+    client.setQueryData(queryKeys.tasks, [offered('b1')]);
+    renderWithProviders(<DriverConsole user={driver} trip={null} onAccepted={vi.fn()} />, { client });
+    await screen.findAllByTestId('offer-card');
+    expect(offers.calls.some((call) => call.path === '/api/v1/drivers/me/area')).toBe(false);
+    expect(screen.queryByTestId('suggested-area')).toBeNull();
+  });
+});

@@ -3,7 +3,7 @@ import { api, isApiError } from '@/lib/api-client';
 import { newestBooking } from '@/lib/booking-version';
 import { queryKeys } from '@/lib/query-keys';
 import { emitLocation, type LocationPayload } from '@/lib/socket';
-import type { Booking, User } from '@/types/api';
+import type { Booking, SuggestedAreaResponse, User } from '@/types/api';
 import type { Offer } from '@/types/app';
 import type { SendOutcome } from '../lib/position-outbox';
 
@@ -101,6 +101,18 @@ export function useDeclineOffer() {
     mutationFn: declineOffer,
     onSettled: (_booking, _error, id) => dropOffer(client, id),
   });
+}
+
+/** How often a free driver's suggested area is asked again. */
+export const AREA_REFRESH_MS = 60_000;
+
+export function getSuggestedArea() {
+  return api.get<SuggestedAreaResponse>('/drivers/me/area').then((answer) => answer.area ?? null);
+}
+
+/** Where riders are expected near the driver while they are online and free; null when nowhere near beats where they are. */
+export function useSuggestedArea(enabled: boolean) {
+  return useQuery({ queryKey: queryKeys.driverArea, queryFn: getSuggestedArea, enabled, refetchInterval: AREA_REFRESH_MS });
 }
 
 /** The road route the simulated car follows. */

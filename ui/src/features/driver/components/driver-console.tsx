@@ -28,6 +28,7 @@ import { useWakeLock } from '../hooks/use-wake-lock';
 import { playOfferSound, unlockOfferSound } from '../lib/offer-sound';
 import { fixStatusAtom, sharingModeAtom, simulationAtom, unsentPositionsAtom, type FixStatus } from '../stores/driver-position';
 import { OfferCard } from './offer-card';
+import { SuggestedAreaHint } from './suggested-area';
 
 /** Why the driver cannot go online now, as a translation key; null when they can. */
 export function blockedReason(fix: FixStatus): string | null {
@@ -201,6 +202,7 @@ export function DriverConsole({
                 ))}
               </Stack>
             )}
+            {offers.length === 0 && <SuggestedAreaHint position={position} />}
           </Box>
         )}
         {!online && !blocked && (

@@ -53,7 +53,7 @@ impl Total {
         }
     }
 
-    fn join(self, other: Total) -> Total {
+    pub fn join(self, other: Total) -> Total {
         Total {
             weight: self.weight + other.weight,
             time_ms: self.time_ms + other.time_ms,
@@ -262,60 +262,70 @@ fn compress(rows: Vec<Vec<ChArc>>) -> (Vec<u32>, Vec<ChArc>) {
 }
 
 /// A search's reusable state: distances stamped per query, so a query costs
-/// what it touches, not the size of the graph.
+/// what it touches, not the size of the graph; and the many-to-many's
+/// buckets, kept between calls so a matrix allocates only its answer.
 pub struct Workspace {
     forward: Side,
     backward: Side,
+    buckets: Buckets,
+}
+
+/// What a search knows of a node, in one place: a settle reads the stamp,
+/// the total and writes the parent on one cache line.
+#[derive(Debug, Clone, Copy, Default)]
+struct Label {
+    stamp: u32,
+    parent: u32,
+    total: Total,
 }
 
 struct Side {
     stamp: u32,
-    stamps: Vec<u32>,
-    total: Vec<Total>,
-    parent: Vec<u32>,
+    labels: Vec<Label>,
     heap: BinaryHeap<Reverse<(i64, u32)>>,
 }
 
 impl Side {
     fn new(nodes: usize) -> Self {
-        Side {
-            stamp: 0,
-            stamps: vec![0; nodes],
-            total: vec![Total::default(); nodes],
-            parent: vec![NONE; nodes],
-            heap: BinaryHeap::new(),
-        }
+        Side { stamp: 0, labels: vec![Label::default(); nodes], heap: BinaryHeap::new() }
     }
 
     fn reset(&mut self) {
         self.heap.clear();
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
-            self.stamps.fill(0);
+            self.labels.iter_mut().for_each(|label| label.stamp = 0);
             self.stamp = 1;
         }
     }
 
+    #[inline]
     fn get(&self, node: u32) -> Option<Total> {
-        (self.stamps[node as usize] == self.stamp).then(|| self.total[node as usize])
+        let label = &self.labels[node as usize];
+        (label.stamp == self.stamp).then_some(label.total)
     }
 
+    #[inline]
+    fn parent(&self, node: u32) -> u32 {
+        self.labels[node as usize].parent
+    }
+
+    #[inline]
     fn relax(&mut self, node: u32, total: Total, parent: u32) {
-        if self.get(node).is_some_and(|known| known.weight <= total.weight) {
+        let label = &mut self.labels[node as usize];
+        if label.stamp == self.stamp && label.total.weight <= total.weight {
             return;
         }
-        self.stamps[node as usize] = self.stamp;
-        self.total[node as usize] = total;
-        self.parent[node as usize] = parent;
+        *label = Label { stamp: self.stamp, parent, total };
         self.heap.push(Reverse((total.weight, node)));
     }
 
     /// The next node to settle, skipping stale entries.
     fn pop(&mut self) -> Option<(u32, Total)> {
         while let Some(Reverse((weight, node))) = self.heap.pop() {
-            let total = self.total[node as usize];
-            if total.weight == weight && self.stamps[node as usize] == self.stamp {
-                return Some((node, total));
+            let label = &self.labels[node as usize];
+            if label.total.weight == weight && label.stamp == self.stamp {
+                return Some((node, label.total));
             }
         }
         None
@@ -323,6 +333,55 @@ impl Side {
 
     fn min_key(&self) -> Option<i64> {
         self.heap.peek().map(|Reverse((weight, _))| *weight)
+    }
+}
+
+/// A bucket entry as the forward searches scan it: the target's column and
+/// its weight (the rest of its total is read only when it improves a cell).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    weight: i64,
+    column: u32,
+}
+
+/// The many-to-many's buckets in flat arrays: what the targets' upward
+/// searches settled, (node, column, total), then grouped by node with a
+/// counting sort into rows indexed by `first`, as the arcs are.
+#[derive(Default)]
+struct Buckets {
+    settled: Vec<(u32, u32, Total)>,
+    first: Vec<u32>,
+    entries: Vec<Entry>,
+    totals: Vec<Total>,
+    best: Vec<i64>,
+}
+
+impl Buckets {
+    /// Groups `settled` by node (stable: each bucket in column order).
+    fn group(&mut self, nodes: usize) {
+        self.first.clear();
+        self.first.resize(nodes + 1, 0);
+        for &(node, _, _) in &self.settled {
+            self.first[node as usize + 1] += 1;
+        }
+        for node in 0..nodes {
+            self.first[node + 1] += self.first[node];
+        }
+        self.entries.clear();
+        self.entries.resize(self.settled.len(), Entry { weight: 0, column: 0 });
+        self.totals.clear();
+        self.totals.resize(self.settled.len(), Total::default());
+        // `first[node]` walks up as the node's bucket fills, then is put back.
+        for &(node, column, total) in &self.settled {
+            let at = self.first[node as usize] as usize;
+            self.entries[at] = Entry { weight: total.weight, column };
+            self.totals[at] = total;
+            self.first[node as usize] += 1;
+        }
+        for node in (0..nodes).rev() {
+            self.first[node + 1] = self.first[node];
+        }
+        self.first[0] = 0;
     }
 }
 
@@ -367,7 +426,7 @@ impl Hierarchy {
     }
 
     pub fn workspace(&self) -> Workspace {
-        Workspace { forward: Side::new(self.nodes()), backward: Side::new(self.nodes()) }
+        Workspace { forward: Side::new(self.nodes()), backward: Side::new(self.nodes()), buckets: Buckets::default() }
     }
 
     fn up_arcs(&self, node: u32) -> &[ChArc] {
@@ -381,7 +440,7 @@ impl Hierarchy {
     /// The cheapest path from any source to any target, each with a starting
     /// total (where along its road the trip starts or ends).
     pub fn route(&self, ws: &mut Workspace, sources: &[(u32, Total)], targets: &[(u32, Total)]) -> Option<Found> {
-        let Workspace { forward, backward } = ws;
+        let Workspace { forward, backward, .. } = ws;
         forward.reset();
         backward.reset();
         for &(node, total) in sources {
@@ -430,8 +489,8 @@ impl Hierarchy {
         // Forward half: meeting back to the source, then reversed.
         let mut chain = vec![meeting];
         let mut node = meeting;
-        while forward.parent[node as usize] != NONE {
-            node = forward.parent[node as usize];
+        while forward.parent(node) != NONE {
+            node = forward.parent(node);
             chain.push(node);
         }
         chain.reverse();
@@ -440,8 +499,8 @@ impl Hierarchy {
             self.unpack(pair[0], pair[1], &mut nodes);
         }
         let mut node = meeting;
-        while backward.parent[node as usize] != NONE {
-            let next = backward.parent[node as usize];
+        while backward.parent(node) != NONE {
+            let next = backward.parent(node);
             self.unpack(node, next, &mut nodes);
             node = next;
         }
@@ -545,48 +604,62 @@ impl Hierarchy {
     /// The cheapest totals from every source group to every target group
     /// (each group: nodes with starting totals): one upward search per
     /// target fills buckets, one per source reads them, so the work grows
-    /// with sources + targets, not their product.
+    /// with sources + targets, not their product (Knopp et al., 2007).
+    /// Both searches stall on demand: a stalled node is no meeting place,
+    /// so it neither fills nor reads a bucket. Each cell is the cheapest
+    /// meeting, as [`Hierarchy::route`] finds it.
     pub fn matrix(
         &self,
         ws: &mut Workspace,
         sources: &[Vec<(u32, Total)>],
         targets: &[Vec<(u32, Total)>],
     ) -> Vec<Vec<Option<Total>>> {
-        let mut buckets: HashMap<u32, Vec<(usize, Total)>> = HashMap::new();
-        for (index, group) in targets.iter().enumerate() {
-            let side = &mut ws.backward;
-            side.reset();
+        let Workspace { forward, backward, buckets } = ws;
+        buckets.settled.clear();
+        for (column, group) in targets.iter().enumerate() {
+            backward.reset();
             for &(node, total) in group {
-                side.relax(node, total, NONE);
+                backward.relax(node, total, NONE);
             }
-            while let Some((node, total)) = side.pop() {
-                buckets.entry(node).or_default().push((index, total));
+            while let Some((node, total)) = backward.pop() {
+                if self.stalled(backward, Hierarchy::up_arcs, node, total) {
+                    continue;
+                }
+                buckets.settled.push((node, column as u32, total));
                 for arc in self.down_arcs(node) {
-                    side.relax(arc.node, total.plus(arc.cost), node);
+                    backward.relax(arc.node, total.plus(arc.cost), node);
                 }
             }
         }
-        let mut answer = vec![vec![None; targets.len()]; sources.len()];
-        for (row, group) in sources.iter().enumerate() {
-            let side = &mut ws.forward;
-            side.reset();
+        buckets.group(self.nodes());
+        let Buckets { first, entries, totals, best, .. } = buckets;
+        let mut answer = Vec::with_capacity(sources.len());
+        for group in sources {
+            let mut row: Vec<Option<Total>> = vec![None; targets.len()];
+            best.clear();
+            best.resize(targets.len(), i64::MAX);
+            forward.reset();
             for &(node, total) in group {
-                side.relax(node, total, NONE);
+                forward.relax(node, total, NONE);
             }
-            while let Some((node, total)) = side.pop() {
-                if let Some(bucket) = buckets.get(&node) {
-                    for &(column, there) in bucket {
-                        let meeting = total.join(there);
-                        let cell: &mut Option<Total> = &mut answer[row][column];
-                        if cell.is_none_or(|known| meeting.weight < known.weight) {
-                            *cell = Some(meeting);
-                        }
+            while let Some((node, total)) = forward.pop() {
+                if self.stalled(forward, Hierarchy::down_arcs, node, total) {
+                    continue;
+                }
+                let range = first[node as usize] as usize..first[node as usize + 1] as usize;
+                for (entry, there) in entries[range.clone()].iter().zip(&totals[range]) {
+                    let meeting = total.weight + entry.weight;
+                    let column = entry.column as usize;
+                    if meeting < best[column] {
+                        best[column] = meeting;
+                        row[column] = Some(total.join(*there));
                     }
                 }
                 for arc in self.up_arcs(node) {
-                    side.relax(arc.node, total.plus(arc.cost), node);
+                    forward.relax(arc.node, total.plus(arc.cost), node);
                 }
             }
+            answer.push(row);
         }
         answer
     }

@@ -58,9 +58,19 @@ pub struct Destination {
 
 /// The directed segments a trip may start on from a snap, each with how
 /// far along it the trip starts (as a negative total: the part not driven).
-struct Ends {
+/// At most two: kept inline, as a route makes two and a matched track two
+/// per fix.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ends {
     /// (directed segment, fraction of it already behind the point)
-    sides: Vec<(u32, f64)>,
+    sides: [(u32, f64); 2],
+    count: u8,
+}
+
+impl Ends {
+    pub(super) fn sides(&self) -> &[(u32, f64)] {
+        &self.sides[..self.count as usize]
+    }
 }
 
 fn scaled(total: Total, fraction: f64) -> Total {
@@ -154,18 +164,24 @@ impl Router {
     /// The roads within `radius_m` of a point, nearest first, one snap per
     /// segment, at most `limit`: a GPS fix's candidates for map matching.
     pub fn candidates(&self, point: LatLng, radius_m: f64, limit: usize) -> Vec<Snap> {
-        let query = self.project([point.lat, point.lng]);
         let mut found: Vec<Snap> = Vec::with_capacity(limit);
+        self.candidates_into(point, radius_m, limit, &mut found);
+        found
+    }
+
+    /// [`Router::candidates`] appended to `into` (which may hold others').
+    pub fn candidates_into(&self, point: LatLng, radius_m: f64, limit: usize, into: &mut Vec<Snap>) {
+        let query = self.project([point.lat, point.lng]);
+        let start = into.len();
         for piece in self.tree.nearest_neighbor_iter(query) {
             let snap = self.snap_to(piece, query);
-            if snap.distance_m > radius_m || found.len() >= limit {
+            if snap.distance_m > radius_m || into.len() - start >= limit {
                 break;
             }
-            if !found.iter().any(|known| known.segment == snap.segment) {
-                found.push(snap);
+            if !into[start..].iter().any(|known| known.segment == snap.segment) {
+                into.push(snap);
             }
         }
-        found
     }
 
     /// Metres from a point to the nearest road of any part of the network.
@@ -191,50 +207,73 @@ impl Router {
         Snap { segment, at_m, point: self.unproject(on), distance_m }
     }
 
-    fn ends(&self, snap: &Snap) -> Ends {
+    pub(super) fn ends(&self, snap: &Snap) -> Ends {
         let segment = &self.network.segments[snap.segment];
         let fraction = (snap.at_m / segment.length_m).clamp(0.0, 1.0);
         let forward = 2 * snap.segment as u32;
-        let mut sides = Vec::with_capacity(2);
+        let mut ends = Ends { sides: [(0, 0.0); 2], count: 0 };
+        let mut add = |side: (u32, f64)| {
+            ends.sides[ends.count as usize] = side;
+            ends.count += 1;
+        };
         if segment.forward {
-            sides.push((forward, fraction));
+            add((forward, fraction));
         }
         if segment.backward {
-            sides.push((forward + 1, 1.0 - fraction));
+            add((forward + 1, 1.0 - fraction));
         }
-        Ends { sides }
+        ends
     }
 
     /// Starting totals: the part of each side already behind the point.
-    fn sources(&self, ends: &Ends) -> Vec<(u32, Total)> {
-        ends.sides
-            .iter()
-            .map(|&(directed, behind)| (directed, negated(scaled(self.network.cost(directed), behind))))
-            .collect()
+    pub(super) fn sources(&self, ends: &Ends) -> Vec<(u32, Total)> {
+        let mut sources = Vec::with_capacity(2);
+        self.sources_into(ends, &mut sources);
+        sources
+    }
+
+    /// [`Router::sources`] appended to `into`.
+    pub(super) fn sources_into(&self, ends: &Ends, into: &mut Vec<(u32, Total)>) {
+        into.extend(
+            ends.sides()
+                .iter()
+                .map(|&(directed, behind)| (directed, negated(scaled(self.network.cost(directed), behind)))),
+        );
     }
 
     /// Ending totals, started one arc early (on each side's predecessors) so
     /// a trip that must leave its road and come back is not taken as none.
-    fn targets(&self, ends: &Ends) -> Vec<(u32, Total)> {
+    pub(super) fn targets(&self, ends: &Ends) -> Vec<(u32, Total)> {
         let mut targets = Vec::new();
-        for &(directed, behind) in &ends.sides {
-            let part = scaled(self.network.cost(directed), behind);
-            for &(before, cost) in self.network.in_arcs(directed) {
-                targets.push((before, part.plus(cost)));
-            }
-        }
+        self.targets_into(ends, &mut targets);
         targets
     }
 
+    /// [`Router::targets`] appended to `into`.
+    pub(super) fn targets_into(&self, ends: &Ends, into: &mut Vec<(u32, Total)>) {
+        for &(directed, behind) in ends.sides() {
+            let part = scaled(self.network.cost(directed), behind);
+            for &(before, cost) in self.network.in_arcs(directed) {
+                into.push((before, part.plus(cost)));
+            }
+        }
+    }
+
     /// The part of a side driven when start and end are on it, in order.
-    fn direct(&self, from: &Ends, to: &Ends) -> Option<(u32, f64, f64)> {
-        from.sides
+    pub(super) fn direct(&self, from: &Ends, to: &Ends) -> Option<(u32, f64, f64)> {
+        from.sides()
             .iter()
             .filter_map(|&(directed, start)| {
-                let (_, end) = to.sides.iter().find(|(other, _)| *other == directed)?;
+                let (_, end) = to.sides().iter().find(|(other, _)| *other == directed)?;
                 (*end >= start).then_some((directed, start, *end))
             })
             .min_by(|a, b| (a.2 - a.1).total_cmp(&(b.2 - b.1)))
+    }
+
+    /// The totals of the piece along one road from `from` to `to`, when
+    /// both are on it in driving order.
+    pub(super) fn direct_totals(&self, from: &Ends, to: &Ends) -> Option<Total> {
+        self.direct(from, to).map(|(directed, start, end)| scaled(self.network.cost(directed), end - start))
     }
 
     fn with_workspace<T>(&self, work: impl FnOnce(&mut Workspace) -> T) -> T {
@@ -334,20 +373,20 @@ impl Router {
         (found, self.direct(from_ends, to_ends))
     }
 
-    fn direct_path(&self, (directed, total, start, end): (u32, Total, f64, f64)) -> Path {
+    pub(super) fn direct_path(&self, (directed, total, start, end): (u32, Total, f64, f64)) -> Path {
         let length = self.network.segments[segment_of(directed)].length_m;
         let mut points = Vec::new();
         self.network.points_between(directed, start * length, end * length, &mut points);
         Path { time_ms: total.time_ms, length_m: total.length_dm as f64 / 10.0, points }
     }
 
-    fn path(&self, found: Found, from: &Ends, to: &Ends) -> Path {
+    pub(super) fn path(&self, found: Found, from: &Ends, to: &Ends) -> Path {
         let mut nodes = found.nodes;
         // The search ended on a side's predecessor: add the side itself, the
         // one whose ending total the search started from there (the least).
         let last = *nodes.last().expect("a path has nodes");
         let side = to
-            .sides
+            .sides()
             .iter()
             .filter_map(|&(directed, behind)| {
                 let arc = self.network.out_arcs(last).iter().find(|(next, _)| *next == directed)?;
@@ -357,7 +396,7 @@ impl Router {
             .min_by_key(|side| side.2)
             .expect("the target was reached through one of its sides");
         nodes.push(side.0);
-        let start_behind = from.sides.iter().find(|(directed, _)| *directed == nodes[0]).map_or(0.0, |side| side.1);
+        let start_behind = from.sides().iter().find(|(directed, _)| *directed == nodes[0]).map_or(0.0, |side| side.1);
         let mut points = Vec::new();
         for (index, &directed) in nodes.iter().enumerate() {
             let length = self.network.segments[segment_of(directed)].length_m;

@@ -366,6 +366,35 @@ fn on_baltimore_the_hierarchy_agrees_with_dijkstra() {
     agrees_with_dijkstra("data/baltimore.osm.pbf", 1000);
 }
 
+/// Issue #39: the bucket search (flat buckets, stalling in both directions)
+/// answers every cell as a one-to-one search does, and as plain Dijkstra.
+#[test]
+fn on_baltimore_a_large_matrix_answers_what_single_routes_answer() {
+    let router = cache::prepare(&repo_file("data/baltimore.osm.pbf"), |_, _, _| {}).unwrap();
+    let points = random_points(&router, 120, 39);
+    let (origins, destinations) = points.split_at(60);
+    let matrix = router.matrix(origins, destinations);
+    assert_eq!(matrix.len(), origins.len());
+    let mut routed = 0;
+    for (row, origin) in origins.iter().enumerate() {
+        assert_eq!(matrix[row].len(), destinations.len());
+        let start = router.snap(*origin).unwrap();
+        for (column, destination) in destinations.iter().enumerate() {
+            let end = router.snap(*destination).unwrap();
+            let single = router.totals_snaps(&start, &end);
+            let cell = matrix[row][column];
+            assert_eq!(cell.map(|total| total.weight), single.map(|total| total.weight), "{row}, {column}");
+            assert_eq!(cell.map(|total| total.time_ms), single.map(|total| total.time_ms), "{row}, {column}");
+            routed += usize::from(cell.is_some());
+            if row == column || (row * 7 + column) % 97 == 0 {
+                let reference = router.route_by_dijkstra(*origin, *destination);
+                assert_eq!(cell.map(|total| total.weight), reference.map(|total| total.weight), "{row}, {column}");
+            }
+        }
+    }
+    assert!(routed * 100 >= 60 * 60 * 98, "only {routed} cells routed");
+}
+
 #[test]
 fn the_prepared_map_is_cached_by_content_and_read_back() {
     let dir = tempfile::tempdir().unwrap();

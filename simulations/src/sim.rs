@@ -8,7 +8,7 @@
 //! were scheduled, so a run is a function of its inputs and seed.
 
 use crate::scenario::{IdleBehaviour, Scenario};
-use crate::travel::{Leg, STRAIGHT_LINE_KMH, Spot, Target, Travel};
+use crate::travel::{Leg, STRAIGHT_LINE_KMH, Spot, Start, Target, Travel};
 use h3o::CellIndex;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -202,6 +202,8 @@ struct Sim<'a> {
     window: DispatchWindow<usize>,
     /// The waiting bookings' pickups, by ride.
     pickups: HashMap<usize, Pickup>,
+    /// Free drivers' kept searches, by driver, with the place each is from.
+    starts: HashMap<usize, ([u64; 2], Start)>,
     idle_samples: Vec<u64>,
     answers_yes: u64,
     answers_no: u64,
@@ -293,6 +295,7 @@ impl<'a> Sim<'a> {
             rider,
             window: DispatchWindow::new(),
             pickups: HashMap::new(),
+            starts: HashMap::new(),
             idle_samples: Vec::new(),
             answers_yes: 0,
             answers_no: 0,
@@ -625,9 +628,14 @@ impl<'a> Sim<'a> {
         }
         for (number, cells) in untimed {
             let rides: Vec<usize> = cells.iter().map(|(row, _)| ride_of(&problem.bookings[*row].0)).collect();
-            let targets: Vec<&Target> = rides.iter().map(|ride| &self.pickups[ride].target).collect();
-            let legs = travel.legs_to_targets(&self.drivers[number].spot, &targets);
             let here = place(number);
+            // The driver's search is kept while it stays at this place.
+            if self.starts.get(&number).is_none_or(|(at, _)| *at != here) {
+                self.starts.insert(number, (here, travel.start(&self.drivers[number].spot)));
+            }
+            let start = &self.starts[&number].1;
+            let legs: Vec<Option<Leg>> =
+                rides.iter().map(|ride| travel.leg_between(start, &self.pickups[ride].target)).collect();
             for (((row, column), ride), leg) in cells.into_iter().zip(rides).zip(legs) {
                 let time = leg.map(|leg| pickup_secs(&leg));
                 times[row][column] = time;
@@ -697,6 +705,8 @@ impl<'a> Sim<'a> {
         driver.tally.distance_m += leg.distance_m;
         driver.tally.empty_m += leg.distance_m;
         self.index.set_available(id, false);
+        // Busy until the trip ends, somewhere else: its kept search is done with.
+        self.starts.remove(&number);
         let record = &mut self.rides[ride];
         record.driver = Some(number);
         record.accepted_at = Some(self.now);
@@ -911,6 +921,7 @@ impl<'a> Sim<'a> {
         driver.tally.shift_ms += self.now - driver.shift_since;
         let id = driver.id;
         self.index.remove(id);
+        self.starts.remove(&number);
         self.record(|at| Traced::Offline { at, driver: id });
     }
 

@@ -9,7 +9,7 @@ use wayfare_engine::geo::distance_km;
 use wayfare_maps::osm::basemap::Basemap;
 use wayfare_maps::osm::ch::Total;
 use wayfare_maps::osm::network::{GraphLink, Network};
-use wayfare_maps::osm::router::{Destination, Router, Snap};
+use wayfare_maps::osm::router::{Destination, Origin, Router, Snap};
 
 /// Straight-line speed: a city's average door to door.
 pub use wayfare_engine::dispatch::STRAIGHT_LINE_KMH;
@@ -36,6 +36,14 @@ impl Spot {
 pub struct Target {
     spot: Spot,
     destination: Option<Destination>,
+}
+
+/// A place many drives start from (an idle driver weighed window after
+/// window), prepared once: on roads its upward search is kept, so each
+/// drive from it to a [`Target`] needs no search at all.
+pub struct Start {
+    spot: Spot,
+    origin: Option<Origin>,
 }
 
 /// A drive: time in ms, distance in metres.
@@ -133,6 +141,26 @@ impl Travel {
                 router.totals_to_many(&start, &destinations).into_iter().map(|total| total.map(road_leg)).collect()
             }
             _ => to.iter().map(|target| self.leg(from, &target.spot)).collect(),
+        }
+    }
+
+    /// `from` prepared for many drives from it ([`Travel::leg_between`]).
+    pub fn start(&self, from: &Spot) -> Start {
+        let origin = match (self, from.snap) {
+            (Travel::Roads { router, .. }, Some(start)) => Some(router.origin(&start)),
+            _ => None,
+        };
+        Start { spot: *from, origin }
+    }
+
+    /// [`Travel::leg`] from a prepared start to a prepared target: the same
+    /// drive, on roads without a search.
+    pub fn leg_between(&self, from: &Start, to: &Target) -> Option<Leg> {
+        match (self, &from.origin, &to.destination) {
+            (Travel::Roads { router, .. }, Some(origin), Some(destination)) => {
+                router.totals_between(origin, destination).map(road_leg)
+            }
+            _ => self.leg(&from.spot, &to.spot),
         }
     }
 

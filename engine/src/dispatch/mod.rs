@@ -20,7 +20,7 @@ mod window;
 pub use eligibility::{is_eligible, is_eligible_for};
 pub use index::{Candidate, DriverIndex, IndexedDriver};
 pub use log::{DispatchEntry, DispatchLog, round_km};
-pub use matching::{CostMatrix, Matching, min_cost_matching};
+pub use matching::{CostMatrix, Matching, min_cost_matching, min_cost_matching_pairs};
 pub use policy::{
     BATCH_CANDIDATES_PER_BOOKING, BROADCAST_MAX_DRIVERS, BatchOffer, BatchProblem, DispatchPlan,
     MANUAL_ASSIGN_RADIUS_FACTOR, batch_problem, candidates_for, manual_candidates, more_offers_to_come, plan,

@@ -4,7 +4,7 @@
 //! [`plan`], sends the offers, records the wave and sets the offer timer.
 
 use super::index::{Candidate, DriverIndex};
-use super::matching::{CostMatrix, min_cost_matching};
+use super::matching::min_cost_matching_pairs;
 use crate::error::{DomainError, DomainResult, ErrorKey};
 use crate::ids::{BookingId, UserId};
 use crate::model::{Booking, BookingStatus, DispatchPolicy, LatLng, Millis, Settings};
@@ -231,23 +231,33 @@ impl BatchProblem {
         // Bookings that share no driver do not affect each other: each
         // group of bookings linked through common drivers is solved alone,
         // which keeps a city-wide window to many small matrices.
-        for (rows, group_columns) in groups(self.bookings.len(), columns.len(), &pairs) {
-            let row_at: std::collections::HashMap<usize, usize> =
-                rows.iter().enumerate().map(|(at, row)| (*row, at)).collect();
-            let column_at: std::collections::HashMap<usize, usize> =
-                group_columns.iter().enumerate().map(|(at, column)| (*column, at)).collect();
-            let mut matrix = CostMatrix::new(rows.len(), group_columns.len());
-            for &(row, column, time) in &pairs {
-                if let (Some(&r), Some(&c)) = (row_at.get(&row), column_at.get(&column)) {
-                    matrix.set(r, c, time);
-                }
+        let groups = groups(self.bookings.len(), columns.len(), &pairs);
+        // Each pair in its group, rows and columns numbered within it.
+        let mut row_at = vec![(usize::MAX, 0); self.bookings.len()];
+        let mut column_at = vec![0; columns.len()];
+        for (group, (rows, group_columns)) in groups.iter().enumerate() {
+            for (at, row) in rows.iter().enumerate() {
+                row_at[*row] = (group, at);
             }
-            for (r, c) in min_cost_matching(&matrix).pairs {
+            for (at, column) in group_columns.iter().enumerate() {
+                column_at[*column] = at;
+            }
+        }
+        let mut group_pairs: Vec<Vec<(usize, usize, u64)>> = vec![Vec::new(); groups.len()];
+        for &(row, column, time) in &pairs {
+            let (group, r) = row_at[row];
+            group_pairs[group].push((r, column_at[column], time));
+        }
+        for ((rows, group_columns), pairs) in groups.iter().zip(&group_pairs) {
+            let matching = min_cost_matching_pairs(rows.len(), group_columns.len(), pairs);
+            let time_of: std::collections::HashMap<(usize, usize), u64> =
+                pairs.iter().map(|&(r, c, time)| ((r, c), time)).collect();
+            for (r, c) in matching.pairs {
                 let (booking, pickup, wave) = self.bookings[rows[r]];
                 let mut driver = columns[group_columns[c]];
                 // The candidate's distance is to its own booking's pickup.
                 driver.distance_km = crate::geo::distance_km(driver.position, pickup);
-                let pickup_secs = matrix.get(r, c).unwrap_or_default();
+                let pickup_secs = time_of.get(&(r, c)).copied().unwrap_or_default();
                 offers.push((rows[r], BatchOffer { booking, driver, wave, deadline, pickup_secs }));
             }
         }

@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+mod spaces;
+pub use spaces::SourceSpace;
+
 pub const NONE: u32 = u32::MAX;
 
 /// What an arc costs: the searched weight and the reported time and length.

@@ -2,7 +2,7 @@
 //! may use, the trip starts or ends part-way along it, and the hierarchy
 //! answers routes and matrices between such points.
 
-use super::ch::{self, Found, Hierarchy, TargetSpace, Total, Workspace};
+use super::ch::{self, Found, Hierarchy, SourceSpace, TargetSpace, Total, Workspace};
 use super::network::{Network, is_backward, segment_of};
 use rstar::RTree;
 use rstar::primitives::{GeomWithData, Line};
@@ -54,6 +54,26 @@ pub struct Router {
 pub struct Destination {
     ends: Ends,
     space: Option<TargetSpace>,
+}
+
+/// A place many trips start from (a driver the batch windows weigh, window
+/// after window, while it stays put): its upward search done once, so each
+/// trip to a [`Destination`] is a walk along two kept lists
+/// ([`Router::totals_between`]).
+pub struct Origin {
+    ends: Ends,
+    space: Option<SourceSpace>,
+}
+
+impl Origin {
+    /// Nodes kept: the memory it holds is about 32 bytes each.
+    pub fn len(&self) -> usize {
+        self.space.as_ref().map_or(0, SourceSpace::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// The directed segments a trip may start on from a snap, each with how
@@ -358,6 +378,27 @@ impl Router {
                 Router::nearer(searched, direct)
             })
             .collect()
+    }
+
+    /// `start` prepared for many trips from it.
+    pub fn origin(&self, start: &Snap) -> Origin {
+        let ends = self.ends(start);
+        let sources = self.sources(&ends);
+        let space = (!sources.is_empty())
+            .then(|| self.with_workspace(|workspace| self.hierarchy.source_space(workspace, &sources)));
+        Origin { ends, space }
+    }
+
+    /// [`Router::totals_to`] from a prepared origin: the same answer, with
+    /// no search.
+    pub fn totals_between(&self, from: &Origin, to: &Destination) -> Option<Total> {
+        let searched = match (&from.space, &to.space) {
+            (Some(source), Some(target)) => self.hierarchy.meet(source, target),
+            _ => None,
+        };
+        let direct =
+            self.direct(&from.ends, &to.ends).map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
+        Router::nearer(searched, direct)
     }
 
     /// The two ways a trip can go: through the hierarchy, and along the one

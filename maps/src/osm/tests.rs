@@ -322,6 +322,11 @@ fn agrees_with_dijkstra(extract: &str, pairs: usize) {
             let alone: Vec<Option<Total>> =
                 destinations.iter().map(|destination| router.totals_to(&start, destination)).collect();
             assert_eq!(router.totals_to_many(&start, &destinations), alone, "{extract}: {pair:?}");
+            // From the start prepared as an origin, each is the same, total for total.
+            let origin = router.origin(&start);
+            let between: Vec<Option<Total>> =
+                destinations.iter().map(|destination| router.totals_between(&origin, destination)).collect();
+            assert_eq!(between, alone, "{extract}: {pair:?}");
         }
         let (Some(found), Some(reference)) = (found, reference) else { continue };
         routed += 1;

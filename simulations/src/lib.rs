@@ -118,6 +118,10 @@ pub fn prepare(
         }
         None => catalog,
     };
+    let mut catalog = catalog;
+    if let Some(seconds) = scenario.batch_seconds {
+        catalog.settings.dispatchBatchSeconds = seconds;
+    }
     wayfare_engine::rules::settings::validate_settings(&catalog.settings)
         .map_err(|error| ScenarioError::Invalid(format!("settings: {} ({:?})", error.key.as_str(), error.field)))?;
 
@@ -137,7 +141,12 @@ pub fn prepare(
                 input::RequestLayout::Hive => "hive",
                 input::RequestLayout::TripRecords => "trip_records",
             };
-            (loaded.items, layout, file_name(path))
+            match &scenario.draw {
+                Some(draw) => {
+                    (draw_requests(&loaded.items, draw, scenario.seed), layout, format!("{} (drawn)", file_name(path)))
+                }
+                None => (loaded.items, layout, file_name(path)),
+            }
         }
         (None, Some(demand)) => (generate_demand(demand, scenario.seed)?, "generated", "generated".to_string()),
         (None, None) => return Err(ScenarioError::Invalid("no demand".into()).into()),
@@ -452,6 +461,38 @@ pub fn generate_demand(demand: &Demand, seed: u64) -> Result<Vec<input::Request>
     }
     requests.sort_by_key(|request| request.at);
     Ok(requests)
+}
+
+/// `draw.count` requests drawn from `requests` ([`scenario::Draw`]), in
+/// time order; the same seed draws the same.
+pub fn draw_requests(requests: &[input::Request], draw: &scenario::Draw, seed: u64) -> Vec<input::Request> {
+    if requests.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut drawn: Vec<input::Request> = (0..draw.count)
+        .map(|number| {
+            let row = &requests[rng.random_range(0..requests.len())];
+            let mut moved = |point: LatLng| {
+                let km = draw.jitter_m / 1000.0 * rng.random::<f64>().sqrt();
+                let bearing = rng.random_range(0.0..std::f64::consts::TAU);
+                let lat = point.lat + km * bearing.cos() / 111.195;
+                let lng = point.lng + km * bearing.sin() / (111.195 * point.lat.to_radians().cos());
+                LatLng::new(lat, lng)
+            };
+            let (origin, destination) = (moved(row.origin), moved(row.destination));
+            let later = if draw.spread_s > 0 { rng.random_range(0..draw.spread_s) } else { 0 };
+            input::Request {
+                id: format!("d{number}"),
+                at: row.at + later as i64,
+                origin,
+                destination,
+                passengers: row.passengers,
+            }
+        })
+        .collect();
+    drawn.sort_by_key(|request| request.at);
+    drawn
 }
 
 /// A place, a radius and a rate of 0 or more (NaN fails).

@@ -16,6 +16,9 @@ pub struct Scenario {
     /// Requests as CSV (HIVE's layout or trip records); without it,
     /// `demand` generates them.
     pub requests: Option<PathBuf>,
+    /// Draw this many requests from the requests file's distribution
+    /// instead of taking its rows as they are (a city day at another scale).
+    pub draw: Option<Draw>,
     pub demand: Option<Demand>,
     /// Vehicles as HIVE's CSV; without it, `fleet` vehicles are placed where
     /// requests start.
@@ -37,6 +40,9 @@ pub struct Scenario {
     pub car_type: String,
     /// Seconds from the driver at the pickup to the trip starting.
     pub boarding_s: u64,
+    /// The `batch` policy's window in seconds, over the settings'
+    /// `dispatchBatchSeconds`.
+    pub batch_seconds: Option<u32>,
     pub drivers: DriverModel,
     pub riders: RiderModel,
 }
@@ -47,6 +53,7 @@ impl Default for Scenario {
             name: "scenario".into(),
             network: "straight-line".into(),
             requests: None,
+            draw: None,
             demand: None,
             vehicles: None,
             fleet: None,
@@ -57,6 +64,7 @@ impl Default for Scenario {
             settings: None,
             car_type: String::new(),
             boarding_s: 0,
+            batch_seconds: None,
             drivers: DriverModel::default(),
             riders: RiderModel::default(),
         }
@@ -125,6 +133,24 @@ pub struct RiderModel {
 impl Default for RiderModel {
     fn default() -> Self {
         RiderModel { cancel_after_s: 600 }
+    }
+}
+
+/// Requests drawn from a requests file: each a row of the file picked at
+/// random (with replacement), made `spread_s` later at most and its two
+/// ends moved up to `jitter_m` in a random direction, so copies of one row
+/// are not one place and one instant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Draw {
+    pub count: usize,
+    pub spread_s: u64,
+    pub jitter_m: f64,
+}
+
+impl Default for Draw {
+    fn default() -> Self {
+        Draw { count: 0, spread_s: 60, jitter_m: 100.0 }
     }
 }
 
@@ -216,6 +242,12 @@ impl Scenario {
         }
         if self.vehicles.is_none() && self.fleet.is_none() && self.fleet_sweep.is_empty() {
             return invalid("no vehicles: give a vehicles file, a fleet size or a fleet sweep");
+        }
+        if let Some(draw) = &self.draw {
+            let jitter_ok = draw.jitter_m >= 0.0 && draw.jitter_m <= 10_000.0;
+            if self.requests.is_none() || draw.count == 0 || !jitter_ok {
+                return invalid("draw needs a requests file, a count above 0 and jitter_m of 0 to 10,000");
+            }
         }
         let model = &self.drivers;
         // Written so that NaN fails every check.

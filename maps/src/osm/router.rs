@@ -396,8 +396,9 @@ impl Router {
             (Some(source), Some(target)) => self.hierarchy.meet(source, target),
             _ => None,
         };
-        let direct =
-            self.direct(&from.ends, &to.ends).map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
+        let direct = self
+            .direct(&from.ends, &to.ends)
+            .map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
         Router::nearer(searched, direct)
     }
 

@@ -487,3 +487,68 @@ fn idle_drivers_who_reposition_wait_where_riders_book_and_riders_wait_less() {
         stay.wait_average
     );
 }
+
+#[test]
+fn a_drawn_day_has_the_count_asked_in_time_order_near_the_rows_it_was_drawn_from() {
+    use wayfare_simulations::draw_requests;
+    use wayfare_simulations::input::Request;
+    use wayfare_simulations::scenario::Draw;
+    let rows: Vec<Request> = (0..5)
+        .map(|number| Request {
+            id: format!("r{number}"),
+            at: 600 * number,
+            origin: north_of(number as f64),
+            destination: north_of(10.0 + number as f64),
+            passengers: 1 + number as u32,
+        })
+        .collect();
+    let draw = Draw { count: 2_000, spread_s: 60, jitter_m: 100.0 };
+    let drawn = draw_requests(&rows, &draw, 7);
+    assert_eq!(drawn.len(), 2_000);
+    assert!(drawn.windows(2).all(|pair| pair[0].at <= pair[1].at), "in time order");
+    let km = |a: LatLng, b: LatLng| wayfare_engine::geo::distance_km(a, b);
+    let mut from_row = [0usize; 5];
+    for request in &drawn {
+        // The row it copies: its passengers say which.
+        let row = &rows[request.passengers as usize - 1];
+        from_row[request.passengers as usize - 1] += 1;
+        assert!((row.at..row.at + 60).contains(&request.at), "{} from {}", request.at, row.at);
+        assert!(km(request.origin, row.origin) <= 0.1005, "{request:?}");
+        assert!(km(request.destination, row.destination) <= 0.1005, "{request:?}");
+    }
+    // Every row drawn, about equally, and its copies not all one place.
+    assert!(from_row.iter().all(|count| (300..500).contains(count)), "{from_row:?}");
+    let first_row: Vec<&Request> = drawn.iter().filter(|request| request.passengers == 1).collect();
+    assert!(first_row.windows(2).any(|pair| pair[0].origin != pair[1].origin));
+    assert_eq!(draw_requests(&rows, &draw, 7), drawn, "the same seed draws the same");
+    assert_ne!(draw_requests(&rows, &draw, 8), drawn, "the seed should matter");
+}
+
+#[test]
+fn a_scenario_draws_from_its_requests_file_and_sets_the_batch_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut scenario = denver(&["batch"], 1);
+    scenario.draw = Some(wayfare_simulations::scenario::Draw { count: 6_000, spread_s: 60, jitter_m: 50.0 });
+    scenario.batch_seconds = Some(30);
+    let prepared = prepare(&scenario, catalog(), dir.path(), &mut |_, _, _| {}).unwrap();
+    assert_eq!(prepared.catalog.settings.dispatchBatchSeconds, 30);
+    let off_network = prepared.summary.skipped.get("requests.off_network").copied().unwrap_or(0);
+    assert_eq!(prepared.summary.requests, 6_000);
+    assert_eq!(prepared.trips.len() as u64 + off_network, 6_000);
+    assert!(prepared.summary.demand.ends_with("(drawn)"), "{}", prepared.summary.demand);
+    // A window the settings refuse is refused here too.
+    let refused = Scenario { batch_seconds: Some(0), ..scenario.clone() };
+    assert!(prepare(&refused, catalog(), dir.path(), &mut |_, _, _| {}).is_err());
+    // A draw needs rows to draw from.
+    let nothing_to_draw = Scenario { requests: None, fleet: Some(3), ..scenario };
+    assert!(nothing_to_draw.validate().is_err());
+}
+
+#[test]
+fn the_manhattan_day_reads_as_400000_requests_in_30_second_batches() {
+    let scenario = Scenario::from_file(&repo("data/scenarios/manhattan-400k.toml")).unwrap();
+    scenario.validate().unwrap();
+    assert_eq!(scenario.draw.as_ref().map(|draw| draw.count), Some(400_000));
+    assert_eq!((scenario.batch_seconds, scenario.fleet), (Some(30), Some(2_000)));
+    assert!(scenario.requests.as_ref().unwrap().exists(), "{:?}", scenario.requests);
+}

@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 mod spaces;
 pub use spaces::SourceSpace;
@@ -391,12 +392,42 @@ impl Buckets {
 /// The arcs a search direction climbs from a node.
 type ArcsOf = fn(&Hierarchy, u32) -> &[ChArc];
 
+/// A node id's hash: one wide multiply, folded (the mixing of wyhash and
+/// foldhash). A kept space is read for each forward node of every pair a
+/// batch window weighs, where std's SipHash showed in the simulator's
+/// profile; node ids come from our own graph, no flooding to guard against.
+#[derive(Default)]
+struct NodeHasher(u64);
+
+impl Hasher for NodeHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    #[inline]
+    fn write_u32(&mut self, node: u32) {
+        self.write_u64(u64::from(node));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        let product = u128::from(self.0 ^ value) * 0x9e37_79b9_7f4a_7c15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+}
+
 /// Every node the upward search from a target reaches, with its total to
 /// the target: searched once, it answers many trips to that target, each
 /// with a forward search only ([`Hierarchy::route_to`]).
 #[derive(Debug, Clone)]
 pub struct TargetSpace {
-    totals: HashMap<u32, Total>,
+    totals: HashMap<u32, Total, BuildHasherDefault<NodeHasher>>,
     /// The least starting total: no meeting costs less than a forward key plus this.
     floor: i64,
 }
@@ -443,6 +474,39 @@ impl Hierarchy {
     /// The cheapest path from any source to any target, each with a starting
     /// total (where along its road the trip starts or ends).
     pub fn route(&self, ws: &mut Workspace, sources: &[(u32, Total)], targets: &[(u32, Total)]) -> Option<Found> {
+        let (total, meeting) = self.meeting(ws, sources, targets)?;
+        let Workspace { forward, backward, .. } = ws;
+        let mut nodes = Vec::new();
+        // Forward half: meeting back to the source, then reversed.
+        let mut chain = vec![meeting];
+        let mut node = meeting;
+        while forward.parent(node) != NONE {
+            node = forward.parent(node);
+            chain.push(node);
+        }
+        chain.reverse();
+        nodes.push(chain[0]);
+        for pair in chain.windows(2) {
+            self.unpack(pair[0], pair[1], &mut nodes);
+        }
+        let mut node = meeting;
+        while backward.parent(node) != NONE {
+            let next = backward.parent(node);
+            self.unpack(node, next, &mut nodes);
+            node = next;
+        }
+        Some(Found { total, nodes })
+    }
+
+    /// [`Hierarchy::route`]'s total alone, for callers that need no path
+    /// (the simulator's drives): the same search, without the unpacking.
+    pub fn route_total(&self, ws: &mut Workspace, sources: &[(u32, Total)], targets: &[(u32, Total)]) -> Option<Total> {
+        self.meeting(ws, sources, targets).map(|(total, _)| total)
+    }
+
+    /// The bidirectional search: the cheapest total and the node where the
+    /// two sides meet for it (each side's parents lead back from there).
+    fn meeting(&self, ws: &mut Workspace, sources: &[(u32, Total)], targets: &[(u32, Total)]) -> Option<(Total, u32)> {
         let Workspace { forward, backward, .. } = ws;
         forward.reset();
         backward.reset();
@@ -487,27 +551,7 @@ impl Hierarchy {
                 side.relax(arc.node, total.plus(arc.cost), node);
             }
         }
-        let (total, meeting) = best?;
-        let mut nodes = Vec::new();
-        // Forward half: meeting back to the source, then reversed.
-        let mut chain = vec![meeting];
-        let mut node = meeting;
-        while forward.parent(node) != NONE {
-            node = forward.parent(node);
-            chain.push(node);
-        }
-        chain.reverse();
-        nodes.push(chain[0]);
-        for pair in chain.windows(2) {
-            self.unpack(pair[0], pair[1], &mut nodes);
-        }
-        let mut node = meeting;
-        while backward.parent(node) != NONE {
-            let next = backward.parent(node);
-            self.unpack(node, next, &mut nodes);
-            node = next;
-        }
-        Some(Found { total, nodes })
+        best
     }
 
     /// Whether `node`, settled at `total`, is reached more cheaply through a
@@ -527,7 +571,7 @@ impl Hierarchy {
         for &(node, total) in targets {
             side.relax(node, total, NONE);
         }
-        let mut totals = HashMap::new();
+        let mut totals = HashMap::default();
         while let Some((node, total)) = side.pop() {
             if self.stalled(side, Hierarchy::up_arcs, node, total) {
                 continue;

@@ -328,9 +328,14 @@ impl Router {
     /// simulator), where a one-to-one search beats a matrix's full sweeps.
     pub fn totals_snaps(&self, start: &Snap, end: &Snap) -> Option<Total> {
         let (from_ends, to_ends) = (self.ends(start), self.ends(end));
-        let (found, direct) = self.search(&from_ends, &to_ends);
-        let direct = direct.map(|(directed, start, end)| scaled(self.network.cost(directed), end - start));
-        Router::nearer(found.map(|found| found.total), direct)
+        let sources = self.sources(&from_ends);
+        let targets = self.targets(&to_ends);
+        let searched = if sources.is_empty() || targets.is_empty() {
+            None
+        } else {
+            self.with_workspace(|workspace| self.hierarchy.route_total(workspace, &sources, &targets))
+        };
+        Router::nearer(searched, self.direct_totals(&from_ends, &to_ends))
     }
 
     /// The hierarchy's answer or the piece along one road, whichever is less.

@@ -10,7 +10,7 @@ use wayfare_engine::{CarType, DispatchPolicy, LatLng, Settings};
 use wayfare_simulations::report::Report;
 use wayfare_simulations::scenario::{IdleBehaviour, Scenario};
 use wayfare_simulations::sim::{self, Outcome, RunInput};
-use wayfare_simulations::{Catalog, prepare, run_all, simulate};
+use wayfare_simulations::{Catalog, Prepared, prepare, run_all, simulate};
 
 const ORIGIN: LatLng = LatLng { lat: 39.29, lng: -76.61 };
 
@@ -163,6 +163,23 @@ fn busy_scenario(dir: &Path) -> Scenario {
     Scenario::from_file(&write(dir, "busy.toml", text)).unwrap()
 }
 
+/// The busy hour's first 30 cars under `policy`.
+fn run_busy(prepared: &Prepared, scenario: &Scenario, policy: DispatchPolicy) -> sim::RunResult {
+    let settings = Settings { dispatchPolicy: policy, ..Settings::default() };
+    let car = sedan();
+    let input = RunInput {
+        travel: &prepared.travel,
+        trips: &prepared.trips,
+        vehicles: &prepared.vehicles[..30],
+        settings: &settings,
+        car: &car,
+        scenario,
+        start_ms: 0,
+        span_ms: prepared.trips.last().unwrap().at_ms,
+    };
+    sim::run(input, scenario.seed, &mut |_, _| {})
+}
+
 #[test]
 fn every_request_ends_once_and_no_driver_ever_holds_two_bookings() {
     let dir = tempfile::tempdir().unwrap();
@@ -171,19 +188,7 @@ fn every_request_ends_once_and_no_driver_ever_holds_two_bookings() {
     let requests = prepared.trips.len();
     assert!(requests > 300, "{requests} requests");
     for policy in scenario.policies().unwrap() {
-        let settings = Settings { dispatchPolicy: policy, ..Settings::default() };
-        let car = sedan();
-        let input = RunInput {
-            travel: &prepared.travel,
-            trips: &prepared.trips,
-            vehicles: &prepared.vehicles[..30],
-            settings: &settings,
-            car: &car,
-            scenario: &scenario,
-            start_ms: 0,
-            span_ms: prepared.trips.last().unwrap().at_ms,
-        };
-        let result = sim::run(input, scenario.seed, &mut |_, _| {});
+        let result = run_busy(&prepared, &scenario, policy);
         assert_eq!(result.rides.len(), requests);
         // Conservation: each request ended, exactly one way.
         assert!(result.rides.iter().all(|ride| ride.outcome != Outcome::Open && ride.ended_at.is_some()), "{policy:?}");
@@ -455,22 +460,10 @@ fn idle_drivers_who_reposition_wait_where_riders_book_and_riders_wait_less() {
     let mut scenario = busy_scenario(dir.path());
     scenario.drivers.idle_every_s = 60;
     let prepared = prepare(&scenario, catalog(), dir.path(), &mut |_, _, _| {}).unwrap();
-    let settings = Settings { dispatchPolicy: DispatchPolicy::Waves, ..Settings::default() };
-    let car = sedan();
     let run = |idle: IdleBehaviour| {
         let mut scenario = scenario.clone();
         scenario.drivers.idle = idle;
-        let input = RunInput {
-            travel: &prepared.travel,
-            trips: &prepared.trips,
-            vehicles: &prepared.vehicles[..30],
-            settings: &settings,
-            car: &car,
-            scenario: &scenario,
-            start_ms: 0,
-            span_ms: prepared.trips.last().unwrap().at_ms,
-        };
-        wayfare_simulations::metrics::metrics(&sim::run(input, scenario.seed, &mut |_, _| {}))
+        wayfare_simulations::metrics::metrics(&run_busy(&prepared, &scenario, DispatchPolicy::Waves))
     };
     let (stay, reposition) = (run(IdleBehaviour::Stay), run(IdleBehaviour::Reposition));
     // Every request still ends once.

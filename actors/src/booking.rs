@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tracing::{instrument, warn};
 use wayfare_engine::booking::{self, By, Command, Context, Effect, Transition};
 use wayfare_engine::dispatch::round_km;
-use wayfare_engine::{Booking, BookingStatus, ErrorKey, LatLng, PaymentMode, TimerKind, UserId};
+use wayfare_engine::{Booking, BookingStatus, DomainError, ErrorKey, LatLng, PaymentMode, TimerKind, UserId};
 use wayfare_storage::StorageError;
 
 /// Its peers are handed over at spawn: the index that plans its offers and
@@ -166,6 +166,9 @@ impl BookingActor {
                     // Another process wrote first: start again from what it wrote.
                     state.booking = Arc::new(self.shared.storage.booking(state.booking.id).await?);
                 }
+                // Another booking took the driver first (spec §5: a driver in
+                // queue is not eligible).
+                Err(StorageError::DriverBusy) => return Err(DomainError::new(ErrorKey::DriverNotEligible).into()),
                 Err(error) => return Err(error.into()),
             }
         }

@@ -74,6 +74,7 @@ impl From<StorageError> for ApiError {
             StorageError::DefaultLanguage => ApiError::key(ErrorKey::CannotDeleteDefaultLanguage),
             StorageError::AlreadyProcessed => ApiError::key(ErrorKey::AlreadyProcessed),
             StorageError::InsufficientBalance => ApiError::key(ErrorKey::InsufficientWalletBalance),
+            StorageError::DriverBusy => ApiError::key(ErrorKey::DriverNotEligible),
             // The caller's value (a page cursor that is not ours): their mistake, not ours.
             StorageError::Invalid(what) => ApiError::field(ErrorKey::InvalidInput, what),
             // The database restarting or out of reach: try again, nothing was done.

@@ -22,6 +22,10 @@ pub enum StorageError {
     /// wallet; nothing of the write it was part of was kept.
     #[error("insufficient wallet balance")]
     InsufficientBalance,
+    /// A trip for a driver another of their bookings already holds;
+    /// nothing of the write it was part of was kept.
+    #[error("the driver is on another trip")]
+    DriverBusy,
     /// A value the caller passed cannot be stored or used: a cursor that is
     /// not ours, an amount with more than six decimal places.
     #[error("invalid {0}")]

@@ -47,6 +47,7 @@ backend_suite!(
     bookings_round_trip_with_the_spec_field_names,
     a_booking_version_conflict_is_reported_and_writes_nothing,
     two_writers_from_the_same_version_one_wins_the_other_conflicts,
+    a_driver_takes_one_trip_at_a_time_whichever_accept_commits_first,
     a_commit_carries_out_the_persistent_effects_once,
     a_new_booking_is_stored_before_its_own_effects,
     the_ledger_balance_is_the_sum_of_its_entries,
@@ -851,8 +852,95 @@ async fn two_writers_from_the_same_version_one_wins_the_other_conflicts(fixture:
         let loser = drivers.iter().find(|driver| driver.id != winner).unwrap().id;
         assert!(fixture.user(winner).await.unwrap().queue);
         assert!(!fixture.user(loser).await.unwrap().queue, "the loser's effects were rolled back");
-        fixture.set_queue(winner, false, NOW).await.unwrap();
+        finish(&fixture, &stored).await;
     }
+}
+
+/// The trip of `accepted` (as stored) ends, freeing its driver.
+async fn finish(fixture: &Fixture, accepted: &Booking) {
+    let driver = accepted.driver.expect("an assigned booking");
+    let done = Booking { status: BookingStatus::Complete, ..accepted.clone() };
+    let free = [Effect::SetQueue { driver, busy: false }];
+    fixture.commit_booking(&done, Some(accepted.version), &free, NOW).await.unwrap();
+}
+
+async fn a_driver_takes_one_trip_at_a_time_whichever_accept_commits_first(fixture: Fixture) {
+    let customer = rider(1);
+    let taker = driver(2, None);
+    insert_users(&fixture, &[&customer, &taker]).await;
+    for round in 0..5u128 {
+        // Two bookings offered to one driver, both accepted at once (two
+        // nodes, or two taps): the driver's bookings decide, not the order.
+        let offered: Vec<Booking> = (0..2u128)
+            .map(|number| {
+                let mut offered = booking(100 + 2 * round + number, &customer, BookingStatus::New, NOW);
+                offered.requestedDrivers.0.insert(taker.id);
+                offered
+            })
+            .collect();
+        for booking in &offered {
+            fixture.commit_booking(booking, None, &[], NOW).await.unwrap();
+        }
+        let accepts: Vec<_> = offered
+            .iter()
+            .map(|booking| {
+                let mut accepted = Booking { status: BookingStatus::Accepted, ..booking.clone() };
+                assign(&mut accepted, &taker);
+                accepted.requestedDrivers.0.clear();
+                let storage = fixture.storage.clone();
+                let busy = Effect::SetQueue { driver: taker.id, busy: true };
+                tokio::spawn(async move { storage.commit_booking(&accepted, Some(1), &[busy], NOW).await })
+            })
+            .collect();
+        let mut won = Vec::new();
+        let mut refused = Vec::new();
+        for (booking, accept) in offered.iter().zip(accepts) {
+            match accept.await.unwrap() {
+                Ok(committed) => won.push(committed.booking),
+                Err(StorageError::DriverBusy) => refused.push(booking.id),
+                Err(other) => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!((won.len(), refused.len()), (1, 1), "round {round}");
+        let untouched = fixture.booking(refused[0]).await.unwrap();
+        assert_eq!(
+            (untouched.status, untouched.version),
+            (BookingStatus::New, 1),
+            "nothing of the refused accept kept"
+        );
+        assert!(untouched.is_requested(&taker.id), "its offers are as they were");
+        assert!(fixture.user(taker.id).await.unwrap().queue);
+        let audit = fixture.audit().await.unwrap();
+        assert!(audit.is_clean(), "round {round}: {audit:?}");
+        finish(&fixture, &won[0]).await;
+        assert!(!fixture.user(taker.id).await.unwrap().queue, "free after the trip");
+        // The other booking is given up (its offers go with it).
+        let mut cancelled = Booking { status: BookingStatus::Cancelled, ..untouched };
+        cancelled.requestedDrivers.0.clear();
+        fixture.commit_booking(&cancelled, Some(1), &[], NOW).await.unwrap();
+    }
+
+    // A flag set around the engine does not strand a free driver: the
+    // bookings decide.
+    fixture.set_queue(taker.id, true, NOW).await.unwrap();
+    let mut next = booking(200, &customer, BookingStatus::New, NOW);
+    next.requestedDrivers.0.insert(taker.id);
+    fixture.commit_booking(&next, None, &[], NOW).await.unwrap();
+    let mut accepted = Booking { status: BookingStatus::Accepted, ..next.clone() };
+    assign(&mut accepted, &taker);
+    accepted.requestedDrivers.0.clear();
+    let busy = [Effect::SetQueue { driver: taker.id, busy: true }];
+    let accepted = fixture.commit_booking(&accepted, Some(1), &busy, NOW).await.unwrap().booking;
+
+    // Two trips held at once, written around the engine: ending one keeps
+    // the driver busy while the other holds them.
+    let mut other = booking(201, &customer, BookingStatus::Arrived, NOW);
+    assign(&mut other, &taker);
+    fixture.commit_booking(&other, None, &[], NOW).await.unwrap();
+    finish(&fixture, &accepted).await;
+    assert!(fixture.user(taker.id).await.unwrap().queue, "still held by the other trip");
+    let audit = fixture.audit().await.unwrap();
+    assert!(audit.is_clean(), "{audit:?}");
 }
 
 async fn a_commit_carries_out_the_persistent_effects_once(fixture: Fixture) {

@@ -33,7 +33,7 @@ async fn the_cards_sum_the_panels_rides_of_today_this_month_and_ever_by_scope() 
     let other_ride = app.booking_at(&rider(2), &other_fleet_driver(), Stage::Paid).await;
     assert!(fleet_ride.convenience_fees > Decimal::ZERO && other_ride.convenience_fees > Decimal::ZERO);
     // An unpaid booking does not count; a ride of a car type without a fee does.
-    app.booking_at(&rider(3), &driver(4), Stage::Reached).await;
+    app.booking_at(&rider(3), &driver(6), Stage::Reached).await;
     let mut free = app.state.storage.car_type_by_name("Economy").await.unwrap();
     free.convenience_fees = Decimal::ZERO;
     app.state.storage.save_car_type(&free, app.now()).await.unwrap();

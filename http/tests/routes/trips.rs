@@ -300,11 +300,13 @@ async fn a_step_the_status_does_not_allow_is_status_not_allowed() {
     for (who, action, body) in table {
         app.post(&path(accepted.id, action), Some(who), body).await.refused(409, "status_not_allowed");
     }
+    app.release_driver(accepted.id).await;
     let started = app.booking_at(&self::rider(1), &self::driver(1), Stage::Started).await;
     app.post_empty(&path(started.id, "arrive"), Some(&driver)).await.refused(409, "status_not_allowed");
     app.post(&path(started.id, "cancel"), Some(&rider), json!({ "reason": "Changed my plans" }))
         .await
         .refused(409, "status_not_allowed");
+    app.release_driver(started.id).await;
     let paid = app.booking_at(&self::rider(1), &self::driver(1), Stage::Paid).await;
     app.post(&path(paid.id, "rate"), Some(&rider), json!({ "rating": 4 })).await.expect(200);
     // Finished: nothing moves it any more.
@@ -519,7 +521,7 @@ async fn the_assigned_driver_and_an_admin_may_cancel_without_a_fee() {
     let driver = app.sign_in("driver1@demo.wayfare").await;
     let admin = app.sign_in("admin@demo.wayfare").await;
     let first = app.booking_at(&rider(1), &self::driver(1), Stage::Arrived).await;
-    let second = app.booking_at(&rider(2), &self::driver(1), Stage::Accepted).await;
+    let second = app.booking_at(&rider(2), &self::driver(4), Stage::Accepted).await;
     app.advance(MINUTE * 5);
     let by_driver = app.post(&path(first.id, "cancel"), Some(&driver), json!({ "reason": "Rider not there" })).await;
     assert_eq!(
@@ -673,6 +675,40 @@ async fn five_drivers_accepting_at_once_make_one_winner_and_four_booking_taken()
         }
         let read = app.get(&format!("/api/v1/bookings/{}", booking.id), Some(&sessions[winners[0]])).await;
         assert_eq!(read.expect(200)["driver"], sessions[winners[0]].id.to_string());
+        // The winner gives the trip up, so all five race again next round.
+        let cancel = path(booking.id, "cancel");
+        let cancelled = app.post(&cancel, Some(&sessions[winners[0]]), json!({ "reason": "Flat tyre" })).await;
+        assert_eq!(status_of(cancelled.expect(200)), "CANCELLED");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_driver_on_a_trip_cannot_take_a_second_one_whichever_accept_comes_first() {
+    // Spec §5: a driver in queue is not eligible. Two offers held at once
+    // (two nodes' waves, or a broadcast) accepted together: one trip.
+    let app = TestApp::with_settings(|settings| settings.autoDispatch = false).await;
+    let driver = app.sign_in("driver1@demo.wayfare").await;
+    for round in 0..5 {
+        let first = app.book(&rider(1 + round % 5)).await;
+        let second = app.book(&rider(2 + round % 4)).await;
+        app.offer(first.id, &[&self::driver(1)]).await;
+        app.offer(second.id, &[&self::driver(1)]).await;
+        let accepts = (path(first.id, "accept"), path(second.id, "accept"));
+        let (a, b) = tokio::join!(app.post_empty(&accepts.0, Some(&driver)), app.post_empty(&accepts.1, Some(&driver)));
+        let (won, lost) = if a.status.as_u16() == 200 { ((a, first), (b, second)) } else { ((b, second), (a, first)) };
+        assert_eq!(won.0.expect(200)["driver"], driver.id.to_string(), "round {round}");
+        lost.0.refused(409, "driver_not_eligible");
+        // The other booking still waits, still offered to the driver.
+        let waiting = app.get(&format!("/api/v1/bookings/{}", lost.1.id), Some(&driver)).await;
+        assert_eq!(status_of(waiting.expect(200)), "NEW");
+        app.post_empty(&path(lost.1.id, "accept"), Some(&driver)).await.refused(409, "driver_not_eligible");
+        // Once the trip is given up, the driver is free to take it.
+        let cancel = app.post(&path(won.1.id, "cancel"), Some(&driver), json!({ "reason": "Flat tyre" })).await;
+        assert_eq!(status_of(cancel.expect(200)), "CANCELLED");
+        let taken = app.post_empty(&path(lost.1.id, "accept"), Some(&driver)).await;
+        assert_eq!(status_of(taken.expect(200)), "ACCEPTED");
+        let cancel = app.post(&path(lost.1.id, "cancel"), Some(&driver), json!({ "reason": "Flat tyre" })).await;
+        assert_eq!(status_of(cancel.expect(200)), "CANCELLED");
     }
 }
 

@@ -48,8 +48,8 @@ async fn riders_never_receive_the_driver_share_or_the_convenience_fee_in_any_boo
     assert!(estimate.expect(200).get("driver_share").is_none(), "the estimate shows no driver share to a rider");
 
     // Everyone else sees the split of the bookings they may read.
-    let booking = app.booking_at(&self::rider(1), &driver(4), Stage::Accepted).await;
-    for email in ["driver4@demo.wayfare", "fleet@demo.wayfare", "admin@demo.wayfare"] {
+    let booking = app.booking_at(&self::rider(1), &driver(6), Stage::Accepted).await;
+    for email in ["driver6@demo.wayfare", "fleet@demo.wayfare", "admin@demo.wayfare"] {
         let session = app.sign_in(email).await;
         let seen = app.get(&format!("/api/v1/bookings/{}", booking.id), Some(&session)).await;
         for field in FARE_SPLIT {
@@ -127,7 +127,9 @@ async fn demo_mode_masks_other_peoples_contact_data() {
         (task["customer_contact"].as_str(), task["customer_email"].as_str()),
         (Some("***02"), Some("r***2@demo.wayfare"))
     );
-    // The driver's own accept answer shows their own contact and masks the rider's.
+    // The driver's own accept answer (once free of the first trip) shows
+    // their own contact and masks the rider's.
+    app.release_driver(booking.id).await;
     let accepted = app.post_empty(&format!("/api/v1/bookings/{}/accept", offered.id), Some(&driver4)).await;
     let accepted = accepted.expect(200);
     assert_eq!(

@@ -20,7 +20,7 @@ use crate::error::{StorageError, StorageResult};
 use crate::rollup::{self, DashboardPart, EarningsPart, PartColumns};
 use crate::types::Committed;
 use rust_decimal::Decimal;
-use sqlx::FromRow;
+use sqlx::{AssertSqlSafe, FromRow};
 use std::collections::BTreeSet;
 use uuid::Uuid;
 use wayfare_engine::booking::Effect;
@@ -261,14 +261,7 @@ pub(super) async fn apply_effects(
                 }
             }
             Effect::Tracking(point) => insert_tracking(conn, booking, point).await?,
-            Effect::SetQueue { driver, busy } => {
-                sqlx::query("UPDATE users SET queue = $1, updated_at = $2 WHERE id = $3")
-                    .bind(*busy)
-                    .bind(now)
-                    .bind(driver.0)
-                    .execute(&mut *conn)
-                    .await?;
-            }
+            Effect::SetQueue { driver, busy } => set_queue(conn, booking, *driver, *busy, now).await?,
             Effect::RecordRating { driver, customer, rating } => {
                 if let Some(mut user) = user_document_for_update(conn, *driver).await? {
                     add_rating(user.ratings.get_or_insert_with(Ratings::default), *customer, *rating);
@@ -312,6 +305,37 @@ pub(super) async fn apply_effects(
         }
     }
     Ok(balances)
+}
+
+/// The statuses in which a booking holds its driver: `queue` is true exactly
+/// while one of the driver's bookings is in one of them (`wayfare audit`).
+pub(super) const HOLDING: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED')";
+
+/// A driver's busy flag, written as the bookings make it: taking a trip is
+/// refused ([`StorageError::DriverBusy`]) while another of the driver's
+/// bookings holds them (two offers accepted at once, on two nodes or one),
+/// and leaving a trip keeps the flag while another still holds them. The
+/// user's row is locked before (`lock_users`; SQLite has one writer), so two
+/// commits for one driver see each other's bookings.
+async fn set_queue(conn: &mut Conn, booking: BookingId, driver: UserId, busy: bool, now: Millis) -> StorageResult<()> {
+    let held_elsewhere = sqlx::query_scalar::<_, i32>(AssertSqlSafe(format!(
+        "SELECT 1 FROM bookings WHERE driver = $1 AND active AND id <> $2 AND status IN {HOLDING} LIMIT 1"
+    )))
+    .bind(driver.0)
+    .bind(booking.0)
+    .fetch_optional(&mut *conn)
+    .await?
+    .is_some();
+    if busy && held_elsewhere {
+        return Err(StorageError::DriverBusy);
+    }
+    sqlx::query("UPDATE users SET queue = $1, updated_at = $2 WHERE id = $3")
+        .bind(busy || held_elsewhere)
+        .bind(now)
+        .bind(driver.0)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }
 
 impl Store {

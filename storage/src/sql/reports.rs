@@ -1,6 +1,7 @@
 //! [`Reports`]: earnings (from the roll-up when the scope allows, else summed
 //! from the bookings), the dashboard's cards and the consistency audit.
 
+use super::commit::HOLDING;
 use super::earnings_rollup::{rebuild_rollup, rollup_offset, rollup_select};
 use super::lists::page_of;
 use super::{D, Store, built, fetch_all};
@@ -251,9 +252,6 @@ impl Reports for Store {
     }
 
     async fn audit(&self) -> StorageResult<Audit> {
-        // Statuses that hold the driver (the engine sets `queue` on accept and
-        // clears it on PENDING, PAID from REACHED, or a cancel).
-        const HOLDING: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED')";
         const TRIP: &str = "('ACCEPTED', 'ARRIVED', 'STARTED', 'REACHED', 'PENDING', 'PAID', 'COMPLETE')";
         let ids = |sql: String| async move {
             let ids: Vec<Uuid> = sqlx::query_scalar(AssertSqlSafe(sql)).fetch_all(&self.pool).await?;

@@ -62,10 +62,10 @@ async fn driver_position(state: &AppState, current: &CurrentUser) -> Option<LatL
     path = "/api/v1/bookings/{id}/accept",
     tag = "trip",
     summary = "Accept an offer",
-    description = "The first driver to accept wins; every later accept gets 409 `booking_taken` and the other offers are withdrawn.",
+    description = "The first driver to accept wins; every later accept gets 409 `booking_taken` and the other offers are withdrawn. A driver already on a trip (another booking accepted, in either order, on any node) gets 409 `driver_not_eligible`.",
     params(("id" = BookingId, Path, description = "The booking's id")),
     responses((status = 200, description = "The booking after the change, as the caller may see it", body = Booking)),
-    extensions(("x-refusals" = json!(booking_command![BookingTaken, NotOffered]))),
+    extensions(("x-refusals" = json!(booking_command![BookingTaken, NotOffered, DriverNotEligible]))),
 )]
 async fn accept(
     State(state): State<AppState>,

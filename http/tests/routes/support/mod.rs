@@ -22,7 +22,9 @@ use tower::ServiceExt;
 use wayfare_actors::{Event, ManualClock, Runtime, RuntimeOptions};
 use wayfare_engine::booking::{By, Command, DriverSnapshot, NewBooking, RouteInfo, WalletChange};
 use wayfare_engine::rules::booking::DeliveryDetails;
-use wayfare_engine::{Booking, BookingId, Millis, PaymentMode, Place, Role, Settings, User, UserId, WalletEntryType};
+use wayfare_engine::{
+    Booking, BookingId, BookingStatus, Millis, PaymentMode, Place, Role, Settings, User, UserId, WalletEntryType,
+};
 use wayfare_http::auth::delivery::Deliveries;
 use wayfare_http::config::Config;
 use wayfare_http::demo;
@@ -274,6 +276,32 @@ impl TestApp {
             };
         }
         current
+    }
+
+    /// Ends what `booking` holds its driver for, so the test's next trip for
+    /// that driver is not refused (a driver takes one trip at a time, spec
+    /// §5): cancelled by the driver before the pickup, driven to payment
+    /// after it. A booking that is not there or holds nobody is left alone.
+    pub async fn release_driver(&self, booking: BookingId) {
+        let Ok(current) = self.state.storage.booking(booking).await else { return };
+        let Some(driver) = current.driver else { return };
+        let by = By::Driver(driver);
+        let reach = Command::Reach { location: None, drop_address: None, route: Vec::new() };
+        let pay = Command::Pay { mode: PaymentMode::Cash, wallet_balance: Decimal::ZERO };
+        match current.status {
+            BookingStatus::Accepted | BookingStatus::Arrived => {
+                let reason = "The test is done with it".to_string();
+                self.command(booking, by, Command::Cancel { reason, wallet_balance: None }).await;
+            }
+            BookingStatus::Started => {
+                self.command(booking, by, reach).await;
+                self.command(booking, by, pay).await;
+            }
+            BookingStatus::Reached => {
+                self.command(booking, by, pay).await;
+            }
+            _ => {}
+        }
     }
 
     /// Credits a wallet directly in storage (an admin top-up).

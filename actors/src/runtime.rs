@@ -71,6 +71,14 @@ impl Runtime {
         let catalog = Catalog { settings, car_types };
         let cluster = options.cluster.clone().map(|cluster| Cluster::new(cluster, storage.clone(), clock.clone()));
         let shared = Arc::new(Shared::new(storage.clone(), clock, options, catalog, dispatch_log, cluster));
+        // In a cluster: this node's name first (a live node under it stops
+        // this one here), then its heartbeat for as long as it starts.
+        let mut beating = None;
+        if let Some(cluster) = &shared.cluster {
+            cluster.claim_name().await?;
+            storage.fence_booking_writes(cluster.node());
+            beating = Some(tokio::spawn(lease::beat_while_starting(shared.clone())));
+        }
 
         let online = storage.online_drivers().await?;
         let mut index = DriverIndex::new();
@@ -109,6 +117,9 @@ impl Runtime {
             }
         }
         if let Some(cluster) = &runtime.shared.cluster {
+            if let Some(beating) = beating {
+                beating.abort();
+            }
             cluster.set_keeper(tokio::spawn(lease::keep(runtime.children.clone(), runtime.now())));
         }
         info!(restored, drivers = runtime.shared.drivers.len(), "runtime started");
@@ -462,6 +473,7 @@ impl Runtime {
         self.children.stop_bookings().await;
         if let Some(cluster) = self.shared.cluster.as_ref().filter(|_| release_leases) {
             cluster.release_node_leases().await;
+            cluster.release_name().await;
         }
         for (_, actor) in self.shared.drivers.all() {
             actor.stop_and_wait(None, timeout).await.ok();
@@ -548,6 +560,16 @@ impl Runtime {
     /// left to lapse (tests of failover).
     pub async fn crash(&self) {
         self.stop(false).await;
+    }
+
+    #[cfg(feature = "fault-injection")]
+    /// Stops this node's heartbeat and lease renewals while its actors run
+    /// on: a process paused past its heartbeat, as the other nodes see it
+    /// (tests of fencing).
+    pub fn stop_heartbeat(&self) {
+        if let Some(cluster) = &self.shared.cluster {
+            cluster.stop_keeper();
+        }
     }
 
     #[cfg(feature = "fault-injection")]

@@ -139,9 +139,11 @@ async fn two_runtimes(backend: Backend) {
 both_backends!(a_dead_nodes_bookings_are_taken_over_with_their_timers_within_a_lease, failover);
 
 const LEASE: Duration = Duration::from_secs(9);
+/// A heartbeat is renewed every quarter of it.
+const HEARTBEAT: Duration = Duration::from_secs(1);
 
 fn node(name: &str) -> wayfare_actors::RuntimeOptions {
-    let cluster = wayfare_actors::ClusterOptions { node: name.into(), lease_ttl: LEASE };
+    let cluster = wayfare_actors::ClusterOptions { node: name.into(), lease_ttl: LEASE, heartbeat_ttl: HEARTBEAT };
     wayfare_actors::RuntimeOptions { cluster: Some(cluster), ..options() }
 }
 
@@ -225,6 +227,137 @@ async fn failover(backend: Backend) {
     assert_eq!(third.counts().await.unwrap().active_bookings, 2);
     assert_eq!(holder(bookings[2]).await.map(|lease| lease.node), Some("c".to_string()));
     third.shutdown().await;
+    world.finish().await;
+}
+
+both_backends!(a_silent_nodes_bookings_move_at_once_keeping_their_deadlines_and_its_late_writes_are_refused, zombie);
+
+/// One heartbeat period on the manual clock, then waits until each of
+/// `nodes` renewed its heartbeat at the new time (their keepers run on
+/// their own tasks).
+async fn beat(world: &World, nodes: &[&str]) {
+    world.clock.advance(HEARTBEAT / 4);
+    let fresh_until = world.clock.now() + HEARTBEAT.as_millis() as Millis;
+    for name in nodes {
+        eventually("a heartbeat", async || {
+            world.storage.lease("node", name).await.unwrap().is_some_and(|lease| lease.expires_at == fresh_until)
+        })
+        .await;
+    }
+}
+
+async fn zombie(backend: Backend) {
+    let mut manual = settings();
+    manual.autoDispatch = false;
+    let drivers = [driver(1, "Economy", 0.5)];
+    let world = World::start_with(backend, manual, &drivers, node("a")).await;
+    let a = world.runtime.clone();
+    let b = another_node(&world, "b").await;
+    let customer = rider(1);
+    let booking = a.create_booking("Economy", request(), &customer, By::Rider(customer.id)).await.unwrap();
+    let deadline = world.clock.now() + 20_000;
+    let offer = Command::Offer { drivers: ids(&drivers), wave: 1, deadline: Some(deadline) };
+    let offered = a.command(booking.id, By::System, offer).await.unwrap();
+    let offer_timer = offered.timers.get(TimerKind::OfferExpiry).expect("an open offer waits on its deadline");
+    assert_eq!(offer_timer.at, deadline);
+    let holder = async || world.storage.lease(wayfare_actors::BOOKING_LEASE, &booking.id.to_string()).await.unwrap();
+    // Both beat steadily for a heartbeat's life: b may judge a from then on.
+    for _ in 0..6 {
+        beat(&world, &["a", "b"]).await;
+    }
+    assert_eq!(holder().await.map(|lease| lease.node), Some("a".to_string()));
+
+    // a goes silent but its actors run on (a process paused, as b sees it).
+    // Once its heartbeat lapsed, b buries it and serves its booking, long
+    // before a's lease of 9 s would have lapsed.
+    a.stop_heartbeat();
+    let silent_at = world.clock.now();
+    let mut beats = 0;
+    while holder().await.is_none_or(|lease| lease.node != "b") {
+        beat(&world, &["b"]).await;
+        beats += 1;
+        // Each beat gives b's keeper a moment to bury and take over.
+        for _ in 0..40 {
+            if holder().await.is_some_and(|lease| lease.node == "b") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert!(beats <= 8, "b did not take a's booking over within two heartbeats");
+    }
+    let taken_after = world.clock.now() - silent_at;
+    assert!(taken_after >= HEARTBEAT.as_millis() as Millis, "not before a's heartbeat lapsed: {taken_after} ms");
+    assert!(taken_after < LEASE.as_millis() as Millis / 3, "the heartbeat, not the lease: {taken_after} ms");
+    eventually("b serves the booking", async || b.counts().await.unwrap().active_bookings == 1).await;
+    let served = b.booking(booking.id).await.unwrap();
+    assert_eq!(served.timers.get(TimerKind::OfferExpiry).map(|timer| timer.at), Some(deadline), "the same deadline");
+    assert_eq!(
+        served.requestedDrivers.0,
+        ids(&drivers).into_iter().collect::<BTreeSet<_>>(),
+        "the offer is still open"
+    );
+
+    // a's actor still runs and writes late: the lease check refuses it.
+    assert_eq!(a.counts().await.unwrap().active_bookings, 1, "a's actor never heard it was buried");
+    let before = world.storage.booking(booking.id).await.unwrap();
+    let cancel = Command::Cancel { reason: "changed my plans".into(), wallet_balance: None };
+    let late = a.command_here(booking.id, By::Rider(customer.id), cancel).await;
+    assert!(matches!(late, Err(ActorError::Storage(wayfare_storage::StorageError::Conflict))), "{late:?}");
+    let after = world.storage.booking(booking.id).await.unwrap();
+    assert_eq!((after.status, after.version), (BookingStatus::New, before.version), "nothing of a's write stored");
+
+    // The offer lapses at its own deadline, on b; a's timer fires too, and
+    // is refused the same way.
+    // Up to it in steps shorter than a lease's third, b renewing its lease.
+    while world.clock.now() + 1_500 < deadline {
+        world.clock.advance(Duration::from_millis(1_500));
+        let half_a_lease_on = world.clock.now() + LEASE.as_millis() as Millis / 2;
+        eventually("b's renewal", async || {
+            holder().await.is_some_and(|lease| lease.node == "b" && lease.expires_at > half_a_lease_on)
+        })
+        .await;
+    }
+    world.clock.advance(Duration::from_millis((deadline - 1 - world.clock.now()) as u64));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        world.storage.booking(booking.id).await.unwrap().requestedDrivers.0,
+        ids(&drivers).into_iter().collect::<BTreeSet<_>>(),
+        "not before"
+    );
+    world.clock.advance(Duration::from_millis(1));
+    eventually("the offer lapsed on b", async || {
+        let stored = world.storage.booking(booking.id).await.unwrap();
+        stored.requestedDrivers.0.is_empty() && stored.dispatch.expired.contains(&drivers[0].id)
+    })
+    .await;
+    assert_eq!(b.booking(booking.id).await.unwrap().status, BookingStatus::New);
+    b.shutdown().await;
+    a.crash().await;
+    world.finish().await;
+}
+
+both_backends!(a_second_node_under_a_live_nodes_name_refuses_to_start, same_name);
+
+async fn same_name(backend: Backend) {
+    let world = World::start_with(backend, settings(), &[], node("a")).await;
+    let clock = std::sync::Arc::new(world.clock.clone());
+    let refused = wayfare_actors::Runtime::start(world.database.open().await, clock.clone(), node("a")).await;
+    match refused {
+        Err(ActorError::Unavailable(message)) => {
+            assert!(message.contains("another live node is named \"a\""), "{message}");
+            assert!(message.contains("--node"), "says what to do: {message}");
+        }
+        other => panic!("a second node named a started: {:?}", other.map(|_| ())),
+    }
+    // A node stopped gracefully gives its name up at once...
+    let b = another_node(&world, "b").await;
+    b.shutdown().await;
+    let b = another_node(&world, "b").await;
+    // ...and a killed one once its heartbeat lapsed (a restart after a SIGKILL).
+    b.crash().await;
+    world.clock.advance(HEARTBEAT);
+    let b = another_node(&world, "b").await;
+    b.shutdown().await;
     world.finish().await;
 }
 

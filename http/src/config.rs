@@ -49,18 +49,30 @@ pub struct ClusterConfig {
     pub redis_url: Option<String>,
     /// This node's name: unique in the cluster and the same across its
     /// restarts (a restarted node takes its own bookings back at once).
-    /// The host name when empty.
+    /// When empty, the host name and a suffix made at the first start and
+    /// kept in `data_dir/node-name` (`ClusterConfig::node_name`).
     pub node: Option<String>,
-    /// How long a node's hold on a booking lasts unless renewed: a dead
-    /// node's bookings are taken over within about this long.
+    /// How long a node's hold on a booking lasts unless renewed: the
+    /// bookings of a node whose heartbeat was not seen to stop are taken
+    /// over within about this long.
     pub lease_ttl_ms: u64,
+    /// How long a node's heartbeat lasts unless renewed (it is renewed four
+    /// times in it): a node silent for this long is declared dead and its
+    /// bookings taken over at once.
+    pub heartbeat_ttl_ms: u64,
     /// Put before the Redis channel names (several clusters on one Redis).
     pub prefix: String,
 }
 
 impl Default for ClusterConfig {
     fn default() -> Self {
-        ClusterConfig { redis_url: None, node: None, lease_ttl_ms: 5_000, prefix: "wayfare".to_string() }
+        ClusterConfig {
+            redis_url: None,
+            node: None,
+            lease_ttl_ms: 5_000,
+            heartbeat_ttl_ms: 1_000,
+            prefix: "wayfare".to_string(),
+        }
     }
 }
 
@@ -69,18 +81,39 @@ impl ClusterConfig {
         self.redis_url.as_deref().is_some_and(|url| !url.is_empty())
     }
 
-    /// The configured name, else the host's.
-    pub fn node_name(&self) -> String {
-        self.node.clone().filter(|name| !name.is_empty()).unwrap_or_else(|| {
-            std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .ok()
-                .map(|name| name.trim().to_string())
-                .filter(|name| !name.is_empty())
-                .or_else(|| std::env::var("HOSTNAME").ok())
-                .unwrap_or_else(|| "wayfare".to_string())
-        })
+    /// The configured name; else the one kept in `data_dir/node-name`,
+    /// made at the first start as the host name and a random suffix, so
+    /// that two nodes on one host (each with its data directory) differ and
+    /// a restart on the same data directory keeps its name (and takes its
+    /// bookings back at once).
+    pub fn node_name(&self, data_dir: &Path) -> anyhow::Result<String> {
+        if let Some(name) = self.node.as_deref().map(str::trim).filter(|name| !name.is_empty()) {
+            return Ok(name.to_string());
+        }
+        let file = data_dir.join(NODE_NAME_FILE);
+        match std::fs::read_to_string(&file) {
+            Ok(name) if !name.trim().is_empty() => return Ok(name.trim().to_string()),
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => anyhow::bail!("the node name in {}: {error}", file.display()),
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|name| name.trim().to_string())
+            .filter(|name| !name.is_empty())
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_else(|| "wayfare".to_string());
+        let suffix = &uuid::Uuid::now_v7().simple().to_string()[26..];
+        let name = format!("{host}-{suffix}");
+        std::fs::create_dir_all(data_dir)?;
+        std::fs::write(&file, format!("{name}\n"))
+            .map_err(|error| anyhow::anyhow!("the node name in {}: {error}", file.display()))?;
+        Ok(name)
     }
 }
+
+/// The file in the data directory that keeps a node's default name.
+pub const NODE_NAME_FILE: &str = "node-name";
 
 /// Uploaded images (profile photos, licences, car type images, parcel photos).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -703,6 +736,20 @@ mod tests {
         assert!(!config.auth.oauth.facebook.configured(), "a client id without its secret");
         assert_eq!(config.auth.oauth.facebook.token_url.as_deref(), Some("http://127.0.0.1:9/token"));
         assert!(!config.auth.oauth.apple.configured());
+    }
+
+    #[test]
+    fn the_default_node_name_is_kept_in_the_data_dir_and_differs_between_data_dirs() {
+        let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let cluster = ClusterConfig::default();
+        let first = cluster.node_name(one.path()).unwrap();
+        assert_eq!(cluster.node_name(one.path()).unwrap(), first, "a restart on the same data directory keeps it");
+        assert_ne!(cluster.node_name(two.path()).unwrap(), first, "two nodes on one host differ");
+        assert_eq!(std::fs::read_to_string(one.path().join(NODE_NAME_FILE)).unwrap().trim(), first);
+        let host = first.rsplit_once('-').map(|(host, _)| host).unwrap();
+        assert!(!host.is_empty(), "the host's name first: {first}");
+        let named = ClusterConfig { node: Some("wayfare-1".into()), ..ClusterConfig::default() };
+        assert_eq!(named.node_name(one.path()).unwrap(), "wayfare-1", "a configured name wins");
     }
 
     #[test]

@@ -119,9 +119,11 @@ async fn method_not_allowed() -> axum::response::Response {
 /// local `osm` router, with a web service only when `useDistanceMatrix` is on).
 pub fn runtime_options(config: &Config, maps: &Arc<dyn wayfare_maps::MapsProvider>) -> RuntimeOptions {
     let local = config.maps.kind() == wayfare_maps::ProviderKind::Osm;
+    // `start` settles the name (a default one is kept in the data directory).
     let cluster = config.cluster.enabled().then(|| ClusterOptions {
-        node: config.cluster.node_name(),
+        node: config.cluster.node.clone().unwrap_or_default(),
         lease_ttl: std::time::Duration::from_millis(config.cluster.lease_ttl_ms.max(300)),
+        heartbeat_ttl: std::time::Duration::from_millis(config.cluster.heartbeat_ttl_ms.max(100)),
     });
     let reposition = wayfare_engine::reposition::Settings {
         utc_offset_ms: i64::from(config.reports.utc_offset_minutes) * 60_000,
@@ -144,6 +146,9 @@ pub async fn start(mut config: Config) -> anyhow::Result<AppState> {
         );
     }
     std::fs::create_dir_all(&config.data_dir)?;
+    if config.cluster.enabled() {
+        config.cluster.node = Some(config.cluster.node_name(&config.data_dir)?);
+    }
     if config.demo && config.payments.secrets_key.is_none() {
         // The demo city's panel may keep gateway secrets; a real operator sets their own key.
         config.payments.secrets_key = Some(demo::secrets_key(&config.data_dir)?);
@@ -181,7 +186,8 @@ pub async fn start(mut config: Config) -> anyhow::Result<AppState> {
     let cluster = config.cluster.clone();
     let state = AppState::from_parts(config, runtime, deliveries, maps, notifier, files);
     if cluster.enabled() {
-        let link = cluster::Link::start(&cluster, cluster.node_name(), state.runtime.clone(), &state.notifier)?;
+        let node = cluster.node.clone().unwrap_or_default();
+        let link = cluster::Link::start(&cluster, node, state.runtime.clone(), &state.notifier)?;
         let _ = state.cluster.set(link);
     }
     Ok(state)

@@ -15,6 +15,7 @@ use crate::error::StorageResult;
 use crate::types::Backend;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 // The one implementation of the trait, compiled here against this backend's
@@ -38,6 +39,9 @@ pub struct PostgresStorage {
     /// The same pool: a relaxed commit is asked for per transaction.
     relaxed: PgPool,
     writes: WriteGate,
+    /// In cluster mode, the node whose booking leases every booking update
+    /// must hold (`Cluster::fence_booking_writes`).
+    fence: Arc<OnceLock<String>>,
 }
 
 impl PostgresStorage {
@@ -70,7 +74,7 @@ impl PostgresStorage {
             .await?;
         migrator(schema_version).run(&pool).await?;
         tracing::info!("postgres storage connected");
-        Ok(PostgresStorage { relaxed: pool.clone(), pool, writes: WriteGate::concurrent() })
+        Ok(PostgresStorage { relaxed: pool.clone(), pool, writes: WriteGate::concurrent(), fence: Arc::default() })
     }
 
     /// The connection pool, for tools and tests that need raw SQL.

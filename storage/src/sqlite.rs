@@ -72,6 +72,9 @@ pub struct SqliteStorage {
     _checkpointer: Arc<Checkpointer>,
     /// Syncs the WAL for commits made on `relaxed` that must be durable.
     wal_sync: Arc<WalSync>,
+    /// In cluster mode, the node whose booking leases every booking update
+    /// must hold (`Cluster::fence_booking_writes`).
+    fence: Arc<std::sync::OnceLock<String>>,
 }
 
 /// Group commit: one thread fsyncs the WAL file for every commit that asked
@@ -204,7 +207,14 @@ impl SqliteStorage {
         let wal_sync = Arc::new(WalSync::start(PathBuf::from(wal)).map_err(sqlx::Error::Io)?);
         tracing::info!("sqlite storage open");
         let checkpointer = Arc::new(Checkpointer(tokio::spawn(checkpoint(pool.clone()))));
-        Ok(SqliteStorage { pool, relaxed, writes: WriteGate::serial(), _checkpointer: checkpointer, wal_sync })
+        Ok(SqliteStorage {
+            pool,
+            relaxed,
+            writes: WriteGate::serial(),
+            _checkpointer: checkpointer,
+            wal_sync,
+            fence: Arc::default(),
+        })
     }
 
     /// Waits until every commit made so far is on disk (see [`WalSync`]).

@@ -483,6 +483,19 @@ pub trait Cluster: Send + Sync {
     /// Lets every lease of `node` lapse now (a graceful stop hands over at
     /// once: the other nodes take them over at their next round).
     async fn release_node_leases(&self, node: &str) -> StorageResult<u64>;
+    /// A dead node's burial, in one transaction: deletes the heartbeat lease
+    /// (`heartbeat_kind`, `node`) if it lapsed by `now`, and then lets every
+    /// lease `node` holds lapse, for the living to take over. `None` when
+    /// the heartbeat is fresh or gone (another node buried it first), else
+    /// how many leases were let lapse.
+    async fn bury_node(&self, heartbeat_kind: &str, node: &str, now: Millis) -> StorageResult<Option<u64>>;
+    /// From now on, a booking update through this handle commits only while
+    /// `node` holds the booking's `booking` lease unexpired (or the booking
+    /// has none: a finished one); otherwise it is refused as `Conflict`,
+    /// like a lost compare-and-set. Cluster mode sets it once, at start, so
+    /// a node declared dead while it was only paused cannot write over the
+    /// node that took its bookings over. Later calls change nothing.
+    fn fence_booking_writes(&self, node: &str);
 }
 
 /// The whole database as a portable archive (`wayfare export`, `wayfare

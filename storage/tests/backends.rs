@@ -86,6 +86,7 @@ backend_suite!(
     the_audit_finds_what_a_crash_must_never_leave,
     a_lease_changes_hands_only_once_it_lapsed,
     of_many_nodes_taking_one_free_lease_at_once_one_wins,
+    a_dead_node_is_buried_once_and_only_while_its_heartbeat_is_lapsed,
     an_sos_is_stored_once_per_raiser_while_open,
     sos_alerts_list_open_first_newest_first_by_fleet,
     an_sos_step_is_written_only_from_the_state_it_was_decided_on,
@@ -2914,6 +2915,29 @@ async fn a_lease_changes_hands_only_once_it_lapsed(fixture: Fixture) {
     // Lapsed leases are not revived by their old holder's renewal.
     assert!(fixture.renew_leases("a", NOW + 21_000, NOW + 40_000).await.unwrap().is_empty());
     assert!(fixture.acquire_lease("booking", "b2", "b", NOW + 21_000, NOW + 40_000).await.unwrap());
+}
+
+async fn a_dead_node_is_buried_once_and_only_while_its_heartbeat_is_lapsed(fixture: Fixture) {
+    // Node a: a heartbeat (held by its process) and two bookings; node b's one.
+    assert!(fixture.acquire_lease("node", "a", "pid-1", NOW, NOW + 1_000).await.unwrap());
+    assert!(fixture.acquire_lease("booking", "b1", "a", NOW, NOW + 10_000).await.unwrap());
+    assert!(fixture.acquire_lease("booking", "b2", "a", NOW, NOW + 10_000).await.unwrap());
+    assert!(fixture.acquire_lease("booking", "b3", "b", NOW, NOW + 10_000).await.unwrap());
+    // Fresh: not buried, nothing lapses.
+    assert_eq!(fixture.bury_node("node", "a", NOW + 999).await.unwrap(), None);
+    assert!(fixture.lapsed_leases("booking", NOW + 999, 10).await.unwrap().is_empty());
+    // Another process under a's name waits until the heartbeat lapsed.
+    assert!(!fixture.acquire_lease("node", "a", "pid-2", NOW + 999, NOW + 1_999).await.unwrap());
+    // Lapsed: buried once, its leases lapse at once, b's stay.
+    assert_eq!(fixture.bury_node("node", "a", NOW + 1_000).await.unwrap(), Some(2));
+    assert_eq!(fixture.bury_node("node", "a", NOW + 1_000).await.unwrap(), None, "buried once");
+    assert_eq!(fixture.lease("node", "a").await.unwrap(), None);
+    let lapsed = fixture.lapsed_leases("booking", NOW + 1_000, 10).await.unwrap();
+    assert!(lapsed.iter().map(|l| (l.key.as_str(), l.expires_at)).eq([("b1", 0), ("b2", 0)]), "{lapsed:?}");
+    // A node back under that name (a fresh heartbeat) is not buried.
+    assert!(fixture.acquire_lease("node", "a", "pid-2", NOW + 1_001, NOW + 2_001).await.unwrap());
+    assert_eq!(fixture.bury_node("node", "a", NOW + 1_500).await.unwrap(), None);
+    assert_eq!(fixture.lease("node", "a").await.unwrap().map(|l| l.node), Some("pid-2".to_string()));
 }
 
 async fn of_many_nodes_taking_one_free_lease_at_once_one_wins(fixture: Fixture) {

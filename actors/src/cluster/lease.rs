@@ -1,10 +1,12 @@
 //! Booking leases: a node serves a booking (runs its actor and timers) only
-//! while it holds the booking's lease in storage. A keeper task renews the
-//! node's leases every third of their lifetime and takes over the bookings
-//! of a node that stopped renewing (it died), restoring each with its timers
-//! from storage exactly as the runtime does at start.
+//! while it holds the booking's lease in storage. A keeper task beats the
+//! node's heartbeat (a lease of kind `node`) four times a heartbeat TTL,
+//! buries a node whose heartbeat lapsed (its leases lapse at once), renews
+//! the node's leases every third of their lifetime, and takes over lapsed
+//! bookings, restoring each with its timers from storage exactly as the
+//! runtime does at start.
 
-use super::{BOOKING, Cluster};
+use super::{BOOKING, Cluster, NODE};
 use crate::error::unwrap_call;
 use crate::events::Event;
 use crate::protocol::{BookingArgs, BookingMsg};
@@ -12,62 +14,188 @@ use crate::shared::Shared;
 use crate::supervisor::Children;
 use std::collections::HashSet;
 use std::sync::Arc;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 use wayfare_engine::{Booking, BookingId, Millis};
 use wayfare_storage::{Lease, StorageError};
 
 /// Lapsed leases taken over per round, so one round stays short.
 const TAKEOVER_BATCH: u32 = 500;
 
-/// The keeper: renews, fences itself when it could not renew in time, and
-/// takes over lapsed bookings. Runs until the runtime aborts it.
-/// `started_at` is read when the runtime starts, so the first round is a
-/// period after the start however late this task first runs.
+/// The keeper: beats this node's heartbeat and buries the nodes whose
+/// heartbeat stopped, renews its leases, fences itself when it could not
+/// renew them in time, and takes over lapsed bookings. Runs until the
+/// runtime aborts it. `started_at` is read when the runtime starts, so the
+/// first round is a period after the start however late this task first runs.
 pub(crate) async fn keep(children: Children, started_at: Millis) {
     let shared = children.shared.clone();
     let Some(cluster) = shared.cluster.as_ref() else { return };
     let ttl = cluster.ttl_ms();
     let period = (ttl / 3).max(1);
+    let beat_every = cluster.beat_ms().max(1);
     let mut renewed_at = started_at;
-    let mut next = started_at + period;
+    let mut next_renewal = started_at + period;
+    let mut next_beat = started_at + beat_every;
+    let mut heart = Heart::default();
+    // Takeover rounds still due after a burial: the node that buried the
+    // dead one may commit after this node's first round.
+    let mut takeovers_due = 0;
     loop {
-        shared.clock.sleep_until(next).await;
+        shared.clock.sleep_until(next_beat.min(next_renewal)).await;
         let now = shared.now();
-        next = now + period;
-        if !cluster.is_serving() {
-            continue;
-        }
-        match shared.storage.renew_leases(cluster.node(), now, now + ttl).await {
-            Ok(renewed) => {
-                renewed_at = now;
-                // A booking served here whose lease was not renewed lapsed
-                // (this process starved past a lease's life, say), and another
-                // node may serve it now: stop ours, or two would serve it.
-                let renewed: HashSet<String> =
-                    renewed.into_iter().filter(|lease| lease.kind == BOOKING).map(|lease| lease.key).collect();
-                let unrenewed: Vec<BookingId> =
-                    shared.bookings.keys().into_iter().filter(|id| !renewed.contains(&id.to_string())).collect();
-                if !unrenewed.is_empty() {
-                    stop_lost_bookings(&shared, cluster, &unrenewed, now).await;
-                }
-            }
-            Err(error) => {
-                warn!(%error, node = %cluster.node(), "leases not renewed");
-                if now - renewed_at >= ttl {
-                    // Others may hold our bookings by now: stop serving them.
-                    warn!(node = %cluster.node(), "leases lapsed; stopping this node's booking actors");
-                    children.stop_bookings().await;
-                }
-                continue;
+        if now >= next_beat {
+            next_beat = now + beat_every;
+            if heartbeat(&children, cluster, &mut heart, now).await {
+                takeovers_due = 3;
             }
         }
-        match shared.storage.lapsed_leases(BOOKING, now, TAKEOVER_BATCH).await {
-            Ok(lapsed) => {
-                for lease in lapsed {
-                    take_over(&children, cluster, lease).await;
-                }
+        if now >= next_renewal {
+            next_renewal = now + period;
+            if renew(&children, cluster, &mut renewed_at, now).await {
+                takeovers_due = takeovers_due.max(1);
             }
-            Err(error) => warn!(%error, "lapsed leases not read"),
+        }
+        if takeovers_due > 0 && cluster.is_serving() {
+            takeovers_due -= 1;
+            take_over_lapsed(&children, cluster, now).await;
+        }
+    }
+}
+
+/// What the keeper knows of its own heartbeat.
+#[derive(Default)]
+struct Heart {
+    /// The last renewal that worked, if the latest did.
+    last_beat: Option<Millis>,
+    /// Since when the renewals came steadily (none missed, none late).
+    steady_since: Millis,
+    /// The latest renewal failed (logged once).
+    failing: bool,
+}
+
+/// Renews this node's heartbeat and, when it has been steady for a
+/// heartbeat's life, buries the nodes whose heartbeat lapsed. True when
+/// some node was found dead (its bookings are there to take over).
+async fn heartbeat(children: &Children, cluster: &Cluster, heart: &mut Heart, now: Millis) -> bool {
+    let shared = &children.shared;
+    let ttl = cluster.heartbeat_ttl_ms();
+    match cluster.beat(now).await {
+        Ok(true) => {
+            if heart.last_beat.is_none_or(|at| now - at > ttl / 2) {
+                heart.steady_since = now;
+            }
+            heart.last_beat = Some(now);
+            heart.failing = false;
+        }
+        Ok(false) => {
+            if cluster.lose_name() {
+                error!(
+                    node = %cluster.node(),
+                    "another process took this node's name (this one was paused past its heartbeat and \
+                     declared dead): it stops serving bookings for good; restart it"
+                );
+                children.stop_bookings().await;
+            }
+            return false;
+        }
+        Err(error) => {
+            if !heart.failing {
+                warn!(%error, node = %cluster.node(), "heartbeat not renewed");
+                heart.failing = true;
+            }
+            heart.last_beat = None;
+            return false;
+        }
+    }
+    // Only a node whose own heartbeat went steadily for a heartbeat's life
+    // judges the others: one just back from a pause or a database outage
+    // would find every heartbeat lapsed, the live ones too.
+    if now - heart.steady_since < ttl || !cluster.is_serving() {
+        return false;
+    }
+    let lapsed = match shared.storage.lapsed_leases(NODE, now, 64).await {
+        Ok(lapsed) => lapsed,
+        Err(error) => {
+            warn!(%error, "lapsed heartbeats not read");
+            return false;
+        }
+    };
+    let mut died = false;
+    for lease in lapsed.into_iter().filter(|lease| lease.key != cluster.node()) {
+        match shared.storage.bury_node(NODE, &lease.key, now).await {
+            Ok(Some(leases)) => {
+                warn!(
+                    dead = %lease.key,
+                    leases,
+                    silent_ms = now - lease.expires_at + ttl,
+                    node = %cluster.node(),
+                    "node declared dead: its heartbeat stopped; its leases lapse now"
+                );
+                died = true;
+            }
+            // Another node buried it first: its leases lapsed all the same.
+            Ok(None) => died = true,
+            Err(error) => warn!(dead = %lease.key, %error, "a dead node not buried"),
+        }
+    }
+    died
+}
+
+/// Renews this node's leases and stops serving what it no longer holds;
+/// after a TTL without a renewal, stops serving everything. True when the
+/// node may take over lapsed leases now.
+async fn renew(children: &Children, cluster: &Cluster, renewed_at: &mut Millis, now: Millis) -> bool {
+    let shared = &children.shared;
+    if !cluster.is_serving() {
+        return false;
+    }
+    match shared.storage.renew_leases(cluster.node(), now, now + cluster.ttl_ms()).await {
+        Ok(renewed) => {
+            *renewed_at = now;
+            // A booking served here whose lease was not renewed lapsed
+            // (this process starved past a lease's life, or its heartbeat's
+            // and it was buried), and another node may serve it now: stop
+            // ours, or two would serve it.
+            let renewed: HashSet<String> =
+                renewed.into_iter().filter(|lease| lease.kind == BOOKING).map(|lease| lease.key).collect();
+            let unrenewed: Vec<BookingId> =
+                shared.bookings.keys().into_iter().filter(|id| !renewed.contains(&id.to_string())).collect();
+            if !unrenewed.is_empty() {
+                stop_lost_bookings(shared, cluster, &unrenewed, now).await;
+            }
+            true
+        }
+        Err(error) => {
+            warn!(%error, node = %cluster.node(), "leases not renewed");
+            if now - *renewed_at >= cluster.ttl_ms() {
+                // Others may hold our bookings by now: stop serving them.
+                warn!(node = %cluster.node(), "leases lapsed; stopping this node's booking actors");
+                children.stop_bookings().await;
+            }
+            false
+        }
+    }
+}
+
+/// Takes over the bookings whose lease lapsed (their node died, or stopped).
+async fn take_over_lapsed(children: &Children, cluster: &Cluster, now: Millis) {
+    match children.shared.storage.lapsed_leases(BOOKING, now, TAKEOVER_BATCH).await {
+        Ok(lapsed) => {
+            for lease in lapsed {
+                take_over(children, cluster, lease).await;
+            }
+        }
+        Err(error) => warn!(%error, "lapsed leases not read"),
+    }
+}
+
+/// Beats this node's heartbeat while the runtime starts (restoring many
+/// bookings takes longer than a heartbeat's life), until aborted.
+pub(crate) async fn beat_while_starting(shared: Arc<Shared>) {
+    let Some(cluster) = shared.cluster.as_ref() else { return };
+    loop {
+        shared.clock.sleep_until(shared.now() + cluster.beat_ms().max(1)).await;
+        if let Err(error) = cluster.beat(shared.now()).await {
+            warn!(%error, "heartbeat not renewed");
         }
     }
 }

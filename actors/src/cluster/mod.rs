@@ -35,20 +35,33 @@ use wayfare_storage::Storage;
 
 /// The lease kind of a booking; its key is the booking id.
 pub const BOOKING: &str = "booking";
+/// The lease kind of a node's heartbeat: its key is the node's name, its
+/// holder the process (`Cluster::instance`), renewed four times a
+/// `heartbeat_ttl`.
+pub const NODE: &str = "node";
 
 /// This node in a cluster.
 #[derive(Debug, Clone)]
 pub struct ClusterOptions {
     /// The node's name, unique in the cluster (the leases say who holds what).
     pub node: String,
-    /// How long a lease lasts unless renewed: a dead node's bookings are
+    /// How long a lease lasts unless renewed: the bookings of a node whose
+    /// heartbeat was not seen to stop (the survivors were starved too) are
     /// taken over within about this long.
     pub lease_ttl: Duration,
+    /// How long a node's heartbeat lasts unless renewed (four times in it):
+    /// the other nodes declare it dead and take its bookings over once it
+    /// lapsed, and a node under the same name may start.
+    pub heartbeat_ttl: Duration,
 }
 
 impl ClusterOptions {
     fn ttl_ms(&self) -> Millis {
         self.lease_ttl.as_millis() as Millis
+    }
+
+    fn heartbeat_ms(&self) -> Millis {
+        (self.heartbeat_ttl.as_millis() as Millis).max(4)
     }
 }
 
@@ -68,6 +81,12 @@ pub(crate) fn served_elsewhere(id: BookingId) -> ActorError {
 /// This node's part in the cluster.
 pub(crate) struct Cluster {
     options: ClusterOptions,
+    /// This process: the holder of the node's heartbeat, so that another
+    /// process under the same name is told apart.
+    instance: String,
+    /// Another process took this node's name (this one was paused past its
+    /// heartbeat): it serves nothing again.
+    name_lost: AtomicBool,
     storage: Arc<dyn Storage>,
     clock: Arc<dyn Clock>,
     /// False while this node is fenced (it lost its link to the others): it
@@ -91,8 +110,13 @@ pub(crate) struct Cluster {
 impl Cluster {
     pub(crate) fn new(options: ClusterOptions, storage: Arc<dyn Storage>, clock: Arc<dyn Clock>) -> Self {
         let (replication, driver_facts) = mpsc::unbounded_channel();
+        // The pid for people, v7's random tail for processes of one pid
+        // (two runtimes in one test process).
+        let instance = format!("{}:{}", std::process::id(), &uuid::Uuid::now_v7().simple().to_string()[20..]);
         Cluster {
             options,
+            instance,
+            name_lost: AtomicBool::new(false),
             storage,
             clock,
             serving: AtomicBool::new(true),
@@ -111,6 +135,63 @@ impl Cluster {
 
     pub(crate) fn ttl_ms(&self) -> Millis {
         self.options.ttl_ms()
+    }
+
+    pub(crate) fn heartbeat_ttl_ms(&self) -> Millis {
+        self.options.heartbeat_ms()
+    }
+
+    /// How often the heartbeat is renewed.
+    pub(crate) fn beat_ms(&self) -> Millis {
+        self.options.heartbeat_ms() / 4
+    }
+
+    /// Renews (or takes) this node's heartbeat: false when another process
+    /// holds the name, fresh.
+    pub(crate) async fn beat(&self, now: Millis) -> ActorResult<bool> {
+        let ttl = self.heartbeat_ttl_ms();
+        Ok(self.storage.acquire_lease(NODE, self.node(), &self.instance, now, now + ttl).await?)
+    }
+
+    /// Takes this node's name at start. A heartbeat under it that lapses
+    /// within a heartbeat's life was a process that died (a restart after a
+    /// SIGKILL); one still renewed after that is a live node, and this one
+    /// refuses to start: two live nodes under one name would both believe
+    /// they hold the same leases.
+    pub(crate) async fn claim_name(&self) -> ActorResult<()> {
+        let patience = Duration::from_millis((self.heartbeat_ttl_ms() + 2 * self.beat_ms()) as u64);
+        let give_up = std::time::Instant::now() + patience;
+        loop {
+            if self.beat(self.clock.now()).await? {
+                return Ok(());
+            }
+            if std::time::Instant::now() >= give_up {
+                let holder = self.storage.lease(NODE, self.node()).await?.map(|lease| lease.node).unwrap_or_default();
+                return Err(ActorError::Unavailable(format!(
+                    "another live node is named {:?} (process {holder}; its heartbeat was renewed for {} ms while \
+                     this one waited): give this node another name (--node or cluster.node) or stop the other",
+                    self.node(),
+                    patience.as_millis()
+                )));
+            }
+            // Real time: the other process beats on its own clock.
+            tokio::time::sleep(Duration::from_millis(self.beat_ms() as u64)).await;
+        }
+    }
+
+    /// Gives the name up at a graceful stop, for a restart to take at once.
+    pub(crate) async fn release_name(&self) {
+        if let Err(error) = self.storage.release_lease(NODE, self.node(), &self.instance).await {
+            warn!(%error, "heartbeat not released; it will lapse");
+        }
+    }
+
+    /// Another process holds this node's name: this one stops serving for
+    /// good (it was declared dead while paused, and a node restarted under
+    /// its name). False when it was already known.
+    pub(crate) fn lose_name(&self) -> bool {
+        self.serving.store(false, Ordering::Release);
+        !self.name_lost.swap(true, Ordering::AcqRel)
     }
 
     /// Takes or keeps the lease of a booking: true when this node may serve it.
@@ -175,6 +256,9 @@ impl Cluster {
     /// Serves bookings again after a fence: the keeper takes lapsed leases
     /// at its next round.
     pub(crate) fn unfence(&self) {
+        if self.name_lost.load(Ordering::Acquire) {
+            return;
+        }
         if !self.serving.swap(true, Ordering::AcqRel) {
             info!("link back: serving bookings again");
         }

@@ -2,7 +2,9 @@
 //! chat. The write path a commit shares with the bulk import is in
 //! `commit.rs`.
 
-use super::commit::{apply_effects, insert_booking, lock_users, replace_offers, update_booking, users_touched};
+use super::commit::{
+    apply_effects, check_lease, insert_booking, lock_users, replace_offers, update_booking, users_touched,
+};
 use super::earnings_rollup::{part_columns, read_part_columns, update_rollup};
 use super::lists::{ListSpec, page_of, push_keyset, push_order_limit};
 use super::{Conn, D, Store, fetch_all, found, push_in, settle, write_error};
@@ -67,7 +69,10 @@ impl Bookings for Store {
         let (_turn, mut tx) = self.begin_write().await?;
         let written = async {
             let before = match expected_version {
-                Some(_) => read_part_columns(&mut tx, booking.id.0).await?,
+                Some(_) => {
+                    check_lease(&mut tx, self.fence.get().map(String::as_str), booking.id, now).await?;
+                    read_part_columns(&mut tx, booking.id.0).await?
+                }
                 None => None,
             };
             let version = match expected_version {

@@ -92,4 +92,33 @@ impl Cluster for Store {
             .await?;
         Ok(result.rows_affected())
     }
+
+    async fn bury_node(&self, heartbeat_kind: &str, node: &str, now: Millis) -> StorageResult<Option<u64>> {
+        let (_turn, mut tx) = self.begin_write().await?;
+        let buried = async {
+            // One statement decides: of several nodes burying the same dead
+            // one, one deletes its heartbeat; a node that came back under
+            // that name since (a fresh heartbeat) is left alone.
+            let deleted = sqlx::query("DELETE FROM leases WHERE kind = $1 AND key = $2 AND expires_at <= $3")
+                .bind(heartbeat_kind)
+                .bind(node)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            if deleted.rows_affected() == 0 {
+                return Ok(None);
+            }
+            let lapsed = sqlx::query("UPDATE leases SET expires_at = 0 WHERE node = $1 AND expires_at > 0")
+                .bind(node)
+                .execute(&mut *tx)
+                .await?;
+            Ok(Some(lapsed.rows_affected()))
+        }
+        .await;
+        super::settle(tx, buried).await
+    }
+
+    fn fence_booking_writes(&self, node: &str) {
+        let _ = self.fence.set(node.to_string());
+    }
 }

@@ -224,6 +224,31 @@ pub(super) fn users_touched(effects: &[Effect]) -> BTreeSet<Uuid> {
         .collect()
 }
 
+/// In cluster mode (`fence`: this node), a booking is updated only by the
+/// node holding its lease: one declared dead while it was only paused finds
+/// its lease taken or lapsed and is refused as a lost compare-and-set. A
+/// booking with no lease (a finished one) is written as before. The lease
+/// row is locked (PostgreSQL) until the commit, so a takeover's lease write
+/// waits for this commit and then reads what it wrote.
+pub(super) async fn check_lease(
+    conn: &mut Conn,
+    fence: Option<&str>,
+    booking: BookingId,
+    now: Millis,
+) -> StorageResult<()> {
+    let Some(node) = fence else { return Ok(()) };
+    let sql = format!("SELECT node, expires_at FROM leases WHERE kind = 'booking' AND key = $1{}", D::FOR_UPDATE);
+    let lease: Option<(String, i64)> =
+        sqlx::query_as(AssertSqlSafe(sql)).bind(booking.to_string()).fetch_optional(&mut *conn).await?;
+    match lease {
+        Some((holder, expires_at)) if holder != node || expires_at <= now => {
+            tracing::warn!(booking_id = %booking, node, holder, expires_at, "booking write refused: its lease is not this node's");
+            Err(StorageError::Conflict)
+        }
+        _ => Ok(()),
+    }
+}
+
 pub(super) async fn lock_users(conn: &mut Conn, users: &BTreeSet<Uuid>) -> StorageResult<()> {
     if D::FOR_UPDATE.is_empty() || users.is_empty() {
         return Ok(());
@@ -415,6 +440,7 @@ impl Store {
                         tracing::debug!(booking_id = %booking.id, expected, "booking version conflict");
                         return Err(StorageError::Conflict);
                     }
+                    check_lease(&mut *conn, self.fence.get().map(String::as_str), booking.id, now).await?;
                     Some(PartColumns::from_row(&row)?)
                 }
             };

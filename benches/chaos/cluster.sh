@@ -424,7 +424,7 @@ export WAYFARE_DEMO_SEED__DISPATCH_POLICY=waves
 export WAYFARE_AUTH__CODES_PER_CLIENT=1000000
 export WAYFARE_AUTH__CODES_PER_CONTACT=1000
 export WAYFARE_CLUSTER__LEASE_TTL_MS=$lease_ttl_ms
-export WAYFARE_CLUSTER__PREFIX=wayfare-chaos
+export WAYFARE_CLUSTER__PREFIX=${CHAOS_REDIS_PREFIX:-wayfare-chaos}
 export REDIS_URL_3=redis://127.0.0.1:$proxy_port
 event "starting the cluster (node3's Redis through 127.0.0.1:$proxy_port)"
 "$cluster" up --no-build --nodes 3 --port "$port" --stats-port "$stats_port" \

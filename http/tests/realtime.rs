@@ -338,6 +338,9 @@ fn bookings_pouring_in_survive_a_node_killed_in_a_cluster() {
                 ("WAYFARE_CLUSTER__NODE", name.to_string()),
                 ("WAYFARE_CLUSTER__PREFIX", prefix.clone()),
                 ("WAYFARE_CLUSTER__LEASE_TTL_MS", LEASE_TTL_MS.to_string()),
+                // Twice the default: a test machine starved for a second
+                // (debug builds, other tests) would have a live node buried.
+                ("WAYFARE_CLUSTER__HEARTBEAT_TTL_MS", "2000".to_string()),
             ];
             let env: Vec<(String, String)> =
                 env.into_iter().map(|(variable, value)| (variable.to_string(), value)).collect();
@@ -361,8 +364,9 @@ fn bookings_pouring_in_survive_a_node_killed_in_a_cluster() {
             let index: usize = index.parse().unwrap_or_else(|_| panic!("not a node index: {line}"));
             let node = &mut nodes[index];
             node.kill();
-            // Down for longer than its leases, so the other node takes its bookings over.
-            std::thread::sleep(Duration::from_millis(LEASE_TTL_MS + 1_000));
+            // Down for longer than its leases (and heartbeat), so the other
+            // node takes its bookings over, with room for a starved machine.
+            std::thread::sleep(Duration::from_millis(LEASE_TTL_MS + 3_000));
             node.restart();
             killed.push(index);
             writeln!(stdin, "@@RESTARTED").and_then(|()| stdin.flush()).expect("tell the script the node is back");
@@ -384,6 +388,57 @@ fn bookings_pouring_in_survive_a_node_killed_in_a_cluster() {
             "wayfare audit found broken invariants after node-a was killed:\n{report}\n{}",
             log_tails(&nodes)
         );
+    });
+}
+
+/// Issue #39: a node started under the name of a live node (here both
+/// named "twin") refuses to start, saying why, and the live one serves on.
+/// Needs `WAYFARE_TEST_POSTGRES_URL` and Redis, as the cluster test above.
+#[test]
+fn a_second_node_under_a_live_nodes_name_refuses_to_start() {
+    let Some(base) = test_postgres() else { return };
+    let Some(redis) = test_redis() else { return };
+    in_fresh_schema(&base, "twins", |url| {
+        let directory = tempfile::tempdir().expect("temp dir");
+        let prefix = format!("wayfare-test-{}", uuid::Uuid::now_v7().simple());
+        let env: Vec<(String, String)> = [
+            ("WAYFARE_CLUSTER__REDIS_URL", redis.clone()),
+            ("WAYFARE_CLUSTER__NODE", "twin".to_string()),
+            ("WAYFARE_CLUSTER__PREFIX", prefix),
+        ]
+        .into_iter()
+        .map(|(variable, value)| (variable.to_string(), value))
+        .collect();
+        let mut first = Server::start_node(&directory.path().join("one"), url, free_port(), env.clone());
+        let log = directory.path().join("two.log");
+        let output = std::fs::File::create(&log).expect("log file");
+        let mut second = Command::new(env!("CARGO_BIN_EXE_wayfare"))
+            .args(["serve", "--demo", "--data-dir"])
+            .arg(directory.path().join("two"))
+            .args(["--database-url", url, "--listen", &format!("127.0.0.1:{}", free_port())])
+            .env("WAYFARE_DEMO_SEED__LIVING", "false")
+            .env("WAYFARE_DEMO_SEED__HISTORY_DAYS", "0")
+            .envs(env.iter().map(|(variable, value)| (variable, value)))
+            .stdout(output.try_clone().expect("log file"))
+            .stderr(output)
+            .spawn()
+            .expect("the second node runs");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = second.try_wait().expect("second node's status") {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = second.kill();
+                panic!("the second node named twin still runs after 60 s\n{}", std::fs::read_to_string(&log).unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let text = std::fs::read_to_string(&log).expect("log");
+        assert!(!status.success(), "the second node started\n{text}");
+        assert!(text.contains("another live node is named \"twin\""), "{text}");
+        assert!(first.child.try_wait().expect("first node's status").is_none(), "the first node serves on");
+        first.kill();
     });
 }
 

@@ -35,7 +35,7 @@ pub(crate) async fn keep(children: Children, started_at: Millis) {
     let mut renewed_at = started_at;
     let mut next_renewal = started_at + period;
     let mut next_beat = started_at + beat_every;
-    let mut heart = Heart::default();
+    let mut heart = Heart { fresh_until: started_at + cluster.heartbeat_ttl_ms(), ..Heart::default() };
     // Takeover rounds still due after a burial: the node that buried the
     // dead one may commit after this node's first round.
     let mut takeovers_due = 0;
@@ -44,6 +44,12 @@ pub(crate) async fn keep(children: Children, started_at: Millis) {
         let now = shared.now();
         if now >= next_beat {
             next_beat = now + beat_every;
+            // Silent for a heartbeat's life (starved, paused): the others may
+            // have buried this node, so renew now, which stops the actors of
+            // the bookings it lost, rather than a renewal period later.
+            if now >= heart.fresh_until {
+                next_renewal = now;
+            }
             if heartbeat(&children, cluster, &mut heart, now).await {
                 takeovers_due = 3;
             }
@@ -70,6 +76,8 @@ struct Heart {
     steady_since: Millis,
     /// The latest renewal failed (logged once).
     failing: bool,
+    /// Until when the last renewal that worked kept the heartbeat fresh.
+    fresh_until: Millis,
 }
 
 /// Renews this node's heartbeat and, when it has been steady for a
@@ -80,10 +88,13 @@ async fn heartbeat(children: &Children, cluster: &Cluster, heart: &mut Heart, no
     let ttl = cluster.heartbeat_ttl_ms();
     match cluster.beat(now).await {
         Ok(true) => {
-            if heart.last_beat.is_none_or(|at| now - at > ttl / 2) {
+            // Steady while this node's own heartbeat never lapsed: a late
+            // beat (a starved process) still counts, a lapse does not.
+            if heart.last_beat.is_none_or(|at| now - at >= ttl) {
                 heart.steady_since = now;
             }
             heart.last_beat = Some(now);
+            heart.fresh_until = now + ttl;
             heart.failing = false;
         }
         Ok(false) => {

@@ -227,9 +227,12 @@ pub(super) fn users_touched(effects: &[Effect]) -> BTreeSet<Uuid> {
 /// In cluster mode (`fence`: this node), a booking is updated only by the
 /// node holding its lease: one declared dead while it was only paused finds
 /// its lease taken or lapsed and is refused as a lost compare-and-set. A
-/// booking with no lease (a finished one) is written as before. The lease
-/// row is locked (PostgreSQL) until the commit, so a takeover's lease write
-/// waits for this commit and then reads what it wrote.
+/// booking with no lease (a finished one) is written as before. The row is
+/// not locked: a lock held to the commit made every renewal of the node's
+/// leases wait for its slowest commit, and the commits of its other bookings
+/// for that renewal. A takeover that commits between this read and the
+/// commit reads the booking before or after it; before, the new owner's
+/// next write loses the compare-and-set and starts again from this one.
 pub(super) async fn check_lease(
     conn: &mut Conn,
     fence: Option<&str>,
@@ -237,9 +240,11 @@ pub(super) async fn check_lease(
     now: Millis,
 ) -> StorageResult<()> {
     let Some(node) = fence else { return Ok(()) };
-    let sql = format!("SELECT node, expires_at FROM leases WHERE kind = 'booking' AND key = $1{}", D::FOR_UPDATE);
     let lease: Option<(String, i64)> =
-        sqlx::query_as(AssertSqlSafe(sql)).bind(booking.to_string()).fetch_optional(&mut *conn).await?;
+        sqlx::query_as("SELECT node, expires_at FROM leases WHERE kind = 'booking' AND key = $1")
+            .bind(booking.to_string())
+            .fetch_optional(&mut *conn)
+            .await?;
     match lease {
         Some((holder, expires_at)) if holder != node || expires_at <= now => {
             tracing::warn!(booking_id = %booking, node, holder, expires_at, "booking write refused: its lease is not this node's");

@@ -8,6 +8,7 @@
 //! the planner chooses between it and the list's sort index.
 
 use crate::common::builder::{Bind, SqlBuilder};
+use crate::common::columns::status_text;
 use crate::common::dialect::{Dialect, TextCounts, unique_field};
 use crate::common::search::{SearchQuery, SearchTable};
 use crate::common::write_gate::WriteGate;
@@ -17,6 +18,8 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+use wayfare_engine::Millis;
+use wayfare_engine::exicube::ImportedPoint;
 
 // The one implementation of the trait, compiled here against this backend's
 // types (and once more in `sqlite.rs`): see the top of `sql/mod.rs`.
@@ -30,6 +33,8 @@ type BackendDialect = PostgresDialect;
 const BACKEND: Backend = Backend::Postgres;
 
 const MAX_CONNECTIONS: u32 = 16;
+/// Tracking points per `UNNEST` statement of an import.
+const POINTS_PER_STATEMENT: usize = 50_000;
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Storage in a PostgreSQL database.
@@ -49,6 +54,42 @@ impl PostgresStorage {
     /// shared code that calls this runs on SQLite only).
     async fn sync_commits(&self) -> StorageResult<()> {
         Ok(())
+    }
+
+    /// Inserts an import's tracking points with one array per column
+    /// (`INSERT … SELECT … FROM UNNEST`): five arrays a statement, where a
+    /// multi-row `INSERT` binds eight values a row for PostgreSQL to parse
+    /// and plan. Always true: written (SQLite's answers false, and the shared
+    /// multi-row insert runs there).
+    async fn insert_points_by_column(
+        conn: &mut sqlx::PgConnection,
+        points: &[ImportedPoint],
+        now: Millis,
+    ) -> StorageResult<bool> {
+        for chunk in points.chunks(POINTS_PER_STATEMENT) {
+            let bookings: Vec<uuid::Uuid> = chunk.iter().map(|imported| imported.booking.0).collect();
+            let times: Vec<i64> = chunk.iter().map(|imported| imported.point.at).collect();
+            let statuses: Vec<&str> = chunk.iter().map(|imported| status_text(imported.point.status)).collect();
+            let lats: Vec<f64> = chunk.iter().map(|imported| imported.point.lat).collect();
+            let lngs: Vec<f64> = chunk.iter().map(|imported| imported.point.lng).collect();
+            sqlx::query(
+                "INSERT INTO tracking_points (booking_id, at, status, lat, lng, created_at, updated_at, imported)
+                 SELECT p.booking_id, p.at, p.status, p.lat, p.lng, p.at, $6, TRUE
+                 FROM UNNEST($1::uuid[], $2::int8[], $3::text[], $4::float8[], $5::float8[])
+                      WITH ORDINALITY AS p (booking_id, at, status, lat, lng, n)
+                 ORDER BY p.n",
+            )
+            .bind(bookings)
+            .bind(times)
+            .bind(statuses)
+            .bind(lats)
+            .bind(lngs)
+            .bind(now)
+            .execute(&mut *conn)
+            .await
+            .map_err(sql::write_error)?;
+        }
+        Ok(true)
     }
 
     /// Connects to the database a `postgres://` URL names and applies the

@@ -222,6 +222,17 @@ impl SqliteStorage {
         self.wal_sync.sync().await
     }
 
+    /// Writes nothing, answering false: SQLite binds a multi-row insert's
+    /// values by position cheaply, so an import's tracking points take the
+    /// shared insert (PostgreSQL's writes them by column).
+    async fn insert_points_by_column(
+        _conn: &mut sqlx::SqliteConnection,
+        _points: &[wayfare_engine::exicube::ImportedPoint],
+        _now: wayfare_engine::Millis,
+    ) -> StorageResult<bool> {
+        Ok(false)
+    }
+
     /// The connection pool, for tools and tests that need raw SQL.
     pub fn pool(&self) -> &SqlitePool {
         &self.pool

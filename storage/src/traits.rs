@@ -423,6 +423,29 @@ pub trait Import: Send + Sync {
     /// belong to (give each booking's points in one call); points Wayfare
     /// recorded stay.
     async fn replace_imported_tracking(&self, points: &[ImportedPoint], now: Millis) -> StorageResult<()>;
+    /// A first import's bookings: into an empty bookings table, all of
+    /// them and their offers in one transaction, the table's indexes and
+    /// text index built once after the rows (the rows are those
+    /// [`Import::upsert_bookings`] writes; a failure leaves the tables
+    /// empty). Calls `progress` with the bookings written as it goes.
+    /// Returns false, writing nothing, when the table holds bookings: then
+    /// write them with `upsert_bookings`.
+    async fn load_bookings(
+        &self,
+        bookings: &[Booking],
+        now: Millis,
+        progress: &(dyn Fn(u64) + Send + Sync),
+    ) -> StorageResult<bool>;
+    /// A first import's tracking points, as [`Import::load_bookings`]: into
+    /// an empty tracking table, in one transaction, its index built once
+    /// after; false, writing nothing, when it holds points (then use
+    /// `replace_imported_tracking`).
+    async fn load_tracking(
+        &self,
+        points: &[ImportedPoint],
+        now: Millis,
+        progress: &(dyn Fn(u64) + Send + Sync),
+    ) -> StorageResult<bool>;
     async fn upsert_chats(&self, chats: &[ImportedChat], now: Millis) -> StorageResult<()>;
     async fn upsert_sos(&self, alerts: &[SosAlert], now: Millis) -> StorageResult<()>;
     async fn upsert_withdraws(&self, withdraws: &[WithdrawRequest], now: Millis) -> StorageResult<()>;

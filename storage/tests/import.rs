@@ -3,7 +3,10 @@
 //! twice leaves every table as the first write made it; the ledger moves a
 //! balance once per new entry; an import's tracking points are replaced
 //! without touching those Wayfare recorded; an imported default language
-//! takes the flag.
+//! takes the flag. A first import's bookings and tracking points load into
+//! the empty tables with their indexes built once after, writing what the
+//! upserts write; a load that fails leaves the tables and their indexes as
+//! they were.
 
 mod support;
 
@@ -19,7 +22,9 @@ use wayfare_engine::{
     Notification, NotificationId, Promo, PromoId, Role, Settings, SosId, TrackingPoint, User, UserId, UserTarget,
     WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
 };
-use wayfare_storage::{CatalogueImport, FileRecord};
+use std::sync::atomic::{AtomicU64, Ordering};
+use support::Concrete;
+use wayfare_storage::{BookingFilter, BookingSort, CatalogueImport, FileRecord, PageRequest, StorageError};
 
 backend_suite!(
     an_import_written_twice_leaves_every_table_as_the_first_made_it,
@@ -27,6 +32,8 @@ backend_suite!(
     replacing_imported_tracking_keeps_what_wayfare_recorded,
     an_imported_default_language_takes_the_flag,
     an_upserted_user_keeps_the_balance_only_the_ledger_moves,
+    a_first_import_loads_into_empty_tables_what_the_upserts_write,
+    a_failed_first_load_leaves_the_tables_and_their_indexes_as_they_were,
 );
 
 const NOW: Millis = 1_767_225_600_000; // 2026-01-01T00:00:00Z
@@ -317,4 +324,151 @@ async fn an_upserted_user_keeps_the_balance_only_the_ledger_moves(fixture: Fixtu
     let contacts = fixture.user_contacts().await.unwrap();
     assert_eq!(contacts.len(), 1);
     assert_eq!(contacts[0].referral, "IMP01");
+}
+
+/// The indexes, triggers and text index (SQLite) or constraints (PostgreSQL)
+/// of the tables a first import loads, as the database holds them.
+async fn load_schema(fixture: &Fixture) -> Vec<String> {
+    let sql = match fixture.concrete {
+        Concrete::Sqlite(_) => {
+            "SELECT type || ' ' || name || ' ' || COALESCE(sql, '') FROM sqlite_master
+             WHERE tbl_name IN ('bookings', 'booking_offers', 'tracking_points', 'bookings_fts') ORDER BY name"
+        }
+        Concrete::Postgres(_) => {
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema()
+             AND tablename IN ('bookings', 'booking_offers', 'tracking_points')
+             UNION ALL
+             SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
+             WHERE conrelid IN ('bookings'::regclass, 'booking_offers'::regclass, 'tracking_points'::regclass)
+             ORDER BY 1"
+        }
+    };
+    let schema = fixture.raw_texts(sql).await;
+    assert!(schema.len() > 15, "the bookings' indexes are there to compare: {schema:?}");
+    schema
+}
+
+/// On SQLite, fails unless the FTS5 index holds exactly the bookings' text.
+async fn text_index_matches(fixture: &Fixture) {
+    if let Concrete::Sqlite(_) = fixture.concrete {
+        fixture.raw_execute("INSERT INTO bookings_fts (bookings_fts, rank) VALUES ('integrity-check', 1)").await.unwrap();
+    }
+}
+
+/// What the product reads of these bookings: each one, lists through the
+/// indexes (sorts, a rider's, a driver's, statuses), text searches, offers
+/// and tracks.
+async fn observed(fixture: &Fixture, bookings: &[Booking], rider: &User, driver: &User) -> Vec<String> {
+    let mut seen = Vec::new();
+    for booking in bookings {
+        seen.push(format!("{:?}", fixture.booking(booking.id).await.unwrap()));
+        seen.push(format!("{:?}", fixture.tracking(booking.id).await.unwrap()));
+    }
+    let filters = [
+        BookingFilter::default(),
+        BookingFilter { sort: BookingSort::BookingDate, ..Default::default() },
+        BookingFilter { sort: BookingSort::Reference, ..Default::default() },
+        BookingFilter { customer: Some(rider.id), ..Default::default() },
+        BookingFilter { driver: Some(driver.id), ..Default::default() },
+        BookingFilter { statuses: vec![BookingStatus::Complete], ..Default::default() },
+        BookingFilter { search: Some("IMP01".into()), ..Default::default() },
+        BookingFilter { search: Some("Fort".into()), ..Default::default() },
+        BookingFilter { search: Some("Imported2".into()), ..Default::default() },
+    ];
+    for filter in &filters {
+        let page = fixture.list_bookings(filter, &PageRequest::first(100)).await.unwrap();
+        let references: Vec<&str> = page.items.iter().map(|booking| booking.reference.as_str()).collect();
+        seen.push(format!("{filter:?}: {references:?}"));
+    }
+    let offered = fixture.bookings_offered_to(driver.id).await.unwrap();
+    seen.push(format!("offered: {:?}", offered.iter().map(|booking| booking.id).collect::<Vec<_>>()));
+    seen
+}
+
+/// A city's bookings: every third waiting and offered to the driver, the
+/// rest done by them; with tracks on the done ones.
+fn trips(count: u128, rider: &User, driver: &User) -> (Vec<Booking>, Vec<ImportedPoint>) {
+    let mut bookings = Vec::new();
+    let mut points = Vec::new();
+    for number in 1..=count {
+        if number % 3 == 0 {
+            let mut waiting = booking(number, BookingStatus::New, rider, None);
+            waiting.requestedDrivers.0.insert(driver.id);
+            bookings.push(waiting);
+        } else {
+            let done = booking(number, BookingStatus::Complete, rider, Some(driver));
+            points.extend((0..3).map(|step| point(&done, done.tripdate + 1_000 * step)));
+            bookings.push(done);
+        }
+    }
+    (bookings, points)
+}
+
+async fn a_first_import_loads_into_empty_tables_what_the_upserts_write(fixture: Fixture) {
+    let schema = load_schema(&fixture).await;
+    let (rider, driver) = (user(1, Role::Rider), user(2, Role::Driver));
+    fixture.upsert_users(&[rider.clone(), driver.clone()], NOW).await.unwrap();
+    let (bookings, points) = trips(30, &rider, &driver);
+    let written = AtomicU64::new(0);
+    let count = |done: u64| {
+        written.fetch_add(done, Ordering::Relaxed);
+    };
+    assert!(fixture.load_bookings(&bookings, NOW, &count).await.unwrap(), "an empty table: loaded");
+    assert!(fixture.load_tracking(&points, NOW, &count).await.unwrap());
+    assert_eq!(written.load(Ordering::Relaxed), (bookings.len() + points.len()) as u64, "progress told");
+    assert_eq!(load_schema(&fixture).await, schema, "every index and trigger back as it was");
+    text_index_matches(&fixture).await;
+    let loaded = observed(&fixture, &bookings, &rider, &driver).await;
+    assert!(loaded.iter().any(|line| line.contains("search: Some(\"Fort\")") && line.contains("IMP030")));
+    let counts = fixture.table_counts().await.unwrap();
+    assert_eq!((counts["bookings"], counts["booking_offers"], counts["tracking_points"]), (30, 10, 60));
+
+    // The same records through the upserts, into emptied tables, read the same.
+    fixture.raw_execute("DELETE FROM bookings").await.unwrap();
+    assert_eq!(fixture.table_counts().await.unwrap()["tracking_points"], 0, "cascaded");
+    fixture.upsert_bookings(&bookings, NOW).await.unwrap();
+    fixture.replace_imported_tracking(&points, NOW).await.unwrap();
+    assert_eq!(observed(&fixture, &bookings, &rider, &driver).await, loaded);
+
+    // Tables that hold rows are not loaded into: nothing is written.
+    let (more, more_points) = trips(31, &rider, &driver);
+    assert!(!fixture.load_bookings(&more[30..], NOW, &count).await.unwrap());
+    assert!(!fixture.load_tracking(&more_points[60..], NOW, &count).await.unwrap());
+    assert_eq!(fixture.table_counts().await.unwrap(), counts);
+    assert!(fixture.audit().await.unwrap().is_clean());
+}
+
+async fn a_failed_first_load_leaves_the_tables_and_their_indexes_as_they_were(fixture: Fixture) {
+    let schema = load_schema(&fixture).await;
+    let (rider, driver) = (user(1, Role::Rider), user(2, Role::Driver));
+    fixture.upsert_users(&[rider.clone(), driver.clone()], NOW).await.unwrap();
+    // More bookings than one statement takes, so rows are written before
+    // the last one is refused.
+    let (mut bookings, mut points) = trips(1_300, &rider, &driver);
+    bookings.last_mut().unwrap().trip_cost = dec!(0.0000001);
+    let refused = fixture.load_bookings(&bookings, NOW, &|_| {}).await;
+    assert!(matches!(refused, Err(StorageError::Invalid("trip_cost"))), "{refused:?}");
+    let counts = fixture.table_counts().await.unwrap();
+    assert_eq!((counts["bookings"], counts["booking_offers"]), (0, 0));
+    assert_eq!(load_schema(&fixture).await, schema);
+
+    bookings.pop();
+    points.retain(|point| point.booking != BookingId::from_u128(0x3800_B000 + 1_300));
+    assert!(fixture.load_bookings(&bookings, NOW, &|_| {}).await.unwrap());
+    // A point of a booking that is not there, last.
+    points.push(point(&booking(9_999, BookingStatus::Complete, &rider, None), NOW));
+    let refused = fixture.load_tracking(&points, NOW, &|_| {}).await;
+    assert!(matches!(refused, Err(StorageError::NotFound)), "{refused:?}");
+    assert_eq!(fixture.table_counts().await.unwrap()["tracking_points"], 0);
+    assert_eq!(load_schema(&fixture).await, schema);
+
+    points.pop();
+    assert!(fixture.load_tracking(&points, NOW, &|_| {}).await.unwrap(), "still empty, so loaded");
+    assert_eq!(fixture.table_counts().await.unwrap()["tracking_points"], points.len() as u64);
+    text_index_matches(&fixture).await;
+    let found = fixture
+        .list_bookings(&BookingFilter { search: Some("IMP1299".into()), ..Default::default() }, &PageRequest::first(5))
+        .await
+        .unwrap();
+    assert_eq!(found.items.iter().map(|booking| booking.reference.as_str()).collect::<Vec<_>>(), ["IMP1299"]);
 }

@@ -235,11 +235,21 @@ pub async fn write(
     progress.finish_stage();
     in_batches(progress, "users", &mapped.users, BATCH, |batch| storage.upsert_users(batch, now)).await?;
     in_batches(progress, "files", &copied.records, BATCH, |batch| storage.upsert_files(batch, now)).await?;
-    in_batches(progress, "bookings", &mapped.bookings, BATCH, |batch| storage.upsert_bookings(batch, now)).await?;
+    // A first import loads into empty tables in one transaction each and
+    // builds their indexes once; a later one upserts in batches.
+    let advance = |done: u64| progress.advance(done);
+    progress.stage("bookings", mapped.bookings.len() as u64);
+    if storage.load_bookings(&mapped.bookings, now, &advance).await? {
+        progress.finish_stage();
+    } else {
+        in_batches(progress, "bookings", &mapped.bookings, BATCH, |batch| storage.upsert_bookings(batch, now)).await?;
+    }
     progress.stage("tracking", mapped.tracking.len() as u64);
-    for batch in point_batches(&mapped.tracking) {
-        storage.replace_imported_tracking(batch, now).await?;
-        progress.advance(batch.len() as u64);
+    if !storage.load_tracking(&mapped.tracking, now, &advance).await? {
+        for batch in point_batches(&mapped.tracking) {
+            storage.replace_imported_tracking(batch, now).await?;
+            progress.advance(batch.len() as u64);
+        }
     }
     progress.finish_stage();
     in_batches(progress, "chats", &mapped.chats, BATCH * 5, |batch| storage.upsert_chats(batch, now)).await?;

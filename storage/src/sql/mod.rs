@@ -78,7 +78,7 @@ where
 
 /// Turns the constraint violations of a write into our errors: a taken
 /// unique value is `Duplicate`, a missing parent row `NotFound`.
-fn write_error(error: sqlx::Error) -> StorageError {
+pub(super) fn write_error(error: sqlx::Error) -> StorageError {
     if let sqlx::Error::Database(database_error) = &error {
         if database_error.is_unique_violation() {
             return StorageError::Duplicate(D::duplicate_field(database_error.as_ref()));

@@ -83,6 +83,14 @@ impl Fixture {
         }
     }
 
+    /// The one text column of each row from raw SQL, in the query's order.
+    pub async fn raw_texts(&self, sql: &'static str) -> Vec<String> {
+        match &self.concrete {
+            Concrete::Sqlite(storage) => sqlx::query_scalar(sql).fetch_all(storage.pool()).await.expect("texts"),
+            Concrete::Postgres(storage) => sqlx::query_scalar(sql).fetch_all(storage.pool()).await.expect("texts"),
+        }
+    }
+
     /// A single number from raw SQL.
     pub async fn raw_scalar(&self, sql: &'static str) -> i64 {
         match &self.concrete {

@@ -13,6 +13,8 @@ mod support;
 use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 use serde_json::json;
+use std::sync::atomic::{AtomicU64, Ordering};
+use support::Concrete;
 use support::Fixture;
 use uuid::Uuid;
 use wayfare_engine::exicube::{ImportedChat, ImportedPoint, ImportedRecord, LedgerLine};
@@ -22,8 +24,6 @@ use wayfare_engine::{
     Notification, NotificationId, Promo, PromoId, Role, Settings, SosId, TrackingPoint, User, UserId, UserTarget,
     WalletEntry, WalletEntryType, WithdrawId, WithdrawRequest,
 };
-use std::sync::atomic::{AtomicU64, Ordering};
-use support::Concrete;
 use wayfare_storage::{BookingFilter, BookingSort, CatalogueImport, FileRecord, PageRequest, StorageError};
 
 backend_suite!(
@@ -351,7 +351,10 @@ async fn load_schema(fixture: &Fixture) -> Vec<String> {
 /// On SQLite, fails unless the FTS5 index holds exactly the bookings' text.
 async fn text_index_matches(fixture: &Fixture) {
     if let Concrete::Sqlite(_) = fixture.concrete {
-        fixture.raw_execute("INSERT INTO bookings_fts (bookings_fts, rank) VALUES ('integrity-check', 1)").await.unwrap();
+        fixture
+            .raw_execute("INSERT INTO bookings_fts (bookings_fts, rank) VALUES ('integrity-check', 1)")
+            .await
+            .unwrap();
     }
 }
 

@@ -97,6 +97,11 @@ impl Actor for SpatialIndexActor {
                 index.remove(driver);
                 console.remove(&driver);
             }
+            IndexMsg::SeedDemand { pickups } => {
+                for (pickup, at) in pickups {
+                    demand.observe(pickup, at);
+                }
+            }
             IndexMsg::Dispatch { booking, reply_to } => self.dispatch(&myself, index, batch, booking, reply_to),
             IndexMsg::FirstWave { booking, reply } => {
                 // Every booking wanting a driver now comes here first.

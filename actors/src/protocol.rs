@@ -214,6 +214,11 @@ pub enum IndexMsg {
         booking: Arc<Booking>,
         reply: RpcReplyPort<Option<Wave>>,
     },
+    /// Pickups of earlier bookings, oldest first, read from storage when the
+    /// node starts: demand learned before a restart is not lost.
+    SeedDemand {
+        pickups: Vec<(LatLng, Millis)>,
+    },
     /// The booking is no longer NEW: it stops waiting for a batch window.
     LeftNew {
         booking: BookingId,

@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 use tracing::{info, warn};
 use wayfare_engine::booking::{self, By, Command, Context, Effect, NewBooking, Transition};
 use wayfare_engine::dispatch::{Candidate, DriverIndex};
-use wayfare_engine::reposition::SuggestedArea;
+use wayfare_engine::reposition::{self, SuggestedArea};
 use wayfare_engine::{Booking, BookingId, DomainError, ErrorKey, LatLng, Millis, User, UserId};
 use wayfare_storage::Storage;
 
@@ -54,6 +54,20 @@ pub struct Runtime {
     children: Children,
     writer: Arc<JoinHandle<()>>,
     log_writer: Arc<JoinHandle<()>>,
+}
+
+/// Reads the last week's pickups into the index's demand model, beside the
+/// start (a big city's week takes a moment): until then areas come from the
+/// bookings made since.
+async fn seed_demand(storage: Arc<dyn Storage>, index: ActorRef<IndexMsg>, now: Millis) {
+    // Up to this very moment: a booking made just before a restart counts.
+    match storage.recent_pickups(now - reposition::HISTORY_MS, now + 1, reposition::HISTORY_LIMIT).await {
+        Ok(pickups) => {
+            info!(bookings = pickups.len(), "demand of the last days read");
+            let _ = index.cast(IndexMsg::SeedDemand { pickups });
+        }
+        Err(error) => warn!(%error, "the last days' demand could not be read; areas come as riders book"),
+    }
 }
 
 impl Runtime {
@@ -90,6 +104,7 @@ impl Runtime {
         let (index, _) = Actor::spawn(None, SpatialIndexActor { shared: shared.clone() }, index)
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;
+        tokio::spawn(seed_demand(storage.clone(), index.clone(), shared.now()));
         let (scheduler, _) = Actor::spawn(None, SchedulerActor { shared: shared.clone() }, ())
             .await
             .map_err(|error| ActorError::Unavailable(error.to_string()))?;

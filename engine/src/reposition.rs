@@ -21,6 +21,12 @@ pub const RESOLUTION: Resolution = Resolution::Eight;
 const HOUR_MS: i64 = 3_600_000;
 const DAY_MS: i64 = 24 * HOUR_MS;
 
+/// How far back a starting node reads the bookings to know demand again: a
+/// week gives every hour of the day its earlier days.
+pub const HISTORY_MS: i64 = 7 * DAY_MS;
+/// And at most this many of them, the newest (a busy city's last hours).
+pub const HISTORY_LIMIT: u32 = 200_000;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settings {
     /// How far a suggestion may be, in rings of cells around the driver's

@@ -246,6 +246,11 @@ pub trait Bookings: Send + Sync {
     /// The trip dates of the same bookings, over all time: the weeks a
     /// driver has statements for.
     async fn driver_trip_dates(&self, driver: UserId) -> StorageResult<Vec<Millis>>;
+    /// The pickups and trip dates of the newest `limit` bookings (any
+    /// status: each was a rider asking) with a trip date in `[from, until)`,
+    /// oldest first, read by the trip-date index: the demand a starting node
+    /// learns its idle drivers' areas from (`engine::reposition`).
+    async fn recent_pickups(&self, from: Millis, until: Millis, limit: u32) -> StorageResult<Vec<(LatLng, Millis)>>;
 
     // ---- SOS alerts ---------------------------------------------------------
     /// Stores a new alert, unless its raiser already has an open one on the

@@ -210,6 +210,18 @@ async fn a_free_driver_is_shown_where_riders_are_booking_and_others_are_not() {
     let km = answer["area"]["distanceKm"].as_f64().unwrap();
     assert!((0.8..2.5).contains(&km), "{km} km");
     assert_eq!(answer["area"]["boundary"].as_array().unwrap().len(), 7);
+    // A restart keeps what was learned: the node reads the week's pickups
+    // again beside its start, so the hint comes back without a new booking.
+    let app = app.reopen().await;
+    let mut again = serde_json::Value::Null;
+    for _ in 0..100 {
+        again = app.get(area, Some(&driver)).await.expect(200).clone();
+        if !again["area"].is_null() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(again["area"]["cell"], fells.to_string(), "after a restart: {again}");
     // A rider has no such hint.
     let rider = app.sign_in("rider1@demo.wayfare").await;
     app.get(area, Some(&rider)).await.refused(403, "not_allowed");

@@ -26,7 +26,7 @@ use tracing::instrument;
 use uuid::Uuid;
 use wayfare_engine::booking::Effect;
 use wayfare_engine::sos::{SosAlert, SosState};
-use wayfare_engine::{Booking, BookingId, ChatMessage, Millis, SosId, TrackingPoint, UserId};
+use wayfare_engine::{Booking, BookingId, ChatMessage, LatLng, Millis, SosId, TrackingPoint, UserId};
 
 /// The bookings the earnings rules count (`engine::earnings::counts_for_report`).
 const DRIVER_TRIP: &str = "(status IN ('PAID', 'COMPLETE') OR (status = 'CANCELLED' AND cancellation_fee_micros > 0))";
@@ -185,6 +185,24 @@ impl Bookings for Store {
         .fetch_all(&self.pool)
         .await?;
         Ok(rows.into_iter().map(|(tripdate,)| tripdate).collect())
+    }
+
+    async fn recent_pickups(&self, from: Millis, until: Millis, limit: u32) -> StorageResult<Vec<(LatLng, Millis)>> {
+        // Only the pickup is decoded of each document.
+        #[derive(serde::Deserialize)]
+        struct Pickup {
+            pickup: LatLng,
+        }
+        let rows: Vec<(i64, Json<Pickup>)> = sqlx::query_as(
+            "SELECT tripdate, doc FROM bookings WHERE tripdate >= $1 AND tripdate < $2
+             ORDER BY tripdate DESC, id DESC LIMIT $3",
+        )
+        .bind(from)
+        .bind(until)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().rev().map(|(tripdate, doc)| (doc.0.pickup, tripdate)).collect())
     }
 
     async fn owed_bookings(&self, fleetadmin: Option<UserId>, limit: u32) -> StorageResult<OwedBookings> {

@@ -135,9 +135,12 @@ start_node() {
 
 # Waits up to SECONDS for process PID to exit; true when it did.
 wait_exit() {
-	local pid=$1 seconds=$2
+	local pid=$1 seconds=$2 state
 	for _ in $(seq 1 $((seconds * 10))); do
 		kill -0 "$pid" 2>/dev/null || return 0
+		# A zombie has exited; its parent (init, here) just has not reaped it.
+		state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) || return 0
+		[ "$state" != Z ] || return 0
 		sleep 0.1
 	done
 	return 1

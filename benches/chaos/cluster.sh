@@ -292,11 +292,14 @@ kill_node() {
 	rss=$(awk '/^VmRSS/ { printf "%d MB", $2 / 1024 }' "/proc/$(cat "$run/node$node.pid")/status" 2>/dev/null || echo '? MB')
 	event "kill $k: SIGKILL node$node (holding $(grep -c . "$keys") leases, RSS $rss; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	kill_ms=$(now_ms)
-	# The node started next must not hold crash.mjs's pipes.
-	"$cluster" kill "$node" {crash_in}>&- {crash_out}<&- >/dev/null 2>>"$events" || event "kill $k: scripts/cluster.sh kill $node failed"
+	# The poller starts with the kill, not when `kill` returns: that waits
+	# for the process to be gone, and an init that reaps late (a
+	# container's) would add its delay to every figure.
 	measure_failover "$k" "$node" "$kill_ms" "$keys" &
 	poller=$!
 	echo "$poller" >>"$run/chaos-pids"
+	# The node started next must not hold crash.mjs's pipes.
+	"$cluster" kill "$node" {crash_in}>&- {crash_out}<&- >/dev/null 2>>"$events" || event "kill $k: scripts/cluster.sh kill $node failed"
 	# Down for the down time from the kill (the process takes a moment to go).
 	rest=$((kill_ms + down_seconds * 1000 - $(now_ms)))
 	[ "$rest" -le 0 ] || sleep "$((rest / 1000)).$(printf '%03d' $((rest % 1000)))"

@@ -34,6 +34,9 @@ node-deps:
 # be made to answer fails the run instead of skipping what needs it (and the
 # suites fail by themselves when the URL is missing there).
 # --all-targets runs each benchmark once as a test, so a broken bench fails here.
+# Backtraces are off unless WAYFARE_TEST_BACKTRACE says otherwise: a CI log
+# keeps its head and tail, and a backtrace there pushes the failing test's
+# own message (a matrix's cells that disagree, say) out of the tail.
 test-rust: node-deps build-deps
 	@set -e; \
 	if [ -z "$${WAYFARE_TEST_POSTGRES_URL:-}" ]; then \
@@ -56,6 +59,7 @@ test-rust: node-deps build-deps
 			echo "make test: no Redis, the cluster test is not run" >&2; \
 		fi; \
 	fi; \
+	export RUST_BACKTRACE="$${WAYFARE_TEST_BACKTRACE:-0}"; \
 	set -x; \
 	$(CARGO) test --workspace --all-targets --locked
 

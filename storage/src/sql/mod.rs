@@ -24,6 +24,7 @@
 mod accounts;
 mod archive;
 mod bookings;
+mod bulk_load;
 mod catalogue;
 mod cluster;
 mod commit;
